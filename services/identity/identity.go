@@ -1,0 +1,87 @@
+// Package identity carries the verified caller of one request through a
+// context: the front door puts it into gRPC metadata from the token it
+// verified, the worker reads it back and hands it to the services.
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"google.golang.org/grpc/metadata"
+)
+
+// Metadata keys set by the front door on every call to a worker. They are
+// never taken from tool arguments.
+const (
+	MDTenant = "x-taskwire-tenant"
+	MDMember = "x-taskwire-member"
+	MDScopes = "x-taskwire-scopes"
+	MDToken  = "x-taskwire-token-id"
+)
+
+// Caller is who makes a call: a member of one tenant, acting with the scopes
+// of one token.
+type Caller struct {
+	Tenant  string   // tenant slug, e.g. "acme"
+	Member  int      // member id within the tenant
+	Scopes  []string // token scopes: read, write, comment
+	TokenID string   // the token's jti, for audit
+}
+
+// Validate reports whether c names a tenant and a member.
+func (c Caller) Validate() error {
+	if c.Tenant == "" {
+		return errors.New("identity: no tenant")
+	}
+	if c.Member <= 0 {
+		return errors.New("identity: no member")
+	}
+	return nil
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying c.
+func NewContext(ctx context.Context, c Caller) context.Context {
+	return context.WithValue(ctx, ctxKey{}, c)
+}
+
+// FromContext returns the caller in ctx, if any.
+func FromContext(ctx context.Context) (Caller, bool) {
+	c, ok := ctx.Value(ctxKey{}).(Caller)
+	return c, ok
+}
+
+// AppendToOutgoing adds c to the outgoing gRPC metadata of ctx.
+func AppendToOutgoing(ctx context.Context, c Caller) context.Context {
+	return metadata.AppendToOutgoingContext(ctx,
+		MDTenant, c.Tenant,
+		MDMember, strconv.Itoa(c.Member),
+		MDScopes, strings.Join(c.Scopes, " "),
+		MDToken, c.TokenID,
+	)
+}
+
+// FromIncoming reads the caller from incoming gRPC metadata.
+func FromIncoming(ctx context.Context) (Caller, error) {
+	md, ok := metadata.FromIncomingContext(ctx)
+	if !ok {
+		return Caller{}, errors.New("identity: no metadata")
+	}
+	get := func(k string) string {
+		if v := md.Get(k); len(v) == 1 {
+			return v[0]
+		}
+		return ""
+	}
+	c := Caller{Tenant: get(MDTenant), Scopes: strings.Fields(get(MDScopes)), TokenID: get(MDToken)}
+	m, err := strconv.Atoi(get(MDMember))
+	if err != nil {
+		return Caller{}, fmt.Errorf("identity: bad member %q", get(MDMember))
+	}
+	c.Member = m
+	return c, c.Validate()
+}

@@ -1,0 +1,40 @@
+// Package progress lets long operations report how far they are without
+// knowing where the report goes: the worker puts a Reporter into the context
+// of a call whose client asked for progress, and the services call Report.
+package progress
+
+import "context"
+
+// Reporter receives progress of one call. done rises with each report.
+type Reporter func(done, total float64, message string)
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying r.
+func NewContext(ctx context.Context, r Reporter) context.Context {
+	return context.WithValue(ctx, ctxKey{}, r)
+}
+
+// Report sends a progress report if ctx carries a Reporter, and does nothing
+// otherwise.
+func Report(ctx context.Context, done, total float64, message string) {
+	if r, ok := ctx.Value(ctxKey{}).(Reporter); ok && r != nil {
+		r(done, total, message)
+	}
+}
+
+// Wire names shared by the worker, which publishes progress, and the front
+// door, which subscribes to it.
+const (
+	// MDSubject is the gRPC metadata key naming the NATS subject on which the
+	// worker publishes a call's progress (taskwirev1.ProgressEvent, protobuf).
+	// Without it the worker reports nothing.
+	MDSubject = "x-taskwire-progress-subject"
+	// TrailerCount is the gRPC trailer key carrying how many progress events
+	// the worker published for the call, so the front door can wait for the
+	// last of them before it sends the result.
+	TrailerCount = "x-taskwire-progress-count"
+	// SubjectPrefix starts every progress subject:
+	// SubjectPrefix + "<frontdoor id>.<call id>".
+	SubjectPrefix = "taskwire.progress."
+)
