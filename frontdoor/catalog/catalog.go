@@ -1,0 +1,148 @@
+// Package catalog derives the MCP tool catalogue from the gRPC contract:
+// every RPC marked with the (taskwire.mcp.v1.tool) option becomes one tool,
+// whose inputSchema comes from the request message and outputSchema from the
+// response message. Adding a tool means adding an RPC; nothing here lists
+// tools by hand.
+package catalog
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+)
+
+// Tool is one tool of the catalogue together with what the front door needs
+// to call it.
+type Tool struct {
+	Def        mcp.Tool // the definition tools/list shows
+	Scope      string   // the token scope the tool needs
+	FullMethod string   // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
+	Method     protoreflect.MethodDescriptor
+	input      *jsonschema.Schema
+}
+
+// Catalog is the set of tools derived from one or more gRPC services, in
+// declaration order.
+type Catalog struct {
+	tools  []*Tool
+	byName map[string]*Tool
+}
+
+// New builds the catalogue of the named services, which must be linked into
+// the binary (their generated Go registers them). source is a serialized
+// FileDescriptorSet of the same files with source info, from which field
+// comments become schema descriptions; it may be nil.
+func New(source []byte, services ...string) (*Catalog, error) {
+	docs, err := readComments(source)
+	if err != nil {
+		return nil, err
+	}
+	c := &Catalog{byName: map[string]*Tool{}}
+	for _, name := range services {
+		d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(name))
+		if err != nil {
+			return nil, fmt.Errorf("catalog: service %s: %w", name, err)
+		}
+		sd, ok := d.(protoreflect.ServiceDescriptor)
+		if !ok {
+			return nil, fmt.Errorf("catalog: %s is not a service", name)
+		}
+		if err := c.addService(sd, docs); err != nil {
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+func (c *Catalog) addService(sd protoreflect.ServiceDescriptor, docs comments) error {
+	methods := sd.Methods()
+	for i := range methods.Len() {
+		md := methods.Get(i)
+		opt, ok := proto.GetExtension(md.Options(), mcpv1.E_Tool).(*mcpv1.Tool)
+		if !ok || opt == nil || opt.GetName() == "" {
+			continue
+		}
+		t, err := newTool(md, opt, docs)
+		if err != nil {
+			return fmt.Errorf("catalog: %s: %w", md.FullName(), err)
+		}
+		if _, dup := c.byName[t.Def.Name]; dup {
+			return fmt.Errorf("catalog: tool name %q used twice", t.Def.Name)
+		}
+		c.tools = append(c.tools, t)
+		c.byName[t.Def.Name] = t
+	}
+	return nil
+}
+
+func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (*Tool, error) {
+	if md.IsStreamingClient() || md.IsStreamingServer() {
+		return nil, fmt.Errorf("streaming RPCs cannot be tools")
+	}
+	g := schemaGen{docs: docs}
+	in, err := g.object(md.Input(), true)
+	if err != nil {
+		return nil, fmt.Errorf("input schema: %w", err)
+	}
+	out, err := g.object(md.Output(), false)
+	if err != nil {
+		return nil, fmt.Errorf("output schema: %w", err)
+	}
+	inJSON, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	outJSON, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	compiled, err := compile(opt.GetName(), inJSON)
+	if err != nil {
+		return nil, err
+	}
+	return &Tool{
+		Def: mcp.Tool{
+			Name:         opt.GetName(),
+			Title:        opt.GetTitle(),
+			Description:  opt.GetDescription(),
+			InputSchema:  inJSON,
+			OutputSchema: outJSON,
+			Annotations:  annotations(opt),
+		},
+		Scope:      opt.GetScope(),
+		FullMethod: fmt.Sprintf("/%s/%s", md.Parent().FullName(), md.Name()),
+		Method:     md,
+		input:      compiled,
+	}, nil
+}
+
+// annotations states every hint explicitly: the protocol's defaults assume a
+// destructive, open-world tool, which is rarely what a board tool is.
+func annotations(opt *mcpv1.Tool) *mcp.ToolAnnotations {
+	b := func(v bool) *bool { return &v }
+	a := &mcp.ToolAnnotations{
+		ReadOnlyHint:   b(opt.GetReadOnly()),
+		IdempotentHint: b(opt.GetIdempotent()),
+		OpenWorldHint:  b(opt.GetOpenWorld()),
+	}
+	if !opt.GetReadOnly() {
+		a.DestructiveHint = b(opt.GetDestructive())
+	}
+	return a
+}
+
+// Tools returns every tool, in declaration order.
+func (c *Catalog) Tools() []*Tool { return c.tools }
+
+// Lookup returns the tool called name.
+func (c *Catalog) Lookup(name string) (*Tool, bool) {
+	t, ok := c.byName[name]
+	return t, ok
+}

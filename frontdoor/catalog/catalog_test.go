@@ -1,0 +1,189 @@
+package catalog_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/frontdoor/catalog"
+)
+
+var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/tools")
+
+func newCatalog(t *testing.T) *catalog.Catalog {
+	t.Helper()
+	c, err := catalog.New(taskwirev1.SourceDescriptor, taskwirev1.BoardService_ServiceDesc.ServiceName)
+	if err != nil {
+		t.Fatalf("catalog.New: %v", err)
+	}
+	return c
+}
+
+// TestSnapshots keeps one JSON file per tool definition. A tool whose
+// definition changed, or that has no snapshot, or a snapshot whose tool is
+// gone, fails the test until `go test ./frontdoor/catalog -update` is run and
+// the change reviewed.
+func TestSnapshots(t *testing.T) {
+	dir := filepath.Join("testdata", "tools")
+	c := newCatalog(t)
+	want := map[string]bool{}
+	for _, tool := range c.Tools() {
+		name := tool.Def.Name + ".json"
+		want[name] = true
+		got, err := json.MarshalIndent(tool.Def, "", "  ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, '\n')
+		path := filepath.Join(dir, name)
+		if *update {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		old, err := os.ReadFile(path)
+		if err != nil {
+			t.Errorf("tool %s has no snapshot (%v); run go test -update and review it", tool.Def.Name, err)
+			continue
+		}
+		if !bytes.Equal(old, got) {
+			t.Errorf("tool %s differs from %s; run go test -update and review the diff.\ngot:\n%s", tool.Def.Name, path, got)
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !want[e.Name()] {
+			if *update {
+				os.Remove(filepath.Join(dir, e.Name()))
+				continue
+			}
+			t.Errorf("snapshot %s has no tool; run go test -update", e.Name())
+		}
+	}
+}
+
+func TestCatalogueFollowsContract(t *testing.T) {
+	c := newCatalog(t)
+	var names []string
+	for _, tool := range c.Tools() {
+		names = append(names, tool.Def.Name)
+	}
+	want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_import"}
+	if !slices.Equal(names, want) {
+		t.Fatalf("tools = %v, want %v (declaration order)", names, want)
+	}
+	get, _ := c.Lookup("tasks_get")
+	if get.FullMethod != "/taskwire.v1.BoardService/GetTask" || get.Scope != "read" {
+		t.Errorf("tasks_get = %s scope %q, want /taskwire.v1.BoardService/GetTask scope read", get.FullMethod, get.Scope)
+	}
+	if a := get.Def.Annotations; !*a.ReadOnlyHint || !*a.IdempotentHint || *a.OpenWorldHint || a.DestructiveHint != nil {
+		t.Errorf("tasks_get annotations = %+v, want read-only, idempotent, closed world", a)
+	}
+	var in struct {
+		Required   []string
+		Properties map[string]struct {
+			Description string
+			Type        string
+			Enum        []string
+		}
+	}
+	create, _ := c.Lookup("tasks_create")
+	if err := json.Unmarshal(create.Def.InputSchema, &in); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(in.Required, []string{"title"}) {
+		t.Errorf("tasks_create required = %v, want [title]", in.Required)
+	}
+	lane := in.Properties["lane"]
+	if !slices.Equal(lane.Enum, []string{"backlog", "next", "doing", "done"}) {
+		t.Errorf("lane enum = %v, want short names", lane.Enum)
+	}
+	if !strings.Contains(lane.Description, "The lane to start in") || !strings.Contains(lane.Description, "doing: Being worked on") {
+		t.Errorf("lane description = %q, want the field comment and the value comments", lane.Description)
+	}
+	if _, ok := c.Lookup("tasks_delete"); ok {
+		t.Error("Lookup(tasks_delete) found a tool the contract does not have")
+	}
+}
+
+func TestDecodeArguments(t *testing.T) {
+	c := newCatalog(t)
+	create, _ := c.Lookup("tasks_create")
+	msg, err := create.DecodeArguments(json.RawMessage(`{"title":"Fix login","lane":"doing","kind":"bug","size":"xl","assignees":["me"]}`))
+	if err != nil {
+		t.Fatalf("DecodeArguments: %v", err)
+	}
+	want := &taskwirev1.CreateTaskRequest{Title: "Fix login", Lane: taskwirev1.Lane_LANE_DOING, Kind: taskwirev1.TaskKind_TASK_KIND_BUG, Size: taskwirev1.TaskSize_TASK_SIZE_XL, Assignees: []string{"me"}}
+	if !proto.Equal(msg, want) {
+		t.Errorf("DecodeArguments = %v, want %v", msg, want)
+	}
+
+	bad := map[string]string{
+		`{}`:                                 "title",
+		`{"title":"x","lane":"LANE_DOING"}`:  "lane",
+		`{"title":"x","lane":"unspecified"}`: "lane",
+		`{"title":"x","colour":"red"}`:       "colour",
+		`{"title":7}`:                        "title",
+		`[1]`:                                "arguments",
+	}
+	for args, where := range bad {
+		_, err := create.DecodeArguments(json.RawMessage(args))
+		var ae *catalog.ArgumentsError
+		if !errors.As(err, &ae) {
+			t.Errorf("DecodeArguments(%s) = %v, want *ArgumentsError", args, err)
+			continue
+		}
+		if !strings.Contains(strings.Join(ae.Problems, " "), where) {
+			t.Errorf("DecodeArguments(%s) problems = %q, want one about %s", args, ae.Problems, where)
+		}
+	}
+
+	list, _ := c.Lookup("tasks_list")
+	if _, err := list.DecodeArguments(nil); err != nil {
+		t.Errorf("tasks_list with no arguments: %v", err)
+	}
+	if _, err := list.DecodeArguments(json.RawMessage(`{"limit":500}`)); err == nil {
+		t.Error("tasks_list limit 500 passed, want the schema's maximum to refuse it")
+	}
+}
+
+func TestEncodeResultMatchesOutputSchema(t *testing.T) {
+	c := newCatalog(t)
+	get, _ := c.Lookup("tasks_get")
+	resp := &taskwirev1.GetTaskResponse{Task: &taskwirev1.Task{
+		Ref: "T-3", Board: "main", Title: "Fix login", Lane: taskwirev1.Lane_LANE_DOING,
+		Kind: taskwirev1.TaskKind_TASK_KIND_BUG, Version: 2, Assignees: []string{"alice"},
+		CreatedAt: timestamppb.Now(), UpdatedAt: timestamppb.Now(),
+	}}
+	raw, err := get.EncodeResult(resp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Task struct {
+			Ref, Lane, Kind string
+			Version         int
+		}
+	}
+	if err := json.Unmarshal(raw, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Task.Ref != "T-3" || got.Task.Lane != "doing" || got.Task.Kind != "bug" || got.Task.Version != 2 {
+		t.Errorf("EncodeResult = %s, want ref T-3, lane doing, kind bug, version 2", raw)
+	}
+	catalog.MustMatchOutputSchema(t, get, raw)
+}
