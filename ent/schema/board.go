@@ -1,0 +1,44 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Board is a set of lanes holding tasks. The lanes are fixed for now:
+// backlog, next, doing, done.
+type Board struct {
+	ent.Schema
+}
+
+// Mixin of the Board.
+func (Board) Mixin() []ent.Mixin {
+	return []ent.Mixin{TenantMixin{}}
+}
+
+// Fields of the Board.
+func (Board) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("slug").NotEmpty().
+			Comment(`Unique within the tenant, e.g. "main".`),
+		field.String("name"),
+		field.Bool("is_default").Default(false),
+		field.Time("created_at").Default(now).Immutable(),
+	}
+}
+
+// Edges of the Board.
+func (Board) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("tasks", Task.Type),
+	}
+}
+
+// Indexes of the Board.
+func (Board) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("tenant_id", "slug").Unique(),
+	}
+}

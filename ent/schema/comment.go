@@ -1,0 +1,43 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Comment is a remark by a member on a task.
+type Comment struct {
+	ent.Schema
+}
+
+// Mixin of the Comment.
+func (Comment) Mixin() []ent.Mixin {
+	return []ent.Mixin{TenantMixin{}}
+}
+
+// Fields of the Comment.
+func (Comment) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("task_id").Immutable(),
+		field.Int("author_id").Immutable(),
+		field.Text("body").NotEmpty(),
+		field.Time("created_at").Default(now).Immutable(),
+	}
+}
+
+// Edges of the Comment.
+func (Comment) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.From("task", Task.Type).Ref("comments").Field("task_id").Unique().Required().Immutable(),
+		edge.To("author", Member.Type).Field("author_id").Unique().Required().Immutable(),
+	}
+}
+
+// Indexes of the Comment.
+func (Comment) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("tenant_id", "task_id"),
+	}
+}

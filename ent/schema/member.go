@@ -1,0 +1,47 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/edge"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Member is a person or an assistant acting in one tenant.
+type Member struct {
+	ent.Schema
+}
+
+// Mixin of the Member.
+func (Member) Mixin() []ent.Mixin {
+	return []ent.Mixin{TenantMixin{}}
+}
+
+// Fields of the Member.
+func (Member) Fields() []ent.Field {
+	return []ent.Field{
+		field.String("handle").NotEmpty().
+			Comment(`Unique within the tenant, e.g. "alice".`),
+		field.String("display_name"),
+		field.Enum("kind").Values("human", "assistant"),
+		field.Enum("role").Values("owner", "admin", "member", "viewer"),
+		field.Int("sponsor_id").Optional().Nillable().
+			Comment("For an assistant: the human member answerable for it."),
+		field.Time("created_at").Default(now).Immutable(),
+	}
+}
+
+// Edges of the Member.
+func (Member) Edges() []ent.Edge {
+	return []ent.Edge{
+		edge.To("sponsored", Member.Type).
+			From("sponsor").Field("sponsor_id").Unique(),
+	}
+}
+
+// Indexes of the Member.
+func (Member) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("tenant_id", "handle").Unique(),
+	}
+}

@@ -1,0 +1,367 @@
+package authn
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+const (
+	testIssuer   = "https://taskwire.test"
+	testAudience = "https://taskwire.test/api/mcp"
+)
+
+func newTestKey(t *testing.T) *Key {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return newKey(priv)
+}
+
+func newTestIssuer(t *testing.T, k *Key) *Issuer {
+	t.Helper()
+	is, err := NewIssuer(IssuerConfig{Key: k, Issuer: testIssuer, Audience: testAudience})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return is
+}
+
+// newTestVerifier returns a verifier for k; edit changes its config first.
+func newTestVerifier(t *testing.T, k *Key, edit func(*VerifierConfig)) *Verifier {
+	t.Helper()
+	cfg := VerifierConfig{
+		Keys:     map[string]ed25519.PublicKey{k.ID: k.Public()},
+		Issuer:   testIssuer,
+		Audience: testAudience,
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	v, err := NewVerifier(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func mint(t *testing.T, is *Issuer, r MintRequest) string {
+	t.Helper()
+	tok, _, err := is.Mint(r)
+	if err != nil {
+		t.Fatalf("Mint(%+v): %v", r, err)
+	}
+	return tok
+}
+
+var acme = MintRequest{Tenant: "acme", Member: 7, Scopes: []string{"write", "read"}}
+
+func TestRoundTrip(t *testing.T) {
+	k := newTestKey(t)
+	before := time.Now()
+	tok, minted, err := newTestIssuer(t, k).Mint(acme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := newTestVerifier(t, k, nil).Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatalf("Verify = %v, want nil", err)
+	}
+	if c.Tenant != "acme" || c.Member != 7 || c.TokenID != minted.ID {
+		t.Errorf("Verify = %+v, want tenant acme, member 7, token id %q", c, minted.ID)
+	}
+	if want := []string{"read", "write"}; !slices.Equal(c.Scopes, want) {
+		t.Errorf("scopes = %q, want %q", c.Scopes, want)
+	}
+	if d := minted.ExpiresAt.Sub(before); d < DefaultTTL-2*time.Second || d > DefaultTTL+time.Second {
+		t.Errorf("ExpiresAt - now = %v, want about %v", d, DefaultTTL)
+	}
+	if len(minted.ID) < 20 {
+		t.Errorf("jti = %q, want at least 20 characters of randomness", minted.ID)
+	}
+}
+
+func TestHeader(t *testing.T) {
+	k := newTestKey(t)
+	tok := mint(t, newTestIssuer(t, k), acme)
+	var h map[string]string
+	decodeSegment(t, strings.Split(tok, ".")[0], &h)
+	want := map[string]string{"alg": "EdDSA", "kid": k.ID, "typ": "JWT"}
+	if !maps.Equal(h, want) {
+		t.Errorf("header = %v, want %v", h, want)
+	}
+}
+
+func TestMintRefuses(t *testing.T) {
+	is := newTestIssuer(t, newTestKey(t))
+	for _, r := range []MintRequest{
+		{Tenant: "acme", Member: 7},
+		{Tenant: "acme", Member: 7, Scopes: []string{"admin"}},
+		{Tenant: "acme", Member: 7, Scopes: []string{"read", ""}},
+		{Tenant: "", Member: 7, Scopes: []string{"read"}},
+		{Tenant: "acme", Member: 0, Scopes: []string{"read"}},
+		{Tenant: "acme", Member: 7, Scopes: []string{"read"}, TTL: -time.Hour},
+	} {
+		if _, _, err := is.Mint(r); err == nil {
+			t.Errorf("Mint(%+v) = nil error, want an error", r)
+		}
+	}
+}
+
+// refusalCase is a token Verify must refuse, with the reason it must give.
+type refusalCase struct {
+	name   string
+	token  string
+	reason string
+	edit   func(*VerifierConfig)
+}
+
+func TestVerifyRefuses(t *testing.T) {
+	k := newTestKey(t)
+	is := newTestIssuer(t, k)
+	good := mint(t, is, acme)
+	cases := []refusalCase{
+		{name: "expired", token: mint(t, is, withTTL(acme, time.Minute)), reason: "token expired",
+			edit: func(c *VerifierConfig) { c.Now = func() time.Time { return time.Now().Add(2 * time.Minute) } }},
+		{name: "not yet valid", token: good, reason: "token is not valid yet",
+			edit: func(c *VerifierConfig) { c.Now = func() time.Time { return time.Now().Add(-time.Hour) } }},
+		{name: "wrong audience", token: good, reason: "token was issued for another server",
+			edit: func(c *VerifierConfig) { c.Audience = "https://elsewhere.test/api/mcp" }},
+		{name: "wrong issuer", token: good, reason: "token was issued by another issuer",
+			edit: func(c *VerifierConfig) { c.Issuer = "https://elsewhere.test" }},
+		{name: "unknown kid", token: mint(t, newTestIssuer(t, newTestKey(t)), acme), reason: "unknown signing key"},
+		{name: "no kid", token: signEd(t, k, "", validClaims()), reason: "unknown signing key"},
+		{name: "alg none", token: signNone(t, k.ID), reason: "token signature is invalid or its algorithm is not allowed"},
+		{name: "HS256 with public key", token: signHS256(t, k), reason: "token signature is invalid or its algorithm is not allowed"},
+		{name: "RS256", token: signRS256(t, k.ID), reason: "token signature is invalid or its algorithm is not allowed"},
+		{name: "tampered payload", token: tamper(t, good), reason: "token signature is invalid or its algorithm is not allowed"},
+		{name: "missing exp", token: signEd(t, k, k.ID, without(validClaims(), "exp")), reason: "token lacks a required claim (exp, aud or iss)"},
+		{name: "missing aud", token: signEd(t, k, k.ID, without(validClaims(), "aud")), reason: "token lacks a required claim (exp, aud or iss)"},
+		{name: "unknown scope", token: signEd(t, k, k.ID, with(validClaims(), "scope", "read admin")), reason: "token has an unknown scope"},
+		{name: "no scope", token: signEd(t, k, k.ID, with(validClaims(), "scope", " ")), reason: "token has no scopes"},
+		{name: "sub not a number", token: signEd(t, k, k.ID, with(validClaims(), "sub", "alice")), reason: "token subject is not a member id"},
+		{name: "sub zero", token: signEd(t, k, k.ID, with(validClaims(), "sub", "0")), reason: "token subject is not a member id"},
+		{name: "sub not canonical", token: signEd(t, k, k.ID, with(validClaims(), "sub", "+7")), reason: "token subject is not a member id"},
+		{name: "no tenant", token: signEd(t, k, k.ID, without(validClaims(), "tenant")), reason: "token names no tenant"},
+		{name: "no jti", token: signEd(t, k, k.ID, without(validClaims(), "jti")), reason: "token has no id (jti)"},
+		{name: "garbage", token: "not.a.jwt", reason: "token is malformed"},
+		{name: "empty", token: "", reason: "no token"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { checkRefusal(t, k, tc) })
+	}
+}
+
+func checkRefusal(t *testing.T, k *Key, tc refusalCase) {
+	t.Helper()
+	_, err := newTestVerifier(t, k, tc.edit).Verify(context.Background(), tc.token)
+	if !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("Verify = %v, want an error wrapping ErrInvalidToken", err)
+	}
+	if err.Error() != tc.reason {
+		t.Errorf("Verify error = %q, want %q", err, tc.reason)
+	}
+	if tc.token != "" && strings.Contains(err.Error(), tc.token) {
+		t.Errorf("Verify error echoes the token")
+	}
+}
+
+func TestVerifyLeeway(t *testing.T) {
+	k := newTestKey(t)
+	tok := mint(t, newTestIssuer(t, k), withTTL(acme, time.Minute))
+	later := func() time.Time { return time.Now().Add(time.Minute + 10*time.Second) }
+	v := newTestVerifier(t, k, func(c *VerifierConfig) { c.Now = later })
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Errorf("Verify 10s after exp with 30s leeway = %v, want nil", err)
+	}
+}
+
+func TestNewVerifierRefusesBadConfig(t *testing.T) {
+	k := newTestKey(t)
+	for name, cfg := range map[string]VerifierConfig{
+		"no keys":     {Issuer: testIssuer, Audience: testAudience},
+		"short key":   {Keys: map[string]ed25519.PublicKey{"x": {1, 2}}, Issuer: testIssuer, Audience: testAudience},
+		"no issuer":   {Keys: map[string]ed25519.PublicKey{k.ID: k.Public()}, Audience: testAudience},
+		"no audience": {Keys: map[string]ed25519.PublicKey{k.ID: k.Public()}, Issuer: testIssuer},
+	} {
+		if _, err := NewVerifier(cfg); err == nil {
+			t.Errorf("NewVerifier(%s) = nil error, want an error", name)
+		}
+	}
+}
+
+func TestLoadOrCreateKey(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "keys", "signing.pem")
+	k1, created, err := LoadOrCreateKey(path)
+	if err != nil || !created {
+		t.Fatalf("LoadOrCreateKey (first) = created %v, %v; want created, nil", created, err)
+	}
+	checkMode(t, path, 0o600)
+	checkMode(t, filepath.Dir(path), 0o700)
+	k2, created, err := LoadOrCreateKey(path)
+	if err != nil || created {
+		t.Fatalf("LoadOrCreateKey (second) = created %v, %v; want not created, nil", created, err)
+	}
+	if k1.ID != k2.ID || !k1.Private.Equal(k2.Private) {
+		t.Errorf("reloaded key id = %q, want %q (same key)", k2.ID, k1.ID)
+	}
+	if k1.ID != KeyID(k1.Public()) {
+		t.Errorf("ID = %q, want KeyID(public) = %q", k1.ID, KeyID(k1.Public()))
+	}
+	data, _ := os.ReadFile(path)
+	k3, err := ParseKeyPEM(data)
+	if err != nil || k3.ID != k1.ID {
+		t.Errorf("ParseKeyPEM(file) = %v, %v; want id %q", k3, err, k1.ID)
+	}
+}
+
+func TestLoadOrCreateKeyRefusesOpenFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "signing.pem")
+	if _, _, err := LoadOrCreateKey(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := LoadOrCreateKey(path); err == nil {
+		t.Errorf("LoadOrCreateKey(mode 0644) = nil error, want a refusal")
+	}
+}
+
+func TestParseKeyPEMRefusesOtherKeys(t *testing.T) {
+	for _, data := range []string{"", "not pem", "-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n"} {
+		if _, err := ParseKeyPEM([]byte(data)); err == nil {
+			t.Errorf("ParseKeyPEM(%q) = nil error, want an error", data)
+		}
+	}
+}
+
+func checkMode(t *testing.T, path string, want os.FileMode) {
+	t.Helper()
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := info.Mode().Perm(); got != want {
+		t.Errorf("mode of %s = %04o, want %04o", path, got, want)
+	}
+}
+
+// --- hand-made tokens ---
+
+func withTTL(r MintRequest, ttl time.Duration) MintRequest {
+	r.TTL = ttl
+	return r
+}
+
+func validClaims() jwt.MapClaims {
+	now := time.Now()
+	return jwt.MapClaims{
+		"iss": testIssuer, "aud": testAudience, "sub": "7", "tenant": "acme",
+		"scope": "read", "jti": "abc123", "iat": now.Unix(), "nbf": now.Unix(),
+		"exp": now.Add(time.Hour).Unix(),
+	}
+}
+
+func with(c jwt.MapClaims, k string, v any) jwt.MapClaims {
+	c[k] = v
+	return c
+}
+
+func without(c jwt.MapClaims, k string) jwt.MapClaims {
+	delete(c, k)
+	return c
+}
+
+func signEd(t *testing.T, k *Key, kid string, c jwt.MapClaims) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, c)
+	if kid != "" {
+		tok.Header["kid"] = kid
+	}
+	s, err := tok.SignedString(k.Private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func signNone(t *testing.T, kid string) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodNone, validClaims())
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(jwt.UnsafeAllowNoneSignatureType)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// signHS256 is the classic confusion attack: an HMAC keyed with the bytes
+// of the public key, hoping the verifier hands its public key to HMAC.
+func signHS256(t *testing.T, k *Key) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(jwt.SigningMethodHS256, validClaims())
+	tok.Header["kid"] = k.ID
+	s, err := tok.SignedString([]byte(k.Public()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func signRS256(t *testing.T, kid string) string {
+	t.Helper()
+	rk, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodRS256, validClaims())
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(rk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// tamper rewrites the tenant in a signed token, keeping the signature.
+func tamper(t *testing.T, tok string) string {
+	t.Helper()
+	parts := strings.Split(tok, ".")
+	var c map[string]any
+	decodeSegment(t, parts[1], &c)
+	c["tenant"] = "globex"
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts[1] = base64.RawURLEncoding.EncodeToString(b)
+	return strings.Join(parts, ".")
+}
+
+func decodeSegment(t *testing.T, seg string, v any) {
+	t.Helper()
+	b, err := base64.RawURLEncoding.DecodeString(seg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,149 @@
+package authn
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/taskwire/taskwire/services/authz"
+)
+
+// DefaultTTL is how long a token lives when MintRequest names no TTL.
+const DefaultTTL = 90 * 24 * time.Hour
+
+// claims is the payload of a Taskwire token. sub is the member id in
+// decimal; scope is space-separated, as in OAuth.
+type claims struct {
+	jwt.RegisteredClaims
+	Tenant string `json:"tenant"`
+	Scope  string `json:"scope"`
+}
+
+// IssuerConfig configures an Issuer.
+type IssuerConfig struct {
+	Key      *Key   // signs every token; its ID becomes the "kid" header
+	Issuer   string // the "iss" claim
+	Audience string // the "aud" claim: the URL of the MCP endpoint
+}
+
+// Validate reports whether c can mint tokens.
+func (c IssuerConfig) Validate() error {
+	switch {
+	case c.Key == nil || len(c.Key.Private) == 0 || c.Key.ID == "":
+		return errors.New("authn: issuer needs a key")
+	case c.Issuer == "":
+		return errors.New("authn: issuer needs an issuer name")
+	case c.Audience == "":
+		return errors.New("authn: issuer needs an audience")
+	}
+	return nil
+}
+
+// Issuer mints tokens with one key.
+type Issuer struct {
+	cfg IssuerConfig
+}
+
+// NewIssuer returns an Issuer for cfg.
+func NewIssuer(cfg IssuerConfig) (*Issuer, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Issuer{cfg: cfg}, nil
+}
+
+// MintRequest names who a token is for and what it allows.
+type MintRequest struct {
+	Tenant string
+	Member int
+	Scopes []string
+	TTL    time.Duration // 0 means DefaultTTL
+}
+
+// Minted describes a token that was minted, for storing and revoking it.
+type Minted struct {
+	ID        string // the "jti" claim
+	ExpiresAt time.Time
+}
+
+// Mint signs a token for r. The token itself is returned once and never
+// stored; keep Minted to list and revoke it.
+func (is *Issuer) Mint(r MintRequest) (string, Minted, error) {
+	scopes, err := checkMint(r)
+	if err != nil {
+		return "", Minted{}, err
+	}
+	if r.TTL == 0 {
+		r.TTL = DefaultTTL
+	}
+	jti, err := newTokenID()
+	if err != nil {
+		return "", Minted{}, err
+	}
+	now := time.Now().Truncate(time.Second)
+	exp := now.Add(r.TTL)
+	c := claims{
+		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    is.cfg.Issuer,
+			Subject:   strconv.Itoa(r.Member),
+			Audience:  jwt.ClaimStrings{is.cfg.Audience},
+			ExpiresAt: jwt.NewNumericDate(exp),
+			NotBefore: jwt.NewNumericDate(now),
+			IssuedAt:  jwt.NewNumericDate(now),
+			ID:        jti,
+		},
+		Tenant: r.Tenant,
+		Scope:  strings.Join(scopes, " "),
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, c)
+	tok.Header["kid"] = is.cfg.Key.ID
+	signed, err := tok.SignedString(is.cfg.Key.Private)
+	if err != nil {
+		return "", Minted{}, fmt.Errorf("authn: sign token: %w", err)
+	}
+	return signed, Minted{ID: jti, ExpiresAt: exp}, nil
+}
+
+// checkMint validates r and returns its scopes without duplicates, weakest
+// first, so equal grants give equal scope claims.
+func checkMint(r MintRequest) ([]string, error) {
+	switch {
+	case r.Tenant == "":
+		return nil, errors.New("authn: mint: no tenant")
+	case r.Member <= 0:
+		return nil, fmt.Errorf("authn: mint: member must be positive, got %d", r.Member)
+	case r.TTL < 0:
+		return nil, fmt.Errorf("authn: mint: negative TTL %v", r.TTL)
+	case len(r.Scopes) == 0:
+		return nil, errors.New("authn: mint: no scopes")
+	}
+	for _, s := range r.Scopes {
+		if !authz.Valid(s) {
+			return nil, fmt.Errorf("authn: mint: unknown scope %q (known: %s)", s, strings.Join(authz.AllScopes, ", "))
+		}
+	}
+	var out []string
+	for _, s := range authz.AllScopes {
+		if slices.Contains(r.Scopes, s) {
+			out = append(out, s)
+		}
+	}
+	return out, nil
+}
+
+// newTokenID returns 128 random bits, base64url: unguessable, so a token id
+// can be shown in lists without helping anyone forge or revoke by guessing.
+func newTokenID() (string, error) {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("authn: token id: %w", err)
+	}
+	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+}

@@ -1,0 +1,173 @@
+package authn
+
+import (
+	"context"
+	"crypto/ed25519"
+	"errors"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// ErrInvalidToken is wrapped by every error Verify returns. Those errors'
+// messages say why a token was refused in words safe to show the client
+// (for example in WWW-Authenticate's error_description); they never contain
+// the token.
+var ErrInvalidToken = errors.New("invalid token")
+
+// tokenError is a refusal with a reason safe to show.
+type tokenError struct{ reason string }
+
+func (e *tokenError) Error() string { return e.reason }
+func (e *tokenError) Unwrap() error { return ErrInvalidToken }
+
+func refuse(reason string) error { return &tokenError{reason: reason} }
+
+// maxTokenLen bounds the work a hostile client can ask of the parser.
+const maxTokenLen = 8 << 10
+
+// DefaultLeeway is the clock skew allowed when VerifierConfig names none.
+const DefaultLeeway = 30 * time.Second
+
+// errUnknownKey is returned by the key function for a kid not configured.
+var errUnknownKey = errors.New("unknown signing key")
+
+// VerifierConfig configures a Verifier.
+type VerifierConfig struct {
+	Keys     map[string]ed25519.PublicKey // kid → public key
+	Issuer   string                       // the required "iss"
+	Audience string                       // the required "aud": this server's MCP endpoint URL
+	Leeway   time.Duration                // clock skew allowed for exp, nbf, iat; 0 means DefaultLeeway
+	Now      func() time.Time             // optional; time.Now when nil
+}
+
+// Validate reports whether c can verify tokens.
+func (c VerifierConfig) Validate() error {
+	switch {
+	case len(c.Keys) == 0:
+		return errors.New("authn: verifier needs at least one key")
+	case c.Issuer == "":
+		return errors.New("authn: verifier needs an issuer name")
+	case c.Audience == "":
+		return errors.New("authn: verifier needs an audience")
+	case c.Leeway < 0:
+		return fmt.Errorf("authn: negative leeway %v", c.Leeway)
+	}
+	for kid, k := range c.Keys {
+		if kid == "" || len(k) != ed25519.PublicKeySize {
+			return fmt.Errorf("authn: bad verification key %q", kid)
+		}
+	}
+	return nil
+}
+
+// Verifier checks tokens and tells who they name.
+type Verifier struct {
+	keys   map[string]ed25519.PublicKey
+	parser *jwt.Parser
+}
+
+// NewVerifier returns a Verifier for cfg.
+func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Leeway == 0 {
+		cfg.Leeway = DefaultLeeway
+	}
+	opts := []jwt.ParserOption{
+		jwt.WithValidMethods([]string{jwt.SigningMethodEdDSA.Alg()}), // refuses none, HS*, RS*, ES*
+		jwt.WithAudience(cfg.Audience),
+		jwt.WithIssuer(cfg.Issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithIssuedAt(),
+		jwt.WithLeeway(cfg.Leeway),
+	}
+	if cfg.Now != nil {
+		opts = append(opts, jwt.WithTimeFunc(cfg.Now))
+	}
+	return &Verifier{keys: maps.Clone(cfg.Keys), parser: jwt.NewParser(opts...)}, nil
+}
+
+// Verify checks raw (without "Bearer ") and returns the caller it names.
+// ctx is for checks that may need I/O later, such as revocation.
+func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, error) {
+	if raw == "" {
+		return identity.Caller{}, refuse("no token")
+	}
+	if len(raw) > maxTokenLen {
+		return identity.Caller{}, refuse("token is too long")
+	}
+	var c claims
+	if _, err := v.parser.ParseWithClaims(raw, &c, v.keyFor); err != nil {
+		return identity.Caller{}, refuse(reason(err))
+	}
+	return callerOf(&c)
+}
+
+// keyFor finds the public key named by the token's kid header. The
+// algorithm was already checked by the parser before it calls keyFor.
+func (v *Verifier) keyFor(t *jwt.Token) (any, error) {
+	kid, _ := t.Header["kid"].(string)
+	if k, ok := v.keys[kid]; ok {
+		return k, nil
+	}
+	return nil, errUnknownKey
+}
+
+// reason turns a parser error into a sentence safe to show. The order
+// matters: a token may fail several checks, and the first match is told.
+func reason(err error) string {
+	switch {
+	case errors.Is(err, jwt.ErrTokenMalformed):
+		return "token is malformed"
+	case errors.Is(err, errUnknownKey):
+		return "unknown signing key"
+	case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
+		return "token signature is invalid or its algorithm is not allowed"
+	case errors.Is(err, jwt.ErrTokenInvalidAudience):
+		return "token was issued for another server"
+	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
+		return "token was issued by another issuer"
+	case errors.Is(err, jwt.ErrTokenExpired):
+		return "token expired"
+	case errors.Is(err, jwt.ErrTokenNotValidYet):
+		return "token is not valid yet"
+	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
+		return "token was issued in the future"
+	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
+		return "token lacks a required claim (exp, aud or iss)"
+	}
+	return "token is invalid"
+}
+
+// callerOf checks the Taskwire claims the JWT library knows nothing about.
+func callerOf(c *claims) (identity.Caller, error) {
+	member, err := strconv.Atoi(c.Subject)
+	if err != nil || member <= 0 || strconv.Itoa(member) != c.Subject {
+		return identity.Caller{}, refuse("token subject is not a member id")
+	}
+	if c.Tenant == "" {
+		return identity.Caller{}, refuse("token names no tenant")
+	}
+	if c.ID == "" {
+		return identity.Caller{}, refuse("token has no id (jti)")
+	}
+	scopes := strings.Fields(c.Scope)
+	if len(scopes) == 0 {
+		return identity.Caller{}, refuse("token has no scopes")
+	}
+	for _, s := range scopes {
+		if !authz.Valid(s) {
+			return identity.Caller{}, refuse("token has an unknown scope")
+		}
+	}
+	return identity.Caller{Tenant: c.Tenant, Member: member, Scopes: scopes, TokenID: c.ID}, nil
+}

@@ -1,0 +1,37 @@
+package board
+
+import (
+	"context"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/activity"
+)
+
+// Actions recorded in the activity log.
+const (
+	ActionTaskCreated   = "task.created"
+	ActionTaskUpdated   = "task.updated"
+	ActionTaskMoved     = "task.moved"
+	ActionCommentAdded  = "comment.added"
+	ActionTasksImported = "tasks.imported"
+)
+
+// activityOf builds the activity row of one write by the caller; t may be
+// nil for a write that is not about one task.
+func activityOf(tx *ent.Tx, a actor, action string, t *ent.Task, detail map[string]any) *ent.ActivityCreate {
+	c := tx.Activity.Create().
+		SetTenantID(a.tenant.ID).
+		SetActorID(a.member.ID).
+		SetActorKind(activity.ActorKind(a.member.Kind)).
+		SetAction(action).
+		SetDetail(detail)
+	if t != nil {
+		c.SetTaskID(t.ID)
+	}
+	return c
+}
+
+// record writes the activity row of one write by the caller.
+func record(ctx context.Context, tx *ent.Tx, a actor, action string, t *ent.Task, detail map[string]any) error {
+	return activityOf(tx, a, action, t, detail).Exec(ctx)
+}

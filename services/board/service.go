@@ -1,0 +1,154 @@
+// Package board is the task board: the BoardService RPCs over ent. Every
+// call acts for the verified caller in its context (identity.FromContext),
+// inside that caller's tenant only; every write is one transaction that also
+// records who did it in the activity log.
+package board
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"google.golang.org/grpc"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/store"
+)
+
+// Config holds what a Service needs.
+type Config struct {
+	Client *ent.Client  // required, e.g. from store.Open
+	Logger *slog.Logger // nil means slog.Default()
+}
+
+// Validate reports whether c is complete.
+func (c Config) Validate() error {
+	if c.Client == nil {
+		return errors.New("board: Config.Client is nil")
+	}
+	return nil
+}
+
+// Service implements taskwirev1.BoardServiceServer.
+type Service struct {
+	taskwirev1.UnimplementedBoardServiceServer
+	client *ent.Client
+	log    *slog.Logger
+}
+
+var _ taskwirev1.BoardServiceServer = (*Service)(nil)
+
+// New returns a Service for cfg.
+func New(cfg Config) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{client: cfg.Client, log: log}, nil
+}
+
+// Register adds the service to a gRPC server.
+func (s *Service) Register(r grpc.ServiceRegistrar) {
+	taskwirev1.RegisterBoardServiceServer(r, s)
+}
+
+// actor is the resolved caller of one call.
+type actor struct {
+	tenant *ent.Tenant
+	member *ent.Member
+}
+
+// call resolves the caller of ctx, runs fn with a context scoped to the
+// caller's tenant, and translates what fails into domain errors.
+func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
+	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
+	a, ctx, err := s.resolve(ctx)
+	if err == nil {
+		var resp Resp
+		resp, err = fn(ctx, a, req)
+		if err == nil {
+			return resp, nil
+		}
+	}
+	err = store.DomainError(ctx, err)
+	if domainerr.KindOf(err) == domainerr.Internal && ctx.Err() == nil {
+		s.log.ErrorContext(ctx, "board: internal error", "op", op, "err", err)
+	}
+	var zero Resp
+	return zero, err
+}
+
+// resolve finds the tenant and member of the verified caller in ctx and
+// returns them with ctx scoped to the tenant for the privacy rule.
+func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
+	c, ok := identity.FromContext(ctx)
+	if !ok || c.Validate() != nil {
+		return actor{}, ctx, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
+	}
+	t, err := s.client.Tenant.Query().Where(tenant.Slug(c.Tenant)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return actor{}, ctx, domainerr.Wrap(domainerr.Unauthenticated, err, "Your token names a tenant that does not exist: ask an admin for a new token")
+	}
+	if err != nil {
+		return actor{}, ctx, err
+	}
+	ctx = tenantscope.NewContext(ctx, t.ID)
+	m, err := s.client.Member.Query().Where(member.TenantID(t.ID), member.ID(c.Member)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return actor{}, ctx, domainerr.Wrap(domainerr.Unauthenticated, err, "Your token names a member who is not in its tenant: ask an admin for a new token")
+	}
+	if err != nil {
+		return actor{}, ctx, err
+	}
+	return actor{tenant: t, member: m}, ctx, nil
+}
+
+// ListBoards lists the boards of the caller's tenant, default board first.
+func (s *Service) ListBoards(ctx context.Context, req *taskwirev1.ListBoardsRequest) (*taskwirev1.ListBoardsResponse, error) {
+	return call(ctx, s, "ListBoards", req, s.listBoards)
+}
+
+// GetTask returns one task by its ref, with its comments if asked.
+func (s *Service) GetTask(ctx context.Context, req *taskwirev1.GetTaskRequest) (*taskwirev1.GetTaskResponse, error) {
+	return call(ctx, s, "GetTask", req, s.getTask)
+}
+
+// ListTasks lists tasks in ref order, a page at a time.
+func (s *Service) ListTasks(ctx context.Context, req *taskwirev1.ListTasksRequest) (*taskwirev1.ListTasksResponse, error) {
+	return call(ctx, s, "ListTasks", req, s.listTasks)
+}
+
+// CreateTask adds a task to a board.
+func (s *Service) CreateTask(ctx context.Context, req *taskwirev1.CreateTaskRequest) (*taskwirev1.CreateTaskResponse, error) {
+	return call(ctx, s, "CreateTask", req, s.createTask)
+}
+
+// UpdateTask changes a task's title, note, kind or size.
+func (s *Service) UpdateTask(ctx context.Context, req *taskwirev1.UpdateTaskRequest) (*taskwirev1.UpdateTaskResponse, error) {
+	return call(ctx, s, "UpdateTask", req, s.updateTask)
+}
+
+// MoveTask moves a task to another lane.
+func (s *Service) MoveTask(ctx context.Context, req *taskwirev1.MoveTaskRequest) (*taskwirev1.MoveTaskResponse, error) {
+	return call(ctx, s, "MoveTask", req, s.moveTask)
+}
+
+// AddComment adds a comment, signed by the caller, to a task.
+func (s *Service) AddComment(ctx context.Context, req *taskwirev1.AddCommentRequest) (*taskwirev1.AddCommentResponse, error) {
+	return call(ctx, s, "AddComment", req, s.addComment)
+}
+
+// ImportTasks creates many tasks on one board, all or none, reporting
+// progress.
+func (s *Service) ImportTasks(ctx context.Context, req *taskwirev1.ImportTasksRequest) (*taskwirev1.ImportTasksResponse, error) {
+	return call(ctx, s, "ImportTasks", req, s.importTasks)
+}

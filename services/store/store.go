@@ -1,0 +1,116 @@
+// Package store opens Taskwire's database: SQLite (pure Go, for the embedded
+// single-process mode and tests) or PostgreSQL (for real deployments), both
+// behind the same ent client, migrated on open.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the "sqlite" driver
+
+	"github.com/taskwire/taskwire/ent"
+	_ "github.com/taskwire/taskwire/ent/runtime" // defaults, validators and privacy policies
+)
+
+// sqlitePragmas are added to every SQLite DSN: foreign keys are needed by the
+// migration and the schema, WAL lets readers run beside the writer,
+// busy_timeout makes a second writer wait instead of failing, and
+// _txlock=immediate takes the write lock at BEGIN so two transactions that
+// read then write cannot deadlock on lock upgrade.
+var sqlitePragmas = []string{
+	"_pragma=foreign_keys(1)",
+	"_pragma=journal_mode(WAL)",
+	"_pragma=busy_timeout(10000)",
+	"_txlock=immediate",
+}
+
+// Open connects to the database named by dsn and migrates its schema.
+// dsn is "sqlite:<path>" or "file:<path>" for SQLite (the parent directory is
+// created if missing), or "postgres://…" / "postgresql://…" for PostgreSQL.
+func Open(ctx context.Context, dsn string) (*ent.Client, error) {
+	drv, err := openDriver(ctx, dsn)
+	if err != nil {
+		return nil, err
+	}
+	client := ent.NewClient(ent.Driver(drv))
+	if err := client.Schema.Create(ctx); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("store: migrate schema: %w", err)
+	}
+	return client, nil
+}
+
+func openDriver(ctx context.Context, dsn string) (*entsql.Driver, error) {
+	scheme, rest, ok := strings.Cut(dsn, ":")
+	if !ok {
+		return nil, fmt.Errorf("store: database %q has no scheme: use sqlite:<path> or postgres://user@host/db", dsn)
+	}
+	switch strings.ToLower(scheme) {
+	case "sqlite", "file":
+		return openSQLite(ctx, rest)
+	case "postgres", "postgresql":
+		return openDB(ctx, "pgx", dialect.Postgres, dsn)
+	}
+	return nil, fmt.Errorf("store: unknown database scheme %q in %q: use sqlite:<path>, file:<path>, postgres:// or postgresql://", scheme, redact(dsn))
+}
+
+func openSQLite(ctx context.Context, path string) (*entsql.Driver, error) {
+	path, query, _ := strings.Cut(path, "?")
+	if path == "" {
+		return nil, errors.New("store: sqlite database has no path: use sqlite:<path>, e.g. sqlite:./taskwire-data/taskwire.db")
+	}
+	if path != ":memory:" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return nil, fmt.Errorf("store: create database directory: %w", err)
+		}
+	}
+	params := sqlitePragmas
+	if query != "" {
+		params = append([]string{query}, sqlitePragmas...)
+	}
+	drv, err := openDB(ctx, "sqlite", dialect.SQLite, "file:"+path+"?"+strings.Join(params, "&"))
+	if err != nil {
+		return nil, err
+	}
+	if path == ":memory:" {
+		drv.DB().SetMaxOpenConns(1) // each connection would get its own empty database
+	}
+	return drv, nil
+}
+
+func openDB(ctx context.Context, driver, dia, dsn string) (*entsql.Driver, error) {
+	db, err := sql.Open(driver, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("store: open %s: %w", dia, err)
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: connect to %s database %s: %w", dia, redact(dsn), err)
+	}
+	return entsql.OpenDB(dia, db), nil
+}
+
+// redact hides a password in a URL-shaped dsn, so errors can be logged.
+func redact(dsn string) string {
+	scheme, rest, ok := strings.Cut(dsn, "://")
+	if !ok {
+		return dsn
+	}
+	userinfo, host, ok := strings.Cut(rest, "@")
+	if !ok {
+		return dsn
+	}
+	if user, _, hasPass := strings.Cut(userinfo, ":"); hasPass {
+		return scheme + "://" + user + ":xxxxx@" + host
+	}
+	return dsn
+}

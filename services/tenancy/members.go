@@ -1,0 +1,115 @@
+package tenancy
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/store"
+)
+
+// MemberSpec describes a member to add. Kind defaults to human and Role to
+// member. An assistant needs SponsorHandle, the handle of the human member
+// answerable for it; a human may not have one.
+type MemberSpec struct {
+	Handle        string
+	Name          string
+	Kind          member.Kind
+	Role          member.Role
+	SponsorHandle string
+}
+
+func (s MemberSpec) withDefaults() MemberSpec {
+	if s.Name == "" {
+		s.Name = s.Handle
+	}
+	if s.Kind == "" {
+		s.Kind = member.KindHuman
+	}
+	if s.Role == "" {
+		s.Role = member.RoleMember
+	}
+	return s
+}
+
+func (s MemberSpec) validate() error {
+	if err := checkHandle(s.Handle); err != nil {
+		return err
+	}
+	if member.KindValidator(s.Kind) != nil {
+		return domainerr.New(domainerr.Invalid, "member kind %q is not valid: use human or assistant", s.Kind)
+	}
+	if member.RoleValidator(s.Role) != nil {
+		return domainerr.New(domainerr.Invalid, "member role %q is not valid: use owner, admin, member or viewer", s.Role)
+	}
+	switch {
+	case s.Kind == member.KindAssistant && s.SponsorHandle == "":
+		return domainerr.New(domainerr.Invalid, "assistant %q needs a sponsor: name the handle of a human member", s.Handle)
+	case s.Kind == member.KindHuman && s.SponsorHandle != "":
+		return domainerr.New(domainerr.Invalid, "human member %q cannot have a sponsor: only assistants are sponsored", s.Handle)
+	}
+	return nil
+}
+
+// AddMember adds a member to the tenant with slug tenantSlug. A taken handle
+// is a Conflict; an unknown tenant or sponsor is NotFound.
+func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec MemberSpec) (*ent.Member, error) {
+	spec = spec.withDefaults()
+	if err := spec.validate(); err != nil {
+		return nil, err
+	}
+	t, ctx, err := scope(ctx, client, tenantSlug)
+	if err != nil {
+		return nil, err
+	}
+	var m *ent.Member
+	err = store.WithTx(ctx, client, func(tx *ent.Tx) error {
+		create := tx.Member.Create().SetTenantID(t.ID).
+			SetHandle(spec.Handle).SetDisplayName(spec.Name).
+			SetKind(spec.Kind).SetRole(spec.Role)
+		if spec.SponsorHandle != "" {
+			sponsor, err := findMember(ctx, tx.Client(), t, spec.SponsorHandle)
+			if err != nil {
+				return err
+			}
+			if sponsor.Kind != member.KindHuman {
+				return domainerr.New(domainerr.Invalid, "sponsor %q is an assistant: a sponsor must be a human member", sponsor.Handle)
+			}
+			create.SetSponsorID(sponsor.ID)
+		}
+		m, err = create.Save(ctx)
+		if ent.IsConstraintError(err) {
+			return domainerr.Wrap(domainerr.Conflict, err,
+				fmt.Sprintf("tenant %s already has a member %q: choose another handle", t.Slug, spec.Handle))
+		}
+		return err
+	})
+	if err != nil {
+		return nil, store.DomainError(ctx, err)
+	}
+	return m, nil
+}
+
+// FindMember returns the member with handle in the tenant with slug
+// tenantSlug, or a NotFound error.
+func FindMember(ctx context.Context, client *ent.Client, tenantSlug, handle string) (*ent.Member, error) {
+	t, ctx, err := scope(ctx, client, tenantSlug)
+	if err != nil {
+		return nil, err
+	}
+	m, err := findMember(ctx, client, t, handle)
+	if err != nil {
+		return nil, store.DomainError(ctx, err)
+	}
+	return m, nil
+}
+
+func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, handle string) (*ent.Member, error) {
+	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.Handle(handle)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no member %q in tenant %s", handle, t.Slug))
+	}
+	return m, err
+}
