@@ -1,0 +1,123 @@
+package worker
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// MDRequestID is the metadata key of the request id the front door sets,
+// logged with every call so one request can be followed across processes.
+const MDRequestID = "x-request-id"
+
+// healthPrefix starts the methods of the standard health service, which
+// load balancers and probes call without any caller identity.
+const healthPrefix = "/grpc.health.v1.Health/"
+
+// unaryChain is every unary call's path, outermost first. The order matters:
+//
+//  1. logging: one record per call, with the final code, so it goes first
+//     and even a recovered panic gets its record.
+//  2. recover: a panic anywhere below becomes Internal, logged with its
+//     stack, instead of killing the process.
+//  3. identity: the caller the front door verified, from metadata, into
+//     the context; none → Unauthenticated. Health is exempt.
+//  4. scope: the token's scopes must cover the scope the method's
+//     (taskwire.mcp.v1.tool) option names; otherwise PermissionDenied.
+//  5. progress: a Reporter publishing to NATS when the call asked for one,
+//     and the trailer counting what was published.
+//  6. errors: the one place where service errors become gRPC statuses,
+//     innermost so that everything above sees statuses only.
+func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
+	return []grpc.UnaryServerInterceptor{
+		s.logCall,
+		s.recoverPanic,
+		s.requireIdentity,
+		s.requireScope,
+		s.reportProgress,
+		s.translateErrors,
+	}
+}
+
+// logCall logs one record per call when it ends. It logs who called and
+// how it went, never tokens or what the call carried.
+func (s *Server) logCall(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	start := time.Now()
+	resp, err := handler(ctx, req)
+	code := status.Code(err)
+	attrs := []slog.Attr{
+		slog.String("method", info.FullMethod),
+		slog.String("code", code.String()),
+		slog.Duration("duration", time.Since(start)),
+	}
+	if c, idErr := identity.FromIncoming(ctx); idErr == nil {
+		attrs = append(attrs, slog.String("tenant", c.Tenant), slog.Int("member", c.Member))
+	}
+	if id := requestID(ctx); id != "" {
+		attrs = append(attrs, slog.String("request_id", id))
+	}
+	s.log.LogAttrs(ctx, callLevel(info.FullMethod, code), "rpc", attrs...)
+	return resp, err
+}
+
+// callLevel keeps health probes out of the default log and raises calls
+// that failed on our side.
+func callLevel(method string, code codes.Code) slog.Level {
+	switch {
+	case code == codes.Internal || code == codes.Unknown || code == codes.DataLoss:
+		return slog.LevelError
+	case strings.HasPrefix(method, healthPrefix):
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+// requestID returns the call's request id, cut short so a client cannot
+// flood the log through it.
+func requestID(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	v := md.Get(MDRequestID)
+	if len(v) == 0 {
+		return ""
+	}
+	const maxLen = 128
+	if len(v[0]) > maxLen {
+		return v[0][:maxLen]
+	}
+	return v[0]
+}
+
+// recoverPanic turns a panic into Internal with a ref, logging the value
+// and stack under the same ref.
+func (s *Server) recoverPanic(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = s.internal(ctx, info.FullMethod, fmt.Errorf("panic: %v", r),
+				slog.String("stack", string(debug.Stack())))
+			resp = nil
+		}
+	}()
+	return handler(ctx, req)
+}
+
+// requireIdentity puts the caller named in metadata into the context.
+func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if strings.HasPrefix(info.FullMethod, healthPrefix) {
+		return handler(ctx, req)
+	}
+	c, err := identity.FromIncoming(ctx)
+	if err != nil {
+		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
+	}
+	return handler(identity.NewContext(ctx, c), req)
+}

@@ -1,0 +1,171 @@
+package worker
+
+import (
+	"os"
+	"strconv"
+	"testing"
+	"time"
+
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/services/progress"
+)
+
+// startNATS runs an in-process NATS server on a random loopback port.
+func startNATS(t *testing.T) string {
+	t.Helper()
+	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	t.Cleanup(ns.Shutdown)
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("embedded NATS server not ready after 10s")
+	}
+	return ns.ClientURL()
+}
+
+func connectNATS(t *testing.T, url string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatalf("connect to NATS at %s: %v", url, err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}
+
+func TestProgressEmbeddedNATS(t *testing.T) {
+	testProgress(t, startNATS(t))
+}
+
+func TestProgressRealNATS(t *testing.T) {
+	url := os.Getenv("TASKWIRE_TEST_NATS")
+	if url == "" {
+		t.Skip("TASKWIRE_TEST_NATS is not set (e.g. nats://127.0.0.1:4222); skipping the test against a real NATS server")
+	}
+	testProgress(t, url)
+}
+
+// testProgress calls ImportTasks asking for progress and checks that the
+// events are on the subject, in order, before the response, and that the
+// trailer counts them. Reports that do not rise are dropped.
+func testProgress(t *testing.T, url string) {
+	w := startWorker(t, func(c *Config) { c.NATS = connectNATS(t, url) })
+	w.board.reports = []float64{1, 1, 2, 0.5, 3}
+	subject := progress.SubjectPrefix + "fd-test." + strconv.FormatInt(time.Now().UnixNano(), 36)
+	subConn := connectNATS(t, url)
+	sub := subscribe(t, subConn, subject)
+
+	trailer := callImport(t, w, subject)
+	if got := trailer.Get(progress.TrailerCount); len(got) != 1 || got[0] != "3" {
+		t.Fatalf("trailer %s = %q, want [3]", progress.TrailerCount, got)
+	}
+	// Published after the response: it must come after every event.
+	if err := subConn.Publish(subject, []byte("end")); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []float64{1, 2, 3} {
+		ev := nextEvent(t, sub)
+		if ev.GetSeq() != uint32(i+1) || ev.GetProgress() != want || ev.GetTotal() != 3 {
+			t.Errorf("event %d = %v, want seq %d progress %g total 3", i, ev, i+1, want)
+		}
+	}
+	if msg, err := sub.NextMsg(10 * time.Second); err != nil || string(msg.Data) != "end" {
+		t.Errorf("after 3 events got %v, %v; want the end marker", msg, err)
+	}
+}
+
+func subscribe(t *testing.T, nc *nats.Conn, subject string) *nats.Subscription {
+	t.Helper()
+	sub, err := nc.SubscribeSync(subject)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := nc.Flush(); err != nil { // the server knows the subscription
+		t.Fatal(err)
+	}
+	return sub
+}
+
+func nextEvent(t *testing.T, sub *nats.Subscription) *taskwirev1.ProgressEvent {
+	t.Helper()
+	msg, err := sub.NextMsg(10 * time.Second)
+	if err != nil {
+		t.Fatalf("waiting for a progress event: %v", err)
+	}
+	ev := &taskwirev1.ProgressEvent{}
+	if err := proto.Unmarshal(msg.Data, ev); err != nil {
+		t.Fatalf("event %q: %v", msg.Data, err)
+	}
+	return ev
+}
+
+func callImport(t *testing.T, w *testWorker, subject string) metadata.MD {
+	t.Helper()
+	ctx := metadata.AppendToOutgoingContext(asCaller("write"), progress.MDSubject, subject)
+	var trailer metadata.MD
+	req := &taskwirev1.ImportTasksRequest{Tasks: []*taskwirev1.TaskDraft{{Title: "a"}}}
+	if _, err := w.client.ImportTasks(ctx, req, grpc.Trailer(&trailer)); err != nil {
+		t.Fatalf("ImportTasks = %v", err)
+	}
+	return trailer
+}
+
+func TestProgressWithoutNATS(t *testing.T) {
+	w := startWorker(t, nil)
+	w.board.reports = []float64{1, 2}
+	trailer := callImport(t, w, progress.SubjectPrefix+"fd.call")
+	if got := trailer.Get(progress.TrailerCount); len(got) != 1 || got[0] != "0" {
+		t.Errorf("trailer %s = %q, want [0] (reports dropped)", progress.TrailerCount, got)
+	}
+}
+
+func TestProgressSubjectChecked(t *testing.T) {
+	w := startWorker(t, nil)
+	for _, subj := range []string{"other.fd.call", progress.SubjectPrefix, progress.SubjectPrefix + "fd.*",
+		progress.SubjectPrefix + ">", progress.SubjectPrefix + "fd..call", progress.SubjectPrefix + "fd call"} {
+		ctx := metadata.AppendToOutgoingContext(asCaller("write"), progress.MDSubject, subj)
+		_, err := w.client.ImportTasks(ctx, &taskwirev1.ImportTasksRequest{})
+		if got := status.Code(err); got != codes.InvalidArgument {
+			t.Errorf("ImportTasks with subject %q: code = %v, want InvalidArgument", subj, got)
+		}
+	}
+}
+
+func TestNoProgressWithoutSubject(t *testing.T) {
+	w := startWorker(t, func(c *Config) { c.NATS = connectNATS(t, startNATS(t)) })
+	var trailer metadata.MD
+	_, err := w.client.ImportTasks(asCaller("write"), &taskwirev1.ImportTasksRequest{}, grpc.Trailer(&trailer))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := trailer.Get(progress.TrailerCount); len(got) != 0 {
+		t.Errorf("trailer %s = %q without a subject, want none", progress.TrailerCount, got)
+	}
+}
+
+func TestPublisherDropsLateReports(t *testing.T) {
+	url := startNATS(t)
+	sub := subscribe(t, connectNATS(t, url), progress.SubjectPrefix+"fd.late")
+	p := &publisher{nc: connectNATS(t, url), subject: progress.SubjectPrefix + "fd.late", log: discardLogger()}
+	p.report(1, 0, "")
+	if n := p.close(); n != 1 {
+		t.Fatalf("close() = %d, want 1", n)
+	}
+	p.report(2, 0, "late")
+	if n := p.close(); n != 1 {
+		t.Errorf("close() after a late report = %d, want 1", n)
+	}
+	if ev := nextEvent(t, sub); ev.GetSeq() != 1 {
+		t.Errorf("first event = %v, want seq 1", ev)
+	}
+}

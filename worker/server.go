@@ -1,0 +1,135 @@
+// Package worker is the worker process's gRPC server: it serves the
+// services it is given behind one interceptor chain (identity, scopes,
+// progress, error translation), reports health, and drains gracefully.
+package worker
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+)
+
+// DefaultDrainTimeout bounds Stop's graceful drain when Config names none.
+const DefaultDrainTimeout = 15 * time.Second
+
+// Config configures a Server.
+type Config struct {
+	Logger *slog.Logger // required
+	// NATS carries progress back to front doors. When nil, reports are
+	// dropped and calls still succeed.
+	NATS *nats.Conn
+	// Register adds the services to serve, e.g. board.Register.
+	Register []func(grpc.ServiceRegistrar)
+	// DrainTimeout bounds how long Stop waits for in-flight calls before it
+	// cuts them off; 0 means DefaultDrainTimeout.
+	DrainTimeout time.Duration
+}
+
+// Validate reports whether c can build a Server.
+func (c Config) Validate() error {
+	switch {
+	case c.Logger == nil:
+		return errors.New("worker: no logger")
+	case c.DrainTimeout < 0:
+		return errors.New("worker: negative drain timeout")
+	}
+	for _, r := range c.Register {
+		if r == nil {
+			return errors.New("worker: nil register function")
+		}
+	}
+	return nil
+}
+
+// Server is a worker's gRPC server.
+type Server struct {
+	cfg    Config
+	log    *slog.Logger
+	grpc   *grpc.Server
+	health *health.Server
+	scopes sync.Map // full method name → scopeRule, filled on first call
+
+	// draining is cancelled when Stop begins; it ends long-lived streams
+	// (health Watch) that would otherwise hold GracefulStop until the
+	// drain timeout.
+	draining context.Context
+	drain    context.CancelFunc
+}
+
+// New returns a Server serving cfg.Register's services and the standard
+// health service.
+func New(cfg Config) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.DrainTimeout == 0 {
+		cfg.DrainTimeout = DefaultDrainTimeout
+	}
+	s := &Server{cfg: cfg, log: cfg.Logger, health: health.NewServer()}
+	s.draining, s.drain = context.WithCancel(context.Background())
+	s.grpc = grpc.NewServer(
+		grpc.ChainUnaryInterceptor(s.unaryChain()...),
+		grpc.ChainStreamInterceptor(s.endOnDrain),
+	)
+	healthpb.RegisterHealthServer(s.grpc, s.health)
+	for _, register := range cfg.Register {
+		register(s.grpc)
+	}
+	return s, nil
+}
+
+// Serve serves gRPC on lis until Stop, reporting SERVING for the server as
+// a whole ("") and for each registered service.
+func (s *Server) Serve(lis net.Listener) error {
+	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
+	for name := range s.grpc.GetServiceInfo() {
+		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
+	}
+	return s.grpc.Serve(lis)
+}
+
+// Stop drains the server: health turns NOT_SERVING (for good), streams
+// end, in-flight calls get until ctx ends or DrainTimeout passes to finish,
+// and whatever is left is cut off.
+func (s *Server) Stop(ctx context.Context) {
+	s.health.Shutdown()
+	s.drain()
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.DrainTimeout)
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		s.grpc.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.log.Warn("worker: drain timed out; cutting off in-flight calls", "err", ctx.Err())
+	}
+	s.grpc.Stop()
+	<-done
+}
+
+// endOnDrain gives each stream a context that also ends when Stop begins.
+func (s *Server) endOnDrain(srv any, ss grpc.ServerStream, _ *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+	ctx, cancel := context.WithCancel(ss.Context())
+	defer cancel()
+	stop := context.AfterFunc(s.draining, cancel)
+	defer stop()
+	return handler(srv, &drainingStream{ServerStream: ss, ctx: ctx})
+}
+
+type drainingStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (d *drainingStream) Context() context.Context { return d.ctx }
