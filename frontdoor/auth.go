@@ -1,0 +1,146 @@
+package frontdoor
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// wellKnownPrefix starts the RFC 9728 protected-resource metadata paths.
+const wellKnownPrefix = "/.well-known/oauth-protected-resource"
+
+// resourceMetadata is the RFC 9728 document that tells a client which
+// authorization server issues tokens for this endpoint (MCP authorization).
+type resourceMetadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+}
+
+// initMetadata encodes the metadata document once and records where it is
+// served: under the endpoint's path, as RFC 9728 §3.1 builds the URL, and at
+// the root, which some clients try first.
+func (h *Handler) initMetadata(endpoint *url.URL) error {
+	issuer := endpoint.Scheme + "://" + endpoint.Host
+	doc, err := json.Marshal(resourceMetadata{
+		Resource:               h.cfg.Endpoint,
+		AuthorizationServers:   []string{issuer},
+		ScopesSupported:        authz.AllScopes,
+		BearerMethodsSupported: []string{"header"},
+	})
+	if err != nil {
+		return err
+	}
+	h.metadata = doc
+	specific := wellKnownPrefix + strings.TrimSuffix(endpoint.Path, "/")
+	h.metaPaths = []string{specific, wellKnownPrefix}
+	h.metadataURL = issuer + specific
+	return nil
+}
+
+func (h *Handler) isMetadataPath(p string) bool {
+	for _, mp := range h.metaPaths {
+		if p == mp {
+			return true
+		}
+	}
+	return false
+}
+
+// serveMetadata answers GET with the protected-resource document. It needs
+// no token: a client reads it to learn how to get one.
+func (h *Handler) serveMetadata(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	_, _ = w.Write(h.metadata)
+}
+
+// authenticate returns the caller of r's bearer token, or the refusal that
+// tells the client how to get a valid one (RFC 6750 §3, MCP authorization).
+// The token itself never reaches a log or a response.
+func (h *Handler) authenticate(r *http.Request) (identity.Caller, *failure) {
+	if r.URL.Query().Has("access_token") {
+		return identity.Caller{}, h.badTokenRequest("access tokens are accepted in the Authorization header only, never in the URL")
+	}
+	values := r.Header.Values("Authorization")
+	if len(values) > 1 {
+		return identity.Caller{}, h.badTokenRequest("send one Authorization header")
+	}
+	scheme, raw, _ := strings.Cut(strings.TrimSpace(strings.Join(values, "")), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return identity.Caller{}, h.unauthorized("a bearer token is required", "", nil)
+	}
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return identity.Caller{}, h.unauthorized("the bearer token is empty", "the bearer token is empty", nil)
+	}
+	c, err := h.cfg.Verifier.Verify(r.Context(), raw)
+	if err == nil {
+		err = c.Validate()
+	}
+	if err != nil {
+		return identity.Caller{}, h.unauthorized("the bearer token is not valid", "the token is invalid, expired or revoked", err)
+	}
+	return c, nil
+}
+
+// unauthorized is a 401 whose challenge points at the metadata document;
+// description, when set, adds error="invalid_token" because a token was
+// given but refused.
+func (h *Handler) unauthorized(msg, description string, cause error) *failure {
+	ch := `Bearer resource_metadata="` + h.metadataURL + `"`
+	if description != "" {
+		ch += `, error="invalid_token", error_description=` + quote(description)
+	}
+	return &failure{
+		status: http.StatusUnauthorized,
+		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "unauthorized: " + msg},
+		header: http.Header{"Www-Authenticate": {ch}},
+		cause:  cause,
+	}
+}
+
+// badTokenRequest is RFC 6750's invalid_request: the token was offered in
+// a way this server refuses, so no retry with the same request can work.
+func (h *Handler) badTokenRequest(msg string) *failure {
+	ch := `Bearer resource_metadata="` + h.metadataURL + `", error="invalid_request", error_description=` + quote(msg)
+	return &failure{
+		status: http.StatusBadRequest,
+		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "invalid request: " + msg},
+		header: http.Header{"Www-Authenticate": {ch}},
+	}
+}
+
+// insufficientScope is the 403 of a token that lacks a tool's scope; the
+// challenge names the scope so the client can ask for a stronger token.
+func (h *Handler) insufficientScope(id json.RawMessage, e *mcp.ScopeError) *failure {
+	ch := `Bearer error="insufficient_scope", scope=` + quote(e.Scope) + `, resource_metadata="` + h.metadataURL + `"`
+	return &failure{
+		status: http.StatusForbidden,
+		id:     id,
+		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "forbidden: " + e.Error()},
+		header: http.Header{"Www-Authenticate": {ch}},
+	}
+}
+
+// quote makes s an RFC 9110 quoted-string, dropping what a challenge
+// parameter may not hold (RFC 6750 allows no '"' or backslash in these values).
+func quote(s string) string {
+	return `"` + strings.Map(func(r rune) rune {
+		if r < 0x20 || r > 0x7e || r == '"' || r == '\\' {
+			return -1
+		}
+		return r
+	}, s) + `"`
+}

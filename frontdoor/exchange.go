@@ -1,0 +1,272 @@
+package frontdoor
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// exchange is one request on the MCP endpoint, from arrival to its log
+// record. Its fields fill in as the request gets further.
+type exchange struct {
+	h      *Handler
+	r      *http.Request
+	out    *responder
+	start  time.Time
+	caller identity.Caller
+	msg    *jsonrpc.Message
+	req    *request
+
+	// For the log record.
+	tool      string
+	toolError bool
+	code      int
+	cause     error
+}
+
+// serveMCP answers one request on the endpoint.
+func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
+	x := &exchange{h: h, r: r, out: newResponder(w, r.Context()), start: time.Now()}
+	defer x.done()
+	body, f := x.admit()
+	if f != nil {
+		x.fail(f)
+		return
+	}
+	x.dispatch(body)
+}
+
+// admit runs the transport checks, in the order of DIGEST §11: Origin,
+// method, token, framing, body size. None needs the body parsed, and no
+// body is read for a caller that is not authenticated.
+func (x *exchange) admit() ([]byte, *failure) {
+	if f := x.h.checkOrigin(x.r); f != nil {
+		return nil, f
+	}
+	if x.r.Method != http.MethodPost {
+		return nil, refusal(http.StatusMethodNotAllowed, "method not allowed: this endpoint takes POST only", http.Header{"Allow": {http.MethodPost}})
+	}
+	c, f := x.h.authenticate(x.r)
+	if f != nil {
+		return nil, f
+	}
+	x.caller = c
+	if f := checkFraming(x.r.Header); f != nil {
+		return nil, f
+	}
+	return x.readBody()
+}
+
+// checkOrigin refuses a request whose Origin header names a site that is
+// not allowed: a browser page elsewhere must not drive the endpoint (DNS
+// rebinding). Requests without Origin come from non-browser clients.
+func (h *Handler) checkOrigin(r *http.Request) *failure {
+	values := r.Header.Values("Origin")
+	if len(values) == 0 {
+		return nil
+	}
+	if o, err := normalizeOrigin(values[0]); err == nil && len(values) == 1 && h.origins[o] {
+		return nil
+	}
+	return refusal(http.StatusForbidden, "forbidden: this Origin is not allowed", nil)
+}
+
+// checkFraming checks Accept and Content-Type as go-sdk does: the client
+// must accept both response forms, since the server picks one per request.
+func checkFraming(hdr http.Header) *failure {
+	if jsonOK, sseOK := accepts(hdr.Values("Accept")); !jsonOK || !sseOK {
+		return refusal(http.StatusBadRequest, "invalid request: Accept must list both application/json and text/event-stream", nil)
+	}
+	if mt, _, err := mime.ParseMediaType(hdr.Get("Content-Type")); err != nil || mt != "application/json" {
+		return refusal(http.StatusUnsupportedMediaType, "unsupported media type: Content-Type must be application/json", nil)
+	}
+	return nil
+}
+
+// accepts reports whether Accept values cover JSON and SSE responses.
+func accepts(values []string) (jsonOK, sseOK bool) {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				sseOK = true
+			case "*/*":
+				jsonOK, sseOK = true, true
+			}
+		}
+	}
+	return jsonOK, sseOK
+}
+
+// readBody reads the body up to the configured limit.
+func (x *exchange) readBody() ([]byte, *failure) {
+	limit := x.h.cfg.MaxBodyBytes
+	tooLarge := refusal(http.StatusRequestEntityTooLarge, "request too large: the body exceeds the limit of this server", nil)
+	if x.r.ContentLength > limit {
+		return nil, tooLarge
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(x.out.w, x.r.Body, limit))
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		return nil, tooLarge
+	case err != nil:
+		f := refusal(http.StatusBadRequest, "invalid request: the body could not be read", nil)
+		f.cause = err
+		return nil, f
+	}
+	return body, nil
+}
+
+// dispatch decodes the body and answers it by kind.
+func (x *exchange) dispatch(body []byte) {
+	msg, err := jsonrpc.Decode(body)
+	x.msg = msg
+	var je *jsonrpc.Error
+	switch {
+	case errors.As(err, &je):
+		x.fail(&failure{id: msg.ID, err: je})
+	case msg.Kind == jsonrpc.Notification:
+		x.notification()
+	case msg.Kind == jsonrpc.Response:
+		// Under 2026-07-28 a server sends no requests, so no response can
+		// be owed to it.
+		x.fail(&failure{err: jsonrpc.Errorf(jsonrpc.InvalidRequest, "invalid request: this server sends no requests, so it takes no responses")})
+	default:
+		x.request()
+	}
+}
+
+// notification accepts a notification whose headers are consistent. The
+// core protocol defines no client notification over HTTP, so none has an
+// effect; refusing a bad one still tells a broken client.
+func (x *exchange) notification() {
+	if e := checkNotification(x.r.Header, x.msg); e != nil {
+		x.fail(&failure{err: e})
+		return
+	}
+	x.out.accept()
+}
+
+// request checks a request and runs its method.
+func (x *exchange) request() {
+	x.req = parseRequest(x.msg, x.r.Header)
+	for _, check := range requestChecks {
+		if e := check(x.req); e != nil {
+			x.fail(&failure{id: x.msg.ID, err: e})
+			return
+		}
+	}
+	result, err := methods[x.msg.Method](x)
+	if err != nil {
+		x.fail(x.failureFor(err))
+		return
+	}
+	x.reply(result)
+}
+
+// reply sends a method's result.
+func (x *exchange) reply(result any) {
+	body, err := jsonrpc.EncodeResult(x.msg.ID, result)
+	if err != nil {
+		x.fail(x.internal(err))
+		return
+	}
+	x.out.finish(http.StatusOK, nil, body)
+}
+
+// fail sends f; a nil f means the client left and gets nothing.
+func (x *exchange) fail(f *failure) {
+	if f == nil {
+		return
+	}
+	x.code, x.cause = f.err.Code, f.cause
+	body, err := jsonrpc.EncodeError(f.id, f.err)
+	if err != nil { // f.err.Data did not encode: a bug, still owed an answer
+		x.cause = errors.Join(f.cause, err)
+		body, _ = jsonrpc.EncodeError(f.id, &jsonrpc.Error{Code: jsonrpc.Internal, Message: "internal error"})
+	}
+	x.out.finish(f.statusCode(), f.header, body)
+}
+
+// done ends the exchange: nothing may be written after it, whoever still
+// holds the progress reporter, and the request gets its one log record.
+func (x *exchange) done() {
+	x.out.close()
+	level, attrs := x.logAttrs()
+	x.h.cfg.Logger.LogAttrs(context.WithoutCancel(x.r.Context()), level, "mcp request", attrs...)
+}
+
+// logAttrs describes the request for its log record: never the token, the
+// arguments or the result, which may hold task text.
+func (x *exchange) logAttrs() (slog.Level, []slog.Attr) {
+	status, progress, final := x.out.summary()
+	outcome, level := x.outcome(status, final)
+	attrs := []slog.Attr{
+		slog.String("method", x.methodName()),
+		slog.String("outcome", outcome),
+		slog.Int("status", status),
+		slog.Duration("duration", time.Since(x.start)),
+	}
+	if x.tool != "" {
+		attrs = append(attrs, slog.String("tool", clip(x.tool)))
+	}
+	if x.caller.Tenant != "" {
+		attrs = append(attrs, slog.String("tenant", x.caller.Tenant), slog.Int("member", x.caller.Member))
+	}
+	if x.code != 0 {
+		attrs = append(attrs, slog.Int("code", x.code))
+	}
+	if progress > 0 {
+		attrs = append(attrs, slog.Int("progress", progress))
+	}
+	if x.cause != nil {
+		attrs = append(attrs, slog.String("error", x.cause.Error()))
+	}
+	return level, attrs
+}
+
+// outcome names how the request ended, and the level that deserves.
+func (x *exchange) outcome(status int, final bool) (string, slog.Level) {
+	switch {
+	case !final:
+		return "cancelled", slog.LevelInfo
+	case x.code == jsonrpc.Internal:
+		return "internal", slog.LevelError
+	case x.code != 0:
+		return "refused", slog.LevelInfo
+	case status == http.StatusAccepted:
+		return "accepted", slog.LevelInfo
+	case x.toolError:
+		return "tool_error", slog.LevelInfo
+	}
+	return "ok", slog.LevelInfo
+}
+
+// methodName is the JSON-RPC method, or the HTTP method when the body was
+// never read.
+func (x *exchange) methodName() string {
+	if x.msg == nil {
+		return x.r.Method
+	}
+	return clip(x.msg.Method)
+}
+
+// clip shortens a client-chosen string for the log.
+func clip(s string) string {
+	if len(s) <= 64 {
+		return s
+	}
+	return strings.ToValidUTF8(s[:64], "") + "…"
+}

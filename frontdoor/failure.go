@@ -1,0 +1,85 @@
+package frontdoor
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+)
+
+// failure is an error response about to be sent.
+type failure struct {
+	// status is set by transport refusals (401, 403, 405, 413, 415), whose
+	// status the HTTP rules fix; zero means statusFor(err.Code).
+	status int
+	id     json.RawMessage // the request's id, nil when unknown
+	err    *jsonrpc.Error
+	header http.Header // extra response headers, e.g. WWW-Authenticate
+	cause  error       // logged, never sent
+}
+
+func (f *failure) statusCode() int {
+	if f.status != 0 {
+		return f.status
+	}
+	return statusFor(f.err.Code)
+}
+
+// statusFor maps a JSON-RPC error code to the HTTP status of its response.
+// It is the one place that does, so every path agrees (DIGEST §3, §15.1):
+// the spec fixes 404 and 400 for its codes; an internal error keeps 200 as
+// in go-sdk, since the JSON-RPC body already says what happened.
+func statusFor(code int) int {
+	switch code {
+	case jsonrpc.MethodNotFound:
+		return http.StatusNotFound
+	case jsonrpc.InvalidParams, jsonrpc.HeaderMismatch, jsonrpc.MissingRequiredClientCapability,
+		jsonrpc.UnsupportedProtocolVersion, jsonrpc.InvalidRequest, jsonrpc.ParseError:
+		return http.StatusBadRequest
+	}
+	return http.StatusOK
+}
+
+// refusal is a transport-level rejection. Its body is still a JSON-RPC
+// error (without id, since the body was not read): a dual-era client that
+// reads anything else in a 4xx falls back to the legacy handshake. The code
+// is InvalidRequest because the request, as sent, cannot be served.
+func refusal(status int, msg string, header http.Header) *failure {
+	return &failure{status: status, err: &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: msg}, header: header}
+}
+
+// failureFor translates an error of a method into its response: the one
+// error translation of this boundary. It returns nil when the client has
+// gone, since nothing can reach it.
+func (x *exchange) failureFor(err error) *failure {
+	var je *jsonrpc.Error
+	var se *mcp.ScopeError
+	switch {
+	case x.r.Context().Err() != nil:
+		x.cause = err
+		return nil
+	case errors.As(err, &je):
+		return &failure{id: x.msg.ID, err: je}
+	case errors.As(err, &se):
+		return x.h.insufficientScope(x.msg.ID, se)
+	}
+	return x.internal(err)
+}
+
+// internal hides err from the client behind a neutral message and a short
+// ref, derived from the error text so that the ref leads to the log record
+// without revealing anything.
+func (x *exchange) internal(err error) *failure {
+	sum := sha256.Sum256([]byte(err.Error()))
+	ref := hex.EncodeToString(sum[:4])
+	return &failure{
+		id:    x.msg.ID,
+		err:   &jsonrpc.Error{Code: jsonrpc.Internal, Message: "internal error (ref " + ref + ")"},
+		cause: fmt.Errorf("%w (ref %s)", err, ref),
+	}
+}

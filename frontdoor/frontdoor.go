@@ -1,0 +1,199 @@
+// Package frontdoor serves MCP 2026-07-28 over Streamable HTTP: it checks
+// every request in the order the transport rules set (Origin, token,
+// framing, headers against body, _meta, version, method), answers
+// server/discover and tools/list itself and hands tools/call to a
+// ToolBackend. It keeps no state between requests, so any replica can
+// answer any request.
+package frontdoor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/progress"
+)
+
+// TokenVerifier turns the bearer token of a request into its caller. It
+// must check signature, expiry, audience (the Endpoint) and revocation; an
+// error means the token is not acceptable.
+type TokenVerifier interface {
+	Verify(ctx context.Context, raw string) (identity.Caller, error)
+}
+
+// ToolBackend lists and runs the tools of one caller.
+type ToolBackend interface {
+	// Tools returns the tools c may call, in a stable order.
+	Tools(c identity.Caller) []mcp.Tool
+	// CallTool runs tool name with args (a JSON object, or nil) for c.
+	// report is nil when the request carried no progressToken; otherwise
+	// it may be called from any goroutine until CallTool returns.
+	//
+	// Errors: a *jsonrpc.Error is sent as is (e.g. -32602 for an unknown
+	// tool or arguments that do not fit the schema); a *mcp.ScopeError
+	// becomes HTTP 403; after the client left nothing is sent; anything
+	// else becomes -32603 with a neutral message and a short ref, and is
+	// logged in full.
+	CallTool(ctx context.Context, c identity.Caller, name string, args json.RawMessage, report progress.Reporter) (*mcp.CallToolResult, error)
+}
+
+// Config configures a Handler. Zero values mean the defaults noted.
+type Config struct {
+	// Endpoint is the public URL of the MCP endpoint, e.g.
+	// "http://127.0.0.1:8080/api/mcp". Its path is where the handler
+	// serves MCP, its origin is always allowed, and it is the resource
+	// (token audience) named in the protected-resource metadata. Required.
+	Endpoint string
+	// AllowedOrigins are further Origin values browsers may send, e.g.
+	// "https://inspector.example".
+	AllowedOrigins []string
+	// Verifier checks bearer tokens. Required.
+	Verifier TokenVerifier
+	// Tools lists and runs tools. Required.
+	Tools ToolBackend
+	// ServerInfo is sent in the _meta of every result. Default name
+	// "taskwire", version "(devel)".
+	ServerInfo mcp.Implementation
+	// Instructions, if set, go into the server/discover result.
+	Instructions string
+	// MaxBodyBytes caps a request body. Default 4 MiB.
+	MaxBodyBytes int64
+	// Logger receives one record per request. Default: discard.
+	Logger *slog.Logger
+}
+
+// DefaultMaxBodyBytes is the body limit when Config.MaxBodyBytes is zero,
+// as in go-sdk.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Validate reports the first problem of c that New would refuse.
+func (c Config) Validate() error {
+	if _, err := parseEndpoint(c.Endpoint); err != nil {
+		return err
+	}
+	for _, o := range c.AllowedOrigins {
+		if _, err := normalizeOrigin(o); err != nil {
+			return fmt.Errorf("frontdoor: allowed origin %q: %w", o, err)
+		}
+	}
+	switch {
+	case c.Verifier == nil:
+		return errors.New("frontdoor: Config.Verifier is required")
+	case c.Tools == nil:
+		return errors.New("frontdoor: Config.Tools is required")
+	case c.MaxBodyBytes < 0:
+		return errors.New("frontdoor: Config.MaxBodyBytes is negative")
+	}
+	return nil
+}
+
+// withDefaults fills the zero fields of c.
+func (c Config) withDefaults() Config {
+	if c.ServerInfo.Name == "" {
+		c.ServerInfo.Name = "taskwire"
+	}
+	if c.ServerInfo.Version == "" {
+		c.ServerInfo.Version = "(devel)"
+	}
+	if c.MaxBodyBytes == 0 {
+		c.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// Handler is the front door's http.Handler. It is safe for concurrent use
+// and holds nothing between requests.
+type Handler struct {
+	cfg         Config
+	path        string          // the endpoint's path
+	origins     map[string]bool // normalized allowed origins
+	metaPaths   []string        // where the RFC 9728 document is served
+	metadataURL string          // its public URL, for WWW-Authenticate
+	metadata    []byte          // the document, encoded once
+	pageSize    int             // tools per tools/list page
+}
+
+// New returns a Handler for cfg, or the reason cfg is unusable.
+func New(cfg Config) (*Handler, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	cfg = cfg.withDefaults()
+	u, _ := parseEndpoint(cfg.Endpoint)
+	h := &Handler{cfg: cfg, path: u.Path, origins: map[string]bool{}, pageSize: 50}
+	self, _ := normalizeOrigin(u.Scheme + "://" + u.Host)
+	h.origins[self] = true
+	for _, o := range cfg.AllowedOrigins {
+		n, _ := normalizeOrigin(o)
+		h.origins[n] = true
+	}
+	if err := h.initMetadata(u); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// ServeHTTP routes the MCP endpoint and the protected-resource metadata;
+// anything else is not found.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch p := r.URL.Path; {
+	case p == h.path:
+		h.serveMCP(w, r)
+	case h.isMetadataPath(p):
+		h.serveMetadata(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// parseEndpoint checks that s is an absolute http(s) URL fit to be a token
+// audience: no query, fragment or user info, which RFC 8707 resource
+// identifiers exclude.
+func parseEndpoint(s string) (*url.URL, error) {
+	u, err := url.Parse(s)
+	switch {
+	case s == "":
+		return nil, errors.New("frontdoor: Config.Endpoint is required")
+	case err != nil:
+		return nil, fmt.Errorf("frontdoor: Config.Endpoint: %w", err)
+	case u.Scheme != "http" && u.Scheme != "https", u.Host == "":
+		return nil, fmt.Errorf("frontdoor: Config.Endpoint %q is not an absolute http(s) URL", s)
+	case u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		return nil, fmt.Errorf("frontdoor: Config.Endpoint %q has a query, fragment or user info", s)
+	}
+	if u.Path == "" {
+		u.Path = "/"
+	}
+	return u, nil
+}
+
+// normalizeOrigin returns s as scheme://host[:port] in lower case without
+// a default port, so that "HTTP://Example.com:80" and "http://example.com"
+// compare equal. Anything else, including "null", is an error.
+func normalizeOrigin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme == "" || u.Host == "" || u.Opaque != "" {
+		return "", errors.New("not an origin (scheme://host[:port])")
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", errors.New("an origin has no path, query, fragment or user info")
+	}
+	scheme, host := strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	switch {
+	case scheme == "http":
+		host = strings.TrimSuffix(host, ":80")
+	case scheme == "https":
+		host = strings.TrimSuffix(host, ":443")
+	}
+	return scheme + "://" + host, nil
+}

@@ -1,0 +1,117 @@
+package frontdoor
+
+import (
+	"encoding/base64"
+	"errors"
+	"net/http"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+)
+
+// The standard MCP request headers. They repeat parts of the body so that
+// proxies and load balancers can route without parsing it, which only
+// works if the server refuses a request whose headers and body disagree.
+const (
+	hdrProtocolVersion = "MCP-Protocol-Version"
+	hdrMethod          = "Mcp-Method"
+	hdrName            = "Mcp-Name"
+)
+
+// checkHeaders compares the standard headers with the body (DIGEST §11.5).
+// A body field that is absent or not a string is left to the later params
+// checks, which answer -32602; here only the headers are at fault.
+func checkHeaders(q *request) *jsonrpc.Error {
+	version, err := requiredHeader(q.header, hdrProtocolVersion)
+	if err != nil {
+		return err
+	}
+	if v, ok := str(q.meta, mcp.MetaProtocolVersion); ok && v != version {
+		return mismatch("the MCP-Protocol-Version header does not match params._meta protocolVersion")
+	}
+	method, err := requiredHeader(q.header, hdrMethod)
+	if err != nil {
+		return err
+	}
+	if method != q.method {
+		return mismatch("the Mcp-Method header does not match the method")
+	}
+	if q.method != "tools/call" {
+		return nil
+	}
+	name, err := requiredHeader(q.header, hdrName)
+	if err != nil {
+		return err
+	}
+	if n, ok := str(q.params, "name"); ok && n != name {
+		return mismatch("the Mcp-Name header does not match params.name")
+	}
+	return nil
+}
+
+// checkNotification checks a notification's headers. The spec leaves them
+// open (DIGEST §15.5); taskwire asks for what every POST carries, a served
+// MCP-Protocol-Version, and refuses an Mcp-Method that contradicts the body.
+func checkNotification(hdr http.Header, m *jsonrpc.Message) *jsonrpc.Error {
+	version, err := requiredHeader(hdr, hdrProtocolVersion)
+	if err != nil {
+		return err
+	}
+	if !slices.Contains(supportedVersions, version) {
+		return unsupportedVersion(version, "unsupported protocol version in the MCP-Protocol-Version header")
+	}
+	if len(hdr.Values(hdrMethod)) == 0 {
+		return nil
+	}
+	method, err := requiredHeader(hdr, hdrMethod)
+	if err != nil {
+		return err
+	}
+	if method != m.Method {
+		return mismatch("the Mcp-Method header does not match the method")
+	}
+	return nil
+}
+
+// requiredHeader returns the decoded value of the header name, which must
+// be present exactly once.
+func requiredHeader(hdr http.Header, name string) (string, *jsonrpc.Error) {
+	values := hdr.Values(name)
+	switch len(values) {
+	case 0:
+		return "", mismatch("the " + name + " header is required")
+	case 1:
+	default:
+		return "", mismatch("the " + name + " header must appear once")
+	}
+	v, err := decodeHeader(values[0])
+	if err != nil {
+		return "", mismatch("the " + name + " header is malformed: " + err.Error())
+	}
+	return v, nil
+}
+
+// decodeHeader undoes the =?base64?…?= form that carries values HTTP
+// headers cannot (non-ASCII names, for one). The markers are matched
+// exactly, in lower case; anything else is a literal value.
+func decodeHeader(v string) (string, error) {
+	const prefix, suffix = "=?base64?", "?="
+	if len(v) < len(prefix)+len(suffix) || !strings.HasPrefix(v, prefix) || !strings.HasSuffix(v, suffix) {
+		return v, nil
+	}
+	b, err := base64.StdEncoding.Strict().DecodeString(v[len(prefix) : len(v)-len(suffix)])
+	if err != nil {
+		return "", errors.New("invalid base64")
+	}
+	if !utf8.Valid(b) {
+		return "", errors.New("the base64 value is not UTF-8")
+	}
+	return string(b), nil
+}
+
+func mismatch(msg string) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.HeaderMismatch, Message: "header mismatch: " + msg}
+}

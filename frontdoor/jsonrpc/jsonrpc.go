@@ -1,0 +1,95 @@
+// Package jsonrpc is the JSON-RPC 2.0 wire layer of the front door: it tells
+// the kinds of message apart, keeps ids exactly as the client sent them, and
+// encodes responses and notifications. It knows nothing of MCP beyond the
+// error codes MCP adds to JSON-RPC's, so the HTTP layer above it can decide
+// what each problem means for the client.
+package jsonrpc
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// Version is the only value of the "jsonrpc" member this package accepts and
+// sends.
+const Version = "2.0"
+
+// Error codes. The first five are JSON-RPC's own; the range -32020..-32099
+// belongs to the MCP specification, which defines the last three. Other
+// codes in -32768..-32000 are deliberately absent: MCP forbids inventing
+// meanings inside the reserved ranges.
+const (
+	ParseError     = -32700
+	InvalidRequest = -32600
+	MethodNotFound = -32601
+	InvalidParams  = -32602
+	Internal       = -32603
+
+	HeaderMismatch                  = -32020
+	MissingRequiredClientCapability = -32021
+	UnsupportedProtocolVersion      = -32022
+)
+
+// Error is the error object of a JSON-RPC error response. It implements
+// error so that a handler deep in the stack can return the exact code and
+// message the client should see, and the transport sends it unchanged.
+type Error struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+// Error returns the message and code, for logs.
+func (e *Error) Error() string {
+	return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message)
+}
+
+// Errorf returns an Error with code and a formatted message.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// wire is the encoded form of every message this package sends. ID is raw
+// JSON so that a response echoes the request's id byte for byte: a client
+// matches on it, and re-encoding could turn 1 into 1.0 or lose precision.
+type wire struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  any             `json:"params,omitempty"`
+	Result  any             `json:"result,omitempty"`
+	Error   *Error          `json:"error,omitempty"`
+}
+
+// EncodeResult returns the success response to the request with id.
+func EncodeResult(id json.RawMessage, result any) ([]byte, error) {
+	if result == nil {
+		return nil, fmt.Errorf("jsonrpc: nil result")
+	}
+	return marshal(wire{JSONRPC: Version, ID: id, Result: result})
+}
+
+// EncodeError returns the error response to the request with id. A nil id
+// is omitted, as MCP asks when the request's id could not be read.
+func EncodeError(id json.RawMessage, e *Error) ([]byte, error) {
+	return marshal(wire{JSONRPC: Version, ID: id, Error: e})
+}
+
+// EncodeNotification returns a notification of method with params.
+func EncodeNotification(method string, params any) ([]byte, error) {
+	return marshal(wire{JSONRPC: Version, Method: method, Params: params})
+}
+
+// marshal is json.Marshal without HTML escaping: '<' and '&' in tool output
+// reach the client as written, and the bytes stay on one line, which SSE
+// needs.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("jsonrpc: encoding message: %w", err)
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}

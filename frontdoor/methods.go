@@ -1,0 +1,176 @@
+package frontdoor
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/progress"
+)
+
+// methods are the requests served. Anything else is -32601.
+var methods = map[string]func(*exchange) (any, error){
+	"server/discover": (*exchange).discover,
+	"tools/list":      (*exchange).listTools,
+	"tools/call":      (*exchange).callTool,
+}
+
+// Cache hints (DIGEST §7). Discovery is the same for everyone; the tool
+// list depends on the caller's scopes, so only its own token's cache may
+// keep it.
+const (
+	discoverTTLMs  = 10 * 60 * 1000
+	listToolsTTLMs = 60 * 1000
+)
+
+// resultHead holds the members every result carries.
+type resultHead struct {
+	ResultType string     `json:"resultType"`
+	Meta       resultMeta `json:"_meta"`
+}
+
+type resultMeta struct {
+	ServerInfo mcp.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+}
+
+func (x *exchange) head() resultHead {
+	return resultHead{ResultType: mcp.ResultComplete, Meta: resultMeta{ServerInfo: x.h.cfg.ServerInfo}}
+}
+
+type discoverResult struct {
+	resultHead
+	SupportedVersions []string           `json:"supportedVersions"`
+	Capabilities      serverCapabilities `json:"capabilities"`
+	Instructions      string             `json:"instructions,omitempty"`
+	TTLMs             int                `json:"ttlMs"`
+	CacheScope        string             `json:"cacheScope"`
+}
+
+// serverCapabilities advertises tools only, without listChanged: there is
+// no subscriptions/listen yet to carry the notification.
+type serverCapabilities struct {
+	Tools struct{} `json:"tools"`
+}
+
+func (x *exchange) discover() (any, error) {
+	return discoverResult{
+		resultHead:        x.head(),
+		SupportedVersions: supportedVersions,
+		Instructions:      x.h.cfg.Instructions,
+		TTLMs:             discoverTTLMs,
+		CacheScope:        mcp.CachePublic,
+	}, nil
+}
+
+type listToolsResult struct {
+	resultHead
+	Tools      []mcp.Tool `json:"tools"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+	TTLMs      int        `json:"ttlMs"`
+	CacheScope string     `json:"cacheScope"`
+}
+
+// listTools returns one page of the caller's tools.
+func (x *exchange) listTools() (any, error) {
+	cursor, err := optionalString(x.req.params, "cursor")
+	if err != nil {
+		return nil, err
+	}
+	tools := x.h.cfg.Tools.Tools(x.caller)
+	start, ok := pageStart(tools, cursor)
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: the cursor is not valid; list again without one")
+	}
+	end := min(start+x.h.pageSize, len(tools))
+	res := listToolsResult{resultHead: x.head(), Tools: append([]mcp.Tool{}, tools[start:end]...), TTLMs: listToolsTTLMs, CacheScope: mcp.CachePrivate}
+	if end < len(tools) {
+		res.NextCursor = makeCursor(tools[end-1].Name)
+	}
+	return res, nil
+}
+
+// cursorPrefix versions the cursor format, so that a later format can tell
+// old cursors apart.
+const cursorPrefix = "v1:"
+
+// makeCursor returns the cursor of the page after the tool named last. A
+// name rather than an offset keeps the cursor meaningful when the list
+// changes between pages.
+func makeCursor(last string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + last))
+}
+
+// pageStart returns where the page of cursor starts in tools; "" is the
+// first page. ok is false for a cursor this server did not make or whose
+// tool has gone.
+func pageStart(tools []mcp.Tool, cursor string) (start int, ok bool) {
+	if cursor == "" {
+		return 0, true
+	}
+	b, err := base64.RawURLEncoding.DecodeString(cursor)
+	last, found := strings.CutPrefix(string(b), cursorPrefix)
+	if err != nil || !found {
+		return 0, false
+	}
+	for i, t := range tools {
+		if t.Name == last {
+			return i + 1, true
+		}
+	}
+	return 0, false
+}
+
+// callToolResult is a CallToolResult with the members of every result.
+type callToolResult struct {
+	resultHead
+	*mcp.CallToolResult
+}
+
+// callTool hands a tools/call to the backend, with a progress reporter if
+// the client asked for progress.
+func (x *exchange) callTool() (any, error) {
+	name, ok := str(x.req.params, "name")
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.name must be a string naming a tool")
+	}
+	x.tool = name
+	args, present := x.req.params["arguments"]
+	if present && !isObject(args) {
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.arguments must be an object")
+	}
+	var report progress.Reporter
+	if token, ok := x.req.meta[mcp.MetaProgressToken]; ok {
+		x.out.token = token
+		report = x.out.progress
+	}
+	ctx := identity.NewContext(x.r.Context(), x.caller)
+	res, err := x.h.cfg.Tools.CallTool(ctx, x.caller, name, args, report)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, errors.New("frontdoor: tool backend returned neither result nor error")
+	}
+	out := *res // the backend's value stays untouched
+	if out.Content == nil {
+		out.Content = []mcp.Content{} // content is required, [] is fine
+	}
+	x.toolError = out.IsError
+	return callToolResult{resultHead: x.head(), CallToolResult: &out}, nil
+}
+
+// optionalString returns params[key], which must be a string if present.
+func optionalString(params map[string]json.RawMessage, key string) (string, error) {
+	if _, present := params[key]; !present {
+		return "", nil
+	}
+	s, ok := str(params, key)
+	if !ok {
+		return "", jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.%s must be a string", key)
+	}
+	return s, nil
+}

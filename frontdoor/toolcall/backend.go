@@ -1,0 +1,143 @@
+// Package toolcall runs MCP tools as calls to the workers' gRPC methods: it
+// turns arguments into the request message, carries the caller in metadata,
+// relays the worker's progress from NATS, and turns the response (or the
+// gRPC status) into a tool result.
+package toolcall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"google.golang.org/grpc"
+
+	"github.com/taskwire/taskwire/frontdoor/catalog"
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/progress"
+)
+
+// Config configures a Backend. Zero durations mean the defaults.
+type Config struct {
+	Catalog *catalog.Catalog
+	// Conn reaches the workers.
+	Conn grpc.ClientConnInterface
+	// NATS carries progress from the workers; nil disables progress.
+	NATS *nats.Conn
+	// ID names this front door in progress subjects; it must be unique
+	// among the front doors sharing a NATS server.
+	ID string
+	// CallTimeout bounds one tool call (default 5 minutes).
+	CallTimeout time.Duration
+	// ProgressGrace bounds how long a result waits for progress events the
+	// worker published but NATS has not delivered yet (default 2 s).
+	ProgressGrace time.Duration
+	Logger        *slog.Logger
+}
+
+// Validate reports a config New cannot work with.
+func (c *Config) Validate() error {
+	switch {
+	case c.Catalog == nil:
+		return errors.New("toolcall: no catalog")
+	case c.Conn == nil:
+		return errors.New("toolcall: no worker connection")
+	case c.NATS != nil && c.ID == "":
+		return errors.New("toolcall: progress needs a front door ID")
+	}
+	return nil
+}
+
+// Backend lists and calls the catalogue's tools for one caller at a time.
+type Backend struct {
+	cfg Config
+	log *slog.Logger
+}
+
+// New returns a Backend.
+func New(cfg Config) (*Backend, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.CallTimeout == 0 {
+		cfg.CallTimeout = 5 * time.Minute
+	}
+	if cfg.ProgressGrace == 0 {
+		cfg.ProgressGrace = 2 * time.Second
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Backend{cfg: cfg, log: log}, nil
+}
+
+// Tools returns the tools c's token allows, in catalogue order.
+func (b *Backend) Tools(c identity.Caller) []mcp.Tool {
+	var out []mcp.Tool
+	for _, t := range b.cfg.Catalog.Tools() {
+		if authz.Allows(c.Scopes, t.Scope) {
+			out = append(out, t.Def)
+		}
+	}
+	return out
+}
+
+// CallTool runs tool name for c. See frontdoor.ToolBackend for the meaning
+// of its errors.
+func (b *Backend) CallTool(ctx context.Context, c identity.Caller, name string, args json.RawMessage, report progress.Reporter) (*mcp.CallToolResult, error) {
+	t, ok := b.cfg.Catalog.Lookup(name)
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Unknown tool: %s", name), Data: map[string]string{"tool": name}}
+	}
+	if !authz.Allows(c.Scopes, t.Scope) {
+		return nil, &mcp.ScopeError{Tool: name, Scope: t.Scope}
+	}
+	req, err := t.DecodeArguments(args)
+	if err != nil {
+		var ae *catalog.ArgumentsError
+		if errors.As(err, &ae) {
+			return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: ae.Error(), Data: map[string]any{"tool": name, "problems": ae.Problems}}
+		}
+		return nil, err
+	}
+	resp, err := t.NewResponse()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
+	defer cancel()
+	ctx = identity.AppendToOutgoing(ctx, c)
+
+	var relay *relay
+	if report != nil && b.cfg.NATS != nil {
+		relay, err = startRelay(b.cfg.NATS, b.cfg.ID, report)
+		if err != nil {
+			return nil, err
+		}
+		defer relay.stop()
+		ctx = relay.outgoing(ctx)
+	}
+	var trailer metadataMD
+	callErr := b.cfg.Conn.Invoke(ctx, t.FullMethod, req, resp, grpc.Trailer(&trailer.MD))
+	if relay != nil && callErr == nil {
+		relay.await(trailer.count(), b.cfg.ProgressGrace)
+	}
+	if callErr != nil {
+		return b.failure(ctx, name, callErr)
+	}
+	structured, err := t.EncodeResult(resp)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{mcp.TextContent(render(resp))},
+		StructuredContent: structured,
+	}, nil
+}
