@@ -1,0 +1,77 @@
+package main
+
+import (
+	"fmt"
+	"net"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// bus is the NATS connection the front door and worker share: to a remote
+// server when a URL is given, otherwise to a server inside this process
+// that listens on no port unless asked (4222 may belong to another server).
+type bus struct {
+	conn     *nats.Conn
+	closed   chan struct{}
+	embedded *server.Server
+}
+
+func startBus(url, listen string) (*bus, error) {
+	b := &bus{closed: make(chan struct{})}
+	onClose := nats.ClosedHandler(func(*nats.Conn) { close(b.closed) })
+	if url != "" {
+		nc, err := nats.Connect(url, nats.Name("taskwire"), nats.Timeout(connectTimeout),
+			nats.MaxReconnects(-1), onClose)
+		if err != nil {
+			return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
+		}
+		b.conn = nc
+		return b, nil
+	}
+	opts := &server.Options{ServerName: "taskwire-embedded", DontListen: true, NoSigs: true, NoLog: true}
+	if listen != "" {
+		host, port, err := net.SplitHostPort(listen)
+		if err != nil {
+			return nil, fmt.Errorf("nats-listen %q: %w", listen, err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil {
+			return nil, fmt.Errorf("nats-listen %q: bad port", listen)
+		}
+		opts.DontListen, opts.Host, opts.Port = false, host, p
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(connectTimeout) {
+		ns.Shutdown()
+		return nil, fmt.Errorf("embedded NATS did not start within %v", connectTimeout)
+	}
+	nc, err := nats.Connect(ns.ClientURL(), nats.InProcessServer(ns), nats.Name("taskwire"), onClose)
+	if err != nil {
+		ns.Shutdown()
+		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
+	}
+	b.conn, b.embedded = nc, ns
+	return b, nil
+}
+
+// Close drains the connection and stops the embedded server, if any.
+func (b *bus) Close() {
+	if b.conn.Drain() == nil {
+		select {
+		case <-b.closed:
+		case <-time.After(5 * time.Second):
+			b.conn.Close()
+		}
+	}
+	if b.embedded != nil {
+		b.embedded.Shutdown()
+		b.embedded.WaitForShutdown()
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// config is what serve and token create read from flags and the
+// environment. Every flag has an environment variable; a flag wins.
+type config struct {
+	Addr           string
+	DataDir        string
+	DB             string
+	PublicURL      string
+	SigningKey     string
+	NATS           string
+	NATSListen     string
+	AllowedOrigins string
+	LogLevel       string
+	ShutdownGrace  time.Duration
+}
+
+// env returns the environment variable's value, or def.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// commonFlags are the flags both commands need to reach the same data.
+func (c *config) commonFlags(fs *flag.FlagSet) {
+	fs.StringVar(&c.DataDir, "data", env("TASKWIRE_DATA", "taskwire-data"), "data directory for the SQLite database and signing key (env TASKWIRE_DATA)")
+	fs.StringVar(&c.DB, "db", env("TASKWIRE_DB", ""), "database: sqlite:<path> or postgres://… (env TASKWIRE_DB; default sqlite in the data directory)")
+	fs.StringVar(&c.SigningKey, "signing-key", env("TASKWIRE_SIGNING_KEY", ""), "Ed25519 signing key file, created if missing (env TASKWIRE_SIGNING_KEY; default <data>/signing.key)")
+	fs.StringVar(&c.PublicURL, "public-url", env("TASKWIRE_PUBLIC_URL", ""), "URL clients use to reach this server, e.g. https://board.example.com (env TASKWIRE_PUBLIC_URL; default http://<addr>)")
+	fs.StringVar(&c.Addr, "addr", env("TASKWIRE_ADDR", "127.0.0.1:8080"), "HTTP listen address (env TASKWIRE_ADDR)")
+}
+
+func (c *config) serveFlags(fs *flag.FlagSet) {
+	c.commonFlags(fs)
+	fs.StringVar(&c.NATS, "nats", env("TASKWIRE_NATS", ""), "NATS server URL (env TASKWIRE_NATS; default: an in-process server)")
+	fs.StringVar(&c.NATSListen, "nats-listen", env("TASKWIRE_NATS_LISTEN", ""), "also let the in-process NATS server listen on this address, e.g. 127.0.0.1:4223 (env TASKWIRE_NATS_LISTEN; default: no port)")
+	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
+	fs.StringVar(&c.LogLevel, "log-level", env("TASKWIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env TASKWIRE_LOG_LEVEL)")
+	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for calls in flight")
+}
+
+// resolve fills the defaults that depend on other settings.
+func (c *config) resolve(listenAddr string) error {
+	if c.DB == "" {
+		c.DB = "sqlite:" + filepath.Join(c.DataDir, "taskwire.db")
+	}
+	if c.SigningKey == "" {
+		c.SigningKey = filepath.Join(c.DataDir, "signing.key")
+	}
+	if c.PublicURL == "" {
+		c.PublicURL = "http://" + listenAddr
+	}
+	u, err := url.Parse(c.PublicURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("public URL %q must be an absolute http(s) URL", c.PublicURL)
+	}
+	c.PublicURL = strings.TrimSuffix(u.String(), "/")
+	return nil
+}
+
+// endpoint is the MCP endpoint's URL, which is also every token's audience.
+func (c *config) endpoint() string { return c.PublicURL + "/api/mcp" }
+
+func (c *config) origins() []string {
+	var out []string
+	for _, o := range strings.Split(c.AllowedOrigins, ",") {
+		if o = strings.TrimSpace(o); o != "" {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+func (c *config) logLevel() (slog.Level, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		return 0, fmt.Errorf("log level %q: use debug, info, warn or error", c.LogLevel)
+	}
+	return l, nil
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestEndToEnd drives a whole Taskwire, started as `taskwire serve` starts
+// it, with the go-sdk client at 2026-07-28: discover, tools/list, and tool
+// calls that travel HTTP → gRPC → worker → database, with an import's
+// progress coming back over NATS. Every message the server sends is checked
+// against the official schema.
+func TestEndToEnd(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			h := startHarness(t, s)
+			var mu sync.Mutex
+			var progress []*mcp.ProgressNotificationParams
+			cs, rec := h.client(t, h.token, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					progress = append(progress, r.Params)
+					mu.Unlock()
+				},
+			})
+			ctx := context.Background()
+
+			if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
+				t.Errorf("negotiated version = %q, want 2026-07-28", got)
+			}
+			if len(rec.sent("server/discover")) != 1 {
+				t.Errorf("server/discover answered %d times, want once", len(rec.sent("server/discover")))
+			}
+
+			tools, err := cs.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatalf("ListTools: %v", err)
+			}
+			var names []string
+			for _, tool := range tools.Tools {
+				names = append(names, tool.Name)
+			}
+			want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_import"}
+			if !slices.Equal(names, want) {
+				t.Errorf("tools = %v, want %v", names, want)
+			}
+
+			created := callOK(t, cs, "tasks_create", map[string]any{"title": "Write the README", "kind": "chore", "assignees": []string{"me"}})
+			task := created["task"].(map[string]any)
+			if task["ref"] != "T-1" || task["lane"] != "backlog" || task["kind"] != "chore" || task["created_by"] != "owner" {
+				t.Errorf("tasks_create = %v, want T-1 in backlog, a chore by owner", task)
+			}
+
+			got := callOK(t, cs, "tasks_get", map[string]any{"ref": "T-1"})
+			if got["task"].(map[string]any)["title"] != "Write the README" {
+				t.Errorf("tasks_get T-1 = %v, want the task just created", got)
+			}
+
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-99"}})
+			if err != nil || !res.IsError || !strings.Contains(text(res), "T-99") {
+				t.Errorf("tasks_get T-99 = %v, %v; want an isError result naming T-99", res, err)
+			}
+
+			drafts := make([]map[string]any, 120)
+			for i := range drafts {
+				drafts[i] = map[string]any{"title": fmt.Sprintf("Imported task %d", i+1)}
+			}
+			params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
+			params.SetProgressToken("import-1")
+			res, err = cs.CallTool(ctx, params)
+			if err != nil || res.IsError {
+				t.Fatalf("tasks_import = %v, %v", res, err)
+			}
+			imported := structured(t, res)
+			if imported["imported"] != float64(120) {
+				t.Errorf("tasks_import imported %v, want 120", imported["imported"])
+			}
+			mu.Lock()
+			checkProgress(t, progress, "import-1", 120)
+			mu.Unlock()
+			// The import's progress and result went out on one SSE stream,
+			// each message validated against the schema on the way.
+			if n, p := len(rec.sent("tools/call")), len(progress); n != p+4 {
+				t.Errorf("recorded %d tools/call messages, want the %d progress notifications and 4 results", n, p)
+			}
+
+			list := callOK(t, cs, "tasks_list", map[string]any{"limit": 100})
+			if n := len(list["tasks"].([]any)); n != 100 || list["next_cursor"] == "" {
+				t.Errorf("tasks_list limit 100 gave %d tasks, cursor %q; want 100 and a cursor", n, list["next_cursor"])
+			}
+			rest := callOK(t, cs, "tasks_list", map[string]any{"limit": 100, "cursor": list["next_cursor"]})
+			if n := len(rest["tasks"].([]any)); n != 21 {
+				t.Errorf("second page has %d tasks, want 21 (121 in all)", n)
+			}
+		})
+	}
+}
+
+// checkProgress asserts the notifications of one call: the client's token
+// echoed, progress strictly rising, the last one saying all was done.
+func checkProgress(t *testing.T, got []*mcp.ProgressNotificationParams, token string, total int) {
+	t.Helper()
+	if len(got) == 0 {
+		t.Fatal("no notifications/progress arrived")
+	}
+	last := -1.0
+	for _, p := range got {
+		if p.ProgressToken != token {
+			t.Errorf("progressToken = %v, want %q", p.ProgressToken, token)
+		}
+		if p.Progress <= last {
+			t.Errorf("progress went from %v to %v, want strictly rising", last, p.Progress)
+		}
+		last = p.Progress
+	}
+	end := got[len(got)-1]
+	if end.Progress != float64(total) || end.Total != float64(total) || end.Message != fmt.Sprintf("Imported %d of %d tasks", total, total) {
+		t.Errorf("last progress = %+v, want %d of %d", end, total, total)
+	}
+}
+
+func callOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+	t.Helper()
+	params := &mcp.CallToolParams{Name: name}
+	if args != nil {
+		params.Arguments = args
+	}
+	res, err := cs.CallTool(context.Background(), params)
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s: isError: %s", name, text(res))
+	}
+	return structured(t, res)
+}
+
+func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatalf("structuredContent %s: %v", raw, err)
+	}
+	return m
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b bytes.Buffer
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}

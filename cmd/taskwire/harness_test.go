@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/services/store/storetest"
+)
+
+// harness is a whole Taskwire system started in process, as `taskwire
+// serve` starts it, with the token its first start printed.
+type harness struct {
+	sys   *system
+	logs  *logSink
+	token string
+	out   string // what the first start printed
+}
+
+type setup struct {
+	name     string
+	postgres bool // PostgreSQL instead of SQLite
+	natsURL  string
+}
+
+// setups are the deployments the end-to-end tests run on: the embedded
+// default always, and PostgreSQL with a real NATS server when the
+// environment names them.
+func setups() []setup {
+	return []setup{
+		{name: "sqlite+embedded-nats"},
+		{name: "postgres+nats-server", postgres: true, natsURL: os.Getenv("TASKWIRE_TEST_NATS")},
+	}
+}
+
+func startHarness(t *testing.T, s setup) *harness {
+	t.Helper()
+	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0"}
+	if s.postgres {
+		if s.natsURL == "" {
+			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server deployment")
+		}
+		cfg.DB = storetest.DSN(t, storetest.Postgres)
+		cfg.NATS = s.natsURL
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cfg.resolve(ln.Addr().String()); err != nil {
+		t.Fatal(err)
+	}
+	logs := &logSink{}
+	ctx := context.Background()
+	sys, err := startSystem(ctx, cfg, ln, slog.New(logs))
+	if err != nil {
+		t.Fatalf("startSystem: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := sys.Close(context.Background()); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	var out bytes.Buffer
+	if err := sys.firstStart(ctx, &out); err != nil {
+		t.Fatalf("firstStart: %v", err)
+	}
+	m := regexp.MustCompile(`(?m)^  (ey[\w-]+\.[\w-]+\.[\w-]+)$`).FindStringSubmatch(out.String())
+	if m == nil {
+		t.Fatalf("first start printed no token:\n%s", out.String())
+	}
+	return &harness{sys: sys, logs: logs, token: m[1], out: out.String()}
+}
+
+// client connects the go-sdk MCP client at 2026-07-28 with token, every
+// server message validated against the schema by the returned recorder.
+func (h *harness) client(t *testing.T, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, *wireRecorder) {
+	t.Helper()
+	rec := &wireRecorder{t: t, token: token, base: http.DefaultTransport}
+	c := mcp.NewClient(&mcp.Implementation{Name: "taskwire-e2e", Version: "1.0.0"}, opts)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:             h.sys.Endpoint,
+		HTTPClient:           &http.Client{Transport: rec},
+		DisableStandaloneSSE: true,
+		MaxRetries:           -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, rec
+}
+
+// logSink keeps log records so tests can wait for the worker to report
+// that a call ended.
+type logSink struct {
+	mu      sync.Mutex
+	records []map[string]any
+}
+
+func (l *logSink) Enabled(context.Context, slog.Level) bool { return true }
+func (l *logSink) WithAttrs([]slog.Attr) slog.Handler       { return l }
+func (l *logSink) WithGroup(string) slog.Handler            { return l }
+
+func (l *logSink) Handle(_ context.Context, r slog.Record) error {
+	rec := map[string]any{"msg": r.Message}
+	r.Attrs(func(a slog.Attr) bool {
+		rec[a.Key] = a.Value.String()
+		return true
+	})
+	l.mu.Lock()
+	l.records = append(l.records, rec)
+	l.mu.Unlock()
+	return nil
+}
+
+// has reports whether some record has every key/value of want.
+func (l *logSink) has(want map[string]string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+next:
+	for _, r := range l.records {
+		for k, v := range want {
+			if r[k] != v {
+				continue next
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// waitFor polls cond until it holds, failing t after timeout.
+func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(timeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", timeout, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

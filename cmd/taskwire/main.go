@@ -1,0 +1,60 @@
+// Command taskwire runs the Taskwire task board.
+//
+//	taskwire serve                      front door + worker + NATS + SQLite in one process
+//	taskwire token create --member H    mint a token for member H
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "taskwire:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `Taskwire: a task board for people and AI assistants, served over MCP.
+
+Usage:
+  taskwire serve [flags]                 run Taskwire on one machine (SQLite + in-process NATS)
+  taskwire token create --member HANDLE  mint an access token for a member
+
+Run "taskwire serve -h" or "taskwire token create -h" for their flags.
+`
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "serve":
+		return runServe(ctx, args[1:], stdout, stderr)
+	case "token":
+		if len(args) < 2 || args[1] != "create" {
+			fmt.Fprint(stderr, "usage: taskwire token create --member HANDLE [--scopes read,comment,write]\n")
+			return flag.ErrHelp
+		}
+		return runTokenCreate(ctx, args[2:], stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
+	return flag.ErrHelp
+}

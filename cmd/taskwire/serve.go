@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/tenancy"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var cfg config
+	fs := flag.NewFlagSet("taskwire serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg.serveFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	level, err := cfg.logLevel()
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
+	}
+	if err := cfg.resolve(hostPort(ln.Addr().String())); err != nil {
+		ln.Close()
+		return err
+	}
+	if err := os.MkdirAll(cfg.DataDir, 0o700); err != nil {
+		ln.Close()
+		return err
+	}
+	sys, err := startSystem(ctx, cfg, ln, log)
+	if err != nil {
+		return err
+	}
+	if err := sys.firstStart(ctx, stdout); err != nil {
+		sys.Close(context.Background())
+		return err
+	}
+	log.Info("taskwire serving", "endpoint", sys.Endpoint, "db", redactDSN(cfg.DB))
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case err := <-sys.Done():
+		log.Error("server stopped", "err", err)
+	}
+	return sys.Close(context.Background())
+}
+
+// firstStart creates the first tenant, owner and board on an empty
+// database, and prints the owner's token and client configuration once:
+// the token is not stored, so it cannot be shown again.
+func (s *system) firstStart(ctx context.Context, out io.Writer) error {
+	res, err := tenancy.Bootstrap(ctx, s.DB, tenancy.Config{
+		TenantSlug: "default", TenantName: "Default",
+		OwnerHandle: "owner", OwnerName: "Owner",
+		BoardSlug: "main", BoardName: "Main",
+	})
+	if err != nil {
+		return fmt.Errorf("first start: %w", err)
+	}
+	if !res.Created {
+		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", s.Endpoint)
+		return nil
+	}
+	token, minted, err := s.Issuer.Mint(authnRequest(res.Tenant.Slug, res.Owner.ID, authz.AllScopes))
+	if err != nil {
+		return err
+	}
+	printWelcome(out, s.Endpoint, res.Tenant.Slug, res.Owner.Handle, res.Board.Slug, token, minted.ExpiresAt)
+	return nil
+}

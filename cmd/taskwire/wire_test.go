@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
+)
+
+// wireRecorder is an HTTP transport for the MCP client under test: it adds
+// the bearer token, and validates every JSON-RPC message the server sends
+// (plain JSON bodies and each SSE event, as they stream) against the
+// 2026-07-28 schema, keeping them for the test to inspect.
+type wireRecorder struct {
+	t     testing.TB
+	token string
+	base  http.RoundTripper
+
+	mu       sync.Mutex
+	messages []recorded
+}
+
+type recorded struct {
+	Method string // method of the request that produced the message
+	Raw    json.RawMessage
+}
+
+func (w *wireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	body, err := io.ReadAll(req.Body)
+	if err != nil {
+		return nil, err
+	}
+	req.Body.Close()
+	var msg struct{ Method string }
+	json.Unmarshal(body, &msg)
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	resp, err := w.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		resp.Body = &sseTap{ReadCloser: resp.Body, onEvent: func(data []byte) { w.record(msg.Method, data) }}
+	case strings.HasPrefix(ct, "application/json"):
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			w.record(msg.Method, raw)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+	}
+	return resp, nil
+}
+
+func (w *wireRecorder) record(method string, raw []byte) {
+	mcptest.ValidateServerMessage(w.t, raw, method)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.messages = append(w.messages, recorded{Method: method, Raw: append(json.RawMessage(nil), raw...)})
+}
+
+// sent returns the messages recorded for requests of method.
+func (w *wireRecorder) sent(method string) []json.RawMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []json.RawMessage
+	for _, m := range w.messages {
+		if m.Method == method {
+			out = append(out, m.Raw)
+		}
+	}
+	return out
+}
+
+// sseTap passes an SSE body through unchanged while handing the data of
+// each complete event to onEvent.
+type sseTap struct {
+	io.ReadCloser
+	onEvent func([]byte)
+	pending bytes.Buffer
+}
+
+func (s *sseTap) Read(p []byte) (int, error) {
+	n, err := s.ReadCloser.Read(p)
+	s.pending.Write(p[:n])
+	for {
+		buf := s.pending.Bytes()
+		i := bytes.Index(buf, []byte("\n\n"))
+		if i < 0 {
+			break
+		}
+		event := append([]byte(nil), buf[:i]...)
+		s.pending.Next(i + 2)
+		var data [][]byte
+		sc := bufio.NewScanner(bytes.NewReader(event))
+		for sc.Scan() {
+			if d, ok := bytes.CutPrefix(sc.Bytes(), []byte("data:")); ok {
+				data = append(data, bytes.TrimPrefix(d, []byte(" ")))
+			}
+		}
+		if len(data) > 0 {
+			s.onEvent(bytes.Join(data, []byte("\n")))
+		}
+	}
+	return n, err
+}
