@@ -44,15 +44,19 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	x.dispatch(body)
 }
 
-// admit runs the transport checks, in the order of DIGEST §11: Origin,
-// method, token, framing, body size. None needs the body parsed, and no
-// body is read for a caller that is not authenticated.
+// admit runs the transport checks, in the order of DIGEST §11 and
+// DESIGN.md: Origin, method, declared body size, token, framing, body size
+// as read. None needs the body parsed, and no body is read for a caller
+// that is not authenticated.
 func (x *exchange) admit() ([]byte, *failure) {
 	if f := x.h.checkOrigin(x.r); f != nil {
 		return nil, f
 	}
 	if x.r.Method != http.MethodPost {
 		return nil, refusal(http.StatusMethodNotAllowed, "method not allowed: this endpoint takes POST only", http.Header{"Allow": {http.MethodPost}})
+	}
+	if x.r.ContentLength > x.h.cfg.MaxBodyBytes {
+		return nil, tooLarge()
 	}
 	c, f := x.h.authenticate(x.r)
 	if f != nil {
@@ -111,22 +115,21 @@ func accepts(values []string) (jsonOK, sseOK bool) {
 
 // readBody reads the body up to the configured limit.
 func (x *exchange) readBody() ([]byte, *failure) {
-	limit := x.h.cfg.MaxBodyBytes
-	tooLarge := refusal(http.StatusRequestEntityTooLarge, "request too large: the body exceeds the limit of this server", nil)
-	if x.r.ContentLength > limit {
-		return nil, tooLarge
-	}
-	body, err := io.ReadAll(http.MaxBytesReader(x.out.w, x.r.Body, limit))
+	body, err := io.ReadAll(http.MaxBytesReader(x.out.w, x.r.Body, x.h.cfg.MaxBodyBytes))
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, tooLarge
+		return nil, tooLarge()
 	case err != nil:
 		f := refusal(http.StatusBadRequest, "invalid request: the body could not be read", nil)
 		f.cause = err
 		return nil, f
 	}
 	return body, nil
+}
+
+func tooLarge() *failure {
+	return refusal(http.StatusRequestEntityTooLarge, "request too large: the body exceeds the limit of this server", nil)
 }
 
 // dispatch decodes the body and answers it by kind.
