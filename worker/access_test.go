@@ -109,3 +109,22 @@ func TestLookupRule(t *testing.T) {
 		}
 	}
 }
+
+func TestInternalKeyRequired(t *testing.T) {
+	w := startWorker(t, func(c *Config) { c.InternalKey = "front-door-secret" })
+	caller := asCaller("read")
+	for name, ctx := range map[string]context.Context{
+		"no key":    caller,
+		"wrong key": metadata.AppendToOutgoingContext(caller, identity.MDInternalKey, "guess"),
+		"two keys":  metadata.AppendToOutgoingContext(caller, identity.MDInternalKey, "front-door-secret", identity.MDInternalKey, "x"),
+	} {
+		_, err := w.client.GetTask(ctx, &taskwirev1.GetTaskRequest{Ref: "T-1"})
+		if got := status.Code(err); got != codes.Unauthenticated {
+			t.Errorf("%s: GetTask code = %v, want Unauthenticated", name, got)
+		}
+	}
+	ctx := metadata.AppendToOutgoingContext(caller, identity.MDInternalKey, "front-door-secret")
+	if _, err := w.client.GetTask(ctx, &taskwirev1.GetTaskRequest{Ref: "T-1"}); err != nil {
+		t.Errorf("GetTask with the internal key = %v, want success", err)
+	}
+}

@@ -31,7 +31,8 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //  2. recover: a panic anywhere below becomes Internal, logged with its
 //     stack, instead of killing the process.
 //  3. identity: the caller the front door verified, from metadata, into
-//     the context; none → Unauthenticated. Health is exempt.
+//     the context, trusted only from a call carrying the internal key when
+//     one is configured; none → Unauthenticated. Health is exempt.
 //  4. scope: the token's scopes must cover the scope the method's
 //     (taskwire.mcp.v1.tool) option names; otherwise PermissionDenied.
 //  5. progress: a Reporter publishing to NATS when the call asked for one,
@@ -114,6 +115,9 @@ func (s *Server) recoverPanic(ctx context.Context, req any, info *grpc.UnaryServ
 func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if strings.HasPrefix(info.FullMethod, healthPrefix) {
 		return handler(ctx, req)
+	}
+	if s.cfg.InternalKey != "" && !identity.HasInternalKey(ctx, s.cfg.InternalKey) {
+		return nil, status.Error(codes.Unauthenticated, "the call does not come from a front door of this deployment")
 	}
 	c, err := identity.FromIncoming(ctx)
 	if err != nil {

@@ -28,6 +28,9 @@ type Config struct {
 	NATS *nats.Conn
 	// Register adds the services to serve, e.g. board.Register.
 	Register []func(grpc.ServiceRegistrar)
+	// InternalKey, when set, must come with every call (metadata
+	// identity.MDInternalKey): only front doors holding it may name callers.
+	InternalKey string
 	// DrainTimeout bounds how long Stop waits for in-flight calls before it
 	// cuts them off; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -22,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/toolcall"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/board"
+	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/worker"
 )
@@ -39,13 +41,14 @@ type system struct {
 	Issuer   *authn.Issuer
 	Endpoint string
 
-	bus     *bus
-	worker  *worker.Server
-	conn    *grpc.ClientConn
-	http    *http.Server
-	idle    newConns
-	httpLis net.Listener
-	served  chan error
+	bus        *bus
+	worker     *worker.Server
+	workerAddr string
+	conn       *grpc.ClientConn
+	http       *http.Server
+	idle       newConns
+	httpLis    net.Listener
+	served     chan error
 }
 
 // startSystem opens the database, starts the worker and the front door and
@@ -84,9 +87,14 @@ func (s *system) startWorker() error {
 	if err != nil {
 		return err
 	}
+	// The worker trusts the caller named in metadata only from calls that
+	// carry this process's key, so nothing else on the machine that
+	// reaches the loopback port can act as a member.
+	key := rand.Text()
 	s.worker, err = worker.New(worker.Config{
 		Logger:       s.log.With("component", "worker"),
 		NATS:         s.bus.conn,
+		InternalKey:  key,
 		Register:     []func(grpc.ServiceRegistrar){boards.Register},
 		DrainTimeout: s.cfg.ShutdownGrace,
 	})
@@ -99,9 +107,11 @@ func (s *system) startWorker() error {
 	if err != nil {
 		return err
 	}
+	s.workerAddr = lis.Addr().String()
 	go func() { s.served <- s.worker.Serve(lis) }()
 	s.conn, err = grpc.NewClient("passthrough:///"+lis.Addr().String(),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithPerRPCCredentials(identity.InternalKey(key)))
 	return err
 }
 
