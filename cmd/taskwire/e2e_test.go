@@ -11,6 +11,12 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/activity"
+	"github.com/taskwire/taskwire/ent/privacy"
+	"github.com/taskwire/taskwire/ent/task"
 )
 
 // TestEndToEnd drives a whole Taskwire, started as `taskwire serve` starts
@@ -52,6 +58,13 @@ func TestEndToEnd(t *testing.T) {
 			if !slices.Equal(names, want) {
 				t.Errorf("tools = %v, want %v", names, want)
 			}
+			outputs := compileOutputSchemas(t, tools.Tools)
+			callOK := func(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
+				t.Helper()
+				got := callOK(t, cs, name, args)
+				outputs.check(t, name, got)
+				return got
+			}
 
 			created := callOK(t, cs, "tasks_create", map[string]any{"title": "Write the README", "kind": "chore", "assignees": []string{"me"}})
 			task := created["task"].(map[string]any)
@@ -64,7 +77,27 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("tasks_get T-1 = %v, want the task just created", got)
 			}
 
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-99"}})
+			updated := callOK(t, cs, "tasks_update", map[string]any{"ref": "T-1", "size": "s", "note": "Both commands first.", "expected_version": 1})
+			if v := updated["task"].(map[string]any)["version"]; v != float64(2) {
+				t.Errorf("version after tasks_update = %v, want 2", v)
+			}
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_update", Arguments: map[string]any{"ref": "T-1", "title": "Stale", "expected_version": 1}})
+			if err != nil || !res.IsError || !strings.Contains(text(res), "tasks_get") {
+				t.Errorf("tasks_update with a stale version = %v, %v; want an isError result telling to read again", res, err)
+			}
+			moved := callOK(t, cs, "tasks_move", map[string]any{"ref": "t-1", "lane": "doing"})
+			if moved["from_lane"] != "backlog" || moved["task"].(map[string]any)["lane"] != "doing" {
+				t.Errorf("tasks_move = %v, want backlog → doing", moved)
+			}
+			callOK(t, cs, "comments_add", map[string]any{"ref": "T-1", "body": "Started on it."})
+			withComments := callOK(t, cs, "tasks_get", map[string]any{"ref": "T-1", "include_comments": true})
+			if c := withComments["comments"].([]any); len(c) != 1 || c[0].(map[string]any)["author_kind"] != "human" {
+				t.Errorf("tasks_get comments = %v, want the owner's one comment", c)
+			}
+			callOK(t, cs, "boards_list", map[string]any{})
+			checkActivity(t, h, "T-1", []string{"task.created", "task.updated", "task.moved", "comment.added"})
+
+			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-99"}})
 			if err != nil || !res.IsError || !strings.Contains(text(res), "T-99") {
 				t.Errorf("tasks_get T-99 = %v, %v; want an isError result naming T-99", res, err)
 			}
@@ -80,6 +113,7 @@ func TestEndToEnd(t *testing.T) {
 				t.Fatalf("tasks_import = %v, %v", res, err)
 			}
 			imported := structured(t, res)
+			outputs.check(t, "tasks_import", imported)
 			if imported["imported"] != float64(120) {
 				t.Errorf("tasks_import imported %v, want 120", imported["imported"])
 			}
@@ -88,8 +122,8 @@ func TestEndToEnd(t *testing.T) {
 			mu.Unlock()
 			// The import's progress and result went out on one SSE stream,
 			// each message validated against the schema on the way.
-			if n, p := len(rec.sent("tools/call")), len(progress); n != p+4 {
-				t.Errorf("recorded %d tools/call messages, want the %d progress notifications and 4 results", n, p)
+			if n, p := len(rec.sent("tools/call")), len(progress); n != p+10 {
+				t.Errorf("recorded %d tools/call messages, want the %d progress notifications and 10 results", n, p)
 			}
 
 			list := callOK(t, cs, "tasks_list", map[string]any{"limit": 100})
@@ -164,4 +198,69 @@ func text(res *mcp.CallToolResult) string {
 		}
 	}
 	return b.String()
+}
+
+// outputSchemas holds each tool's compiled outputSchema, as tools/list
+// announced it: structuredContent must match it (DIGEST §5).
+type outputSchemas map[string]*jsonschema.Schema
+
+func compileOutputSchemas(t *testing.T, tools []*mcp.Tool) outputSchemas {
+	t.Helper()
+	out := outputSchemas{}
+	for _, tool := range tools {
+		raw, err := json.Marshal(tool.OutputSchema)
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := jsonschema.NewCompiler()
+		url := "taskwire:e2e/" + tool.Name
+		if err := c.AddResource(url, doc); err != nil {
+			t.Fatal(err)
+		}
+		if out[tool.Name], err = c.Compile(url); err != nil {
+			t.Fatalf("outputSchema of %s does not compile: %v", tool.Name, err)
+		}
+	}
+	return out
+}
+
+func (o outputSchemas) check(t *testing.T, tool string, structured map[string]any) {
+	t.Helper()
+	raw, _ := json.Marshal(structured)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o[tool].Validate(inst); err != nil {
+		t.Errorf("structuredContent of %s does not match its outputSchema: %v\n%s", tool, err, raw)
+	}
+}
+
+// checkActivity asserts the activity log of task ref, oldest first: each
+// write recorded who (the owner, a human) did what.
+func checkActivity(t *testing.T, h *harness, ref string, want []string) {
+	t.Helper()
+	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
+	var number int
+	fmt.Sscanf(ref, "T-%d", &number)
+	rows, err := h.sys.DB.Activity.Query().
+		Where(activity.HasTaskWith(task.Number(number))).
+		Order(ent.Asc(activity.FieldID)).WithActor().All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, r.Action)
+		if r.ActorKind != activity.ActorKindHuman || r.Edges.Actor.Handle != "owner" {
+			t.Errorf("activity %s by %s (%s), want by owner (human)", r.Action, r.Edges.Actor.Handle, r.ActorKind)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("activity of %s = %v, want %v", ref, got, want)
+	}
 }
