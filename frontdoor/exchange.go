@@ -44,10 +44,9 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	x.dispatch(body)
 }
 
-// admit runs the transport checks, in the order of DIGEST §11 and
-// DESIGN.md: Origin, method, declared body size, token, framing, body size
-// as read. None needs the body parsed, and no body is read for a caller
-// that is not authenticated.
+// admit runs the transport checks in a fixed order: Origin, method,
+// declared body size, token, framing, body size as read. None needs the
+// body parsed, and no body is read for a caller that is not authenticated.
 func (x *exchange) admit() ([]byte, *failure) {
 	if f := x.h.checkOrigin(x.r); f != nil {
 		return nil, f

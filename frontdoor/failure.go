@@ -31,7 +31,7 @@ func (f *failure) statusCode() int {
 }
 
 // statusFor maps a JSON-RPC error code to the HTTP status of its response.
-// It is the one place that does, so every path agrees (DIGEST §3, §15.1):
+// It is the one place that does, so every path agrees:
 // the spec fixes 404 and 400 for its codes; an internal error keeps 200 as
 // in go-sdk, since the JSON-RPC body already says what happened.
 func statusFor(code int) int {

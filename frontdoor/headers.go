@@ -21,7 +21,7 @@ const (
 	hdrName            = "Mcp-Name"
 )
 
-// checkHeaders compares the standard headers with the body (DIGEST §11.5).
+// checkHeaders compares the standard headers with the body (MCP 2026-07-28, Streamable HTTP, standard headers).
 // A body field that is absent or not a string is left to the later params
 // checks, which answer -32602; here only the headers are at fault.
 func checkHeaders(q *request) *jsonrpc.Error {
@@ -53,7 +53,7 @@ func checkHeaders(q *request) *jsonrpc.Error {
 }
 
 // checkNotification checks a notification's headers. The spec leaves them
-// open (DIGEST §15.5); taskwire asks for what every POST carries, a served
+// open by the spec; taskwire asks for what every POST carries, a served
 // MCP-Protocol-Version, and refuses an Mcp-Method that contradicts the body.
 func checkNotification(hdr http.Header, m *jsonrpc.Message) *jsonrpc.Error {
 	version, err := requiredHeader(hdr, hdrProtocolVersion)

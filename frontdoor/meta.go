@@ -31,7 +31,7 @@ func parseRequest(m *jsonrpc.Message, h http.Header) *request {
 }
 
 // requestChecks run in order on every request, after the transport checks
-// (DIGEST §11 steps 5 and 7); the first failure answers the request.
+// (headers first, then _meta); the first failure answers the request.
 var requestChecks = []func(*request) *jsonrpc.Error{
 	checkLegacy,
 	checkHeaders,
@@ -44,7 +44,7 @@ var requestChecks = []func(*request) *jsonrpc.Error{
 // MCP-Protocol-Version header, no protocolVersion in _meta) with -32022
 // naming the versions served. A dual-era client takes a JSON-RPC error as
 // the sign of a modern server; plain text or a header complaint would
-// leave it guessing (DIGEST §12, §14).
+// leave it guessing.
 func checkLegacy(q *request) *jsonrpc.Error {
 	if q.method != "initialize" || len(q.header.Values(hdrProtocolVersion)) > 0 {
 		return nil
@@ -56,9 +56,9 @@ func checkLegacy(q *request) *jsonrpc.Error {
 	return unsupportedVersion(requested, "this server speaks MCP "+mcp.LatestVersion+", which has no initialize handshake; send server/discover")
 }
 
-// metaRules say what each reserved _meta key of a request must hold
-// (DIGEST §2). A malformed value is -32602 even where the spec only says
-// SHOULD (logLevel), so that a client learns of its mistake.
+// metaRules say what each reserved _meta key of a request must hold. A
+// malformed value is -32602 even where the spec only says SHOULD
+// (logLevel), so that a client learns of its mistake.
 var metaRules = []struct {
 	key      string
 	required bool

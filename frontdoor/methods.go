@@ -19,7 +19,7 @@ var methods = map[string]func(*exchange) (any, error){
 	"tools/call":      (*exchange).callTool,
 }
 
-// Cache hints (DIGEST §7). Discovery is the same for everyone; the tool
+// Cache hints (ttlMs and cacheScope). Discovery is the same for everyone; the tool
 // list depends on the caller's scopes, so only its own token's cache may
 // keep it.
 const (

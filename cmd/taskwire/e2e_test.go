@@ -201,7 +201,7 @@ func text(res *mcp.CallToolResult) string {
 }
 
 // outputSchemas holds each tool's compiled outputSchema, as tools/list
-// announced it: structuredContent must match it (DIGEST §5).
+// announced it: structuredContent must match it (MCP 2026-07-28, server/tools).
 type outputSchemas map[string]*jsonschema.Schema
 
 func compileOutputSchemas(t *testing.T, tools []*mcp.Tool) outputSchemas {
