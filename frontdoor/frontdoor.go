@@ -34,7 +34,8 @@ type ToolBackend interface {
 	Tools(c identity.Caller) []mcp.Tool
 	// CallTool runs tool name with args (a JSON object, or nil) for c.
 	// report is nil when the request carried no progressToken; otherwise
-	// it may be called from any goroutine until CallTool returns.
+	// it may be called from any goroutine, even briefly after CallTool
+	// returned: the handler drops such late reports.
 	//
 	// Errors: a *jsonrpc.Error is sent as is (e.g. -32602 for an unknown
 	// tool or arguments that do not fit the schema); a *mcp.ScopeError

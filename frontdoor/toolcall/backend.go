@@ -119,10 +119,12 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, name string, 
 	if report != nil && b.cfg.NATS != nil {
 		relay, err = startRelay(b.cfg.NATS, b.cfg.ID, report)
 		if err != nil {
-			return nil, err
+			// Progress is best effort: without NATS the tool still runs.
+			b.log.Warn("toolcall: no progress relay; calling without progress", "tool", name, "err", err)
+		} else {
+			defer relay.stop()
+			ctx = relay.outgoing(ctx)
 		}
-		defer relay.stop()
-		ctx = relay.outgoing(ctx)
 	}
 	var trailer metadataMD
 	callErr := b.cfg.Conn.Invoke(ctx, t.FullMethod, req, resp, grpc.Trailer(&trailer.MD))

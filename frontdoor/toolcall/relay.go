@@ -48,7 +48,7 @@ func startRelay(nc *nats.Conn, frontdoorID string, report progress.Reporter) (*r
 		return nil, err
 	}
 	// The subscription must reach the server before the worker publishes.
-	if err := nc.Flush(); err != nil {
+	if err := nc.FlushTimeout(flushTimeout); err != nil {
 		sub.Unsubscribe()
 		return nil, err
 	}
@@ -98,3 +98,7 @@ func (m metadataMD) count() uint32 {
 	}
 	return uint32(n)
 }
+
+// flushTimeout bounds the wait for NATS to confirm a subscription: while
+// NATS is away the call goes ahead without progress instead of waiting.
+const flushTimeout = time.Second

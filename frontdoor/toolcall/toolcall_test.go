@@ -1,0 +1,246 @@
+package toolcall
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+func toolNames(tools []mcp.Tool) []string {
+	var out []string
+	for _, t := range tools {
+		out = append(out, t.Name)
+	}
+	return out
+}
+
+func TestToolsFilteredByScope(t *testing.T) {
+	b := newBackend(t, startWorker(t, &testBoard{}, nil), Config{})
+	for _, tc := range []struct {
+		caller identity.Caller
+		want   []string
+	}{
+		{identity.Caller{Tenant: "acme", Member: 7}, nil},
+		{identity.Caller{Tenant: "acme", Member: 7, Scopes: []string{"admin"}}, nil},
+		{reader, []string{"boards_list", "tasks_get", "tasks_list"}},
+		{commenter, []string{"boards_list", "tasks_get", "tasks_list", "comments_add"}},
+		{writer, []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_import"}},
+	} {
+		if diff := cmp.Diff(tc.want, toolNames(b.Tools(tc.caller))); diff != "" {
+			t.Errorf("Tools(scopes %q) names (-want +got):\n%s", tc.caller.Scopes, diff)
+		}
+	}
+}
+
+func TestToolsAreTheCatalogDefinitions(t *testing.T) {
+	b := newBackend(t, startWorker(t, &testBoard{}, nil), Config{})
+	cat, _ := testCatalog()
+	for _, tool := range b.Tools(writer) {
+		ct, ok := cat.Lookup(tool.Name)
+		if !ok {
+			t.Errorf("Tools(write) lists %s, which the catalogue lacks", tool.Name)
+			continue
+		}
+		if diff := cmp.Diff(ct.Def, tool); diff != "" {
+			t.Errorf("Tools(write) definition of %s (-catalogue +got):\n%s", tool.Name, diff)
+		}
+	}
+}
+
+func TestCallUnknownTool(t *testing.T) {
+	board := &testBoard{}
+	b := newBackend(t, startWorker(t, board, nil), Config{})
+	res, err := b.CallTool(context.Background(), writer, "tasks_delete", json.RawMessage(`{}`), nil)
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) {
+		t.Fatalf("CallTool(tasks_delete) = %+v, %v; want a *jsonrpc.Error", res, err)
+	}
+	if je.Code != jsonrpc.InvalidParams || !strings.Contains(je.Message, "tasks_delete") {
+		t.Errorf("CallTool(tasks_delete) error = %d %q, want %d naming the tool", je.Code, je.Message, jsonrpc.InvalidParams)
+	}
+	if got := board.calls.Load(); got != 0 {
+		t.Errorf("board calls = %d, want 0", got)
+	}
+}
+
+func TestCallWithoutScope(t *testing.T) {
+	board := &testBoard{}
+	b := newBackend(t, startWorker(t, board, nil), Config{})
+	for _, tc := range []struct {
+		caller identity.Caller
+		tool   string
+		args   string
+		want   mcp.ScopeError
+	}{
+		{reader, "tasks_create", `{"title":"x"}`, mcp.ScopeError{Tool: "tasks_create", Scope: "write"}},
+		{reader, "comments_add", `{"ref":"T-1","body":"hi"}`, mcp.ScopeError{Tool: "comments_add", Scope: "comment"}},
+		{commenter, "tasks_import", `{"tasks":[{"title":"x"}]}`, mcp.ScopeError{Tool: "tasks_import", Scope: "write"}},
+		{identity.Caller{Tenant: "acme", Member: 7}, "tasks_get", `{"ref":"T-1"}`, mcp.ScopeError{Tool: "tasks_get", Scope: "read"}},
+	} {
+		res, err := b.CallTool(context.Background(), tc.caller, tc.tool, json.RawMessage(tc.args), nil)
+		var se *mcp.ScopeError
+		if !errors.As(err, &se) {
+			t.Errorf("CallTool(%s, scopes %q) = %+v, %v; want a *mcp.ScopeError", tc.tool, tc.caller.Scopes, res, err)
+			continue
+		}
+		if *se != tc.want {
+			t.Errorf("CallTool(%s, scopes %q) error = %+v, want %+v", tc.tool, tc.caller.Scopes, *se, tc.want)
+		}
+	}
+	if got := board.calls.Load(); got != 0 {
+		t.Errorf("board calls = %d, want 0: refused calls must not reach the worker", got)
+	}
+}
+
+func TestCallBadArguments(t *testing.T) {
+	board := &testBoard{}
+	b := newBackend(t, startWorker(t, board, nil), Config{})
+	for _, tc := range []struct {
+		tool, args string
+		where      string // a problem must name this place
+	}{
+		{"tasks_get", `{}`, "ref"},
+		{"tasks_get", `{"include_comments":true}`, "ref"},
+		{"tasks_get", `{"ref":7}`, "ref"},
+		{"tasks_get", `{"ref":"T-1","include_comments":"yes"}`, "include_comments"},
+		{"tasks_get", `{"ref":"T-1","colour":"red"}`, "colour"},
+		{"tasks_get", `[1]`, "arguments"},
+		{"tasks_get", `{"ref":`, "arguments"},
+		{"tasks_move", `{"ref":"T-1","lane":"LANE_DOING"}`, "lane"},
+		{"tasks_move", `{"ref":"T-1","lane":"archived"}`, "lane"},
+		{"tasks_list", `{"limit":500}`, "limit"},
+	} {
+		res, err := b.CallTool(context.Background(), writer, tc.tool, json.RawMessage(tc.args), nil)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) {
+			t.Errorf("CallTool(%s, %s) = %+v, %v; want a *jsonrpc.Error", tc.tool, tc.args, res, err)
+			continue
+		}
+		if je.Code != jsonrpc.InvalidParams {
+			t.Errorf("CallTool(%s, %s) code = %d, want %d", tc.tool, tc.args, je.Code, jsonrpc.InvalidParams)
+		}
+		// What the client reads in the error's data.
+		raw, err := json.Marshal(je.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var data struct {
+			Tool     string   `json:"tool"`
+			Problems []string `json:"problems"`
+		}
+		if err := json.Unmarshal(raw, &data); err != nil {
+			t.Fatalf("error data %s: %v", raw, err)
+		}
+		if data.Tool != tc.tool || !strings.Contains(strings.Join(data.Problems, "\n"), tc.where) {
+			t.Errorf("CallTool(%s, %s) error data = %s, want tool %s and a problem about %s", tc.tool, tc.args, raw, tc.tool, tc.where)
+		}
+	}
+	if got := board.calls.Load(); got != 0 {
+		t.Errorf("board calls = %d, want 0: arguments that do not fit must not reach the worker", got)
+	}
+}
+
+// fixLogin is the task the success tests read.
+func fixLogin() *taskwirev1.Task {
+	return &taskwirev1.Task{Ref: "T-3", Board: "main", Title: "Fix login", Lane: taskwirev1.Lane_LANE_DOING,
+		Kind: taskwirev1.TaskKind_TASK_KIND_BUG, Version: 2, CreatedBy: "alice"}
+}
+
+func TestCallSuccess(t *testing.T) {
+	var (
+		mu   sync.Mutex
+		seen []identity.Caller
+		reqs []*taskwirev1.GetTaskRequest
+	)
+	board := &testBoard{getTask: func(ctx context.Context, req *taskwirev1.GetTaskRequest) (*taskwirev1.GetTaskResponse, error) {
+		c, _ := identity.FromContext(ctx)
+		mu.Lock()
+		seen, reqs = append(seen, c), append(reqs, req)
+		mu.Unlock()
+		resp := &taskwirev1.GetTaskResponse{Task: fixLogin()}
+		if req.GetIncludeComments() {
+			resp.Comments = []*taskwirev1.Comment{{Id: 1, Task: "T-3", Author: "bob", AuthorKind: taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT, Body: "Cookie expiry."}}
+		}
+		return resp, nil
+	}}
+	b := newBackend(t, startWorker(t, board, nil), Config{})
+	cat, _ := testCatalog()
+	get, _ := cat.Lookup("tasks_get")
+
+	for _, tc := range []struct {
+		caller     identity.Caller
+		args       string
+		text       string
+		structured string
+	}{{
+		caller:     reader,
+		args:       `{"ref":"T-3"}`,
+		text:       "T-3 [doing] Fix login (bug, v2)",
+		structured: `{"task":{"ref":"T-3","board":"main","title":"Fix login","lane":"doing","kind":"bug","version":2,"created_by":"alice"}}`,
+	}, {
+		caller: writer,
+		args:   `{"ref":"T-3","include_comments":true}`,
+		text:   "T-3 [doing] Fix login (bug, v2)\n\n#1 bob (assistant): Cookie expiry.",
+		structured: `{"task":{"ref":"T-3","board":"main","title":"Fix login","lane":"doing","kind":"bug","version":2,"created_by":"alice"},` +
+			`"comments":[{"id":1,"task":"T-3","author":"bob","author_kind":"assistant","body":"Cookie expiry."}]}`,
+	}} {
+		res, err := b.CallTool(context.Background(), tc.caller, "tasks_get", json.RawMessage(tc.args), nil)
+		if err != nil {
+			t.Fatalf("CallTool(tasks_get, %s) = %v", tc.args, err)
+		}
+		if res.IsError {
+			t.Errorf("CallTool(tasks_get, %s) isError = true, want false", tc.args)
+		}
+		if got := resultText(t, res); got != tc.text {
+			t.Errorf("CallTool(tasks_get, %s) text = %q, want %q", tc.args, got, tc.text)
+		}
+		var got, want any
+		if err := json.Unmarshal(res.StructuredContent, &got); err != nil {
+			t.Fatalf("structuredContent %s: %v", res.StructuredContent, err)
+		}
+		if err := json.Unmarshal([]byte(tc.structured), &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("CallTool(tasks_get, %s) structuredContent (-want +got):\n%s", tc.args, diff)
+		}
+		mustMatchOutputSchema(t, get.Def, res.StructuredContent)
+	}
+
+	mu.Lock()
+	defer mu.Unlock()
+	if diff := cmp.Diff([]identity.Caller{reader, writer}, seen); diff != "" {
+		t.Errorf("callers seen by the board (-want +got):\n%s", diff)
+	}
+	if len(reqs) == 2 && (reqs[0].GetRef() != "T-3" || reqs[0].GetIncludeComments() || !reqs[1].GetIncludeComments()) {
+		t.Errorf("requests seen by the board = %v, want ref T-3 without, then with, comments", reqs)
+	}
+}
+
+func TestNewRefusesBadConfig(t *testing.T) {
+	cat, err := testCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := startWorker(t, &testBoard{}, nil)
+	nc := connectNATS(t, startNATS(t))
+	for name, cfg := range map[string]Config{
+		"no catalog":         {Conn: conn},
+		"no connection":      {Catalog: cat},
+		"NATS without an ID": {Catalog: cat, Conn: conn, NATS: nc},
+	} {
+		if _, err := New(cfg); err == nil {
+			t.Errorf("New(%s) = nil error, want an error", name)
+		}
+	}
+}
