@@ -56,7 +56,8 @@ func (b *fakeBackend) Tools(c identity.Caller) []mcp.Tool {
 	return out
 }
 
-func (b *fakeBackend) CallTool(ctx context.Context, c identity.Caller, name string, args json.RawMessage, report progress.Reporter) (*mcp.CallToolResult, error) {
+func (b *fakeBackend) CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error) {
+	name, args := call.Name, call.Arguments
 	for _, t := range b.tools {
 		if t.tool.Name != name {
 			continue

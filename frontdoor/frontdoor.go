@@ -8,7 +8,6 @@ package frontdoor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,7 +31,7 @@ type TokenVerifier interface {
 type ToolBackend interface {
 	// Tools returns the tools c may call, in a stable order.
 	Tools(c identity.Caller) []mcp.Tool
-	// CallTool runs tool name with args (a JSON object, or nil) for c.
+	// CallTool runs call for c.
 	// report is nil when the request carried no progressToken; otherwise
 	// it may be called from any goroutine, even briefly after CallTool
 	// returned: the handler drops such late reports.
@@ -42,7 +41,7 @@ type ToolBackend interface {
 	// becomes HTTP 403; after the client left nothing is sent; anything
 	// else becomes -32603 with a neutral message and a short ref, and is
 	// logged in full.
-	CallTool(ctx context.Context, c identity.Caller, name string, args json.RawMessage, report progress.Reporter) (*mcp.CallToolResult, error)
+	CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error)
 }
 
 // Config configures a Handler. Zero values mean the defaults noted.

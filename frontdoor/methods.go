@@ -130,6 +130,13 @@ type callToolResult struct {
 	*mcp.CallToolResult
 }
 
+// inputRequiredResult asks the client for input before the call can
+// complete; it carries no content and no cache hints.
+type inputRequiredResult struct {
+	resultHead
+	*mcp.InputRequiredResult
+}
+
 // callTool hands a tools/call to the backend, with a progress reporter if
 // the client asked for progress.
 func (x *exchange) callTool() (any, error) {
@@ -142,18 +149,35 @@ func (x *exchange) callTool() (any, error) {
 	if present && !isObject(args) {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.arguments must be an object")
 	}
+	call := &mcp.ToolCall{Name: name, Arguments: args, ClientCapabilities: x.req.meta[mcp.MetaClientCapabilities]}
+	if responses, present := x.req.params["inputResponses"]; present {
+		if !isObject(responses) {
+			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.inputResponses must be an object")
+		}
+		call.InputResponses = responses
+	}
+	state, err := optionalString(x.req.params, "requestState")
+	if err != nil {
+		return nil, err
+	}
+	call.RequestState = state
 	var report progress.Reporter
 	if token, ok := x.req.meta[mcp.MetaProgressToken]; ok {
 		x.out.token = token
 		report = x.out.progress
 	}
 	ctx := identity.NewContext(x.r.Context(), x.caller)
-	res, err := x.h.cfg.Tools.CallTool(ctx, x.caller, name, args, report)
+	res, err := x.h.cfg.Tools.CallTool(ctx, x.caller, call, report)
 	if err != nil {
 		return nil, err
 	}
 	if res == nil {
 		return nil, errors.New("frontdoor: tool backend returned neither result nor error")
+	}
+	if res.InputRequired != nil {
+		head := x.head()
+		head.ResultType = mcp.ResultInputRequired
+		return inputRequiredResult{resultHead: head, InputRequiredResult: res.InputRequired}, nil
 	}
 	out := *res // the backend's value stays untouched
 	if out.Content == nil {

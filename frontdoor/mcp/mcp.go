@@ -71,11 +71,41 @@ func TextContent(s string) Content { return Content{Type: "text", Text: s} }
 
 // CallToolResult is the outcome of a tool call. IsError marks a failure the
 // model can act on (a bad value, an unknown ref), as opposed to a protocol
-// error.
+// error. A result with InputRequired set is not complete: the front door
+// sends that instead, and the client retries with the answers.
 type CallToolResult struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+
+	InputRequired *InputRequiredResult `json:"-"`
+}
+
+// ToolCall is one tools/call request as a tool backend needs it.
+type ToolCall struct {
+	Name      string
+	Arguments json.RawMessage // a JSON object, or nil
+	// InputResponses and RequestState come with the retry of a call that
+	// answered input_required (multi round-trip requests).
+	InputResponses json.RawMessage // a JSON object, or nil
+	RequestState   string
+	// ClientCapabilities is what this request declared in _meta; a server
+	// may use no capability the request did not declare.
+	ClientCapabilities json.RawMessage
+}
+
+// InputRequest asks the client for input: an elicitation/create,
+// sampling/createMessage or roots/list request it answers on its retry.
+type InputRequest struct {
+	Method string `json:"method"`
+	Params any    `json:"params"`
+}
+
+// InputRequiredResult is the members of an input_required result besides
+// resultType and _meta.
+type InputRequiredResult struct {
+	InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+	RequestState  string                  `json:"requestState,omitempty"`
 }
 
 // ScopeError reports that the caller's token lacks the scope a tool needs.

@@ -6,7 +6,6 @@ package toolcall
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -91,7 +90,8 @@ func (b *Backend) Tools(c identity.Caller) []mcp.Tool {
 
 // CallTool runs tool name for c. See frontdoor.ToolBackend for the meaning
 // of its errors.
-func (b *Backend) CallTool(ctx context.Context, c identity.Caller, name string, args json.RawMessage, report progress.Reporter) (*mcp.CallToolResult, error) {
+func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error) {
+	name, args := call.Name, call.Arguments
 	t, ok := b.cfg.Catalog.Lookup(name)
 	if !ok {
 		return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Unknown tool: %s", name), Data: map[string]string{"tool": name}}

@@ -43,7 +43,7 @@ func TestBoardFailuresBecomeToolErrors(t *testing.T) {
 		"T-unauth":   "Your membership could not be verified: member 7 left acme.",
 		"T-busy":     "The board is temporarily unavailable. Try again in a moment.",
 	} {
-		res, err := b.CallTool(context.Background(), reader, "tasks_get", getTask(ref), nil)
+		res, err := b.CallTool(context.Background(), reader, &mcp.ToolCall{Name: "tasks_get", Arguments: getTask(ref)}, nil)
 		if err != nil {
 			t.Errorf("CallTool(tasks_get %s) error = %v, want an isError result", ref, err)
 			continue
@@ -64,7 +64,7 @@ func TestInternalFailureIsAnError(t *testing.T) {
 	}
 	b := newBackend(t, startWorker(t, failingBoard(errs), nil), Config{})
 	for ref := range errs {
-		res, err := b.CallTool(context.Background(), reader, "tasks_get", getTask(ref), nil)
+		res, err := b.CallTool(context.Background(), reader, &mcp.ToolCall{Name: "tasks_get", Arguments: getTask(ref)}, nil)
 		if err == nil {
 			t.Errorf("CallTool(tasks_get %s) = %+v, nil; want an error (sent as -32603)", ref, res)
 			continue
@@ -100,7 +100,7 @@ func TestClientCancels(t *testing.T) {
 	}
 	done := make(chan outcome, 1)
 	go func() {
-		res, err := b.CallTool(ctx, reader, "tasks_get", getTask("T-1"), nil)
+		res, err := b.CallTool(ctx, reader, &mcp.ToolCall{Name: "tasks_get", Arguments: getTask("T-1")}, nil)
 		done <- outcome{res, err}
 	}()
 	<-entered
@@ -114,7 +114,7 @@ func TestClientCancels(t *testing.T) {
 func TestCallTimeout(t *testing.T) {
 	entered := make(chan struct{}, 1)
 	b := newBackend(t, startWorker(t, blockingBoard(entered), nil), Config{CallTimeout: 50 * time.Millisecond})
-	res, err := b.CallTool(context.Background(), reader, "tasks_get", getTask("T-1"), nil)
+	res, err := b.CallTool(context.Background(), reader, &mcp.ToolCall{Name: "tasks_get", Arguments: getTask("T-1")}, nil)
 	if err != nil {
 		t.Fatalf("CallTool past CallTimeout = %v, want an isError result", err)
 	}

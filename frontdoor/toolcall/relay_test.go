@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/services/progress"
 )
 
@@ -107,7 +108,7 @@ func TestProgressRelayedBeforeResult(t *testing.T) {
 	// trailer counts.
 	reports := &reportLog{before: func() { <-conn.returned }}
 
-	res, err := b.CallTool(context.Background(), writer, "tasks_import", importArgs, reports.report)
+	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, reports.report)
 	got := reports.get() // before anything else can arrive
 	if err != nil {
 		t.Fatalf("CallTool(tasks_import) = %v", err)
@@ -133,7 +134,7 @@ func TestProgressSubjectsDifferPerCall(t *testing.T) {
 	var subjects subjectLog
 	b := newBackend(t, startWorker(t, importBoard(subjects.add), connectNATS(t, url)), Config{NATS: connectNATS(t, url), ID: "fd-test"})
 	for range 2 {
-		if _, err := b.CallTool(context.Background(), writer, "tasks_import", importArgs, (&reportLog{}).report); err != nil {
+		if _, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, (&reportLog{}).report); err != nil {
 			t.Fatalf("CallTool(tasks_import) = %v", err)
 		}
 	}
@@ -154,7 +155,7 @@ func TestNoProgressWithoutReporter(t *testing.T) {
 	})
 	b := newBackend(t, startWorker(t, board, connectNATS(t, url)), Config{NATS: fd, ID: "fd-test"})
 
-	res, err := b.CallTool(context.Background(), writer, "tasks_import", importArgs, nil)
+	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, nil)
 	if err != nil {
 		t.Fatalf("CallTool(tasks_import) without a reporter = %v", err)
 	}
@@ -173,7 +174,7 @@ func TestProgressWithoutNATS(t *testing.T) {
 	var subjects subjectLog
 	b := newBackend(t, startWorker(t, importBoard(subjects.add), nil), Config{})
 	reports := &reportLog{}
-	res, err := b.CallTool(context.Background(), writer, "tasks_import", importArgs, reports.report)
+	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, reports.report)
 	if err != nil {
 		t.Fatalf("CallTool(tasks_import) without NATS = %v", err)
 	}
@@ -196,7 +197,7 @@ func TestProgressNATSClosed(t *testing.T) {
 	fd := connectNATS(t, url)
 	fd.Close()
 	b := newBackend(t, startWorker(t, importBoard(subjects.add), connectNATS(t, url)), Config{NATS: fd, ID: "fd-test"})
-	res, err := b.CallTool(context.Background(), writer, "tasks_import", importArgs, (&reportLog{}).report)
+	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, (&reportLog{}).report)
 	if err != nil {
 		t.Fatalf("CallTool(tasks_import) with NATS closed = %v, want the result without progress", err)
 	}
@@ -220,7 +221,7 @@ func TestLostProgressWaitsOnlyGrace(t *testing.T) {
 	reports := &reportLog{}
 
 	start := time.Now()
-	res, err := b.CallTool(context.Background(), writer, "tasks_import", importArgs, reports.report)
+	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, reports.report)
 	took := time.Since(start)
 	if err != nil {
 		t.Fatalf("CallTool(tasks_import) with progress lost = %v", err)

@@ -60,7 +60,7 @@ func TestToolsAreTheCatalogDefinitions(t *testing.T) {
 func TestCallUnknownTool(t *testing.T) {
 	board := &testBoard{}
 	b := newBackend(t, startWorker(t, board, nil), Config{})
-	res, err := b.CallTool(context.Background(), writer, "tasks_delete", json.RawMessage(`{}`), nil)
+	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_delete", Arguments: json.RawMessage(`{}`)}, nil)
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) {
 		t.Fatalf("CallTool(tasks_delete) = %+v, %v; want a *jsonrpc.Error", res, err)
@@ -87,7 +87,7 @@ func TestCallWithoutScope(t *testing.T) {
 		{commenter, "tasks_import", `{"tasks":[{"title":"x"}]}`, mcp.ScopeError{Tool: "tasks_import", Scope: "write"}},
 		{identity.Caller{Tenant: "acme", Member: 7}, "tasks_get", `{"ref":"T-1"}`, mcp.ScopeError{Tool: "tasks_get", Scope: "read"}},
 	} {
-		res, err := b.CallTool(context.Background(), tc.caller, tc.tool, json.RawMessage(tc.args), nil)
+		res, err := b.CallTool(context.Background(), tc.caller, &mcp.ToolCall{Name: tc.tool, Arguments: json.RawMessage(tc.args)}, nil)
 		var se *mcp.ScopeError
 		if !errors.As(err, &se) {
 			t.Errorf("CallTool(%s, scopes %q) = %+v, %v; want a *mcp.ScopeError", tc.tool, tc.caller.Scopes, res, err)
@@ -120,7 +120,7 @@ func TestCallBadArguments(t *testing.T) {
 		{"tasks_move", `{"ref":"T-1","lane":"archived"}`, "lane"},
 		{"tasks_list", `{"limit":500}`, "limit"},
 	} {
-		res, err := b.CallTool(context.Background(), writer, tc.tool, json.RawMessage(tc.args), nil)
+		res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: tc.tool, Arguments: json.RawMessage(tc.args)}, nil)
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) {
 			t.Errorf("CallTool(%s, %s) = %+v, %v; want a *jsonrpc.Error", tc.tool, tc.args, res, err)
@@ -194,7 +194,7 @@ func TestCallSuccess(t *testing.T) {
 		structured: `{"task":{"ref":"T-3","board":"main","title":"Fix login","lane":"doing","kind":"bug","version":2,"created_by":"alice"},` +
 			`"comments":[{"id":1,"task":"T-3","author":"bob","author_kind":"assistant","body":"Cookie expiry."}]}`,
 	}} {
-		res, err := b.CallTool(context.Background(), tc.caller, "tasks_get", json.RawMessage(tc.args), nil)
+		res, err := b.CallTool(context.Background(), tc.caller, &mcp.ToolCall{Name: "tasks_get", Arguments: json.RawMessage(tc.args)}, nil)
 		if err != nil {
 			t.Fatalf("CallTool(tasks_get, %s) = %v", tc.args, err)
 		}
