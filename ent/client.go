@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/ent/activity"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
+	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
@@ -34,6 +35,8 @@ type Client struct {
 	Board *BoardClient
 	// Comment is the client for interacting with the Comment builders.
 	Comment *CommentClient
+	// Confirmation is the client for interacting with the Confirmation builders.
+	Confirmation *ConfirmationClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
 	// Task is the client for interacting with the Task builders.
@@ -54,6 +57,7 @@ func (c *Client) init() {
 	c.Activity = NewActivityClient(c.config)
 	c.Board = NewBoardClient(c.config)
 	c.Comment = NewCommentClient(c.config)
+	c.Confirmation = NewConfirmationClient(c.config)
 	c.Member = NewMemberClient(c.config)
 	c.Task = NewTaskClient(c.config)
 	c.Tenant = NewTenantClient(c.config)
@@ -147,14 +151,15 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:      ctx,
-		config:   cfg,
-		Activity: NewActivityClient(cfg),
-		Board:    NewBoardClient(cfg),
-		Comment:  NewCommentClient(cfg),
-		Member:   NewMemberClient(cfg),
-		Task:     NewTaskClient(cfg),
-		Tenant:   NewTenantClient(cfg),
+		ctx:          ctx,
+		config:       cfg,
+		Activity:     NewActivityClient(cfg),
+		Board:        NewBoardClient(cfg),
+		Comment:      NewCommentClient(cfg),
+		Confirmation: NewConfirmationClient(cfg),
+		Member:       NewMemberClient(cfg),
+		Task:         NewTaskClient(cfg),
+		Tenant:       NewTenantClient(cfg),
 	}, nil
 }
 
@@ -172,14 +177,15 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:      ctx,
-		config:   cfg,
-		Activity: NewActivityClient(cfg),
-		Board:    NewBoardClient(cfg),
-		Comment:  NewCommentClient(cfg),
-		Member:   NewMemberClient(cfg),
-		Task:     NewTaskClient(cfg),
-		Tenant:   NewTenantClient(cfg),
+		ctx:          ctx,
+		config:       cfg,
+		Activity:     NewActivityClient(cfg),
+		Board:        NewBoardClient(cfg),
+		Comment:      NewCommentClient(cfg),
+		Confirmation: NewConfirmationClient(cfg),
+		Member:       NewMemberClient(cfg),
+		Task:         NewTaskClient(cfg),
+		Tenant:       NewTenantClient(cfg),
 	}, nil
 }
 
@@ -209,7 +215,7 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Activity, c.Board, c.Comment, c.Member, c.Task, c.Tenant,
+		c.Activity, c.Board, c.Comment, c.Confirmation, c.Member, c.Task, c.Tenant,
 	} {
 		n.Use(hooks...)
 	}
@@ -219,7 +225,7 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Activity, c.Board, c.Comment, c.Member, c.Task, c.Tenant,
+		c.Activity, c.Board, c.Comment, c.Confirmation, c.Member, c.Task, c.Tenant,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -234,6 +240,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Board.mutate(ctx, m)
 	case *CommentMutation:
 		return c.Comment.mutate(ctx, m)
+	case *ConfirmationMutation:
+		return c.Confirmation.mutate(ctx, m)
 	case *MemberMutation:
 		return c.Member.mutate(ctx, m)
 	case *TaskMutation:
@@ -775,6 +783,156 @@ func (c *CommentClient) mutate(ctx context.Context, m *CommentMutation) (Value, 
 	}
 }
 
+// ConfirmationClient is a client for the Confirmation schema.
+type ConfirmationClient struct {
+	config
+}
+
+// NewConfirmationClient returns a client for the Confirmation from the given config.
+func NewConfirmationClient(c config) *ConfirmationClient {
+	return &ConfirmationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `confirmation.Hooks(f(g(h())))`.
+func (c *ConfirmationClient) Use(hooks ...Hook) {
+	c.hooks.Confirmation = append(c.hooks.Confirmation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `confirmation.Intercept(f(g(h())))`.
+func (c *ConfirmationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Confirmation = append(c.inters.Confirmation, interceptors...)
+}
+
+// Create returns a builder for creating a Confirmation entity.
+func (c *ConfirmationClient) Create() *ConfirmationCreate {
+	mutation := newConfirmationMutation(c.config, OpCreate)
+	return &ConfirmationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Confirmation entities.
+func (c *ConfirmationClient) CreateBulk(builders ...*ConfirmationCreate) *ConfirmationCreateBulk {
+	return &ConfirmationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ConfirmationClient) MapCreateBulk(slice any, setFunc func(*ConfirmationCreate, int)) *ConfirmationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ConfirmationCreateBulk{err: fmt.Errorf("calling to ConfirmationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ConfirmationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ConfirmationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Confirmation.
+func (c *ConfirmationClient) Update() *ConfirmationUpdate {
+	mutation := newConfirmationMutation(c.config, OpUpdate)
+	return &ConfirmationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ConfirmationClient) UpdateOne(_m *Confirmation) *ConfirmationUpdateOne {
+	mutation := newConfirmationMutation(c.config, OpUpdateOne, withConfirmation(_m))
+	return &ConfirmationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ConfirmationClient) UpdateOneID(id int) *ConfirmationUpdateOne {
+	mutation := newConfirmationMutation(c.config, OpUpdateOne, withConfirmationID(id))
+	return &ConfirmationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Confirmation.
+func (c *ConfirmationClient) Delete() *ConfirmationDelete {
+	mutation := newConfirmationMutation(c.config, OpDelete)
+	return &ConfirmationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ConfirmationClient) DeleteOne(_m *Confirmation) *ConfirmationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ConfirmationClient) DeleteOneID(id int) *ConfirmationDeleteOne {
+	builder := c.Delete().Where(confirmation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ConfirmationDeleteOne{builder}
+}
+
+// Query returns a query builder for Confirmation.
+func (c *ConfirmationClient) Query() *ConfirmationQuery {
+	return &ConfirmationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeConfirmation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Confirmation entity by its id.
+func (c *ConfirmationClient) Get(ctx context.Context, id int) (*Confirmation, error) {
+	return c.Query().Where(confirmation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ConfirmationClient) GetX(ctx context.Context, id int) *Confirmation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a Confirmation.
+func (c *ConfirmationClient) QueryTenant(_m *Confirmation) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(confirmation.Table, confirmation.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, confirmation.TenantTable, confirmation.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ConfirmationClient) Hooks() []Hook {
+	hooks := c.hooks.Confirmation
+	return append(hooks[:len(hooks):len(hooks)], confirmation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ConfirmationClient) Interceptors() []Interceptor {
+	return c.inters.Confirmation
+}
+
+func (c *ConfirmationClient) mutate(ctx context.Context, m *ConfirmationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ConfirmationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ConfirmationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ConfirmationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ConfirmationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Confirmation mutation op: %q", m.Op())
+	}
+}
+
 // MemberClient is a client for the Member schema.
 type MemberClient struct {
 	config
@@ -1291,9 +1449,9 @@ func (c *TenantClient) mutate(ctx context.Context, m *TenantMutation) (Value, er
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Activity, Board, Comment, Member, Task, Tenant []ent.Hook
+		Activity, Board, Comment, Confirmation, Member, Task, Tenant []ent.Hook
 	}
 	inters struct {
-		Activity, Board, Comment, Member, Task, Tenant []ent.Interceptor
+		Activity, Board, Comment, Confirmation, Member, Task, Tenant []ent.Interceptor
 	}
 )

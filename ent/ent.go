@@ -15,6 +15,7 @@ import (
 	"github.com/taskwire/taskwire/ent/activity"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
+	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
@@ -78,12 +79,13 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			activity.Table: activity.ValidColumn,
-			board.Table:    board.ValidColumn,
-			comment.Table:  comment.ValidColumn,
-			member.Table:   member.ValidColumn,
-			task.Table:     task.ValidColumn,
-			tenant.Table:   tenant.ValidColumn,
+			activity.Table:     activity.ValidColumn,
+			board.Table:        board.ValidColumn,
+			comment.Table:      comment.ValidColumn,
+			confirmation.Table: confirmation.ValidColumn,
+			member.Table:       member.ValidColumn,
+			task.Table:         task.ValidColumn,
+			tenant.Table:       tenant.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

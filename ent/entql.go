@@ -6,6 +6,7 @@ import (
 	"github.com/taskwire/taskwire/ent/activity"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
+	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/task"
@@ -19,7 +20,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 6)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 7)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   activity.Table,
@@ -78,6 +79,24 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   confirmation.Table,
+			Columns: confirmation.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: confirmation.FieldID,
+			},
+		},
+		Type: "Confirmation",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			confirmation.FieldTenantID:  {Type: field.TypeInt, Column: confirmation.FieldTenantID},
+			confirmation.FieldNonce:     {Type: field.TypeString, Column: confirmation.FieldNonce},
+			confirmation.FieldAction:    {Type: field.TypeString, Column: confirmation.FieldAction},
+			confirmation.FieldMemberID:  {Type: field.TypeInt, Column: confirmation.FieldMemberID},
+			confirmation.FieldCreatedAt: {Type: field.TypeTime, Column: confirmation.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[4] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   member.Table,
 			Columns: member.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -96,7 +115,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			member.FieldCreatedAt:   {Type: field.TypeTime, Column: member.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -120,9 +139,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldCreatedByID: {Type: field.TypeInt, Column: task.FieldCreatedByID},
 			task.FieldCreatedAt:   {Type: field.TypeTime, Column: task.FieldCreatedAt},
 			task.FieldUpdatedAt:   {Type: field.TypeTime, Column: task.FieldUpdatedAt},
+			task.FieldDeletedAt:   {Type: field.TypeTime, Column: task.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -234,6 +254,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Comment",
 		"Member",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   confirmation.TenantTable,
+			Columns: []string{confirmation.TenantColumn},
+			Bidi:    false,
+		},
+		"Confirmation",
+		"Tenant",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -646,6 +678,85 @@ func (f *CommentFilter) WhereHasAuthorWith(preds ...predicate.Member) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ConfirmationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ConfirmationQuery builder.
+func (_q *ConfirmationQuery) Filter() *ConfirmationFilter {
+	return &ConfirmationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ConfirmationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ConfirmationMutation builder.
+func (m *ConfirmationMutation) Filter() *ConfirmationFilter {
+	return &ConfirmationFilter{config: m.config, predicateAdder: m}
+}
+
+// ConfirmationFilter provides a generic filtering capability at runtime for ConfirmationQuery.
+type ConfirmationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ConfirmationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ConfirmationFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(confirmation.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *ConfirmationFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(confirmation.FieldTenantID))
+}
+
+// WhereNonce applies the entql string predicate on the nonce field.
+func (f *ConfirmationFilter) WhereNonce(p entql.StringP) {
+	f.Where(p.Field(confirmation.FieldNonce))
+}
+
+// WhereAction applies the entql string predicate on the action field.
+func (f *ConfirmationFilter) WhereAction(p entql.StringP) {
+	f.Where(p.Field(confirmation.FieldAction))
+}
+
+// WhereMemberID applies the entql int predicate on the member_id field.
+func (f *ConfirmationFilter) WhereMemberID(p entql.IntP) {
+	f.Where(p.Field(confirmation.FieldMemberID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ConfirmationFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(confirmation.FieldCreatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *ConfirmationFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *ConfirmationFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *MemberQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -674,7 +785,7 @@ type MemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -791,7 +902,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -865,6 +976,11 @@ func (f *TaskFilter) WhereCreatedAt(p entql.TimeP) {
 // WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
 func (f *TaskFilter) WhereUpdatedAt(p entql.TimeP) {
 	f.Where(p.Field(task.FieldUpdatedAt))
+}
+
+// WhereDeletedAt applies the entql time.Time predicate on the deleted_at field.
+func (f *TaskFilter) WhereDeletedAt(p entql.TimeP) {
+	f.Where(p.Field(task.FieldDeletedAt))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
@@ -952,7 +1068,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -160,6 +160,26 @@ func (_u *TaskUpdate) SetUpdatedAt(v time.Time) *TaskUpdate {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *TaskUpdate) SetDeletedAt(v time.Time) *TaskUpdate {
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *TaskUpdate) SetNillableDeletedAt(v *time.Time) *TaskUpdate {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *TaskUpdate) ClearDeletedAt() *TaskUpdate {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
 // SetBoard sets the "board" edge to the Board entity.
 func (_u *TaskUpdate) SetBoard(v *Board) *TaskUpdate {
 	return _u.SetBoardID(v.ID)
@@ -339,6 +359,12 @@ func (_u *TaskUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(task.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(task.FieldDeletedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(task.FieldDeletedAt, field.TypeTime)
 	}
 	if _u.mutation.BoardCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -563,6 +589,26 @@ func (_u *TaskUpdateOne) SetUpdatedAt(v time.Time) *TaskUpdateOne {
 	return _u
 }
 
+// SetDeletedAt sets the "deleted_at" field.
+func (_u *TaskUpdateOne) SetDeletedAt(v time.Time) *TaskUpdateOne {
+	_u.mutation.SetDeletedAt(v)
+	return _u
+}
+
+// SetNillableDeletedAt sets the "deleted_at" field if the given value is not nil.
+func (_u *TaskUpdateOne) SetNillableDeletedAt(v *time.Time) *TaskUpdateOne {
+	if v != nil {
+		_u.SetDeletedAt(*v)
+	}
+	return _u
+}
+
+// ClearDeletedAt clears the value of the "deleted_at" field.
+func (_u *TaskUpdateOne) ClearDeletedAt() *TaskUpdateOne {
+	_u.mutation.ClearDeletedAt()
+	return _u
+}
+
 // SetBoard sets the "board" edge to the Board entity.
 func (_u *TaskUpdateOne) SetBoard(v *Board) *TaskUpdateOne {
 	return _u.SetBoardID(v.ID)
@@ -772,6 +818,12 @@ func (_u *TaskUpdateOne) sqlSave(ctx context.Context) (_node *Task, err error) {
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(task.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if value, ok := _u.mutation.DeletedAt(); ok {
+		_spec.SetField(task.FieldDeletedAt, field.TypeTime, value)
+	}
+	if _u.mutation.DeletedAtCleared() {
+		_spec.ClearField(task.FieldDeletedAt, field.TypeTime)
 	}
 	if _u.mutation.BoardCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -18,6 +18,8 @@ type Tx struct {
 	Board *BoardClient
 	// Comment is the client for interacting with the Comment builders.
 	Comment *CommentClient
+	// Confirmation is the client for interacting with the Confirmation builders.
+	Confirmation *ConfirmationClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
 	// Task is the client for interacting with the Task builders.
@@ -158,6 +160,7 @@ func (tx *Tx) init() {
 	tx.Activity = NewActivityClient(tx.config)
 	tx.Board = NewBoardClient(tx.config)
 	tx.Comment = NewCommentClient(tx.config)
+	tx.Confirmation = NewConfirmationClient(tx.config)
 	tx.Member = NewMemberClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
 	tx.Tenant = NewTenantClient(tx.config)

@@ -20,6 +20,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/frontdoor/toolcall"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/board"
@@ -120,8 +121,15 @@ func (s *system) startFrontdoor() error {
 	if err != nil {
 		return err
 	}
+	// Request states of confirmations are sealed with a key derived from
+	// the signing key, which every front door of a deployment holds.
+	states, err := sealed.NewBox(s.Key.Derive("mcp request-state v1"))
+	if err != nil {
+		return err
+	}
 	tools, err := toolcall.New(toolcall.Config{
 		Catalog: cat, Conn: s.conn, NATS: s.bus.conn, ID: nuid.Next(),
+		States: states,
 		Logger: s.log.With("component", "frontdoor"),
 	})
 	if err != nil {

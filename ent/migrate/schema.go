@@ -129,6 +129,36 @@ var (
 			},
 		},
 	}
+	// ConfirmationsColumns holds the columns for the "confirmations" table.
+	ConfirmationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "nonce", Type: field.TypeString},
+		{Name: "action", Type: field.TypeString},
+		{Name: "member_id", Type: field.TypeInt},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// ConfirmationsTable holds the schema information for the "confirmations" table.
+	ConfirmationsTable = &schema.Table{
+		Name:       "confirmations",
+		Columns:    ConfirmationsColumns,
+		PrimaryKey: []*schema.Column{ConfirmationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "confirmations_tenants_tenant",
+				Columns:    []*schema.Column{ConfirmationsColumns[5]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "confirmation_tenant_id_nonce",
+				Unique:  true,
+				Columns: []*schema.Column{ConfirmationsColumns[5], ConfirmationsColumns[1]},
+			},
+		},
+	}
 	// MembersColumns holds the columns for the "members" table.
 	MembersColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -180,6 +210,7 @@ var (
 		{Name: "version", Type: field.TypeInt, Default: 1},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "deleted_at", Type: field.TypeTime, Nullable: true},
 		{Name: "board_id", Type: field.TypeInt},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "created_by_id", Type: field.TypeInt},
@@ -192,19 +223,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tasks_boards_tasks",
-				Columns:    []*schema.Column{TasksColumns[11]},
+				Columns:    []*schema.Column{TasksColumns[12]},
 				RefColumns: []*schema.Column{BoardsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "tasks_tenants_tenant",
-				Columns:    []*schema.Column{TasksColumns[12]},
+				Columns:    []*schema.Column{TasksColumns[13]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "tasks_members_created_by",
-				Columns:    []*schema.Column{TasksColumns[13]},
+				Columns:    []*schema.Column{TasksColumns[14]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -213,12 +244,12 @@ var (
 			{
 				Name:    "task_tenant_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{TasksColumns[12], TasksColumns[1]},
+				Columns: []*schema.Column{TasksColumns[13], TasksColumns[1]},
 			},
 			{
 				Name:    "task_tenant_id_board_id_lane",
 				Unique:  false,
-				Columns: []*schema.Column{TasksColumns[12], TasksColumns[11], TasksColumns[4]},
+				Columns: []*schema.Column{TasksColumns[13], TasksColumns[12], TasksColumns[4]},
 			},
 		},
 	}
@@ -241,6 +272,7 @@ var (
 		ActivitiesTable,
 		BoardsTable,
 		CommentsTable,
+		ConfirmationsTable,
 		MembersTable,
 		TasksTable,
 		TenantsTable,
@@ -255,6 +287,7 @@ func init() {
 	CommentsTable.ForeignKeys[0].RefTable = TenantsTable
 	CommentsTable.ForeignKeys[1].RefTable = MembersTable
 	CommentsTable.ForeignKeys[2].RefTable = TasksTable
+	ConfirmationsTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[1].RefTable = MembersTable
 	TasksTable.ForeignKeys[0].RefTable = BoardsTable

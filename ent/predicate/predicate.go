@@ -15,6 +15,9 @@ type Board func(*sql.Selector)
 // Comment is the predicate function for comment builders.
 type Comment func(*sql.Selector)
 
+// Confirmation is the predicate function for confirmation builders.
+type Confirmation func(*sql.Selector)
+
 // Member is the predicate function for member builders.
 type Member func(*sql.Selector)
 

@@ -183,6 +183,30 @@ func (f CommentMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutatio
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.CommentMutation", m)
 }
 
+// The ConfirmationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ConfirmationQueryRuleFunc func(context.Context, *ent.ConfirmationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ConfirmationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ConfirmationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ConfirmationQuery", q)
+}
+
+// The ConfirmationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ConfirmationMutationRuleFunc func(context.Context, *ent.ConfirmationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ConfirmationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ConfirmationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ConfirmationMutation", m)
+}
+
 // The MemberQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type MemberQueryRuleFunc func(context.Context, *ent.MemberQuery) error
@@ -296,6 +320,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.CommentQuery:
 		return q.Filter(), nil
+	case *ent.ConfirmationQuery:
+		return q.Filter(), nil
 	case *ent.MemberQuery:
 		return q.Filter(), nil
 	case *ent.TaskQuery:
@@ -314,6 +340,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.BoardMutation:
 		return m.Filter(), nil
 	case *ent.CommentMutation:
+		return m.Filter(), nil
+	case *ent.ConfirmationMutation:
 		return m.Filter(), nil
 	case *ent.MemberMutation:
 		return m.Filter(), nil

@@ -9,6 +9,7 @@ import (
 	"github.com/taskwire/taskwire/ent/activity"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
+	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/schema"
 	"github.com/taskwire/taskwire/ent/task"
@@ -86,6 +87,30 @@ func init() {
 	commentDescCreatedAt := commentFields[3].Descriptor()
 	// comment.DefaultCreatedAt holds the default value on creation for the created_at field.
 	comment.DefaultCreatedAt = commentDescCreatedAt.Default.(func() time.Time)
+	confirmationMixin := schema.Confirmation{}.Mixin()
+	confirmation.Policy = privacy.NewPolicies(confirmationMixin[0], schema.Confirmation{})
+	confirmation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := confirmation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	confirmationFields := schema.Confirmation{}.Fields()
+	_ = confirmationFields
+	// confirmationDescNonce is the schema descriptor for nonce field.
+	confirmationDescNonce := confirmationFields[0].Descriptor()
+	// confirmation.NonceValidator is a validator for the "nonce" field. It is called by the builders before save.
+	confirmation.NonceValidator = confirmationDescNonce.Validators[0].(func(string) error)
+	// confirmationDescAction is the schema descriptor for action field.
+	confirmationDescAction := confirmationFields[1].Descriptor()
+	// confirmation.ActionValidator is a validator for the "action" field. It is called by the builders before save.
+	confirmation.ActionValidator = confirmationDescAction.Validators[0].(func(string) error)
+	// confirmationDescCreatedAt is the schema descriptor for created_at field.
+	confirmationDescCreatedAt := confirmationFields[3].Descriptor()
+	// confirmation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	confirmation.DefaultCreatedAt = confirmationDescCreatedAt.Default.(func() time.Time)
 	memberMixin := schema.Member{}.Mixin()
 	member.Policy = privacy.NewPolicies(memberMixin[0], schema.Member{})
 	member.Hooks[0] = func(next ent.Mutator) ent.Mutator {

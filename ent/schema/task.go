@@ -35,6 +35,8 @@ func (Task) Fields() []ent.Field {
 		field.Int("created_by_id").Immutable(),
 		field.Time("created_at").Default(now).Immutable(),
 		field.Time("updated_at").Default(now).UpdateDefault(now),
+		field.Time("deleted_at").Optional().Nillable().
+			Comment("Set while the task is deleted (soft delete); tasks_restore clears it."),
 	}
 }
 

@@ -21,11 +21,16 @@ import (
 // Tool is one tool of the catalogue together with what the front door needs
 // to call it.
 type Tool struct {
-	Def        mcp.Tool // the definition tools/list shows
-	Scope      string   // the token scope the tool needs
-	FullMethod string   // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
-	Method     protoreflect.MethodDescriptor
-	input      *jsonschema.Schema
+	Def   mcp.Tool // the definition tools/list shows
+	Scope string   // the token scope the tool needs
+	// Confirm is the question a person must answer yes to before each
+	// call, with "{arg}" placeholders; empty for tools that need none.
+	Confirm string
+	// ConfirmationField receives the id of the person's confirmation.
+	ConfirmationField protoreflect.FieldDescriptor
+	FullMethod        string // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
+	Method            protoreflect.MethodDescriptor
+	input             *jsonschema.Schema
 }
 
 // Catalog is the set of tools derived from one or more gRPC services, in
@@ -107,7 +112,13 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 	if err != nil {
 		return nil, err
 	}
+	cf, err := confirmationField(md.Input(), opt.GetConfirm())
+	if err != nil {
+		return nil, err
+	}
 	return &Tool{
+		Confirm:           opt.GetConfirm(),
+		ConfirmationField: cf,
 		Def: mcp.Tool{
 			Name:         opt.GetName(),
 			Title:        opt.GetTitle(),
@@ -121,6 +132,28 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 		Method:     md,
 		input:      compiled,
 	}, nil
+}
+
+// confirmationField finds the request field that carries a confirmation
+// id. A tool that asks for confirmation must have exactly one, and a tool
+// that does not must have none.
+func confirmationField(md protoreflect.MessageDescriptor, confirm string) (protoreflect.FieldDescriptor, error) {
+	var found protoreflect.FieldDescriptor
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if !fieldOpt(fd).GetConfirmation() {
+			continue
+		}
+		if found != nil || fd.Kind() != protoreflect.StringKind || fd.IsList() {
+			return nil, fmt.Errorf("%s: a confirmation field must be the only one and a single string", fd.FullName())
+		}
+		found = fd
+	}
+	if (found != nil) != (confirm != "") {
+		return nil, fmt.Errorf("confirm and a confirmation field go together")
+	}
+	return found, nil
 }
 
 // annotations states every hint explicitly: the protocol's defaults assume a

@@ -82,7 +82,7 @@ func TestCatalogueFollowsContract(t *testing.T) {
 	for _, tool := range c.Tools() {
 		names = append(names, tool.Def.Name)
 	}
-	want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_import"}
+	want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v (declaration order)", names, want)
 	}
@@ -115,8 +115,21 @@ func TestCatalogueFollowsContract(t *testing.T) {
 	if !strings.Contains(lane.Description, "The lane to start in") || !strings.Contains(lane.Description, "doing: Being worked on") {
 		t.Errorf("lane description = %q, want the field comment and the value comments", lane.Description)
 	}
-	if _, ok := c.Lookup("tasks_delete"); ok {
-		t.Error("Lookup(tasks_delete) found a tool the contract does not have")
+	if _, ok := c.Lookup("tasks_frob"); ok {
+		t.Error("Lookup(tasks_frob) found a tool the contract does not have")
+	}
+	del, _ := c.Lookup("tasks_delete")
+	if del.Confirm == "" || del.ConfirmationField == nil || del.ConfirmationField.Name() != "confirmation" {
+		t.Errorf("tasks_delete confirm = %q, field %v; want a question and the confirmation field", del.Confirm, del.ConfirmationField)
+	}
+	if strings.Contains(string(del.Def.InputSchema), "confirmation") {
+		t.Errorf("tasks_delete inputSchema = %s, want no confirmation property: only the front door sets it", del.Def.InputSchema)
+	}
+	if _, err := del.DecodeArguments(json.RawMessage(`{"ref":"T-1","confirmation":"forged"}`)); err == nil {
+		t.Error("tasks_delete accepted a confirmation from the arguments")
+	}
+	if create.Confirm != "" || create.ConfirmationField != nil {
+		t.Error("tasks_create asks for confirmation, want none")
 	}
 }
 

@@ -71,6 +71,9 @@ func (g *schemaGen) object(md protoreflect.MessageDescriptor, input bool) (obj, 
 	fields := md.Fields()
 	for i := range fields.Len() {
 		fd := fields.Get(i)
+		if input && fieldOpt(fd).GetConfirmation() {
+			continue // the front door's to fill, not the model's
+		}
 		fs, err := g.field(fd, input)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fd.Name(), err)

@@ -13,10 +13,12 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
+	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
@@ -37,7 +39,15 @@ type Config struct {
 	// ProgressGrace bounds how long a result waits for progress events the
 	// worker published but NATS has not delivered yet (default 2 s).
 	ProgressGrace time.Duration
-	Logger        *slog.Logger
+	// States seals the requestState of confirmations; front doors that
+	// share its keys accept each other's states. Needed when a tool asks
+	// for confirmation.
+	States *sealed.Box
+	// StateTTL is how long a person has to confirm (default 10 minutes).
+	StateTTL time.Duration
+	// Now is the clock; nil means time.Now.
+	Now    func() time.Time
+	Logger *slog.Logger
 }
 
 // Validate reports a config New cannot work with.
@@ -66,6 +76,9 @@ func New(cfg Config) (*Backend, error) {
 	}
 	if cfg.CallTimeout == 0 {
 		cfg.CallTimeout = 5 * time.Minute
+	}
+	if cfg.StateTTL == 0 {
+		cfg.StateTTL = 10 * time.Minute
 	}
 	if cfg.ProgressGrace == 0 {
 		cfg.ProgressGrace = 2 * time.Second
@@ -106,6 +119,13 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.Too
 			return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: ae.Error(), Data: map[string]any{"tool": name, "problems": ae.Problems}}
 		}
 		return nil, err
+	}
+	if t.Confirm != "" {
+		id, res, err := b.confirm(c, t, call)
+		if err != nil || res != nil {
+			return res, err
+		}
+		req.ProtoReflect().Set(t.ConfirmationField, protoreflect.ValueOfString(id))
 	}
 	resp, err := t.NewResponse()
 	if err != nil {

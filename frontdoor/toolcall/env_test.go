@@ -60,7 +60,7 @@ func (b *testBoard) ImportTasks(ctx context.Context, req *taskwirev1.ImportTasks
 // startWorker serves board from the real worker server on 127.0.0.1:0,
 // publishing progress on nc (nil for none), and returns a client
 // connection to it.
-func startWorker(t *testing.T, board *testBoard, nc *nats.Conn) *grpc.ClientConn {
+func startWorker(t *testing.T, board taskwirev1.BoardServiceServer, nc *nats.Conn) *grpc.ClientConn {
 	t.Helper()
 	srv, err := worker.New(worker.Config{
 		Logger:   slog.New(slog.DiscardHandler),

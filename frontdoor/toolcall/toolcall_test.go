@@ -34,7 +34,7 @@ func TestToolsFilteredByScope(t *testing.T) {
 		{identity.Caller{Tenant: "acme", Member: 7, Scopes: []string{"admin"}}, nil},
 		{reader, []string{"boards_list", "tasks_get", "tasks_list"}},
 		{commenter, []string{"boards_list", "tasks_get", "tasks_list", "comments_add"}},
-		{writer, []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_import"}},
+		{writer, []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import"}},
 	} {
 		if diff := cmp.Diff(tc.want, toolNames(b.Tools(tc.caller))); diff != "" {
 			t.Errorf("Tools(scopes %q) names (-want +got):\n%s", tc.caller.Scopes, diff)

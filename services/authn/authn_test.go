@@ -1,6 +1,7 @@
 package authn
 
 import (
+	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -363,5 +364,26 @@ func decodeSegment(t *testing.T, seg string, v any) {
 	}
 	if err := json.Unmarshal(b, v); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestDerive(t *testing.T) {
+	k, _, err := LoadOrCreateKey(filepath.Join(t.TempDir(), "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := k.Derive("request-state v1"), k.Derive("session v1")
+	if len(a) != 32 || bytes.Equal(a, b) {
+		t.Errorf("Derive = %x, %x; want 32 bytes, different per purpose", a, b)
+	}
+	again, _, err := LoadOrCreateKey(filepath.Join(t.TempDir(), "k"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(again.Derive("request-state v1"), a) {
+		t.Error("two different keys derive the same secret")
+	}
+	if !bytes.Equal(k.Derive("request-state v1"), a) {
+		t.Error("Derive is not deterministic")
 	}
 }

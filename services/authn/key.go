@@ -4,6 +4,7 @@ package authn
 
 import (
 	"crypto/ed25519"
+	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/x509"
@@ -132,4 +133,16 @@ func createKey(path string) error {
 		return fmt.Errorf("authn: write key: %w", err)
 	}
 	return os.Link(tmp.Name(), path)
+}
+
+// Derive returns a 32-byte secret for purpose, derived from the signing key
+// with HKDF-SHA256. Every process holding the signing key derives the same
+// secret, so replicas share e.g. the keys that seal request states without
+// a second secret to distribute; rotating the signing key rotates them.
+func (k *Key) Derive(purpose string) []byte {
+	out, err := hkdf.Key(sha256.New, k.Private.Seed(), nil, "taskwire "+purpose, 32)
+	if err != nil { // only for lengths HKDF cannot produce
+		panic(err)
+	}
+	return out
 }

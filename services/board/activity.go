@@ -14,6 +14,8 @@ const (
 	ActionTaskMoved     = "task.moved"
 	ActionCommentAdded  = "comment.added"
 	ActionTasksImported = "tasks.imported"
+	ActionTaskDeleted   = "task.deleted"
+	ActionTaskRestored  = "task.restored"
 )
 
 // activityOf builds the activity row of one write by the caller; t may be

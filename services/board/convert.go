@@ -31,8 +31,20 @@ func parseRef(ref string) (int, error) {
 	return strconv.Atoi(m[1])
 }
 
-// findTask returns the task with ref in the caller's tenant.
+// findTask returns the task with ref in the caller's tenant, unless it is
+// deleted.
 func findTask(ctx context.Context, c *ent.Client, a actor, ref string) (*ent.Task, error) {
+	t, err := findAnyTask(ctx, c, a, ref)
+	if err == nil && t.DeletedAt != nil {
+		return nil, domainerr.New(domainerr.NotFound,
+			"%s was deleted: bring it back with tasks_restore if it is still needed", Ref(t.Number))
+	}
+	return t, err
+}
+
+// findAnyTask returns the task with ref in the caller's tenant, deleted or
+// not.
+func findAnyTask(ctx context.Context, c *ent.Client, a actor, ref string) (*ent.Task, error) {
 	n, err := parseRef(ref)
 	if err != nil {
 		return nil, err

@@ -57,7 +57,7 @@ func (s *Service) listTasks(ctx context.Context, a actor, req *taskwirev1.ListTa
 	if err != nil {
 		return nil, err
 	}
-	where := []predicate.Task{task.TenantID(a.tenant.ID), task.NumberGT(after)}
+	where := []predicate.Task{task.TenantID(a.tenant.ID), task.NumberGT(after), task.DeletedAtIsNil()}
 	if req.GetBoard() != "" {
 		b, err := findBoard(ctx, s.client, a, req.GetBoard())
 		if err != nil {

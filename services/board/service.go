@@ -147,6 +147,16 @@ func (s *Service) AddComment(ctx context.Context, req *taskwirev1.AddCommentRequ
 	return call(ctx, s, "AddComment", req, s.addComment)
 }
 
+// DeleteTask deletes a task softly, once a person confirmed it.
+func (s *Service) DeleteTask(ctx context.Context, req *taskwirev1.DeleteTaskRequest) (*taskwirev1.DeleteTaskResponse, error) {
+	return call(ctx, s, "DeleteTask", req, s.deleteTask)
+}
+
+// RestoreTask brings a deleted task back, once a person confirmed it.
+func (s *Service) RestoreTask(ctx context.Context, req *taskwirev1.RestoreTaskRequest) (*taskwirev1.RestoreTaskResponse, error) {
+	return call(ctx, s, "RestoreTask", req, s.restoreTask)
+}
+
 // ImportTasks creates many tasks on one board, all or none, reporting
 // progress.
 func (s *Service) ImportTasks(ctx context.Context, req *taskwirev1.ImportTasksRequest) (*taskwirev1.ImportTasksResponse, error) {

@@ -1378,6 +1378,204 @@ func (x *AddCommentResponse) GetComment() *Comment {
 	return nil
 }
 
+type DeleteTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task's ref, e.g. "T-12".
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The id of the person's confirmation; set by the front door.
+	Confirmation  string `protobuf:"bytes,2,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteTaskRequest) Reset() {
+	*x = DeleteTaskRequest{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteTaskRequest) ProtoMessage() {}
+
+func (x *DeleteTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteTaskRequest.ProtoReflect.Descriptor instead.
+func (*DeleteTaskRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *DeleteTaskRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *DeleteTaskRequest) GetConfirmation() string {
+	if x != nil {
+		return x.Confirmation
+	}
+	return ""
+}
+
+type DeleteTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task as it was deleted.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeleteTaskResponse) Reset() {
+	*x = DeleteTaskResponse{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeleteTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeleteTaskResponse) ProtoMessage() {}
+
+func (x *DeleteTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeleteTaskResponse.ProtoReflect.Descriptor instead.
+func (*DeleteTaskResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *DeleteTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
+type RestoreTaskRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The ref of the deleted task, e.g. "T-12".
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// The id of the person's confirmation; set by the front door.
+	Confirmation  string `protobuf:"bytes,2,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreTaskRequest) Reset() {
+	*x = RestoreTaskRequest{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreTaskRequest) ProtoMessage() {}
+
+func (x *RestoreTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreTaskRequest.ProtoReflect.Descriptor instead.
+func (*RestoreTaskRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *RestoreTaskRequest) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *RestoreTaskRequest) GetConfirmation() string {
+	if x != nil {
+		return x.Confirmation
+	}
+	return ""
+}
+
+type RestoreTaskResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task, restored.
+	Task          *Task `protobuf:"bytes,1,opt,name=task,proto3" json:"task,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreTaskResponse) Reset() {
+	*x = RestoreTaskResponse{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreTaskResponse) ProtoMessage() {}
+
+func (x *RestoreTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreTaskResponse.ProtoReflect.Descriptor instead.
+func (*RestoreTaskResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *RestoreTaskResponse) GetTask() *Task {
+	if x != nil {
+		return x.Task
+	}
+	return nil
+}
+
 // TaskDraft is one task to import.
 type TaskDraft struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1399,7 +1597,7 @@ type TaskDraft struct {
 
 func (x *TaskDraft) Reset() {
 	*x = TaskDraft{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	mi := &file_taskwire_v1_board_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1411,7 +1609,7 @@ func (x *TaskDraft) String() string {
 func (*TaskDraft) ProtoMessage() {}
 
 func (x *TaskDraft) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	mi := &file_taskwire_v1_board_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1424,7 +1622,7 @@ func (x *TaskDraft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDraft.ProtoReflect.Descriptor instead.
 func (*TaskDraft) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{17}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TaskDraft) GetTitle() string {
@@ -1481,7 +1679,7 @@ type ImportTasksRequest struct {
 
 func (x *ImportTasksRequest) Reset() {
 	*x = ImportTasksRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	mi := &file_taskwire_v1_board_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1493,7 +1691,7 @@ func (x *ImportTasksRequest) String() string {
 func (*ImportTasksRequest) ProtoMessage() {}
 
 func (x *ImportTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	mi := &file_taskwire_v1_board_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1506,7 +1704,7 @@ func (x *ImportTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportTasksRequest.ProtoReflect.Descriptor instead.
 func (*ImportTasksRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{18}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ImportTasksRequest) GetBoard() string {
@@ -1535,7 +1733,7 @@ type ImportTasksResponse struct {
 
 func (x *ImportTasksResponse) Reset() {
 	*x = ImportTasksResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	mi := &file_taskwire_v1_board_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1547,7 +1745,7 @@ func (x *ImportTasksResponse) String() string {
 func (*ImportTasksResponse) ProtoMessage() {}
 
 func (x *ImportTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	mi := &file_taskwire_v1_board_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1560,7 +1758,7 @@ func (x *ImportTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportTasksResponse.ProtoReflect.Descriptor instead.
 func (*ImportTasksResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{19}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ImportTasksResponse) GetImported() int32 {
@@ -1664,7 +1862,17 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\x03ref\x18\x01 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x03ref\x12\x1a\n" +
 	"\x04body\x18\x02 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x04body\"D\n" +
 	"\x12AddCommentResponse\x12.\n" +
-	"\acomment\x18\x01 \x01(\v2\x14.taskwire.v1.CommentR\acomment\"\xe0\x01\n" +
+	"\acomment\x18\x01 \x01(\v2\x14.taskwire.v1.CommentR\acomment\"Y\n" +
+	"\x11DeleteTaskRequest\x12\x18\n" +
+	"\x03ref\x18\x01 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x03ref\x12*\n" +
+	"\fconfirmation\x18\x02 \x01(\tB\x06\xd2\xda\x18\x020\x01R\fconfirmation\";\n" +
+	"\x12DeleteTaskResponse\x12%\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.taskwire.v1.TaskR\x04task\"Z\n" +
+	"\x12RestoreTaskRequest\x12\x18\n" +
+	"\x03ref\x18\x01 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x03ref\x12*\n" +
+	"\fconfirmation\x18\x02 \x01(\tB\x06\xd2\xda\x18\x020\x01R\fconfirmation\"<\n" +
+	"\x13RestoreTaskResponse\x12%\n" +
+	"\x04task\x18\x01 \x01(\v2\x11.taskwire.v1.TaskR\x04task\"\xe0\x01\n" +
 	"\tTaskDraft\x12\x1c\n" +
 	"\x05title\x18\x01 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x05title\x12\x12\n" +
 	"\x04note\x18\x02 \x01(\tR\x04note\x12%\n" +
@@ -1702,7 +1910,7 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"MemberKind\x12\x1b\n" +
 	"\x17MEMBER_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MEMBER_KIND_HUMAN\x10\x01\x12\x19\n" +
-	"\x15MEMBER_KIND_ASSISTANT\x10\x022\xaf\x15\n" +
+	"\x15MEMBER_KIND_ASSISTANT\x10\x022\xd0\x1a\n" +
 	"\fBoardService\x12\xaa\x02\n" +
 	"\n" +
 	"ListBoards\x12\x1e.taskwire.v1.ListBoardsRequest\x1a\x1f.taskwire.v1.ListBoardsResponse\"\xda\x01\xca\xda\x18\xd5\x01\n" +
@@ -1725,7 +1933,12 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"tasks_move\x12\vMove a task\x1a\x95\x01Move a task to another lane of its board: backlog, next, doing or done. Pass expected_version to make sure nobody changed the task since you read it.0\x01B\x05write\x12\xe7\x01\n" +
 	"\n" +
 	"AddComment\x12\x1e.taskwire.v1.AddCommentRequest\x1a\x1f.taskwire.v1.AddCommentResponse\"\x97\x01\xca\xda\x18\x92\x01\n" +
-	"\fcomments_add\x12\x11Comment on a task\x1afAdd a comment to a task, signed as you. Use it to report progress, ask a question or explain a change.B\acomment\x12\xa1\x03\n" +
+	"\fcomments_add\x12\x11Comment on a task\x1afAdd a comment to a task, signed as you. Use it to report progress, ask a question or explain a change.B\acomment\x12\xfa\x02\n" +
+	"\n" +
+	"DeleteTask\x12\x1e.taskwire.v1.DeleteTaskRequest\x1a\x1f.taskwire.v1.DeleteTaskResponse\"\xaa\x02\xca\xda\x18\xa5\x02\n" +
+	"\ftasks_delete\x12\rDelete a task\x1a\xb9\x01Delete a task. The person you work for is asked to confirm first; the task then disappears from tasks_list and tasks_get, and tasks_restore brings it back with its comments and history.(\x010\x01B\x05writeJ?Delete task {ref}? It can be restored later with tasks_restore.\x12\xa1\x02\n" +
+	"\vRestoreTask\x12\x1f.taskwire.v1.RestoreTaskRequest\x1a .taskwire.v1.RestoreTaskResponse\"\xce\x01\xca\xda\x18\xc9\x01\n" +
+	"\rtasks_restore\x12\x16Restore a deleted task\x1avBring back a task deleted with tasks_delete, in the lane it was in. The person you work for is asked to confirm first.0\x01B\x05writeJ\x1fRestore the deleted task {ref}?\x12\xa1\x03\n" +
 	"\vImportTasks\x12\x1f.taskwire.v1.ImportTasksRequest\x1a .taskwire.v1.ImportTasksResponse\"\xce\x02\xca\xda\x18\xc9\x02\n" +
 	"\ftasks_import\x12\fImport tasks\x1a\xa3\x02Create many tasks on one board in one step (up to 1000), for example from a plan or another tracker. All tasks are created or, if anything fails or the call is cancelled, none are. Reports progress while it works when you send a progress token. Returns how many were imported and their refs.B\x05writeB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
@@ -1742,7 +1955,7 @@ func file_taskwire_v1_board_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_v1_board_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_taskwire_v1_board_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_taskwire_v1_board_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_taskwire_v1_board_proto_goTypes = []any{
 	(Lane)(0),                     // 0: taskwire.v1.Lane
 	(TaskKind)(0),                 // 1: taskwire.v1.TaskKind
@@ -1765,20 +1978,24 @@ var file_taskwire_v1_board_proto_goTypes = []any{
 	(*MoveTaskResponse)(nil),      // 18: taskwire.v1.MoveTaskResponse
 	(*AddCommentRequest)(nil),     // 19: taskwire.v1.AddCommentRequest
 	(*AddCommentResponse)(nil),    // 20: taskwire.v1.AddCommentResponse
-	(*TaskDraft)(nil),             // 21: taskwire.v1.TaskDraft
-	(*ImportTasksRequest)(nil),    // 22: taskwire.v1.ImportTasksRequest
-	(*ImportTasksResponse)(nil),   // 23: taskwire.v1.ImportTasksResponse
-	(*timestamppb.Timestamp)(nil), // 24: google.protobuf.Timestamp
+	(*DeleteTaskRequest)(nil),     // 21: taskwire.v1.DeleteTaskRequest
+	(*DeleteTaskResponse)(nil),    // 22: taskwire.v1.DeleteTaskResponse
+	(*RestoreTaskRequest)(nil),    // 23: taskwire.v1.RestoreTaskRequest
+	(*RestoreTaskResponse)(nil),   // 24: taskwire.v1.RestoreTaskResponse
+	(*TaskDraft)(nil),             // 25: taskwire.v1.TaskDraft
+	(*ImportTasksRequest)(nil),    // 26: taskwire.v1.ImportTasksRequest
+	(*ImportTasksResponse)(nil),   // 27: taskwire.v1.ImportTasksResponse
+	(*timestamppb.Timestamp)(nil), // 28: google.protobuf.Timestamp
 }
 var file_taskwire_v1_board_proto_depIdxs = []int32{
 	0,  // 0: taskwire.v1.Board.lanes:type_name -> taskwire.v1.Lane
 	0,  // 1: taskwire.v1.Task.lane:type_name -> taskwire.v1.Lane
 	1,  // 2: taskwire.v1.Task.kind:type_name -> taskwire.v1.TaskKind
 	2,  // 3: taskwire.v1.Task.size:type_name -> taskwire.v1.TaskSize
-	24, // 4: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
-	24, // 5: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
+	28, // 4: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
+	28, // 5: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
 	3,  // 6: taskwire.v1.Comment.author_kind:type_name -> taskwire.v1.MemberKind
-	24, // 7: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
+	28, // 7: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
 	4,  // 8: taskwire.v1.ListBoardsResponse.boards:type_name -> taskwire.v1.Board
 	5,  // 9: taskwire.v1.GetTaskResponse.task:type_name -> taskwire.v1.Task
 	6,  // 10: taskwire.v1.GetTaskResponse.comments:type_name -> taskwire.v1.Comment
@@ -1795,31 +2012,37 @@ var file_taskwire_v1_board_proto_depIdxs = []int32{
 	5,  // 21: taskwire.v1.MoveTaskResponse.task:type_name -> taskwire.v1.Task
 	0,  // 22: taskwire.v1.MoveTaskResponse.from_lane:type_name -> taskwire.v1.Lane
 	6,  // 23: taskwire.v1.AddCommentResponse.comment:type_name -> taskwire.v1.Comment
-	0,  // 24: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
-	1,  // 25: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 26: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
-	21, // 27: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
-	7,  // 28: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
-	9,  // 29: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
-	11, // 30: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
-	13, // 31: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
-	15, // 32: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
-	17, // 33: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
-	19, // 34: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
-	22, // 35: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
-	8,  // 36: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
-	10, // 37: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
-	12, // 38: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
-	14, // 39: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
-	16, // 40: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
-	18, // 41: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
-	20, // 42: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
-	23, // 43: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
-	36, // [36:44] is the sub-list for method output_type
-	28, // [28:36] is the sub-list for method input_type
-	28, // [28:28] is the sub-list for extension type_name
-	28, // [28:28] is the sub-list for extension extendee
-	0,  // [0:28] is the sub-list for field type_name
+	5,  // 24: taskwire.v1.DeleteTaskResponse.task:type_name -> taskwire.v1.Task
+	5,  // 25: taskwire.v1.RestoreTaskResponse.task:type_name -> taskwire.v1.Task
+	0,  // 26: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
+	1,  // 27: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 28: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
+	25, // 29: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
+	7,  // 30: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
+	9,  // 31: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
+	11, // 32: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
+	13, // 33: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
+	15, // 34: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
+	17, // 35: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
+	19, // 36: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
+	21, // 37: taskwire.v1.BoardService.DeleteTask:input_type -> taskwire.v1.DeleteTaskRequest
+	23, // 38: taskwire.v1.BoardService.RestoreTask:input_type -> taskwire.v1.RestoreTaskRequest
+	26, // 39: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
+	8,  // 40: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
+	10, // 41: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
+	12, // 42: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
+	14, // 43: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
+	16, // 44: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
+	18, // 45: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
+	20, // 46: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
+	22, // 47: taskwire.v1.BoardService.DeleteTask:output_type -> taskwire.v1.DeleteTaskResponse
+	24, // 48: taskwire.v1.BoardService.RestoreTask:output_type -> taskwire.v1.RestoreTaskResponse
+	27, // 49: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
+	40, // [40:50] is the sub-list for method output_type
+	30, // [30:40] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_board_proto_init() }
@@ -1834,7 +2057,7 @@ func file_taskwire_v1_board_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_board_proto_rawDesc), len(file_taskwire_v1_board_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   20,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -26,6 +26,8 @@ const (
 	BoardService_UpdateTask_FullMethodName  = "/taskwire.v1.BoardService/UpdateTask"
 	BoardService_MoveTask_FullMethodName    = "/taskwire.v1.BoardService/MoveTask"
 	BoardService_AddComment_FullMethodName  = "/taskwire.v1.BoardService/AddComment"
+	BoardService_DeleteTask_FullMethodName  = "/taskwire.v1.BoardService/DeleteTask"
+	BoardService_RestoreTask_FullMethodName = "/taskwire.v1.BoardService/RestoreTask"
 	BoardService_ImportTasks_FullMethodName = "/taskwire.v1.BoardService/ImportTasks"
 )
 
@@ -51,6 +53,11 @@ type BoardServiceClient interface {
 	MoveTask(ctx context.Context, in *MoveTaskRequest, opts ...grpc.CallOption) (*MoveTaskResponse, error)
 	// AddComment adds a comment to a task.
 	AddComment(ctx context.Context, in *AddCommentRequest, opts ...grpc.CallOption) (*AddCommentResponse, error)
+	// DeleteTask deletes a task softly: it disappears from lists and reads
+	// but can be restored.
+	DeleteTask(ctx context.Context, in *DeleteTaskRequest, opts ...grpc.CallOption) (*DeleteTaskResponse, error)
+	// RestoreTask brings a deleted task back.
+	RestoreTask(ctx context.Context, in *RestoreTaskRequest, opts ...grpc.CallOption) (*RestoreTaskResponse, error)
 	// ImportTasks creates many tasks at once, reporting progress.
 	ImportTasks(ctx context.Context, in *ImportTasksRequest, opts ...grpc.CallOption) (*ImportTasksResponse, error)
 }
@@ -133,6 +140,26 @@ func (c *boardServiceClient) AddComment(ctx context.Context, in *AddCommentReque
 	return out, nil
 }
 
+func (c *boardServiceClient) DeleteTask(ctx context.Context, in *DeleteTaskRequest, opts ...grpc.CallOption) (*DeleteTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeleteTaskResponse)
+	err := c.cc.Invoke(ctx, BoardService_DeleteTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) RestoreTask(ctx context.Context, in *RestoreTaskRequest, opts ...grpc.CallOption) (*RestoreTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RestoreTaskResponse)
+	err := c.cc.Invoke(ctx, BoardService_RestoreTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *boardServiceClient) ImportTasks(ctx context.Context, in *ImportTasksRequest, opts ...grpc.CallOption) (*ImportTasksResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ImportTasksResponse)
@@ -165,6 +192,11 @@ type BoardServiceServer interface {
 	MoveTask(context.Context, *MoveTaskRequest) (*MoveTaskResponse, error)
 	// AddComment adds a comment to a task.
 	AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error)
+	// DeleteTask deletes a task softly: it disappears from lists and reads
+	// but can be restored.
+	DeleteTask(context.Context, *DeleteTaskRequest) (*DeleteTaskResponse, error)
+	// RestoreTask brings a deleted task back.
+	RestoreTask(context.Context, *RestoreTaskRequest) (*RestoreTaskResponse, error)
 	// ImportTasks creates many tasks at once, reporting progress.
 	ImportTasks(context.Context, *ImportTasksRequest) (*ImportTasksResponse, error)
 	mustEmbedUnimplementedBoardServiceServer()
@@ -197,6 +229,12 @@ func (UnimplementedBoardServiceServer) MoveTask(context.Context, *MoveTaskReques
 }
 func (UnimplementedBoardServiceServer) AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddComment not implemented")
+}
+func (UnimplementedBoardServiceServer) DeleteTask(context.Context, *DeleteTaskRequest) (*DeleteTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeleteTask not implemented")
+}
+func (UnimplementedBoardServiceServer) RestoreTask(context.Context, *RestoreTaskRequest) (*RestoreTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RestoreTask not implemented")
 }
 func (UnimplementedBoardServiceServer) ImportTasks(context.Context, *ImportTasksRequest) (*ImportTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ImportTasks not implemented")
@@ -348,6 +386,42 @@ func _BoardService_AddComment_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BoardService_DeleteTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeleteTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).DeleteTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_DeleteTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).DeleteTask(ctx, req.(*DeleteTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_RestoreTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RestoreTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).RestoreTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_RestoreTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).RestoreTask(ctx, req.(*RestoreTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BoardService_ImportTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(ImportTasksRequest)
 	if err := dec(in); err != nil {
@@ -400,6 +474,14 @@ var BoardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "AddComment",
 			Handler:    _BoardService_AddComment_Handler,
+		},
+		{
+			MethodName: "DeleteTask",
+			Handler:    _BoardService_DeleteTask_Handler,
+		},
+		{
+			MethodName: "RestoreTask",
+			Handler:    _BoardService_RestoreTask_Handler,
 		},
 		{
 			MethodName: "ImportTasks",

@@ -42,7 +42,12 @@ type Tool struct {
 	// The tool reaches beyond the board (other systems, the internet).
 	OpenWorld bool `protobuf:"varint,7,opt,name=open_world,json=openWorld,proto3" json:"open_world,omitempty"`
 	// The token scope the tool needs: "read", "comment" or "write".
-	Scope         string `protobuf:"bytes,8,opt,name=scope,proto3" json:"scope,omitempty"`
+	Scope string `protobuf:"bytes,8,opt,name=scope,proto3" json:"scope,omitempty"`
+	// When set, a person must confirm each call before it runs: the front
+	// door answers the first call with input_required and an elicitation
+	// form showing this question. "{name}" is replaced by the string
+	// argument of that name, e.g. "Delete task {ref}?".
+	Confirm       string `protobuf:"bytes,9,opt,name=confirm,proto3" json:"confirm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -133,6 +138,13 @@ func (x *Tool) GetScope() string {
 	return ""
 }
 
+func (x *Tool) GetConfirm() string {
+	if x != nil {
+		return x.Confirm
+	}
+	return ""
+}
+
 // Field refines how a request field appears in a tool's inputSchema.
 type Field struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -145,7 +157,11 @@ type Field struct {
 	// For repeated fields: the most items accepted.
 	MaxItems *uint32 `protobuf:"varint,4,opt,name=max_items,json=maxItems,proto3,oneof" json:"max_items,omitempty"`
 	// For repeated fields: the fewest items accepted.
-	MinItems      *uint32 `protobuf:"varint,5,opt,name=min_items,json=minItems,proto3,oneof" json:"min_items,omitempty"`
+	MinItems *uint32 `protobuf:"varint,5,opt,name=min_items,json=minItems,proto3,oneof" json:"min_items,omitempty"`
+	// The front door fills this field with the id of the person's
+	// confirmation (see Tool.confirm); it is not part of the tool's
+	// inputSchema, so a model cannot set it.
+	Confirmation  bool `protobuf:"varint,6,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -215,6 +231,13 @@ func (x *Field) GetMinItems() uint32 {
 	return 0
 }
 
+func (x *Field) GetConfirmation() bool {
+	if x != nil {
+		return x.Confirmation
+	}
+	return false
+}
+
 var file_taskwire_mcp_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -254,7 +277,7 @@ var File_taskwire_mcp_v1_options_proto protoreflect.FileDescriptor
 
 const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\xe6\x01\n" +
+	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\x80\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -266,13 +289,15 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"idempotent\x12\x1d\n" +
 	"\n" +
 	"open_world\x18\a \x01(\bR\topenWorld\x12\x14\n" +
-	"\x05scope\x18\b \x01(\tR\x05scope\"\xd9\x01\n" +
+	"\x05scope\x18\b \x01(\tR\x05scope\x12\x18\n" +
+	"\aconfirm\x18\t \x01(\tR\aconfirm\"\xfd\x01\n" +
 	"\x05Field\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
 	"\aminimum\x18\x02 \x01(\x03H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +
 	"\amaximum\x18\x03 \x01(\x03H\x01R\amaximum\x88\x01\x01\x12 \n" +
 	"\tmax_items\x18\x04 \x01(\rH\x02R\bmaxItems\x88\x01\x01\x12 \n" +
-	"\tmin_items\x18\x05 \x01(\rH\x03R\bminItems\x88\x01\x01B\n" +
+	"\tmin_items\x18\x05 \x01(\rH\x03R\bminItems\x88\x01\x01\x12\"\n" +
+	"\fconfirmation\x18\x06 \x01(\bR\fconfirmationB\n" +
 	"\n" +
 	"\b_minimumB\n" +
 	"\n" +

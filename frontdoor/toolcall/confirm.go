@@ -1,0 +1,193 @@
+package toolcall
+
+import (
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/taskwire/taskwire/frontdoor/catalog"
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// A tool with a confirm question runs only after a person said yes: the
+// first call answers input_required with an elicitation form and a sealed
+// requestState; the client's retry carries the answer and the state back.
+// The state is bound to the caller, the tool and the arguments, expires,
+// and names a confirmation id that the worker uses up in the same
+// transaction as the change, so it allows one change only.
+
+// statePurpose keeps request states apart from anything else sealed with
+// the same keys.
+const statePurpose = "taskwire/mcp request-state v1"
+
+// confirmKey names the one input request a confirmation makes.
+const confirmKey = "confirm"
+
+type confirmState struct {
+	Tenant  string `json:"t"`
+	Member  int    `json:"m"`
+	Tool    string `json:"tool"`
+	Digest  string `json:"d"`   // of the arguments, canonical JSON
+	Expires int64  `json:"exp"` // unix seconds
+	ID      string `json:"id"`  // the confirmation id the worker uses up
+}
+
+// confirm decides whether call may run. It returns the confirmation id to
+// attach, or else the result or error to send instead of running.
+func (b *Backend) confirm(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall) (string, *mcp.CallToolResult, error) {
+	digest, err := argsDigest(call.Arguments)
+	if err != nil {
+		return "", nil, err
+	}
+	if call.RequestState == "" {
+		res, err := b.ask(c, t, call, digest)
+		return "", res, err
+	}
+	st, err := b.openState(call.RequestState)
+	if err != nil || st.Tenant != c.Tenant || st.Member != c.Member || st.Tool != t.Def.Name || st.Digest != digest {
+		return "", nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams,
+			Message: "invalid params: requestState was not issued for this call (same tool, arguments and caller); call again without it"}
+	}
+	answer, answered := confirmAnswer(call.InputResponses)
+	if b.now().Unix() > st.Expires || !answered {
+		res, err := b.ask(c, t, call, digest) // ask again rather than fail
+		return "", res, err
+	}
+	if !answer {
+		text := fmt.Sprintf("Not done: the person did not confirm %q. Do not retry unless they ask you to.", question(t, call.Arguments))
+		return "", &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}, nil
+	}
+	return st.ID, nil, nil
+}
+
+// ask answers with the confirmation form, if the request may be answered
+// with one.
+func (b *Backend) ask(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, digest string) (*mcp.CallToolResult, error) {
+	if !formElicitation(call.ClientCapabilities) {
+		return nil, &jsonrpc.Error{
+			Code:    jsonrpc.MissingRequiredClientCapability,
+			Message: fmt.Sprintf("%s needs a person to confirm it, and this request did not declare the elicitation capability (form mode)", t.Def.Name),
+			Data:    map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}},
+		}
+	}
+	if b.cfg.States == nil {
+		return nil, fmt.Errorf("toolcall: %s needs confirmation but no state keys are configured", t.Def.Name)
+	}
+	raw, err := json.Marshal(confirmState{
+		Tenant: c.Tenant, Member: c.Member, Tool: t.Def.Name, Digest: digest,
+		Expires: b.now().Add(b.cfg.StateTTL).Unix(), ID: rand.Text(),
+	})
+	if err != nil {
+		return nil, err
+	}
+	q := question(t, call.Arguments)
+	form := map[string]any{
+		"mode":    "form",
+		"message": q,
+		"requestedSchema": map[string]any{
+			"type": "object",
+			"properties": map[string]any{
+				"confirm": map[string]any{"type": "boolean", "title": "Confirm", "description": q},
+			},
+			"required": []string{"confirm"},
+		},
+	}
+	return &mcp.CallToolResult{InputRequired: &mcp.InputRequiredResult{
+		InputRequests: map[string]mcp.InputRequest{confirmKey: {Method: "elicitation/create", Params: form}},
+		RequestState:  b.cfg.States.Seal(statePurpose, raw),
+	}}, nil
+}
+
+func (b *Backend) openState(s string) (confirmState, error) {
+	var st confirmState
+	if b.cfg.States == nil {
+		return st, fmt.Errorf("toolcall: no state keys")
+	}
+	raw, err := b.cfg.States.Open(statePurpose, s)
+	if err != nil {
+		return st, err
+	}
+	return st, json.Unmarshal(raw, &st)
+}
+
+func (b *Backend) now() time.Time {
+	if b.cfg.Now != nil {
+		return b.cfg.Now()
+	}
+	return time.Now()
+}
+
+// confirmAnswer reads the person's answer from the retry's inputResponses:
+// yes only for an accepted form with confirm true. answered is false when
+// there is no answer under our key (unknown keys are ignored).
+func confirmAnswer(responses json.RawMessage) (yes, answered bool) {
+	var all map[string]json.RawMessage
+	if json.Unmarshal(responses, &all) != nil {
+		return false, false
+	}
+	raw, ok := all[confirmKey]
+	if !ok {
+		return false, false
+	}
+	var r struct {
+		Action  string `json:"action"`
+		Content struct {
+			Confirm bool `json:"confirm"`
+		} `json:"content"`
+	}
+	if json.Unmarshal(raw, &r) != nil || r.Action == "" {
+		return false, false
+	}
+	return r.Action == "accept" && r.Content.Confirm, true
+}
+
+// formElicitation reports whether capabilities declare form elicitation:
+// "elicitation": {} means form only; otherwise "form" must be present.
+func formElicitation(capabilities json.RawMessage) bool {
+	var caps struct {
+		Elicitation map[string]json.RawMessage `json:"elicitation"`
+	}
+	if json.Unmarshal(capabilities, &caps) != nil || caps.Elicitation == nil {
+		return false
+	}
+	_, form := caps.Elicitation["form"]
+	_, url := caps.Elicitation["url"]
+	return form || !url
+}
+
+// argsDigest hashes the arguments in canonical form (object keys sorted),
+// so a retry with the same arguments in another order still matches.
+func argsDigest(args json.RawMessage) (string, error) {
+	var v any
+	if len(args) > 0 {
+		if err := json.Unmarshal(args, &v); err != nil {
+			return "", err
+		}
+	}
+	canonical, err := json.Marshal(v)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(canonical)
+	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
+}
+
+var placeholder = regexp.MustCompile(`\{([a-z_]+)\}`)
+
+// question fills the tool's confirm question with the call's arguments.
+func question(t *catalog.Tool, args json.RawMessage) string {
+	var values map[string]any
+	json.Unmarshal(args, &values)
+	return placeholder.ReplaceAllStringFunc(t.Confirm, func(m string) string {
+		if s, ok := values[m[1:len(m)-1]].(string); ok {
+			return s
+		}
+		return m
+	})
+}
