@@ -75,3 +75,6 @@ func (b *bus) Close() {
 		b.embedded.WaitForShutdown()
 	}
 }
+
+// connectTimeout bounds how long startup waits for NATS.
+const connectTimeout = 10 * time.Second
