@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/services/tenancy"
+)
+
+// cluster is a scaled-out Taskwire in one test: one worker node and two
+// front door nodes, each with its own NATS connection to one NATS server,
+// behind one public URL, as behind a load balancer.
+type cluster struct {
+	DB       *ent.Client
+	token    string
+	endpoint string   // the public endpoint tokens are bound to
+	fronts   []string // each front door's host:port
+	logs     *logSink
+}
+
+func startCluster(t *testing.T, s setup) *cluster {
+	t.Helper()
+	ctx := context.Background()
+	backend, natsURL := storetest.SQLite, s.natsURL
+	if s.postgres {
+		if natsURL == "" {
+			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server deployment")
+		}
+		backend = storetest.Postgres
+	}
+	if natsURL == "" {
+		natsURL = startNATSServer(t)
+	}
+	db, err := store.Open(ctx, storetest.DSN(t, backend))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	key, _, err := authn.LoadOrCreateKey(t.TempDir() + "/signing.key")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &cluster{DB: db, logs: &logSink{}}
+	log := slog.New(c.logs)
+
+	w, err := startWorkerNode(workerNodeConfig{
+		DB: db, NATS: natsConn(t, natsURL), InternalKey: "cluster-key", Listen: "127.0.0.1:0", Drain: 5 * time.Second, Log: log,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { w.stop(context.Background()) })
+
+	publicURL := "http://taskwire.test"
+	for range 2 {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := startFrontdoorNode(frontdoorNodeConfig{
+			Listener: ln, PublicURL: publicURL, Worker: "passthrough:///" + w.addr, InternalKey: "cluster-key",
+			NATS: natsConn(t, natsURL), Key: key, Log: log,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { f.stop(context.Background()) })
+		c.fronts = append(c.fronts, ln.Addr().String())
+		c.endpoint = f.endpoint
+	}
+
+	res, err := tenancy.Bootstrap(ctx, db, tenancy.Config{TenantSlug: "acme", OwnerHandle: "ada"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	issuer, err := authn.NewIssuer(authn.IssuerConfig{Key: key, Issuer: publicURL, Audience: c.endpoint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.token, _, err = issuer.Mint(authn.MintRequest{Tenant: "acme", Member: res.Owner.ID, Scopes: authz.AllScopes}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// client connects the go-sdk client through a transport that sends each
+// request to the next front door in turn, so no two consecutive requests
+// of a conversation reach the same replica.
+func (c *cluster) client(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, *alternate) {
+	t.Helper()
+	alt := &alternate{fronts: c.fronts, served: make([]atomic.Int32, len(c.fronts))}
+	rec := &wireRecorder{t: t, token: c.token, base: alt}
+	cl := mcp.NewClient(&mcp.Implementation{Name: "taskwire-cluster", Version: "1.0.0"}, opts)
+	cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: c.endpoint, HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("Connect: %v", err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, alt
+}
+
+// alternate is a round-robin load balancer in a RoundTripper.
+type alternate struct {
+	fronts []string
+	next   atomic.Int32
+	served []atomic.Int32
+}
+
+func (a *alternate) RoundTrip(req *http.Request) (*http.Response, error) {
+	i := int(a.next.Add(1)-1) % len(a.fronts)
+	a.served[i].Add(1)
+	req = req.Clone(req.Context())
+	req.URL.Host = a.fronts[i]
+	return http.DefaultTransport.RoundTrip(req)
+}
+
+func startNATSServer(t *testing.T) string {
+	t.Helper()
+	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(10 * time.Second) {
+		t.Fatal("NATS server did not start")
+	}
+	t.Cleanup(ns.Shutdown)
+	return ns.ClientURL()
+}
+
+func natsConn(t *testing.T, url string) *nats.Conn {
+	t.Helper()
+	nc, err := nats.Connect(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	return nc
+}

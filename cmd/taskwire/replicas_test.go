@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/hook"
+	"github.com/taskwire/taskwire/ent/privacy"
+	"github.com/taskwire/taskwire/ent/task"
+)
+
+// TestReplicas runs a conversation whose requests alternate between two
+// front doors sharing one worker: nothing depends on which replica
+// answers. An import's progress reaches the replica holding its stream,
+// and a confirmation asked for by one replica is accepted by the other.
+func TestReplicas(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			c := startCluster(t, s)
+			var mu sync.Mutex
+			var progress []*mcp.ProgressNotificationParams
+			cs, alt := c.client(t, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+					mu.Lock()
+					progress = append(progress, r.Params)
+					mu.Unlock()
+				},
+				ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+				},
+			})
+			if _, err := cs.ListTools(context.Background(), nil); err != nil {
+				t.Fatal(err)
+			}
+			for i := range 3 {
+				callOK(t, cs, "tasks_create", map[string]any{"title": fmt.Sprintf("Task %d", i+1)})
+			}
+			drafts := make([]map[string]any, 50)
+			for i := range drafts {
+				drafts[i] = map[string]any{"title": fmt.Sprintf("Imported %d", i+1)}
+			}
+			params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
+			params.SetProgressToken("p")
+			if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
+				t.Fatalf("tasks_import = %v, %v", res, err)
+			}
+			mu.Lock()
+			checkProgress(t, progress, "p", 50)
+			mu.Unlock()
+
+			// input_required from one replica, the confirmed retry at the other.
+			callOK(t, cs, "tasks_delete", map[string]any{"ref": "T-2"})
+			list := callOK(t, cs, "tasks_list", map[string]any{"limit": 100})
+			if n := len(list["tasks"].([]any)); n != 52 {
+				t.Errorf("tasks after deleting one of 53 = %d, want 52", n)
+			}
+			for i := range alt.served {
+				if n := alt.served[i].Load(); n < 3 {
+					t.Errorf("front door %d served %d requests, want the conversation spread over both", i, n)
+				}
+			}
+		})
+	}
+}
+
+// TestReplicaHangUpCancelsWorker: a client hanging up on a front door
+// cancels the work in the separate worker.
+func TestReplicaHangUpCancelsWorker(t *testing.T) {
+	c := startCluster(t, setups()[0])
+	var creates atomic.Int32
+	c.DB.Task.Use(func(next ent.Mutator) ent.Mutator {
+		return hook.TaskFunc(func(ctx context.Context, m *ent.TaskMutation) (ent.Value, error) {
+			if m.Op().Is(ent.OpCreate) && creates.Add(1) == 30 {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next.Mutate(ctx, m)
+		})
+	})
+	callCtx, hangUp := context.WithCancel(context.Background())
+	defer hangUp()
+	var reports atomic.Int32
+	cs, _ := c.client(t, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			if reports.Add(1) == 1 {
+				hangUp()
+			}
+		},
+	})
+	drafts := make([]map[string]any, 100)
+	for i := range drafts {
+		drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
+	}
+	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
+	params.SetProgressToken(1)
+	if _, err := cs.CallTool(callCtx, params); !errors.Is(err, context.Canceled) {
+		t.Fatalf("CallTool after hang-up = %v, want context.Canceled", err)
+	}
+	waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+		return c.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+	})
+	n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
+	if err != nil || n != 0 {
+		t.Errorf("tasks of the cancelled import committed = %d, %v; want 0", n, err)
+	}
+}
