@@ -3,6 +3,7 @@ package jsonrpc
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -46,11 +47,20 @@ type Message struct {
 // that could be read, so that the error response can echo it. The Message is
 // never nil.
 //
+// A body nested deeper than MaxDepth is a parse error, found before
+// encoding/json sees it.
+//
 // Members are matched exactly: encoding/json's struct decoding would also
 // accept "ID" or "Method", which JSON-RPC does not.
 func Decode(data []byte) (*Message, error) {
-	if !utf8.Valid(data) || !json.Valid(data) {
-		return &Message{}, &Error{Code: ParseError, Message: "parse error: the body is not valid UTF-8 JSON"}
+	if !utf8.Valid(data) {
+		return &Message{}, &Error{Code: ParseError, Message: msgNotJSON}
+	}
+	if tooDeep(data, MaxDepth) {
+		return &Message{}, &Error{Code: ParseError, Message: msgTooDeep}
+	}
+	if !json.Valid(data) {
+		return &Message{}, &Error{Code: ParseError, Message: msgNotJSON}
 	}
 	switch firstByte(data) {
 	case '{':
@@ -64,6 +74,52 @@ func Decode(data []byte) (*Message, error) {
 		return &Message{}, &Error{Code: ParseError, Message: "parse error: " + err.Error()}
 	}
 	return decodeFields(fields)
+}
+
+// MaxDepth is how deeply Decode lets arrays and objects nest. No MCP
+// message needs more than a handful of levels, and a deeper body only
+// makes encoding/json (whose own limit is 10000) build a deep tree and a
+// parser stack for each level: cheap for the client, costly for the server.
+const MaxDepth = 64
+
+// The messages of Decode's parse errors. Decode returns a new *Error each
+// time, since the caller may change it.
+var (
+	msgNotJSON = "parse error: the body is not valid UTF-8 JSON"
+	msgTooDeep = "parse error: JSON nested deeper than " + strconv.Itoa(MaxDepth) + " levels"
+)
+
+// tooDeep reports whether arrays and objects in data nest deeper than
+// limit. It counts brackets outside strings in one pass without
+// allocating, and checks nothing else: data that is not JSON is left to
+// json.Valid, so an unbalanced ']' may drive the count below zero.
+func tooDeep(data []byte, limit int) bool {
+	depth := 0
+	inString, escaped := false, false
+	for _, b := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > limit {
+				return true
+			}
+		case '}', ']':
+			depth--
+		}
+	}
+	return false
 }
 
 // decodeFields classifies an object. The id is read first so that any later

@@ -1,9 +1,13 @@
 package jsonrpc
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
+	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestDecode(t *testing.T) {
@@ -75,6 +79,15 @@ func errCode(err error) int {
 	return e.Code
 }
 
+// errMessage returns the message of a *Error, or "" for none.
+func errMessage(err error) string {
+	var e *Error
+	if !errors.As(err, &e) {
+		return ""
+	}
+	return e.Message
+}
+
 func TestEncode(t *testing.T) {
 	tests := []struct {
 		name string
@@ -103,6 +116,9 @@ func TestEncode(t *testing.T) {
 	if _, err := EncodeResult(json.RawMessage(`1`), nil); err == nil {
 		t.Errorf("EncodeResult(1, nil) succeeded, want an error")
 	}
+	if _, err := EncodeNotification("", nil); err == nil {
+		t.Errorf("EncodeNotification(\"\", nil) succeeded, want an error")
+	}
 }
 
 // FuzzDecode checks that Decode never panics, fails only with the two
@@ -119,6 +135,10 @@ func FuzzDecode(f *testing.F) {
 		`{"jsonrpc":"2.0","id":1.0,"method":"x"}`,
 		`{"jsonrpc":"2.0","id":-0,"method":"x","params":[]}`,
 		`{`, ``, `0`,
+		`{"jsonrpc":"2.0","id":1,"result":{"a":"[[[\\\"]]]","b":[[[]]]}}`,
+		`{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"m","data":{"d":[{}]}}}`,
+		deepCall(MaxDepth), deepCall(MaxDepth + 1),
+		strings.Repeat("[", 1000),
 	} {
 		f.Add([]byte(s))
 	}
@@ -127,12 +147,214 @@ func FuzzDecode(f *testing.F) {
 		if m == nil {
 			t.Fatal("nil Message")
 		}
+		checkDepth(t, data, err)
 		if err != nil {
 			checkFailure(t, m, err)
 			return
 		}
 		checkMessage(t, m)
+		checkReencode(t, m)
 	})
+}
+
+// deepCall returns a request whose params nest depth levels in all, the
+// message's own object included.
+func deepCall(depth int) string {
+	n := depth - 2 // the message and params objects
+	return `{"jsonrpc":"2.0","id":1,"method":"x","params":{"a":` +
+		strings.Repeat("[", n) + strings.Repeat("]", n) + `}}`
+}
+
+// checkDepth holds the depth limit against a second count of the same
+// nesting, by encoding/json's tokenizer: valid JSON nested too deeply is
+// refused with the depth error, and nothing else is.
+func checkDepth(t *testing.T, data []byte, err error) {
+	depth, valid := jsonDepth(data)
+	tooDeepErr := errMessage(err) == msgTooDeep
+	if valid && (depth > MaxDepth) != tooDeepErr {
+		t.Fatalf("depth %d, Decode error %v", depth, err)
+	}
+	if tooDeepErr && !tooDeep(data, MaxDepth) {
+		t.Fatalf("depth error for input within the limit")
+	}
+}
+
+// jsonDepth returns the nesting depth of data, and whether it is one valid
+// UTF-8 JSON value.
+func jsonDepth(data []byte) (int, bool) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	depth, deepest := 0, 0
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, false
+		}
+		switch tok {
+		case json.Delim('{'), json.Delim('['):
+			depth++
+			deepest = max(deepest, depth)
+		case json.Delim('}'), json.Delim(']'):
+			depth--
+		}
+	}
+	return deepest, json.Valid(data) && utf8.Valid(data)
+}
+
+// call is the wire form of a request or notification, which this package
+// decodes but never sends; unlike wire it keeps an empty method.
+type call struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method"`
+	Params  any             `json:"params,omitempty"`
+}
+
+// checkReencode encodes an accepted message again, with this package's
+// encoders where it has one for the kind, and checks that it decodes to
+// the same message.
+func checkReencode(t *testing.T, m *Message) {
+	var out []byte
+	var err error
+	params := any(nil) // absent params stay absent, not null
+	if m.Params != nil {
+		params = m.Params
+	}
+	switch {
+	case m.Kind == Notification && m.Method != "":
+		out, err = EncodeNotification(m.Method, params)
+	case m.Kind == Notification || m.Kind == Request:
+		out, err = marshal(call{JSONRPC: Version, ID: m.ID, Method: m.Method, Params: params})
+	case m.Error != nil:
+		out, err = EncodeError(m.ID, m.Error)
+	default:
+		out, err = EncodeResult(m.ID, m.Result)
+	}
+	if err != nil {
+		t.Fatalf("re-encoding %+v: %v", m, err)
+	}
+	back, err := Decode(out)
+	if err != nil {
+		t.Fatalf("Decode(%s) of a re-encoded message: %v", out, err)
+	}
+	if got, want := summary(back), summary(m); got != want {
+		t.Fatalf("re-encoded message decodes to %s, want %s", got, want)
+	}
+}
+
+// summary renders m for comparison, its raw members compacted.
+func summary(m *Message) string {
+	var b strings.Builder
+	b.WriteString(m.Kind.String() + " " + string(m.ID) + " " + m.Method)
+	for _, raw := range []json.RawMessage{m.Params, m.Result} {
+		b.WriteString(" " + compact(raw))
+	}
+	if m.Error != nil {
+		data, _ := m.Error.Data.(json.RawMessage)
+		b.WriteString(" " + errorSummary(m.Error) + " " + compact(data))
+	}
+	return b.String()
+}
+
+func errorSummary(e *Error) string {
+	out, _ := json.Marshal(struct {
+		Code    int
+		Message string
+	}{e.Code, e.Message})
+	return string(out)
+}
+
+func compact(raw json.RawMessage) string {
+	if raw == nil {
+		return "<absent>"
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return "<invalid " + err.Error() + ">"
+	}
+	return b.String()
+}
+
+func TestDecodeDepth(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		code int
+		msg  string
+	}{
+		{"at the limit", deepCall(MaxDepth), 0, ""},
+		{"one over", deepCall(MaxDepth + 1), ParseError, msgTooDeep},
+		{"far over", deepCall(10 * MaxDepth), ParseError, msgTooDeep},
+		{"brackets in a string", `{"jsonrpc":"2.0","method":"x","params":{"s":"` + strings.Repeat("[{", 200) + `"}}`, 0, ""},
+		{"escaped quote in a string", `{"jsonrpc":"2.0","method":"x","params":{"s":"\"` + strings.Repeat("[", 200) + `"}}`, 0, ""},
+		{"escaped backslash ends a string", `{"jsonrpc":"2.0","method":"x","params":{"s":"\\",` + `"t":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}}`, ParseError, msgTooDeep},
+		{"deep batch", strings.Repeat("[", 100) + strings.Repeat("]", 100), ParseError, msgTooDeep},
+		{"deep and unclosed", strings.Repeat("{\"a\":", 65), ParseError, msgTooDeep},
+		{"unclosed within the limit", strings.Repeat("[", 64), ParseError, msgNotJSON},
+	}
+	for _, tt := range tests {
+		_, err := Decode([]byte(tt.in))
+		if got := errCode(err); got != tt.code {
+			t.Errorf("%s: Decode code = %d, want %d (err %v)", tt.name, got, tt.code, err)
+			continue
+		}
+		if got := errMessage(err); got != tt.msg {
+			t.Errorf("%s: Decode message = %q, want %q", tt.name, got, tt.msg)
+		}
+	}
+}
+
+func TestDecodeDepthMessage(t *testing.T) {
+	_, err := Decode([]byte(deepCall(MaxDepth + 1)))
+	want := "parse error: JSON nested deeper than 64 levels"
+	if errCode(err) != ParseError || errMessage(err) != want {
+		t.Errorf("Decode(too deep) = %v, want code %d and message %q", err, ParseError, want)
+	}
+}
+
+func TestTooDeep(t *testing.T) {
+	tests := []struct {
+		in    string
+		limit int
+		want  bool
+	}{
+		{``, 0, false},
+		{`1`, 0, false},
+		{`[]`, 0, true},
+		{`[]`, 1, false},
+		{`[[]]`, 1, true},
+		{`[{},{},[]]`, 2, false},
+		{`[[],[[]]]`, 2, true},
+		{`"[[["`, 1, false},
+		{`"\"[[["`, 1, false},
+		{`"\\"[[`, 1, true},
+		{`"\\\"[["`, 1, false},
+		{`]]]][[[[`, 1, false}, // not JSON: the count went below zero first
+	}
+	for _, tt := range tests {
+		if got := tooDeep([]byte(tt.in), tt.limit); got != tt.want {
+			t.Errorf("tooDeep(%s, %d) = %v, want %v", tt.in, tt.limit, got, tt.want)
+		}
+	}
+}
+
+func TestTooDeepAllocs(t *testing.T) {
+	data := []byte(deepCall(MaxDepth) + strings.Repeat(`"\\"`, 100))
+	if n := testing.AllocsPerRun(100, func() { tooDeep(data, MaxDepth) }); n != 0 {
+		t.Errorf("tooDeep allocates %v times per call, want 0", n)
+	}
+}
+
+func BenchmarkTooDeep(b *testing.B) {
+	data := []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"s":"` +
+		strings.Repeat(`a\"[{`, 1<<16) + `"}}}`)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for b.Loop() {
+		tooDeep(data, MaxDepth)
+	}
 }
 
 func checkFailure(t *testing.T, m *Message, err error) {

@@ -76,8 +76,13 @@ func EncodeError(id json.RawMessage, e *Error) ([]byte, error) {
 	return marshal(wire{JSONRPC: Version, ID: id, Error: e})
 }
 
-// EncodeNotification returns a notification of method with params.
+// EncodeNotification returns a notification of method with params. The
+// method must not be empty: the wire form would drop it and send a message
+// that is neither notification nor response.
 func EncodeNotification(method string, params any) ([]byte, error) {
+	if method == "" {
+		return nil, fmt.Errorf("jsonrpc: notification without a method")
+	}
 	return marshal(wire{JSONRPC: Version, Method: method, Params: params})
 }
 
