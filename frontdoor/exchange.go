@@ -24,6 +24,10 @@ type exchange struct {
 	caller identity.Caller
 	msg    *jsonrpc.Message
 	req    *request
+	// legacy marks a message of a pre-2026 client; ses is its session once
+	// opened.
+	legacy bool
+	ses    session
 
 	// For the log record.
 	tool      string
@@ -37,22 +41,26 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{h: h, r: r, out: newResponder(w, r.Context()), start: time.Now()}
 	defer x.done()
 	body, f := x.admit()
-	if f != nil {
+	switch {
+	case f != nil:
 		x.fail(f)
-		return
+	case r.Method == http.MethodDelete:
+		x.deleteSession()
+	default:
+		x.dispatch(body)
 	}
-	x.dispatch(body)
 }
 
 // admit runs the transport checks in a fixed order: Origin, method,
 // declared body size, token, framing, body size as read. None needs the
 // body parsed, and no body is read for a caller that is not authenticated.
+// A legacy DELETE stops after the token: it has no body.
 func (x *exchange) admit() ([]byte, *failure) {
 	if f := x.h.checkOrigin(x.r); f != nil {
 		return nil, f
 	}
-	if x.r.Method != http.MethodPost {
-		return nil, refusal(http.StatusMethodNotAllowed, "method not allowed: this endpoint takes POST only", http.Header{"Allow": {http.MethodPost}})
+	if f := checkHTTPMethod(x.r); f != nil {
+		return nil, f
 	}
 	if x.r.ContentLength > x.h.cfg.MaxBodyBytes {
 		return nil, tooLarge()
@@ -62,6 +70,9 @@ func (x *exchange) admit() ([]byte, *failure) {
 		return nil, f
 	}
 	x.caller = c
+	if x.r.Method == http.MethodDelete {
+		return nil, nil
+	}
 	if f := checkFraming(x.r.Header); f != nil {
 		return nil, f
 	}
@@ -80,6 +91,22 @@ func (h *Handler) checkOrigin(r *http.Request) *failure {
 		return nil
 	}
 	return refusal(http.StatusForbidden, "forbidden: this Origin is not allowed", nil)
+}
+
+// checkHTTPMethod admits POST, and DELETE from a legacy client, which ends
+// its session with it. GET, the legacy standalone SSE stream, is 405 in
+// both eras, which the legacy transport allows: nothing here ever has a
+// message for a client outside the response to its own request.
+func checkHTTPMethod(r *http.Request) *failure {
+	modern := modernHeader(r.Header)
+	switch {
+	case r.Method == http.MethodPost, r.Method == http.MethodDelete && !modern:
+		return nil
+	case modern:
+		return refusal(http.StatusMethodNotAllowed, "method not allowed: this endpoint takes POST only", http.Header{"Allow": {http.MethodPost}})
+	}
+	return refusal(http.StatusMethodNotAllowed, "method not allowed: this endpoint takes POST, and DELETE to end a session; it offers no standalone SSE stream",
+		http.Header{"Allow": {"POST, DELETE"}})
 }
 
 // checkFraming checks Accept and Content-Type as go-sdk does: the client
@@ -139,6 +166,8 @@ func (x *exchange) dispatch(body []byte) {
 	switch {
 	case errors.As(err, &je):
 		x.fail(&failure{id: msg.ID, err: je})
+	case !isModern(x.r.Header, msg):
+		x.serveLegacy()
 	case msg.Kind == jsonrpc.Notification:
 		x.notification()
 	case msg.Kind == jsonrpc.Response:
@@ -179,19 +208,29 @@ func (x *exchange) request() {
 }
 
 // reply sends a method's result.
-func (x *exchange) reply(result any) {
+func (x *exchange) reply(result any) { x.replyWith(nil, result) }
+
+// replyWith sends a method's result with extra response headers.
+func (x *exchange) replyWith(header http.Header, result any) {
 	body, err := jsonrpc.EncodeResult(x.msg.ID, result)
 	if err != nil {
 		x.fail(x.internal(err))
 		return
 	}
-	x.out.finish(http.StatusOK, nil, body)
+	x.out.finish(http.StatusOK, header, body)
 }
 
 // fail sends f; a nil f means the client left and gets nothing.
 func (x *exchange) fail(f *failure) {
 	if f == nil {
 		return
+	}
+	if x.legacy && f.status == 0 {
+		// Before 2026-07-28 a JSON-RPC error went out with 200, as go-sdk
+		// still sends it to legacy clients: the transport rules of those
+		// revisions fix statuses only for their own refusals, which set
+		// f.status.
+		f.status = http.StatusOK
 	}
 	x.code, x.cause = f.err.Code, f.cause
 	body, err := jsonrpc.EncodeError(f.id, f.err)

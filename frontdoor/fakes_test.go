@@ -1,14 +1,17 @@
 package frontdoor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"testing"
+	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
@@ -127,6 +130,13 @@ func runImport(_ context.Context, _ json.RawMessage, report progress.Reporter) (
 // testEndpoint is the endpoint of every test handler.
 const testEndpoint = "http://127.0.0.1:8080/api/mcp"
 
+// testSessionKey seals the legacy sessions of every test handler.
+var testSessionKey = bytes.Repeat([]byte{7}, sealed.KeySize)
+
+// testNow is the clock of every test handler, so that session ids open to
+// the same contents in every run.
+func testNow() time.Time { return time.Date(2026, 9, 1, 12, 0, 0, 0, time.UTC) }
+
 // newTestHandler returns a Handler over the golden backend, or over b when
 // given, logging to logger when given.
 func newTestHandler(t testing.TB, b ToolBackend, logger *slog.Logger) *Handler {
@@ -143,6 +153,8 @@ func newTestHandler(t testing.TB, b ToolBackend, logger *slog.Logger) *Handler {
 		Instructions:   "Tasks live on boards; call tasks_list before changing a task.",
 		MaxBodyBytes:   1024,
 		Logger:         logger,
+		SessionKeys:    [][]byte{testSessionKey},
+		now:            testNow,
 	})
 	if err != nil {
 		t.Fatalf("New: %v", err)

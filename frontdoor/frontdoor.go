@@ -2,11 +2,14 @@
 // every request in the order the transport rules set (Origin, token,
 // framing, headers against body, _meta, version, method), answers
 // server/discover and tools/list itself and hands tools/call to a
-// ToolBackend. It keeps no state between requests, so any replica can
-// answer any request.
+// ToolBackend. Clients of 2025-06-18 and 2025-11-25 are served beside it,
+// the era chosen per request (era.go, legacy.go). It keeps no state
+// between requests, not even for legacy sessions, whose ids are sealed
+// (session.go), so any replica can answer any request.
 package frontdoor
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -14,8 +17,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
 )
@@ -67,6 +72,14 @@ type Config struct {
 	MaxBodyBytes int64
 	// Logger receives one record per request. Default: discard.
 	Logger *slog.Logger
+	// SessionKeys seal the Mcp-Session-Id of legacy (pre-2026) clients,
+	// newest first: the first seals, all open, so a key can be rotated
+	// in. Every replica behind one endpoint needs the same keys. Each has
+	// sealed.KeySize bytes. Required.
+	SessionKeys [][]byte
+
+	// now is the clock of session ids; nil means time.Now. Tests set it.
+	now func() time.Time
 }
 
 // DefaultMaxBodyBytes is the body limit when Config.MaxBodyBytes is zero,
@@ -91,6 +104,25 @@ func (c Config) Validate() error {
 	case c.MaxBodyBytes < 0:
 		return errors.New("frontdoor: Config.MaxBodyBytes is negative")
 	}
+	return validateSessionKeys(c.SessionKeys)
+}
+
+// validateSessionKeys refuses a missing, short or repeated key: a repeated
+// key would hide a rotation that never happened.
+func validateSessionKeys(keys [][]byte) error {
+	if len(keys) == 0 {
+		return errors.New("frontdoor: Config.SessionKeys is required")
+	}
+	for i, k := range keys {
+		if len(k) != sealed.KeySize {
+			return fmt.Errorf("frontdoor: Config.SessionKeys[%d] has %d bytes, want %d", i, len(k), sealed.KeySize)
+		}
+		for _, prev := range keys[:i] {
+			if bytes.Equal(prev, k) {
+				return fmt.Errorf("frontdoor: Config.SessionKeys[%d] repeats an earlier key", i)
+			}
+		}
+	}
 	return nil
 }
 
@@ -108,6 +140,9 @@ func (c Config) withDefaults() Config {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+	if c.now == nil {
+		c.now = time.Now
+	}
 	return c
 }
 
@@ -121,6 +156,7 @@ type Handler struct {
 	metadataURL string          // its public URL, for WWW-Authenticate
 	metadata    []byte          // the document, encoded once
 	pageSize    int             // tools per tools/list page
+	sessions    *sessions       // seals legacy session ids
 }
 
 // New returns a Handler for cfg, or the reason cfg is unusable.
@@ -140,6 +176,11 @@ func New(cfg Config) (*Handler, error) {
 	if err := h.initMetadata(u); err != nil {
 		return nil, err
 	}
+	box, err := sealed.NewBox(cfg.SessionKeys...)
+	if err != nil {
+		return nil, err
+	}
+	h.sessions = &sessions{box: box, now: cfg.now}
 	return h, nil
 }
 

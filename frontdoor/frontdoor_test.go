@@ -18,7 +18,7 @@ import (
 )
 
 func TestNewValidatesConfig(t *testing.T) {
-	good := Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend()}
+	good := Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}}
 	tests := []struct {
 		name   string
 		change func(*Config)
@@ -34,6 +34,9 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"negative body limit", func(c *Config) { c.MaxBodyBytes = -1 }, "MaxBodyBytes"},
 		{"origin with path", func(c *Config) { c.AllowedOrigins = []string{"https://a.example/x"} }, "allowed origin"},
 		{"origin without scheme", func(c *Config) { c.AllowedOrigins = []string{"a.example"} }, "allowed origin"},
+		{"no session keys", func(c *Config) { c.SessionKeys = nil }, "SessionKeys is required"},
+		{"short session key", func(c *Config) { c.SessionKeys = [][]byte{[]byte("short")} }, "SessionKeys[0] has 5 bytes"},
+		{"repeated session key", func(c *Config) { c.SessionKeys = [][]byte{testSessionKey, testSessionKey} }, "SessionKeys[1] repeats"},
 	}
 	for _, tt := range tests {
 		cfg := good
@@ -67,7 +70,7 @@ func TestNormalizeOrigin(t *testing.T) {
 }
 
 func TestDefaultBodyLimit(t *testing.T) {
-	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend()})
+	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +218,7 @@ func TestCallToolPassesCallerAndArgs(t *testing.T) {
 // TestMetadataForRootEndpoint checks the metadata paths of an endpoint
 // served at the root.
 func TestMetadataForRootEndpoint(t *testing.T) {
-	h, err := New(Config{Endpoint: "https://mcp.example", Verifier: fakeVerifier{}, Tools: goldenBackend()})
+	h, err := New(Config{Endpoint: "https://mcp.example", Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}})
 	if err != nil {
 		t.Fatal(err)
 	}

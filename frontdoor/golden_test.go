@@ -32,17 +32,31 @@ var update = flag.Bool("update", false, "rewrite the response sections of testda
 //	-- response.body --  the body as sent (an SSE stream shows each event)
 //
 // With -update the response sections are rewritten; review the diff.
-// Every JSON-RPC message sent is also validated against the MCP schema.
+// Every JSON-RPC message sent is also validated against the MCP schema of
+// the revision the conversation speaks. Conversations of legacy sessions
+// live in testdata/legacy; their session ids are written as templates
+// (golden_session_test.go).
 func TestGolden(t *testing.T) {
-	files, err := filepath.Glob("testdata/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
+	files := goldenFiles(t)
 	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".txtar"), func(t *testing.T) {
+		name := strings.TrimSuffix(strings.TrimPrefix(file, "testdata/"), ".txtar")
+		t.Run(name, func(t *testing.T) {
 			runGolden(t, file)
 		})
 	}
+}
+
+// goldenFiles lists the conversations of both eras.
+func goldenFiles(t testing.TB) []string {
+	modern, err := filepath.Glob("testdata/*.txtar")
+	if err != nil || len(modern) == 0 {
+		t.Fatalf("no golden files: %v", err)
+	}
+	legacy, err := filepath.Glob("testdata/legacy/*.txtar")
+	if err != nil || len(legacy) == 0 {
+		t.Fatalf("no legacy golden files: %v", err)
+	}
+	return append(modern, legacy...)
 }
 
 func runGolden(t *testing.T, file string) {
@@ -51,13 +65,14 @@ func runGolden(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	body := strings.TrimSuffix(section(ar, "request.body"), "\n")
-	req := goldenRequest(t, section(ar, "request"), body)
+	h := newTestHandler(t, nil, nil)
+	req := goldenRequest(t, expandSessions(t, h, section(ar, "request")), body)
 	rec := httptest.NewRecorder()
-	newTestHandler(t, nil, nil).ServeHTTP(rec, req)
+	h.ServeHTTP(rec, req)
 
-	gotHead, gotBody := formatHead(rec), formatBody(rec.Body.Bytes())
+	gotHead, gotBody := maskSessions(t, h, formatHead(rec)), formatBody(rec.Body.Bytes())
 	if req.URL.Path == "/api/mcp" {
-		validateSent(t, rec, requestMethod(body))
+		validateSent(t, goldenVersion(h, req, body, rec.Body.Bytes()), rec, requestMethod(body))
 	}
 	if *update {
 		setSection(ar, "response", gotHead)
@@ -127,11 +142,12 @@ func requestMethod(body string) string {
 }
 
 // validateSent checks every JSON-RPC message of a response against the
-// schema: the body of a JSON response, each event of an SSE stream.
-func validateSent(t *testing.T, rec *httptest.ResponseRecorder, method string) {
+// schema of version: the body of a JSON response, each event of an SSE
+// stream.
+func validateSent(t *testing.T, version string, rec *httptest.ResponseRecorder, method string) {
 	t.Helper()
 	for _, msg := range sentMessages(t, rec.Header().Get("Content-Type"), rec.Body.Bytes()) {
-		mcptest.ValidateServerMessage(t, msg, method)
+		mcptest.ValidateServerMessageAt(t, version, msg, method)
 	}
 }
 
@@ -200,7 +216,7 @@ func setSection(ar *txtar.Archive, name, data string) {
 // TestGoldenCoversStatuses guards the golden set itself: each status the
 // handler can send has at least one conversation.
 func TestGoldenCoversStatuses(t *testing.T) {
-	files, _ := filepath.Glob("testdata/*.txtar")
+	files := goldenFiles(t)
 	seen := map[int]bool{}
 	for _, file := range files {
 		ar, err := txtar.ParseFile(file)
@@ -211,7 +227,7 @@ func TestGoldenCoversStatuses(t *testing.T) {
 		n, _ := strconv.Atoi(status)
 		seen[n] = true
 	}
-	for _, want := range []int{200, 202, 400, 401, 403, 404, 405, 413, 415} {
+	for _, want := range []int{200, 202, 204, 400, 401, 403, 404, 405, 413, 415} {
 		if !seen[want] {
 			t.Errorf("no golden conversation answers %d", want)
 		}

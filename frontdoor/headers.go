@@ -60,7 +60,7 @@ func checkNotification(hdr http.Header, m *jsonrpc.Message) *jsonrpc.Error {
 	if err != nil {
 		return err
 	}
-	if !slices.Contains(supportedVersions, version) {
+	if !slices.Contains(modernVersions, version) {
 		return unsupportedVersion(version, "unsupported protocol version in the MCP-Protocol-Version header")
 	}
 	if len(hdr.Values(hdrMethod)) == 0 {

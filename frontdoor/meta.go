@@ -10,9 +10,6 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
-// supportedVersions are the MCP revisions served, newest first.
-var supportedVersions = []string{mcp.LatestVersion}
-
 // request is the MCP view of one JSON-RPC request. Params and _meta are
 // read once into maps, which match keys exactly: encoding/json's struct
 // decoding would also take "Name" for "name".
@@ -33,27 +30,10 @@ func parseRequest(m *jsonrpc.Message, h http.Header) *request {
 // requestChecks run in order on every request, after the transport checks
 // (headers first, then _meta); the first failure answers the request.
 var requestChecks = []func(*request) *jsonrpc.Error{
-	checkLegacy,
 	checkHeaders,
 	checkMeta,
 	checkVersion,
 	checkMethod,
-}
-
-// checkLegacy answers the initialize of a pre-2026 client (no
-// MCP-Protocol-Version header, no protocolVersion in _meta) with -32022
-// naming the versions served. A dual-era client takes a JSON-RPC error as
-// the sign of a modern server; plain text or a header complaint would
-// leave it guessing.
-func checkLegacy(q *request) *jsonrpc.Error {
-	if q.method != "initialize" || len(q.header.Values(hdrProtocolVersion)) > 0 {
-		return nil
-	}
-	if _, modern := q.meta[mcp.MetaProtocolVersion]; modern {
-		return nil
-	}
-	requested, _ := str(q.params, "protocolVersion")
-	return unsupportedVersion(requested, "this server speaks MCP "+mcp.LatestVersion+", which has no initialize handshake; send server/discover")
 }
 
 // metaRules say what each reserved _meta key of a request must hold. A
@@ -93,12 +73,18 @@ func checkMeta(q *request) *jsonrpc.Error {
 	return nil
 }
 
-// checkVersion refuses a version not served, whatever it looks like: a
-// membership test, not a comparison (go-sdk #1173).
+// checkVersion refuses a version not served in the modern era, whatever it
+// looks like: a membership test, not a comparison (go-sdk #1173). A legacy
+// version in _meta is refused too, since those versions carry no _meta;
+// the error lists every version served, so the client can either retry
+// with 2026-07-28 or fall back to initialize.
 func checkVersion(q *request) *jsonrpc.Error {
 	v, _ := str(q.meta, mcp.MetaProtocolVersion)
-	if slices.Contains(supportedVersions, v) {
+	switch {
+	case slices.Contains(modernVersions, v):
 		return nil
+	case slices.Contains(legacyVersions, v):
+		return unsupportedVersion(v, fmt.Sprintf("protocol version %s has no per-request _meta; start it with initialize, or send %s", v, mcp.LatestVersion))
 	}
 	return unsupportedVersion(v, fmt.Sprintf("unsupported protocol version %.40q", v))
 }

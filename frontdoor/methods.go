@@ -76,21 +76,32 @@ type listToolsResult struct {
 
 // listTools returns one page of the caller's tools.
 func (x *exchange) listTools() (any, error) {
-	cursor, err := optionalString(x.req.params, "cursor")
+	page, next, err := x.toolPage()
 	if err != nil {
 		return nil, err
+	}
+	return listToolsResult{resultHead: x.head(), Tools: page, NextCursor: next, TTLMs: listToolsTTLMs, CacheScope: mcp.CachePrivate}, nil
+}
+
+// toolPage returns the page of the caller's tools that params.cursor asks
+// for, and the cursor of the next page, "" on the last. Both eras page
+// alike.
+func (x *exchange) toolPage() ([]mcp.Tool, string, error) {
+	cursor, err := optionalString(x.req.params, "cursor")
+	if err != nil {
+		return nil, "", err
 	}
 	tools := x.h.cfg.Tools.Tools(x.caller)
 	start, ok := pageStart(tools, cursor)
 	if !ok {
-		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: the cursor is not valid; list again without one")
+		return nil, "", jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: the cursor is not valid; list again without one")
 	}
 	end := min(start+x.h.pageSize, len(tools))
-	res := listToolsResult{resultHead: x.head(), Tools: append([]mcp.Tool{}, tools[start:end]...), TTLMs: listToolsTTLMs, CacheScope: mcp.CachePrivate}
+	next := ""
 	if end < len(tools) {
-		res.NextCursor = makeCursor(tools[end-1].Name)
+		next = makeCursor(tools[end-1].Name)
 	}
-	return res, nil
+	return append([]mcp.Tool{}, tools[start:end]...), next, nil
 }
 
 // cursorPrefix versions the cursor format, so that a later format can tell
@@ -137,30 +148,29 @@ type inputRequiredResult struct {
 	*mcp.InputRequiredResult
 }
 
-// callTool hands a tools/call to the backend, with a progress reporter if
-// the client asked for progress.
+// callTool hands a tools/call to the backend, with the capabilities this
+// request declared.
 func (x *exchange) callTool() (any, error) {
-	name, ok := str(x.req.params, "name")
-	if !ok {
-		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.name must be a string naming a tool")
-	}
-	x.tool = name
-	args, present := x.req.params["arguments"]
-	if present && !isObject(args) {
-		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.arguments must be an object")
-	}
-	call := &mcp.ToolCall{Name: name, Arguments: args, ClientCapabilities: x.req.meta[mcp.MetaClientCapabilities]}
-	if responses, present := x.req.params["inputResponses"]; present {
-		if !isObject(responses) {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.inputResponses must be an object")
-		}
-		call.InputResponses = responses
-	}
-	state, err := optionalString(x.req.params, "requestState")
+	res, err := x.runTool(x.req.meta[mcp.MetaClientCapabilities])
 	if err != nil {
 		return nil, err
 	}
-	call.RequestState = state
+	if res.InputRequired != nil {
+		head := x.head()
+		head.ResultType = mcp.ResultInputRequired
+		return inputRequiredResult{resultHead: head, InputRequiredResult: res.InputRequired}, nil
+	}
+	return callToolResult{resultHead: x.head(), CallToolResult: res}, nil
+}
+
+// runTool reads the params of a tools/call, runs it on the backend with a
+// progress reporter if the client asked for progress, and returns a copy
+// of the backend's result whose content is never null.
+func (x *exchange) runTool(caps json.RawMessage) (*mcp.CallToolResult, error) {
+	call, err := x.toolCall(caps)
+	if err != nil {
+		return nil, err
+	}
 	var report progress.Reporter
 	if token, ok := x.req.meta[mcp.MetaProgressToken]; ok {
 		x.out.token = token
@@ -174,17 +184,38 @@ func (x *exchange) callTool() (any, error) {
 	if res == nil {
 		return nil, errors.New("frontdoor: tool backend returned neither result nor error")
 	}
-	if res.InputRequired != nil {
-		head := x.head()
-		head.ResultType = mcp.ResultInputRequired
-		return inputRequiredResult{resultHead: head, InputRequiredResult: res.InputRequired}, nil
-	}
 	out := *res // the backend's value stays untouched
 	if out.Content == nil {
 		out.Content = []mcp.Content{} // content is required, [] is fine
 	}
 	x.toolError = out.IsError
-	return callToolResult{resultHead: x.head(), CallToolResult: &out}, nil
+	return &out, nil
+}
+
+// toolCall reads the params of a tools/call.
+func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
+	name, ok := str(x.req.params, "name")
+	if !ok {
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.name must be a string naming a tool")
+	}
+	x.tool = name
+	args, present := x.req.params["arguments"]
+	if present && !isObject(args) {
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.arguments must be an object")
+	}
+	call := &mcp.ToolCall{Name: name, Arguments: args, ClientCapabilities: caps}
+	if responses, present := x.req.params["inputResponses"]; present {
+		if !isObject(responses) {
+			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.inputResponses must be an object")
+		}
+		call.InputResponses = responses
+	}
+	state, err := optionalString(x.req.params, "requestState")
+	if err != nil {
+		return nil, err
+	}
+	call.RequestState = state
+	return call, nil
 }
 
 // optionalString returns params[key], which must be a string if present.

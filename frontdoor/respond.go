@@ -60,13 +60,16 @@ func (o *responder) finish(status int, header http.Header, body []byte) {
 }
 
 // accept answers a notification: 202 and no body.
-func (o *responder) accept() {
+func (o *responder) accept() { o.empty(http.StatusAccepted) }
+
+// empty answers with status and no body.
+func (o *responder) empty(status int) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	if o.writable() {
 		o.closed, o.final = true, true
-		o.status = http.StatusAccepted
-		o.w.WriteHeader(http.StatusAccepted)
+		o.status = status
+		o.w.WriteHeader(status)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -117,6 +118,7 @@ func TestEndToEnd(t *testing.T) {
 			if imported["imported"] != float64(120) {
 				t.Errorf("tasks_import imported %v, want 120", imported["imported"])
 			}
+			awaitProgress(t, &mu, &progress, 120)
 			mu.Lock()
 			checkProgress(t, progress, "import-1", 120)
 			mu.Unlock()
@@ -136,6 +138,20 @@ func TestEndToEnd(t *testing.T) {
 			}
 		})
 	}
+}
+
+// awaitProgress waits until the client has handled the last progress
+// notification of a call with total steps: the client may run its handler
+// after CallTool has returned, although the server sent every notification
+// before the result.
+func awaitProgress(t *testing.T, mu *sync.Mutex, got *[]*mcp.ProgressNotificationParams, total int) {
+	t.Helper()
+	waitFor(t, 10*time.Second, "the last progress notification", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		n := len(*got)
+		return n > 0 && (*got)[n-1].Progress == float64(total)
+	})
 }
 
 // checkProgress asserts the notifications of one call: the client's token

@@ -108,7 +108,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		n.conn.Close()
 		return nil, err
 	}
-	n.http = &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ConnState: n.idle.track}
+	n.http = newHTTPServer(h, n.idle.track)
 	go func() { n.served <- n.http.Serve(n.lis) }()
 	return n, nil
 }
@@ -147,6 +147,11 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		ServerInfo:     mcp.Implementation{Name: "taskwire", Title: "Taskwire", Version: version},
 		Instructions:   instructions,
 		Logger:         log,
+		// Legacy session ids are sealed with a key every front door of
+		// the deployment derives alike (HKDF-SHA256 over the signing
+		// key's seed, info "taskwire mcp-session v1"), so any replica
+		// takes any session.
+		SessionKeys: [][]byte{cfg.Key.Derive("mcp-session v1")},
 	})
 }
 

@@ -52,6 +52,7 @@ func TestReplicas(t *testing.T) {
 			if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
 				t.Fatalf("tasks_import = %v, %v", res, err)
 			}
+			awaitProgress(t, &mu, &progress, 50)
 			mu.Lock()
 			checkProgress(t, progress, "p", 50)
 			mu.Unlock()

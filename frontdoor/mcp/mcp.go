@@ -9,6 +9,14 @@ const (
 	Version20260728 = "2026-07-28"
 	// LatestVersion is the newest version served.
 	LatestVersion = Version20260728
+
+	// Versions of the legacy era, which starts with the initialize
+	// handshake and keeps a session.
+	Version20251125 = "2025-11-25"
+	Version20250618 = "2025-06-18"
+	// LatestLegacyVersion is the version offered to a legacy client that
+	// asks for one not served.
+	LatestLegacyVersion = Version20251125
 )
 
 // Reserved _meta keys.

@@ -21,6 +21,9 @@ import (
 // Version is the MCP revision the unversioned helpers validate against.
 const Version = "2026-07-28"
 
+// Versions are the revisions whose schemas are embedded, newest first.
+var Versions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+
 //go:embed schema/*.json
 var schemaFiles embed.FS
 
@@ -29,21 +32,29 @@ var schemaFiles embed.FS
 var compiled = struct {
 	sync.Mutex
 	compilers map[string]*jsonschema.Compiler
+	defsKey   map[string]string // "$defs", or "definitions" in draft-07 schemas (2025-06-18)
 	defs      map[string]*jsonschema.Schema
-}{compilers: map[string]*jsonschema.Compiler{}, defs: map[string]*jsonschema.Schema{}}
+}{compilers: map[string]*jsonschema.Compiler{}, defsKey: map[string]string{}, defs: map[string]*jsonschema.Schema{}}
 
 // ValidateMessage fails t unless raw validates against the definition def
 // (a name under $defs, e.g. "JSONRPCErrorResponse" or "DiscoverResult") of
 // the 2026-07-28 schema.
 func ValidateMessage(t testing.TB, raw []byte, def string) {
 	t.Helper()
-	if err := Validate(Version, raw, def); err != nil {
-		t.Errorf("message does not fit %s: %v\nmessage: %s", def, err, raw)
+	ValidateMessageAt(t, Version, raw, def)
+}
+
+// ValidateMessageAt is ValidateMessage against the schema of version.
+func ValidateMessageAt(t testing.TB, version string, raw []byte, def string) {
+	t.Helper()
+	if err := Validate(version, raw, def); err != nil {
+		t.Errorf("message does not fit %s of %s: %v\nmessage: %s", def, version, err, raw)
 	}
 }
 
 // Validate reports whether raw validates against the definition def of the
-// schema of revision version.
+// schema of revision version. def may go deeper than a definition, as in
+// "JSONRPCError/properties/error".
 func Validate(version string, raw []byte, def string) error {
 	sch, err := schemaFor(version, def)
 	if err != nil {
@@ -68,7 +79,7 @@ func schemaFor(version, def string) (*jsonschema.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := c.Compile(schemaURL(version) + "#/$defs/" + def)
+	s, err := c.Compile(schemaURL(version) + "#/" + compiled.defsKey[version] + "/" + def)
 	if err != nil {
 		return nil, fmt.Errorf("mcptest: compiling %s of %s: %w", def, version, err)
 	}
@@ -94,6 +105,10 @@ func compilerFor(version string) (*jsonschema.Compiler, error) {
 	if err := c.AddResource(schemaURL(version), doc); err != nil {
 		return nil, err
 	}
+	compiled.defsKey[version] = "$defs"
+	if m, ok := doc.(map[string]any); ok && m["definitions"] != nil {
+		compiled.defsKey[version] = "definitions"
+	}
 	compiled.compilers[version] = c
 	return c, nil
 }
@@ -111,15 +126,26 @@ func schemaURL(version string) string {
 // checked against the result definition of method).
 func ValidateServerMessage(t testing.TB, raw []byte, method string) {
 	t.Helper()
+	ValidateServerMessageAt(t, Version, raw, method)
+}
+
+// ValidateServerMessageAt is ValidateServerMessage for revision version;
+// legacy revisions (before 2026-07-28) have their own checks (legacy.go).
+func ValidateServerMessageAt(t testing.TB, version string, raw []byte, method string) {
+	t.Helper()
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &m); err != nil {
 		t.Errorf("server message is not a JSON object: %v\nmessage: %s", err, raw)
 		return
 	}
+	if version != Version {
+		validateLegacy(t, version, raw, m, method)
+		return
+	}
 	switch {
 	case m["method"] != nil:
 		ValidateMessage(t, raw, "JSONRPCNotification")
-		validateNotification(t, raw, m["method"])
+		validateNotification(t, version, raw, m["method"])
 	case m["error"] != nil:
 		ValidateMessage(t, raw, "JSONRPCErrorResponse")
 		validateError(t, raw, m["error"])
@@ -172,13 +198,15 @@ var resultDefs = map[string]string{
 	"subscriptions/listen":     "SubscriptionsListenResultResponse",
 }
 
-func validateNotification(t testing.TB, raw, rawMethod []byte) {
+// validateNotification checks the notifications a server sends about a
+// request, which every revision defines.
+func validateNotification(t testing.TB, version string, raw, rawMethod []byte) {
 	t.Helper()
 	switch string(rawMethod) {
 	case `"notifications/progress"`:
-		ValidateMessage(t, raw, "ProgressNotification")
+		ValidateMessageAt(t, version, raw, "ProgressNotification")
 	case `"notifications/message"`:
-		ValidateMessage(t, raw, "LoggingMessageNotification")
+		ValidateMessageAt(t, version, raw, "LoggingMessageNotification")
 	}
 }
 

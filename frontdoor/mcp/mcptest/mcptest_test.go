@@ -46,3 +46,27 @@ type fakeT struct {
 
 func (f *fakeT) Errorf(string, ...any) { f.failed = true }
 func (f *fakeT) Helper()               {}
+
+func TestValidateLegacy(t *testing.T) {
+	for _, v := range []string{"2025-06-18", "2025-11-25"} {
+		ValidateServerMessageAt(t, v, []byte(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"`+v+`","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`), "initialize")
+		ValidateServerMessageAt(t, v, []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), "ping")
+		ValidateServerMessageAt(t, v, []byte(`{"jsonrpc":"2.0","error":{"code":-32600,"message":"m"}}`), "")
+		ValidateServerMessageAt(t, v, []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":7,"progress":1}}`), "tools/call")
+
+		refused := []struct{ msg, method string }{
+			{`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"x","capabilities":{}}}`, "initialize"},
+			{`{"jsonrpc":"2.0","id":2,"result":{"resultType":"complete","content":[]}}`, "tools/call"},
+			{`{"jsonrpc":"2.0","id":2,"result":{"tools":[],"ttlMs":0,"cacheScope":"private"}}`, "tools/list"},
+			{`{"jsonrpc":"2.0","id":2,"result":{"content":[],"structuredContent":[1]}}`, "tools/call"},
+			{`{"jsonrpc":"2.0","id":2,"result":{"content":[],"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"s","version":"1"}}}}`, "tools/call"},
+		}
+		for _, r := range refused {
+			ft := &fakeT{TB: t}
+			ValidateServerMessageAt(ft, v, []byte(r.msg), r.method)
+			if !ft.failed {
+				t.Errorf("%s: %s passed for %s", v, r.msg, r.method)
+			}
+		}
+	}
+}

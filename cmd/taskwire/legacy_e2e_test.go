@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
+)
+
+// TestLegacyEndToEnd drives a whole Taskwire with the go-sdk client
+// speaking 2025-06-18 and 2025-11-25: the initialize handshake, a sealed
+// session carried on every request, tools/list, tool calls and an
+// import's rising progress over SSE, then DELETE when the client closes.
+// Every message the server sends is checked against the schema of the
+// revision the session speaks.
+func TestLegacyEndToEnd(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			h := startHarness(t, s)
+			for _, version := range []string{"2025-06-18", "2025-11-25"} {
+				t.Run(version, func(t *testing.T) { runLegacySession(t, h, version) })
+			}
+		})
+	}
+}
+
+func runLegacySession(t *testing.T, h *harness, version string) {
+	var mu sync.Mutex
+	var progress []*mcp.ProgressNotificationParams
+	cs, rec := h.legacyClient(t, version, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params)
+			mu.Unlock()
+		},
+	})
+	ctx := context.Background()
+	if got := cs.InitializeResult().ProtocolVersion; got != version {
+		t.Errorf("negotiated version = %q, want %q", got, version)
+	}
+	if cs.ID() == "" || len(rec.sent("initialize")) != 1 || len(rec.sent("server/discover")) != 0 {
+		t.Errorf("session %q, %d initialize answers, %d discover answers; want a session from one initialize",
+			cs.ID(), len(rec.sent("initialize")), len(rec.sent("server/discover")))
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) == 0 {
+		t.Fatalf("ListTools = %v, %v", tools, err)
+	}
+	created := callOK(t, cs, "tasks_create", map[string]any{"title": "From an older client (" + version + ")"})
+	if ref, _ := created["task"].(map[string]any)["ref"].(string); !strings.HasPrefix(ref, "T-") {
+		t.Errorf("tasks_create = %v, want a task with a ref", created)
+	}
+	if err := cs.Ping(ctx, nil); err != nil {
+		t.Errorf("Ping: %v", err)
+	}
+
+	drafts := make([]map[string]any, 60)
+	for i := range drafts {
+		drafts[i] = map[string]any{"title": "Imported " + version}
+	}
+	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
+	params.SetProgressToken("import-" + version)
+	res, err := cs.CallTool(ctx, params)
+	if err != nil || res.IsError {
+		t.Fatalf("tasks_import = %v, %v", res, err)
+	}
+	awaitProgress(t, &mu, &progress, 60)
+	mu.Lock()
+	checkProgress(t, progress, "import-"+version, 60)
+	mu.Unlock()
+
+	if err := cs.Close(); err != nil {
+		t.Errorf("Close: %v", err)
+	}
+	if got := rec.statusOf(http.MethodDelete); got != http.StatusNoContent {
+		t.Errorf("DELETE on close answered %d, want 204", got)
+	}
+}
+
+// legacyClient connects the go-sdk client at version, a revision before
+// 2026-07-28, so that it starts with initialize.
+func (h *harness) legacyClient(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *legacyRecorder) {
+	t.Helper()
+	rec := &legacyRecorder{t: t, token: h.token, version: version, base: http.DefaultTransport, status: map[string]int{}}
+	c := mcp.NewClient(&mcp.Implementation{Name: "taskwire-e2e-legacy", Version: "1.0.0"}, opts)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint:             h.sys.Endpoint,
+		HTTPClient:           &http.Client{Transport: rec},
+		DisableStandaloneSSE: true,
+		MaxRetries:           -1,
+	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	if err != nil {
+		t.Fatalf("Connect at %s: %v", version, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, rec
+}
+
+// legacyRecorder is wireRecorder for a legacy session: it validates each
+// server message against the schema of version, and also keeps the
+// status of each HTTP method's last answer.
+type legacyRecorder struct {
+	t       testing.TB
+	token   string
+	version string
+	base    http.RoundTripper
+
+	mu       sync.Mutex
+	messages []recorded
+	status   map[string]int
+}
+
+func (w *legacyRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+	}
+	var msg struct{ Method string }
+	json.Unmarshal(body, &msg)
+	req = req.Clone(req.Context())
+	req.Body = io.NopCloser(bytes.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+w.token)
+	resp, err := w.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	w.mu.Lock()
+	w.status[req.Method] = resp.StatusCode
+	w.mu.Unlock()
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case strings.HasPrefix(ct, "text/event-stream"):
+		resp.Body = &sseTap{ReadCloser: resp.Body, onEvent: func(data []byte) { w.record(msg.Method, data) }}
+	case strings.HasPrefix(ct, "application/json"):
+		raw, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		if len(bytes.TrimSpace(raw)) > 0 {
+			w.record(msg.Method, raw)
+		}
+		resp.Body = io.NopCloser(bytes.NewReader(raw))
+	}
+	return resp, nil
+}
+
+func (w *legacyRecorder) record(method string, raw []byte) {
+	mcptest.ValidateServerMessageAt(w.t, w.version, raw, method)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.messages = append(w.messages, recorded{Method: method, Raw: append(json.RawMessage(nil), raw...)})
+}
+
+// sent returns the messages recorded for requests of method.
+func (w *legacyRecorder) sent(method string) []json.RawMessage {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []json.RawMessage
+	for _, m := range w.messages {
+		if m.Method == method {
+			out = append(out, m.Raw)
+		}
+	}
+	return out
+}
+
+// statusOf returns the status of the last answer to an HTTP method.
+func (w *legacyRecorder) statusOf(method string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.status[method]
+}

@@ -1,0 +1,73 @@
+package frontdoor
+
+import (
+	"encoding/json"
+	"errors"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+)
+
+// Tools for legacy sessions: the same backend, results in the shapes of
+// 2025-06-18 and 2025-11-25, which have no resultType, cache hints or
+// serverInfo in _meta, and want objects where 2026-07-28 takes any JSON
+// value (outputSchema, structuredContent).
+
+type legacyListToolsResult struct {
+	Tools      []mcp.Tool `json:"tools"`
+	NextCursor string     `json:"nextCursor,omitempty"`
+}
+
+// legacyListTools returns one page of the caller's tools.
+func (x *exchange) legacyListTools() (any, error) {
+	page, next, err := x.toolPage()
+	if err != nil {
+		return nil, err
+	}
+	for i := range page {
+		if !objectSchema(page[i].OutputSchema) {
+			// A legacy client may not be able to read the tool at all
+			// otherwise; the text content still carries the output.
+			page[i].OutputSchema = nil
+		}
+	}
+	return legacyListToolsResult{Tools: page, NextCursor: next}, nil
+}
+
+// objectSchema reports whether a JSON schema has "type": "object" at its
+// root, as legacy revisions require of an outputSchema.
+func objectSchema(raw json.RawMessage) bool {
+	var s struct{ Type string }
+	return json.Unmarshal(raw, &s) == nil && s.Type == "object"
+}
+
+// legacyCallTool runs a tools/call of a legacy session. It declares no
+// client capability to the backend: each one of the legacy era (sampling,
+// elicitation, roots) is a request from server to client on a stateful
+// stream, which a stateless front door cannot hold open across replicas.
+// A tool that needs one answers with a tool error the model can explain.
+func (x *exchange) legacyCallTool() (any, error) {
+	res, err := x.runTool(json.RawMessage(`{}`))
+	var je *jsonrpc.Error
+	switch {
+	case errors.As(err, &je) && je.Code == jsonrpc.MissingRequiredClientCapability:
+		return x.cannotAsk(je.Message), nil
+	case err != nil:
+		return nil, err
+	case res.InputRequired != nil:
+		return x.cannotAsk(x.tool + " needs input from a person"), nil
+	}
+	if len(res.StructuredContent) > 0 && !isObject(res.StructuredContent) {
+		res.StructuredContent = nil // legacy revisions take objects only
+	}
+	return res, nil
+}
+
+// cannotAsk is the tool error of a call that needs input a legacy session
+// cannot ask for.
+func (x *exchange) cannotAsk(why string) *mcp.CallToolResult {
+	x.toolError = true
+	text := "Not done: " + why + ", which this connection (MCP " + x.ses.Version +
+		") cannot ask for. Ask the person to do it in Taskwire, or use a client that speaks MCP " + mcp.LatestVersion + "."
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}
+}
