@@ -8,6 +8,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
@@ -28,6 +29,9 @@ type exchange struct {
 	// opened.
 	legacy bool
 	ses    session
+	// cancelled is set when the client cancelled the call with
+	// notifications/cancelled: it then gets no response.
+	cancelled atomic.Bool
 
 	// For the log record.
 	tool      string

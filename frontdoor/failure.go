@@ -63,6 +63,10 @@ func (x *exchange) failureFor(err error) *failure {
 	case x.r.Context().Err() != nil:
 		x.cause = err
 		return nil
+	case x.cancelled.Load():
+		x.cause = err
+		x.out.abandon()
+		return nil
 	case errors.As(err, &je):
 		return &failure{id: x.msg.ID, err: je}
 	case errors.As(err, &se):

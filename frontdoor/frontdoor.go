@@ -19,6 +19,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/services/identity"
@@ -77,6 +78,11 @@ type Config struct {
 	// in. Every replica behind one endpoint needs the same keys. Each has
 	// sealed.KeySize bytes. Required.
 	SessionKeys [][]byte
+	// Mailbox reaches the replica running a call, so that an older
+	// client's notifications/cancelled stops the call wherever it runs.
+	// Nil means such cancellations are ignored (closing the call's stream
+	// still cancels it).
+	Mailbox *mailbox.Mailbox
 
 	// now is the clock of session ids; nil means time.Now. Tests set it.
 	now func() time.Time

@@ -32,9 +32,11 @@ func (x *exchange) serveLegacy() {
 	}
 	// notifications/initialized has nothing to change: the session was
 	// complete when sealed. A response answers nothing, since this server
-	// sends no requests. notifications/cancelled cannot reach the replica
-	// running the call; the client closing the call's stream does, as in
-	// the modern era.
+	// sends no requests. notifications/cancelled goes to the replica
+	// running the call.
+	if x.msg.Kind == jsonrpc.Notification {
+		x.forwardCancel()
+	}
 	x.out.accept()
 }
 

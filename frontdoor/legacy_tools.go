@@ -1,6 +1,7 @@
 package frontdoor
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 
@@ -47,7 +48,12 @@ func objectSchema(raw json.RawMessage) bool {
 // stream, which a stateless front door cannot hold open across replicas.
 // A tool that needs one answers with a tool error the model can explain.
 func (x *exchange) legacyCallTool() (any, error) {
-	res, err := x.runTool(json.RawMessage(`{}`))
+	ctx, stop := x.cancellable()
+	defer stop()
+	res, err := x.runTool(ctx, json.RawMessage(`{}`))
+	if x.cancelled.Load() {
+		return nil, context.Canceled
+	}
 	var je *jsonrpc.Error
 	switch {
 	case errors.As(err, &je) && je.Code == jsonrpc.MissingRequiredClientCapability:

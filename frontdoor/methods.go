@@ -1,6 +1,7 @@
 package frontdoor
 
 import (
+	"context"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -151,7 +152,7 @@ type inputRequiredResult struct {
 // callTool hands a tools/call to the backend, with the capabilities this
 // request declared.
 func (x *exchange) callTool() (any, error) {
-	res, err := x.runTool(x.req.meta[mcp.MetaClientCapabilities])
+	res, err := x.runTool(x.r.Context(), x.req.meta[mcp.MetaClientCapabilities])
 	if err != nil {
 		return nil, err
 	}
@@ -166,7 +167,7 @@ func (x *exchange) callTool() (any, error) {
 // runTool reads the params of a tools/call, runs it on the backend with a
 // progress reporter if the client asked for progress, and returns a copy
 // of the backend's result whose content is never null.
-func (x *exchange) runTool(caps json.RawMessage) (*mcp.CallToolResult, error) {
+func (x *exchange) runTool(ctx context.Context, caps json.RawMessage) (*mcp.CallToolResult, error) {
 	call, err := x.toolCall(caps)
 	if err != nil {
 		return nil, err
@@ -176,7 +177,7 @@ func (x *exchange) runTool(caps json.RawMessage) (*mcp.CallToolResult, error) {
 		x.out.token = token
 		report = x.out.progress
 	}
-	ctx := identity.NewContext(x.r.Context(), x.caller)
+	ctx = identity.NewContext(ctx, x.caller)
 	res, err := x.h.cfg.Tools.CallTool(ctx, x.caller, call, report)
 	if err != nil {
 		return nil, err

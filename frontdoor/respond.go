@@ -73,6 +73,21 @@ func (o *responder) empty(status int) {
 	}
 }
 
+// abandon ends a request that gets no response (it was cancelled): an SSE
+// stream, begun now if need be, that closes without a message, which is
+// what a client that cancelled expects to read.
+func (o *responder) abandon() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.writable() {
+		return
+	}
+	if !o.stream {
+		o.startStream()
+	}
+	o.closed = true
+}
+
 // close forbids any further write.
 func (o *responder) close() {
 	o.mu.Lock()

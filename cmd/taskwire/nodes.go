@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
+	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/frontdoor/toolcall"
@@ -139,7 +140,14 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	if err != nil {
 		return nil, err
 	}
+	var mb *mailbox.Mailbox
+	if cfg.NATS != nil {
+		if mb, err = mailbox.New(cfg.NATS); err != nil {
+			return nil, err
+		}
+	}
 	return frontdoor.New(frontdoor.Config{
+		Mailbox:        mb,
 		Endpoint:       endpoint,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Verifier:       verifier,

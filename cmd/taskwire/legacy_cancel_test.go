@@ -1,0 +1,119 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/hook"
+	"github.com/taskwire/taskwire/ent/privacy"
+	"github.com/taskwire/taskwire/ent/task"
+)
+
+// TestLegacyCancelReachesOtherReplica: an older client's call runs on one
+// front door while its notifications/cancelled is POSTed to the other; the
+// call stops in the worker, nothing of it is committed, and the client's
+// stream ends without a response. The client keeps reading its stream
+// throughout, so the hang-up path cannot be what cancels it.
+func TestLegacyCancelReachesOtherReplica(t *testing.T) {
+	c := startCluster(t, setups()[0])
+	var creates atomic.Int32
+	c.DB.Task.Use(func(next ent.Mutator) ent.Mutator {
+		return hook.TaskFunc(func(ctx context.Context, m *ent.TaskMutation) (ent.Value, error) {
+			if m.Op().Is(ent.OpCreate) && creates.Add(1) == 30 {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next.Mutate(ctx, m)
+		})
+	})
+	session := c.legacyInitialize(t, c.fronts[0])
+
+	drafts := make([]map[string]any, 100)
+	for i := range drafts {
+		drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
+	}
+	args, _ := json.Marshal(drafts)
+	resp := c.legacyPost(t, c.fronts[0], session,
+		`{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"tasks_import","arguments":{"tasks":`+string(args)+`},"_meta":{"progressToken":"imp"}}}`)
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
+		t.Fatalf("legacy tasks_import = %d %s, want a 200 SSE stream", resp.StatusCode, ct)
+	}
+	events := bufio.NewReader(resp.Body)
+	line, err := events.ReadString('\n')
+	for err == nil && !strings.HasPrefix(line, "data:") { // wait for the first progress
+		line, err = events.ReadString('\n')
+	}
+	if err != nil || !strings.Contains(line, "notifications/progress") {
+		t.Fatalf("first event = %q, %v; want progress", line, err)
+	}
+
+	cancel := c.legacyPost(t, c.fronts[1], session,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":41,"reason":"user stopped it"}}`)
+	cancel.Body.Close()
+	if cancel.StatusCode != http.StatusAccepted {
+		t.Fatalf("notifications/cancelled at the other replica = %d, want 202", cancel.StatusCode)
+	}
+
+	rest, err := io.ReadAll(events) // the stream ends by itself
+	if err != nil {
+		t.Fatalf("reading the rest of the stream: %v", err)
+	}
+	if strings.Contains(string(rest), `"id":41`) {
+		t.Errorf("the cancelled call got a response: %s", rest)
+	}
+	waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+		return c.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+	})
+	n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
+	if err != nil || n != 0 {
+		t.Errorf("tasks of the cancelled import committed = %d, %v; want 0", n, err)
+	}
+}
+
+// legacyInitialize opens a 2025-06-18 session at front door addr.
+func (c *cluster) legacyInitialize(t *testing.T, addr string) string {
+	t.Helper()
+	resp := c.legacyPost(t, addr, "",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	resp.Body.Close()
+	session := resp.Header.Get("Mcp-Session-Id")
+	if resp.StatusCode != http.StatusOK || session == "" {
+		t.Fatalf("initialize = %d, session %q", resp.StatusCode, session)
+	}
+	return session
+}
+
+// legacyPost POSTs body as a 2025-06-18 client of session would.
+func (c *cluster) legacyPost(t *testing.T, addr, session, body string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest("POST", "http://"+addr+"/api/mcp", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if session != "" {
+		req.Header.Set("Mcp-Session-Id", session)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	}
+	// Bound every exchange, so a cancellation that never arrives fails the
+	// test instead of hanging it.
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	t.Cleanup(cancel)
+	resp, err := http.DefaultClient.Do(req.WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
