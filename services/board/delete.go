@@ -79,4 +79,3 @@ func useConfirmation(ctx context.Context, tx *ent.Tx, a actor, id, action string
 	}
 	return err
 }
-
