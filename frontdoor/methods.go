@@ -216,6 +216,12 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 		return nil, err
 	}
 	call.RequestState = state
+	var level string
+	if json.Unmarshal(x.req.meta[mcp.MetaLogLevel], &level) == nil && level != "" {
+		call.LogLevel, call.Log = level, x.out.message
+	}
+	json.Unmarshal(x.req.meta["traceparent"], &call.TraceParent)
+	json.Unmarshal(x.req.meta["tracestate"], &call.TraceState)
 	return call, nil
 }
 

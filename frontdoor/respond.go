@@ -150,6 +150,31 @@ func (o *responder) progress(done, total float64, message string) {
 	}
 }
 
+// messageParams is the params of notifications/message.
+type messageParams struct {
+	Level  string `json:"level"`
+	Logger string `json:"logger"`
+	Data   string `json:"data"`
+}
+
+// message sends a log message of the call on its stream, before the
+// response, as MCP allows only for a request that set a logLevel.
+func (o *responder) message(level, text string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.writable() {
+		return
+	}
+	data, err := jsonrpc.EncodeNotification("notifications/message", messageParams{Level: level, Logger: "taskwire", Data: text})
+	if err != nil {
+		return
+	}
+	if !o.stream {
+		o.startStream()
+	}
+	o.event(data)
+}
+
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // startStream turns the response into an SSE stream. Every check that

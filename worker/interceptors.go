@@ -67,8 +67,22 @@ func (s *Server) logCall(ctx context.Context, req any, info *grpc.UnaryServerInf
 	if id := requestID(ctx); id != "" {
 		attrs = append(attrs, slog.String("request_id", id))
 	}
+	if id := traceID(ctx); id != "" {
+		attrs = append(attrs, slog.String("trace_id", id))
+	}
 	s.log.LogAttrs(ctx, callLevel(info.FullMethod, code), "rpc", attrs...)
 	return resp, err
+}
+
+// traceID returns the trace id of the W3C traceparent the call carries,
+// so a call's log record can be found from the client's trace.
+func traceID(ctx context.Context) string {
+	md, _ := metadata.FromIncomingContext(ctx)
+	v := md.Get("traceparent")
+	if len(v) != 1 || len(v[0]) != 55 || v[0][2] != '-' {
+		return ""
+	}
+	return v[0][3:35]
 }
 
 // callLevel keeps health probes out of the default log and raises calls

@@ -38,8 +38,13 @@ func (s *Server) reportProgress(ctx context.Context, req any, info *grpc.UnarySe
 		return nil, status.Errorf(codes.InvalidArgument,
 			"progress subject must be one NATS subject starting with %q, without wildcards", progress.SubjectPrefix)
 	}
-	p := &publisher{nc: s.cfg.NATS, subject: subjects[0], log: s.log.With("method", info.FullMethod)}
-	resp, err := handler(progress.NewContext(ctx, p.report), req)
+	p := &publisher{nc: s.cfg.NATS, subject: subjects[0], log: s.log.With("method", info.FullMethod), minLevel: -1}
+	ctx = progress.NewContext(ctx, p.report)
+	if levels := md.Get(progress.MDLogLevel); len(levels) == 1 && progress.Severity(levels[0]) >= 0 {
+		p.minLevel = progress.Severity(levels[0])
+		ctx = progress.NewLogContext(ctx, p.logf)
+	}
+	resp, err := handler(ctx, req)
 	n := p.close()
 	if err := grpc.SetTrailer(ctx, metadata.Pairs(progress.TrailerCount, strconv.Itoa(n))); err != nil {
 		s.log.Warn("worker: set progress trailer", "method", info.FullMethod, "err", err)
@@ -70,10 +75,13 @@ type publisher struct {
 	subject string
 	log     *slog.Logger
 
-	mu     sync.Mutex
-	seq    uint32
-	last   float64
-	closed bool
+	minLevel int // the least severe level to send; -1 sends no messages
+
+	mu       sync.Mutex
+	seq      uint32
+	reported bool // a progress event went out; last is its progress
+	last     float64
+	closed   bool
 }
 
 // report is the call's progress.Reporter. It drops a report that does not
@@ -81,19 +89,38 @@ type publisher struct {
 func (p *publisher) report(done, total float64, message string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.closed || p.nc == nil || math.IsNaN(done) || (p.seq > 0 && done <= p.last) {
+	if p.closed || p.nc == nil || math.IsNaN(done) || (p.reported && done <= p.last) {
 		return
 	}
-	ev := &taskwirev1.ProgressEvent{Progress: done, Total: total, Message: message, Seq: p.seq + 1}
+	if p.publish(&taskwirev1.ProgressEvent{Progress: done, Total: total, Message: message}) {
+		p.reported, p.last = true, done
+	}
+}
+
+// logf is the call's progress.LogFunc: it sends messages at or above the
+// level the client asked for.
+func (p *publisher) logf(level, text string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed || p.nc == nil || progress.Severity(level) < p.minLevel {
+		return
+	}
+	p.publish(&taskwirev1.ProgressEvent{Log: &taskwirev1.LogMessage{Level: level, Text: text}})
+}
+
+// publish numbers ev and publishes it. Callers hold mu.
+func (p *publisher) publish(ev *taskwirev1.ProgressEvent) bool {
+	ev.Seq = p.seq + 1
 	data, err := proto.Marshal(ev)
 	if err == nil {
 		err = p.nc.Publish(p.subject, data)
 	}
 	if err != nil {
 		p.log.Warn("worker: publish progress", "err", err)
-		return
+		return false
 	}
-	p.seq, p.last = ev.Seq, done
+	p.seq = ev.Seq
+	return true
 }
 
 // close stops further reports, flushes what was published, and returns

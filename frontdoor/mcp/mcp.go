@@ -100,6 +100,14 @@ type ToolCall struct {
 	// ClientCapabilities is what this request declared in _meta; a server
 	// may use no capability the request did not declare.
 	ClientCapabilities json.RawMessage
+	// LogLevel is the least severe level of the messages the client asked
+	// for (_meta io.modelcontextprotocol/logLevel); Log receives them, and
+	// may be called from any goroutine. Empty and nil: no messages.
+	LogLevel string
+	Log      func(level, text string)
+	// TraceParent and TraceState are the W3C trace context of _meta, to
+	// carry into the calls the tool makes.
+	TraceParent, TraceState string
 }
 
 // InputRequest asks the client for input: an elicitation/create,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	"github.com/taskwire/taskwire/frontdoor/catalog"
@@ -134,10 +135,17 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.Too
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()
 	ctx = identity.AppendToOutgoing(ctx, c)
+	ctx = traceContext(ctx, call)
 
 	var relay *relay
-	if report != nil && b.cfg.NATS != nil {
-		relay, err = startRelay(b.cfg.NATS, b.cfg.ID, report)
+	logs := call.Log != nil && progress.Severity(call.LogLevel) >= 0
+	if (report != nil || logs) && b.cfg.NATS != nil {
+		var logf func(level, text string)
+		if logs {
+			logf = call.Log
+			ctx = metadata.AppendToOutgoingContext(ctx, progress.MDLogLevel, call.LogLevel)
+		}
+		relay, err = startRelay(b.cfg.NATS, b.cfg.ID, report, logf)
 		if err != nil {
 			// Progress is best effort: without NATS the tool still runs.
 			b.log.Warn("toolcall: no progress relay; calling without progress", "tool", name, "err", err)

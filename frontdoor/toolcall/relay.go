@@ -27,7 +27,7 @@ type relay struct {
 	changed  chan struct{} // closed and replaced on every event
 }
 
-func startRelay(nc *nats.Conn, frontdoorID string, report progress.Reporter) (*relay, error) {
+func startRelay(nc *nats.Conn, frontdoorID string, report progress.Reporter, logf func(level, text string)) (*relay, error) {
 	r := &relay{
 		subject: progress.SubjectPrefix + frontdoorID + "." + nuid.Next(),
 		changed: make(chan struct{}),
@@ -37,7 +37,14 @@ func startRelay(nc *nats.Conn, frontdoorID string, report progress.Reporter) (*r
 		if proto.Unmarshal(m.Data, &ev) != nil {
 			return
 		}
-		report(ev.GetProgress(), ev.GetTotal(), ev.GetMessage())
+		switch {
+		case ev.GetLog() != nil:
+			if logf != nil {
+				logf(ev.GetLog().GetLevel(), ev.GetLog().GetText())
+			}
+		case report != nil:
+			report(ev.GetProgress(), ev.GetTotal(), ev.GetMessage())
+		}
 		r.mu.Lock()
 		r.received = max(r.received, ev.GetSeq())
 		close(r.changed)

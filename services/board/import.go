@@ -24,12 +24,14 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 	if err != nil {
 		return nil, err
 	}
+	progress.Log(ctx, "info", fmt.Sprintf("All %d drafts are valid; importing them into board %s in one transaction", len(drafts), b.Slug))
 	resp := &taskwirev1.ImportTasksResponse{}
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
 		first, err := allocate(ctx, tx, a, len(drafts))
 		if err != nil {
 			return err
 		}
+		progress.Log(ctx, "debug", fmt.Sprintf("Reserved refs %s to %s", Ref(first), Ref(first+len(drafts)-1)))
 		var created []*ent.ActivityCreate
 		for i, d := range drafts {
 			if err := ctx.Err(); err != nil {
@@ -55,6 +57,7 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 		})
 	})
 	if err != nil {
+		progress.Log(ctx, "warning", "The import was rolled back: no task of it was saved")
 		return nil, err
 	}
 	resp.Imported = int32(len(resp.Refs))

@@ -38,3 +38,39 @@ const (
 	// SubjectPrefix + "<frontdoor id>.<call id>".
 	SubjectPrefix = "taskwire.progress."
 )
+
+// MDLogLevel is the gRPC metadata key carrying the lowest MCP logging level
+// the client asked for; without it the worker sends no log messages.
+const MDLogLevel = "x-taskwire-log-level"
+
+// Levels are the MCP logging levels, least severe first.
+var Levels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+// Severity returns the rank of level in Levels, or -1 for an unknown level.
+func Severity(level string) int {
+	for i, l := range Levels {
+		if l == level {
+			return i
+		}
+	}
+	return -1
+}
+
+// LogFunc receives the log messages of one call.
+type LogFunc func(level, text string)
+
+type logKey struct{}
+
+// NewLogContext returns ctx carrying f.
+func NewLogContext(ctx context.Context, f LogFunc) context.Context {
+	return context.WithValue(ctx, logKey{}, f)
+}
+
+// Log sends a message about the call to its client if the client asked
+// for messages of this level, and does nothing otherwise. Never put
+// secrets, tokens or task text in it.
+func Log(ctx context.Context, level, text string) {
+	if f, ok := ctx.Value(logKey{}).(LogFunc); ok && f != nil {
+		f(level, text)
+	}
+}

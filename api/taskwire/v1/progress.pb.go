@@ -33,7 +33,10 @@ type ProgressEvent struct {
 	// A sentence for people, e.g. "Imported 40 of 120 tasks".
 	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
 	// The event's place in the call's sequence, from 1.
-	Seq           uint32 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	Seq uint32 `protobuf:"varint,4,opt,name=seq,proto3" json:"seq,omitempty"`
+	// A log message of the call instead of progress, sent when the client
+	// asked for messages at or above some level.
+	Log           *LogMessage `protobuf:"bytes,5,opt,name=log,proto3" json:"log,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -96,16 +99,84 @@ func (x *ProgressEvent) GetSeq() uint32 {
 	return 0
 }
 
+func (x *ProgressEvent) GetLog() *LogMessage {
+	if x != nil {
+		return x.Log
+	}
+	return nil
+}
+
+// LogMessage is one message a call logs for its client.
+type LogMessage struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// An MCP logging level: debug, info, notice, warning, error, critical,
+	// alert or emergency.
+	Level string `protobuf:"bytes,1,opt,name=level,proto3" json:"level,omitempty"`
+	// What the message is about, without secrets or personal data.
+	Text          string `protobuf:"bytes,2,opt,name=text,proto3" json:"text,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LogMessage) Reset() {
+	*x = LogMessage{}
+	mi := &file_taskwire_v1_progress_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LogMessage) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LogMessage) ProtoMessage() {}
+
+func (x *LogMessage) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_progress_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LogMessage.ProtoReflect.Descriptor instead.
+func (*LogMessage) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_progress_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *LogMessage) GetLevel() string {
+	if x != nil {
+		return x.Level
+	}
+	return ""
+}
+
+func (x *LogMessage) GetText() string {
+	if x != nil {
+		return x.Text
+	}
+	return ""
+}
+
 var File_taskwire_v1_progress_proto protoreflect.FileDescriptor
 
 const file_taskwire_v1_progress_proto_rawDesc = "" +
 	"\n" +
-	"\x1ataskwire/v1/progress.proto\x12\vtaskwire.v1\"m\n" +
+	"\x1ataskwire/v1/progress.proto\x12\vtaskwire.v1\"\x98\x01\n" +
 	"\rProgressEvent\x12\x1a\n" +
 	"\bprogress\x18\x01 \x01(\x01R\bprogress\x12\x14\n" +
 	"\x05total\x18\x02 \x01(\x01R\x05total\x12\x18\n" +
 	"\amessage\x18\x03 \x01(\tR\amessage\x12\x10\n" +
-	"\x03seq\x18\x04 \x01(\rR\x03seqB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
+	"\x03seq\x18\x04 \x01(\rR\x03seq\x12)\n" +
+	"\x03log\x18\x05 \x01(\v2\x17.taskwire.v1.LogMessageR\x03log\"6\n" +
+	"\n" +
+	"LogMessage\x12\x14\n" +
+	"\x05level\x18\x01 \x01(\tR\x05level\x12\x12\n" +
+	"\x04text\x18\x02 \x01(\tR\x04textB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
 var (
 	file_taskwire_v1_progress_proto_rawDescOnce sync.Once
@@ -119,16 +190,18 @@ func file_taskwire_v1_progress_proto_rawDescGZIP() []byte {
 	return file_taskwire_v1_progress_proto_rawDescData
 }
 
-var file_taskwire_v1_progress_proto_msgTypes = make([]protoimpl.MessageInfo, 1)
+var file_taskwire_v1_progress_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
 var file_taskwire_v1_progress_proto_goTypes = []any{
 	(*ProgressEvent)(nil), // 0: taskwire.v1.ProgressEvent
+	(*LogMessage)(nil),    // 1: taskwire.v1.LogMessage
 }
 var file_taskwire_v1_progress_proto_depIdxs = []int32{
-	0, // [0:0] is the sub-list for method output_type
-	0, // [0:0] is the sub-list for method input_type
-	0, // [0:0] is the sub-list for extension type_name
-	0, // [0:0] is the sub-list for extension extendee
-	0, // [0:0] is the sub-list for field type_name
+	1, // 0: taskwire.v1.ProgressEvent.log:type_name -> taskwire.v1.LogMessage
+	1, // [1:1] is the sub-list for method output_type
+	1, // [1:1] is the sub-list for method input_type
+	1, // [1:1] is the sub-list for extension type_name
+	1, // [1:1] is the sub-list for extension extendee
+	0, // [0:1] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_progress_proto_init() }
@@ -142,7 +215,7 @@ func file_taskwire_v1_progress_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_progress_proto_rawDesc), len(file_taskwire_v1_progress_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   1,
+			NumMessages:   2,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
