@@ -26,6 +26,8 @@ type Board struct {
 	Name string `json:"name,omitempty"`
 	// IsDefault holds the value of the "is_default" field.
 	IsDefault bool `json:"is_default,omitempty"`
+	// Standing rules for work on the board, in Markdown.
+	Rules string `json:"rules,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -74,7 +76,7 @@ func (*Board) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case board.FieldID, board.FieldTenantID:
 			values[i] = new(sql.NullInt64)
-		case board.FieldSlug, board.FieldName:
+		case board.FieldSlug, board.FieldName, board.FieldRules:
 			values[i] = new(sql.NullString)
 		case board.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -122,6 +124,12 @@ func (_m *Board) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field is_default", values[i])
 			} else if value.Valid {
 				_m.IsDefault = value.Bool
+			}
+		case board.FieldRules:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field rules", values[i])
+			} else if value.Valid {
+				_m.Rules = value.String
 			}
 		case board.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -186,6 +194,9 @@ func (_m *Board) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("is_default=")
 	builder.WriteString(fmt.Sprintf("%v", _m.IsDefault))
+	builder.WriteString(", ")
+	builder.WriteString("rules=")
+	builder.WriteString(_m.Rules)
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

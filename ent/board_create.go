@@ -54,6 +54,20 @@ func (_c *BoardCreate) SetNillableIsDefault(v *bool) *BoardCreate {
 	return _c
 }
 
+// SetRules sets the "rules" field.
+func (_c *BoardCreate) SetRules(v string) *BoardCreate {
+	_c.mutation.SetRules(v)
+	return _c
+}
+
+// SetNillableRules sets the "rules" field if the given value is not nil.
+func (_c *BoardCreate) SetNillableRules(v *string) *BoardCreate {
+	if v != nil {
+		_c.SetRules(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *BoardCreate) SetCreatedAt(v time.Time) *BoardCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -129,6 +143,10 @@ func (_c *BoardCreate) defaults() error {
 		v := board.DefaultIsDefault
 		_c.mutation.SetIsDefault(v)
 	}
+	if _, ok := _c.mutation.Rules(); !ok {
+		v := board.DefaultRules
+		_c.mutation.SetRules(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if board.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized board.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -157,6 +175,9 @@ func (_c *BoardCreate) check() error {
 	}
 	if _, ok := _c.mutation.IsDefault(); !ok {
 		return &ValidationError{Name: "is_default", err: errors.New(`ent: missing required field "Board.is_default"`)}
+	}
+	if _, ok := _c.mutation.Rules(); !ok {
+		return &ValidationError{Name: "rules", err: errors.New(`ent: missing required field "Board.rules"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Board.created_at"`)}
@@ -201,6 +222,10 @@ func (_c *BoardCreate) createSpec() (*Board, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.IsDefault(); ok {
 		_spec.SetField(board.FieldIsDefault, field.TypeBool, value)
 		_node.IsDefault = value
+	}
+	if value, ok := _c.mutation.Rules(); ok {
+		_spec.SetField(board.FieldRules, field.TypeString, value)
+		_node.Rules = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(board.FieldCreatedAt, field.TypeTime, value)

@@ -70,6 +70,20 @@ func (_u *BoardUpdate) SetNillableIsDefault(v *bool) *BoardUpdate {
 	return _u
 }
 
+// SetRules sets the "rules" field.
+func (_u *BoardUpdate) SetRules(v string) *BoardUpdate {
+	_u.mutation.SetRules(v)
+	return _u
+}
+
+// SetNillableRules sets the "rules" field if the given value is not nil.
+func (_u *BoardUpdate) SetNillableRules(v *string) *BoardUpdate {
+	if v != nil {
+		_u.SetRules(*v)
+	}
+	return _u
+}
+
 // AddTaskIDs adds the "tasks" edge to the Task entity by IDs.
 func (_u *BoardUpdate) AddTaskIDs(ids ...int) *BoardUpdate {
 	_u.mutation.AddTaskIDs(ids...)
@@ -171,6 +185,9 @@ func (_u *BoardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.IsDefault(); ok {
 		_spec.SetField(board.FieldIsDefault, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Rules(); ok {
+		_spec.SetField(board.FieldRules, field.TypeString, value)
 	}
 	if _u.mutation.TasksCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -275,6 +292,20 @@ func (_u *BoardUpdateOne) SetIsDefault(v bool) *BoardUpdateOne {
 func (_u *BoardUpdateOne) SetNillableIsDefault(v *bool) *BoardUpdateOne {
 	if v != nil {
 		_u.SetIsDefault(*v)
+	}
+	return _u
+}
+
+// SetRules sets the "rules" field.
+func (_u *BoardUpdateOne) SetRules(v string) *BoardUpdateOne {
+	_u.mutation.SetRules(v)
+	return _u
+}
+
+// SetNillableRules sets the "rules" field if the given value is not nil.
+func (_u *BoardUpdateOne) SetNillableRules(v *string) *BoardUpdateOne {
+	if v != nil {
+		_u.SetRules(*v)
 	}
 	return _u
 }
@@ -410,6 +441,9 @@ func (_u *BoardUpdateOne) sqlSave(ctx context.Context) (_node *Board, err error)
 	}
 	if value, ok := _u.mutation.IsDefault(); ok {
 		_spec.SetField(board.FieldIsDefault, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Rules(); ok {
+		_spec.SetField(board.FieldRules, field.TypeString, value)
 	}
 	if _u.mutation.TasksCleared() {
 		edge := &sqlgraph.EdgeSpec{

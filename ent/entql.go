@@ -56,6 +56,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			board.FieldSlug:      {Type: field.TypeString, Column: board.FieldSlug},
 			board.FieldName:      {Type: field.TypeString, Column: board.FieldName},
 			board.FieldIsDefault: {Type: field.TypeBool, Column: board.FieldIsDefault},
+			board.FieldRules:     {Type: field.TypeString, Column: board.FieldRules},
 			board.FieldCreatedAt: {Type: field.TypeTime, Column: board.FieldCreatedAt},
 		},
 	}
@@ -535,6 +536,11 @@ func (f *BoardFilter) WhereName(p entql.StringP) {
 // WhereIsDefault applies the entql bool predicate on the is_default field.
 func (f *BoardFilter) WhereIsDefault(p entql.BoolP) {
 	f.Where(p.Field(board.FieldIsDefault))
+}
+
+// WhereRules applies the entql string predicate on the rules field.
+func (f *BoardFilter) WhereRules(p entql.StringP) {
+	f.Where(p.Field(board.FieldRules))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

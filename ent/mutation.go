@@ -888,6 +888,7 @@ type BoardMutation struct {
 	slug          *string
 	name          *string
 	is_default    *bool
+	rules         *string
 	created_at    *time.Time
 	clearedFields map[string]struct{}
 	tenant        *int
@@ -1142,6 +1143,42 @@ func (m *BoardMutation) ResetIsDefault() {
 	m.is_default = nil
 }
 
+// SetRules sets the "rules" field.
+func (m *BoardMutation) SetRules(s string) {
+	m.rules = &s
+}
+
+// Rules returns the value of the "rules" field in the mutation.
+func (m *BoardMutation) Rules() (r string, exists bool) {
+	v := m.rules
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRules returns the old "rules" field's value of the Board entity.
+// If the Board object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardMutation) OldRules(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRules is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRules requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRules: %w", err)
+	}
+	return oldValue.Rules, nil
+}
+
+// ResetRules resets all changes to the "rules" field.
+func (m *BoardMutation) ResetRules() {
+	m.rules = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *BoardMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -1293,7 +1330,7 @@ func (m *BoardMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BoardMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.tenant != nil {
 		fields = append(fields, board.FieldTenantID)
 	}
@@ -1305,6 +1342,9 @@ func (m *BoardMutation) Fields() []string {
 	}
 	if m.is_default != nil {
 		fields = append(fields, board.FieldIsDefault)
+	}
+	if m.rules != nil {
+		fields = append(fields, board.FieldRules)
 	}
 	if m.created_at != nil {
 		fields = append(fields, board.FieldCreatedAt)
@@ -1325,6 +1365,8 @@ func (m *BoardMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case board.FieldIsDefault:
 		return m.IsDefault()
+	case board.FieldRules:
+		return m.Rules()
 	case board.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -1344,6 +1386,8 @@ func (m *BoardMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldName(ctx)
 	case board.FieldIsDefault:
 		return m.OldIsDefault(ctx)
+	case board.FieldRules:
+		return m.OldRules(ctx)
 	case board.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -1382,6 +1426,13 @@ func (m *BoardMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetIsDefault(v)
+		return nil
+	case board.FieldRules:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRules(v)
 		return nil
 	case board.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -1453,6 +1504,9 @@ func (m *BoardMutation) ResetField(name string) error {
 		return nil
 	case board.FieldIsDefault:
 		m.ResetIsDefault()
+		return nil
+	case board.FieldRules:
+		m.ResetRules()
 		return nil
 	case board.FieldCreatedAt:
 		m.ResetCreatedAt()

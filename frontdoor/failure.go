@@ -59,6 +59,7 @@ func refusal(status int, msg string, header http.Header) *failure {
 func (x *exchange) failureFor(err error) *failure {
 	var je *jsonrpc.Error
 	var se *mcp.ScopeError
+	var nf *mcp.ResourceNotFoundError
 	switch {
 	case x.r.Context().Err() != nil:
 		x.cause = err
@@ -71,6 +72,8 @@ func (x *exchange) failureFor(err error) *failure {
 		return &failure{id: x.msg.ID, err: je}
 	case errors.As(err, &se):
 		return x.h.insufficientScope(x.msg.ID, se)
+	case errors.As(err, &nf):
+		return &failure{id: x.msg.ID, err: x.resourceNotFound(nf)}
 	}
 	return x.internal(err)
 }

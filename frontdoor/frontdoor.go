@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
@@ -64,6 +65,12 @@ type Config struct {
 	Verifier TokenVerifier
 	// Tools lists and runs tools. Required.
 	Tools ToolBackend
+	// Resources, Prompts and Completions serve the optional features of
+	// the same names. Nil means the feature is neither advertised nor
+	// served: its methods get -32601.
+	Resources   ResourceBackend
+	Prompts     PromptBackend
+	Completions CompletionBackend
 	// ServerInfo is sent in the _meta of every result. Default name
 	// "taskwire", version "(devel)".
 	ServerInfo mcp.Implementation
@@ -83,6 +90,12 @@ type Config struct {
 	// Nil means such cancellations are ignored (closing the call's stream
 	// still cancels it).
 	Mailbox *mailbox.Mailbox
+	// Events tells of changes in a tenant, for subscriptions/listen
+	// streams. Nil means no list-change notification is honoured.
+	Events EventSource
+	// KeepAlive is how often an idle listen stream gets a comment line,
+	// so proxies keep it open. Default 15 s.
+	KeepAlive time.Duration
 
 	// now is the clock of session ids; nil means time.Now. Tests set it.
 	now func() time.Time
@@ -143,6 +156,9 @@ func (c Config) withDefaults() Config {
 	if c.MaxBodyBytes == 0 {
 		c.MaxBodyBytes = DefaultMaxBodyBytes
 	}
+	if c.KeepAlive <= 0 {
+		c.KeepAlive = 15 * time.Second
+	}
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
@@ -163,6 +179,8 @@ type Handler struct {
 	metadata    []byte          // the document, encoded once
 	pageSize    int             // tools per tools/list page
 	sessions    *sessions       // seals legacy session ids
+	closing     chan struct{}   // closed by Shutdown: listen streams end
+	closeOnce   sync.Once
 }
 
 // New returns a Handler for cfg, or the reason cfg is unusable.
@@ -172,7 +190,7 @@ func New(cfg Config) (*Handler, error) {
 	}
 	cfg = cfg.withDefaults()
 	u, _ := parseEndpoint(cfg.Endpoint)
-	h := &Handler{cfg: cfg, path: u.Path, origins: map[string]bool{}, pageSize: 50}
+	h := &Handler{cfg: cfg, path: u.Path, origins: map[string]bool{}, pageSize: 50, closing: make(chan struct{})}
 	self, _ := normalizeOrigin(u.Scheme + "://" + u.Host)
 	h.origins[self] = true
 	for _, o := range cfg.AllowedOrigins {

@@ -39,17 +39,26 @@ func checkHeaders(q *request) *jsonrpc.Error {
 	if method != q.method {
 		return mismatch("the Mcp-Method header does not match the method")
 	}
-	if q.method != "tools/call" {
+	member, named := nameMembers[q.method]
+	if !named {
 		return nil
 	}
 	name, err := requiredHeader(q.header, hdrName)
 	if err != nil {
 		return err
 	}
-	if n, ok := str(q.params, "name"); ok && n != name {
-		return mismatch("the Mcp-Name header does not match params.name")
+	if n, ok := str(q.params, member); ok && n != name {
+		return mismatch("the Mcp-Name header does not match params." + member)
 	}
 	return nil
+}
+
+// nameMembers maps each method that needs an Mcp-Name header to the params
+// member the header repeats.
+var nameMembers = map[string]string{
+	"tools/call":     "name",
+	"prompts/get":    "name",
+	"resources/read": "uri",
 }
 
 // checkNotification checks a notification's headers. The spec leaves them

@@ -31,11 +31,15 @@ func (x *exchange) serveLegacy() {
 		return
 	}
 	// notifications/initialized has nothing to change: the session was
-	// complete when sealed. A response answers nothing, since this server
-	// sends no requests. notifications/cancelled goes to the replica
+	// complete when sealed. A response answers an elicitation/create sent
+	// on some call's stream, and goes to the replica holding it, as
+	// notifications/cancelled goes to the replica
 	// running the call.
-	if x.msg.Kind == jsonrpc.Notification {
+	switch x.msg.Kind {
+	case jsonrpc.Notification:
 		x.forwardCancel()
+	case jsonrpc.Response:
+		x.forwardResponse()
 	}
 	x.out.accept()
 }
@@ -97,6 +101,13 @@ var legacyMethods = map[string]func(*exchange) (any, error){
 	"logging/setLevel": (*exchange).setLevel,
 	"tools/list":       (*exchange).legacyListTools,
 	"tools/call":       (*exchange).legacyCallTool,
+
+	"resources/list":           (*exchange).legacyListResources,
+	"resources/templates/list": (*exchange).legacyListResourceTemplates,
+	"resources/read":           (*exchange).legacyReadResource,
+	"prompts/list":             (*exchange).legacyListPrompts,
+	"prompts/get":              (*exchange).legacyGetPrompt,
+	"completion/complete":      (*exchange).legacyComplete,
 }
 
 // legacyRequest runs a request of a legacy session.
@@ -141,6 +152,7 @@ func (x *exchange) initialize() {
 	}
 	x.replyWith(http.Header{hdrSessionID: {id}}, initializeResult{
 		ProtocolVersion: version,
+		Capabilities:    serverCapabilities{contentCapabilities: x.h.contentCapabilities()},
 		ServerInfo:      x.h.cfg.ServerInfo,
 		Instructions:    x.h.cfg.Instructions,
 	})

@@ -42,20 +42,38 @@ func objectSchema(raw json.RawMessage) bool {
 	return json.Unmarshal(raw, &s) == nil && s.Type == "object"
 }
 
-// legacyCallTool runs a tools/call of a legacy session. It declares no
-// client capability to the backend: each one of the legacy era (sampling,
-// elicitation, roots) is a request from server to client on a stateful
-// stream, which a stateless front door cannot hold open across replicas.
-// A tool that needs one answers with a tool error the model can explain.
+// legacyCallTool runs a tools/call of a legacy session. Input the tool
+// needs (a person's confirmation) is asked for the legacy way when the
+// session declared elicitation: as an elicitation/create request on the
+// call's stream, whose answer the client POSTs to any replica and a
+// mailbox brings back here (legacy_elicit.go). Otherwise such a tool
+// answers with a tool error the model can explain.
 func (x *exchange) legacyCallTool() (any, error) {
 	ctx, stop := x.cancellable()
 	defer stop()
-	res, err := x.runTool(ctx, json.RawMessage(`{}`))
+	call, err := x.toolCall(json.RawMessage(`{}`))
+	if err != nil {
+		return nil, err
+	}
+	if x.canElicit() {
+		call.ClientCapabilities = json.RawMessage(`{"elicitation":{"form":{}}}`)
+	}
+	res, err := x.runCall(ctx, call)
+	for round := 0; err == nil && res.InputRequired != nil && x.canElicit() && round < maxElicitRounds; round++ {
+		var answers json.RawMessage
+		if answers, err = x.askLegacy(ctx, res.InputRequired); err != nil {
+			break
+		}
+		call.InputResponses, call.RequestState = answers, res.InputRequired.RequestState
+		res, err = x.runCall(ctx, call)
+	}
 	if x.cancelled.Load() {
 		return nil, context.Canceled
 	}
 	var je *jsonrpc.Error
 	switch {
+	case errors.Is(err, errCannotAsk):
+		return x.cannotAsk(x.tool + " needs input this server cannot ask for here"), nil
 	case errors.As(err, &je) && je.Code == jsonrpc.MissingRequiredClientCapability:
 		return x.cannotAsk(je.Message), nil
 	case err != nil:

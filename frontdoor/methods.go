@@ -15,9 +15,18 @@ import (
 
 // methods are the requests served. Anything else is -32601.
 var methods = map[string]func(*exchange) (any, error){
-	"server/discover": (*exchange).discover,
-	"tools/list":      (*exchange).listTools,
-	"tools/call":      (*exchange).callTool,
+	"server/discover":      (*exchange).discover,
+	"tools/list":           (*exchange).listTools,
+	"tools/call":           (*exchange).callTool,
+	"subscriptions/listen": (*exchange).listen,
+
+	// Optional features (content.go): -32601 unless configured.
+	"resources/list":           (*exchange).listResources,
+	"resources/templates/list": (*exchange).listResourceTemplates,
+	"resources/read":           (*exchange).readResource,
+	"prompts/list":             (*exchange).listPrompts,
+	"prompts/get":              (*exchange).getPrompt,
+	"completion/complete":      (*exchange).complete,
 }
 
 // Cache hints (ttlMs and cacheScope). Discovery is the same for everyone; the tool
@@ -51,15 +60,26 @@ type discoverResult struct {
 	CacheScope        string             `json:"cacheScope"`
 }
 
-// serverCapabilities advertises tools only, without listChanged: there is
-// no subscriptions/listen yet to carry the notification.
+// serverCapabilities advertises what is served. tools.listChanged is set
+// for modern requests when change events reach this front door: the
+// notification travels on subscriptions/listen streams, which legacy
+// sessions do not have.
 type serverCapabilities struct {
-	Tools struct{} `json:"tools"`
+	Tools toolsCapability `json:"tools"`
+	contentCapabilities
+}
+
+type toolsCapability struct {
+	ListChanged bool `json:"listChanged,omitempty"`
 }
 
 func (x *exchange) discover() (any, error) {
+	var caps serverCapabilities
+	caps.Tools.ListChanged = x.h.cfg.Events != nil
+	caps.contentCapabilities = x.h.contentCapabilities()
 	return discoverResult{
 		resultHead:        x.head(),
+		Capabilities:      caps,
 		SupportedVersions: supportedVersions,
 		Instructions:      x.h.cfg.Instructions,
 		TTLMs:             discoverTTLMs,
@@ -172,6 +192,13 @@ func (x *exchange) runTool(ctx context.Context, caps json.RawMessage) (*mcp.Call
 	if err != nil {
 		return nil, err
 	}
+	return x.runCall(ctx, call)
+}
+
+// runCall runs call on the backend, with a progress reporter if the client
+// asked for progress, and returns a copy of the backend's result whose
+// content is never null.
+func (x *exchange) runCall(ctx context.Context, call *mcp.ToolCall) (*mcp.CallToolResult, error) {
 	var report progress.Reporter
 	if token, ok := x.req.meta[mcp.MetaProgressToken]; ok {
 		x.out.token = token

@@ -175,6 +175,53 @@ func (o *responder) message(level, text string) {
 	o.event(data)
 }
 
+// notify sends a notification on the stream, beginning it if need be. It
+// reports whether the notification went out.
+func (o *responder) notify(method string, params any) bool {
+	data, err := jsonrpc.EncodeNotification(method, params)
+	if err != nil {
+		return false
+	}
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.writable() {
+		return false
+	}
+	if !o.stream {
+		o.startStream()
+	}
+	return o.event(data)
+}
+
+// send writes one message (a server request of the legacy era) on the
+// stream, beginning it if need be.
+func (o *responder) send(data []byte) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.writable() {
+		return false
+	}
+	if !o.stream {
+		o.startStream()
+	}
+	return o.event(data)
+}
+
+// keepAlive writes an SSE comment line, which clients ignore and proxies
+// take as traffic.
+func (o *responder) keepAlive() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if !o.writable() || !o.stream {
+		return
+	}
+	if _, err := o.w.Write([]byte(": keep-alive\n\n")); err != nil {
+		o.closed = true
+		return
+	}
+	http.NewResponseController(o.w).Flush()
+}
+
 func finite(f float64) bool { return !math.IsNaN(f) && !math.IsInf(f, 0) }
 
 // startStream turns the response into an SSE stream. Every check that

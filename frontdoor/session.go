@@ -38,8 +38,7 @@ type session struct {
 	Issued  int64  `json:"iat"` // unix seconds
 	Expires int64  `json:"exp"` // unix seconds
 	// Capabilities are those the client declared at initialize, when
-	// small; none is used yet, since every client capability of the
-	// legacy era needs a server-to-client request.
+	// small: elicitation lets a call ask its person (legacy_elicit.go).
 	Capabilities json.RawMessage `json:"caps,omitempty"`
 }
 

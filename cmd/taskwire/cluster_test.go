@@ -30,6 +30,8 @@ type cluster struct {
 	endpoint string   // the public endpoint tokens are bound to
 	fronts   []string // each front door's host:port
 	logs     *logSink
+	natsURL  string
+	owner    int // the owner's member id
 }
 
 func startCluster(t *testing.T, s setup) *cluster {
@@ -54,7 +56,7 @@ func startCluster(t *testing.T, s setup) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &cluster{DB: db, logs: &logSink{}}
+	c := &cluster{DB: db, logs: &logSink{}, natsURL: natsURL}
 	log := slog.New(c.logs)
 
 	w, err := startWorkerNode(workerNodeConfig{
@@ -87,6 +89,7 @@ func startCluster(t *testing.T, s setup) *cluster {
 	if err != nil {
 		t.Fatal(err)
 	}
+	c.owner = res.Owner.ID
 	issuer, err := authn.NewIssuer(authn.IssuerConfig{Key: key, Issuer: publicURL, Audience: c.endpoint})
 	if err != nil {
 		t.Fatal(err)

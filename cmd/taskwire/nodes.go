@@ -18,12 +18,14 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
+	"github.com/taskwire/taskwire/frontdoor/content"
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/frontdoor/toolcall"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/board"
+	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/worker"
 )
@@ -78,6 +80,7 @@ func (n *workerNode) stop(ctx context.Context) { n.srv.Stop(ctx) }
 // frontdoorNode is a front door: MCP over HTTP, calling workers over gRPC.
 type frontdoorNode struct {
 	conn     *grpc.ClientConn
+	mcp      *frontdoor.Handler
 	http     *http.Server
 	idle     newConns
 	lis      net.Listener
@@ -109,12 +112,13 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		n.conn.Close()
 		return nil, err
 	}
+	n.mcp = h
 	n.http = newHTTPServer(h, n.idle.track)
 	go func() { n.served <- n.http.Serve(n.lis) }()
 	return n, nil
 }
 
-func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string) (http.Handler, error) {
+func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string) (*frontdoor.Handler, error) {
 	cat, err := catalog.New(taskwirev1.SourceDescriptor, taskwirev1.BoardService_ServiceDesc.ServiceName)
 	if err != nil {
 		return nil, err
@@ -140,18 +144,34 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	if err != nil {
 		return nil, err
 	}
+	// Resources, prompts and completion read the board through the
+	// workers too, as the caller.
+	cb, err := content.New(content.Config{Conn: conn})
+	if err != nil {
+		return nil, err
+	}
 	var mb *mailbox.Mailbox
+	var changes frontdoor.EventSource
 	if cfg.NATS != nil {
 		if mb, err = mailbox.New(cfg.NATS); err != nil {
 			return nil, err
 		}
+		bus, err := events.New(cfg.NATS)
+		if err != nil {
+			return nil, err
+		}
+		changes = bus
 	}
 	return frontdoor.New(frontdoor.Config{
 		Mailbox:        mb,
+		Events:         changes,
 		Endpoint:       endpoint,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Verifier:       verifier,
 		Tools:          tools,
+		Resources:      cb,
+		Prompts:        cb,
+		Completions:    cb,
 		ServerInfo:     mcp.Implementation{Name: "taskwire", Title: "Taskwire", Version: version},
 		Instructions:   instructions,
 		Logger:         log,
@@ -166,6 +186,7 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 // stop stops accepting, lets requests in flight finish within ctx, then
 // closes the connection to the workers.
 func (n *frontdoorNode) stop(ctx context.Context) error {
+	n.mcp.Shutdown() // listen streams end with their result
 	err := shutdownHTTP(ctx, n.http, &n.idle)
 	n.conn.Close()
 	if errors.Is(err, http.ErrServerClosed) {

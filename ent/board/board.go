@@ -23,6 +23,8 @@ const (
 	FieldName = "name"
 	// FieldIsDefault holds the string denoting the is_default field in the database.
 	FieldIsDefault = "is_default"
+	// FieldRules holds the string denoting the rules field in the database.
+	FieldRules = "rules"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -54,6 +56,7 @@ var Columns = []string{
 	FieldSlug,
 	FieldName,
 	FieldIsDefault,
+	FieldRules,
 	FieldCreatedAt,
 }
 
@@ -79,6 +82,8 @@ var (
 	SlugValidator func(string) error
 	// DefaultIsDefault holds the default value on creation for the "is_default" field.
 	DefaultIsDefault bool
+	// DefaultRules holds the default value on creation for the "rules" field.
+	DefaultRules string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -109,6 +114,11 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByIsDefault orders the results by the is_default field.
 func ByIsDefault(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldIsDefault, opts...).ToFunc()
+}
+
+// ByRules orders the results by the rules field.
+func ByRules(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRules, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

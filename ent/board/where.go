@@ -75,6 +75,11 @@ func IsDefault(v bool) predicate.Board {
 	return predicate.Board(sql.FieldEQ(FieldIsDefault, v))
 }
 
+// Rules applies equality check predicate on the "rules" field. It's identical to RulesEQ.
+func Rules(v string) predicate.Board {
+	return predicate.Board(sql.FieldEQ(FieldRules, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.Board {
 	return predicate.Board(sql.FieldEQ(FieldCreatedAt, v))
@@ -238,6 +243,71 @@ func IsDefaultEQ(v bool) predicate.Board {
 // IsDefaultNEQ applies the NEQ predicate on the "is_default" field.
 func IsDefaultNEQ(v bool) predicate.Board {
 	return predicate.Board(sql.FieldNEQ(FieldIsDefault, v))
+}
+
+// RulesEQ applies the EQ predicate on the "rules" field.
+func RulesEQ(v string) predicate.Board {
+	return predicate.Board(sql.FieldEQ(FieldRules, v))
+}
+
+// RulesNEQ applies the NEQ predicate on the "rules" field.
+func RulesNEQ(v string) predicate.Board {
+	return predicate.Board(sql.FieldNEQ(FieldRules, v))
+}
+
+// RulesIn applies the In predicate on the "rules" field.
+func RulesIn(vs ...string) predicate.Board {
+	return predicate.Board(sql.FieldIn(FieldRules, vs...))
+}
+
+// RulesNotIn applies the NotIn predicate on the "rules" field.
+func RulesNotIn(vs ...string) predicate.Board {
+	return predicate.Board(sql.FieldNotIn(FieldRules, vs...))
+}
+
+// RulesGT applies the GT predicate on the "rules" field.
+func RulesGT(v string) predicate.Board {
+	return predicate.Board(sql.FieldGT(FieldRules, v))
+}
+
+// RulesGTE applies the GTE predicate on the "rules" field.
+func RulesGTE(v string) predicate.Board {
+	return predicate.Board(sql.FieldGTE(FieldRules, v))
+}
+
+// RulesLT applies the LT predicate on the "rules" field.
+func RulesLT(v string) predicate.Board {
+	return predicate.Board(sql.FieldLT(FieldRules, v))
+}
+
+// RulesLTE applies the LTE predicate on the "rules" field.
+func RulesLTE(v string) predicate.Board {
+	return predicate.Board(sql.FieldLTE(FieldRules, v))
+}
+
+// RulesContains applies the Contains predicate on the "rules" field.
+func RulesContains(v string) predicate.Board {
+	return predicate.Board(sql.FieldContains(FieldRules, v))
+}
+
+// RulesHasPrefix applies the HasPrefix predicate on the "rules" field.
+func RulesHasPrefix(v string) predicate.Board {
+	return predicate.Board(sql.FieldHasPrefix(FieldRules, v))
+}
+
+// RulesHasSuffix applies the HasSuffix predicate on the "rules" field.
+func RulesHasSuffix(v string) predicate.Board {
+	return predicate.Board(sql.FieldHasSuffix(FieldRules, v))
+}
+
+// RulesEqualFold applies the EqualFold predicate on the "rules" field.
+func RulesEqualFold(v string) predicate.Board {
+	return predicate.Board(sql.FieldEqualFold(FieldRules, v))
+}
+
+// RulesContainsFold applies the ContainsFold predicate on the "rules" field.
+func RulesContainsFold(v string) predicate.Board {
+	return predicate.Board(sql.FieldContainsFold(FieldRules, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

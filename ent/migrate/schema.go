@@ -63,6 +63,7 @@ var (
 		{Name: "slug", Type: field.TypeString},
 		{Name: "name", Type: field.TypeString},
 		{Name: "is_default", Type: field.TypeBool, Default: false},
+		{Name: "rules", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "tenant_id", Type: field.TypeInt},
 	}
@@ -74,7 +75,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "boards_tenants_tenant",
-				Columns:    []*schema.Column{BoardsColumns[5]},
+				Columns:    []*schema.Column{BoardsColumns[6]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -83,7 +84,7 @@ var (
 			{
 				Name:    "board_tenant_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{BoardsColumns[5], BoardsColumns[1]},
+				Columns: []*schema.Column{BoardsColumns[6], BoardsColumns[1]},
 			},
 		},
 	}

@@ -63,8 +63,12 @@ func init() {
 	boardDescIsDefault := boardFields[2].Descriptor()
 	// board.DefaultIsDefault holds the default value on creation for the is_default field.
 	board.DefaultIsDefault = boardDescIsDefault.Default.(bool)
+	// boardDescRules is the schema descriptor for rules field.
+	boardDescRules := boardFields[3].Descriptor()
+	// board.DefaultRules holds the default value on creation for the rules field.
+	board.DefaultRules = boardDescRules.Default.(string)
 	// boardDescCreatedAt is the schema descriptor for created_at field.
-	boardDescCreatedAt := boardFields[3].Descriptor()
+	boardDescCreatedAt := boardFields[4].Descriptor()
 	// board.DefaultCreatedAt holds the default value on creation for the created_at field.
 	board.DefaultCreatedAt = boardDescCreatedAt.Default.(func() time.Time)
 	commentMixin := schema.Comment{}.Mixin()

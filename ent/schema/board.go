@@ -25,6 +25,8 @@ func (Board) Fields() []ent.Field {
 			Comment(`Unique within the tenant, e.g. "main".`),
 		field.String("name"),
 		field.Bool("is_default").Default(false),
+		field.Text("rules").Default("").
+			Comment("Standing rules for work on the board, in Markdown."),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }

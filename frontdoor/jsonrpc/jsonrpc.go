@@ -29,6 +29,11 @@ const (
 	HeaderMismatch                  = -32020
 	MissingRequiredClientCapability = -32021
 	UnsupportedProtocolVersion      = -32022
+
+	// LegacyResourceNotFound is how MCP 2025-06-18 and 2025-11-25 answer
+	// resources/read of an unknown resource; 2026-07-28 removed it in
+	// favour of InvalidParams, so only legacy sessions get it.
+	LegacyResourceNotFound = -32002
 )
 
 // Error is the error object of a JSON-RPC error response. It implements

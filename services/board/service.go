@@ -162,3 +162,15 @@ func (s *Service) RestoreTask(ctx context.Context, req *taskwirev1.RestoreTaskRe
 func (s *Service) ImportTasks(ctx context.Context, req *taskwirev1.ImportTasksRequest) (*taskwirev1.ImportTasksResponse, error) {
 	return call(ctx, s, "ImportTasks", req, s.importTasks)
 }
+
+// GetBoardContext returns a board's lanes and rules and the tenant's
+// members.
+func (s *Service) GetBoardContext(ctx context.Context, req *taskwirev1.GetBoardContextRequest) (*taskwirev1.GetBoardContextResponse, error) {
+	return call(ctx, s, "GetBoardContext", req, s.getBoardContext)
+}
+
+// CompleteRefs returns up to MaxCompletions tasks whose ref starts with a
+// prefix, and how many match in all.
+func (s *Service) CompleteRefs(ctx context.Context, req *taskwirev1.CompleteRefsRequest) (*taskwirev1.CompleteRefsResponse, error) {
+	return call(ctx, s, "CompleteRefs", req, s.completeRefs)
+}

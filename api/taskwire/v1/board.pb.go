@@ -259,6 +259,139 @@ func (MemberKind) EnumDescriptor() ([]byte, []int) {
 	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{3}
 }
 
+// MemberRole is what a member may do in its tenant.
+type MemberRole int32
+
+const (
+	MemberRole_MEMBER_ROLE_UNSPECIFIED MemberRole = 0
+	// Runs the tenant.
+	MemberRole_MEMBER_ROLE_OWNER MemberRole = 1
+	// Manages members and boards.
+	MemberRole_MEMBER_ROLE_ADMIN MemberRole = 2
+	// Works on tasks.
+	MemberRole_MEMBER_ROLE_MEMBER MemberRole = 3
+	// Reads only.
+	MemberRole_MEMBER_ROLE_VIEWER MemberRole = 4
+)
+
+// Enum value maps for MemberRole.
+var (
+	MemberRole_name = map[int32]string{
+		0: "MEMBER_ROLE_UNSPECIFIED",
+		1: "MEMBER_ROLE_OWNER",
+		2: "MEMBER_ROLE_ADMIN",
+		3: "MEMBER_ROLE_MEMBER",
+		4: "MEMBER_ROLE_VIEWER",
+	}
+	MemberRole_value = map[string]int32{
+		"MEMBER_ROLE_UNSPECIFIED": 0,
+		"MEMBER_ROLE_OWNER":       1,
+		"MEMBER_ROLE_ADMIN":       2,
+		"MEMBER_ROLE_MEMBER":      3,
+		"MEMBER_ROLE_VIEWER":      4,
+	}
+)
+
+func (x MemberRole) Enum() *MemberRole {
+	p := new(MemberRole)
+	*p = x
+	return p
+}
+
+func (x MemberRole) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (MemberRole) Descriptor() protoreflect.EnumDescriptor {
+	return file_taskwire_v1_board_proto_enumTypes[4].Descriptor()
+}
+
+func (MemberRole) Type() protoreflect.EnumType {
+	return &file_taskwire_v1_board_proto_enumTypes[4]
+}
+
+func (x MemberRole) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use MemberRole.Descriptor instead.
+func (MemberRole) EnumDescriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{4}
+}
+
+// Member is a person or an assistant of the tenant.
+type Member struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The member's handle, unique within the tenant, e.g. "alice".
+	Handle string `protobuf:"bytes,1,opt,name=handle,proto3" json:"handle,omitempty"`
+	// The member's display name.
+	DisplayName string `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// Whether the member is a person or an assistant.
+	Kind MemberKind `protobuf:"varint,3,opt,name=kind,proto3,enum=taskwire.v1.MemberKind" json:"kind,omitempty"`
+	// What the member may do.
+	Role          MemberRole `protobuf:"varint,4,opt,name=role,proto3,enum=taskwire.v1.MemberRole" json:"role,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Member) Reset() {
+	*x = Member{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Member) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Member) ProtoMessage() {}
+
+func (x *Member) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Member.ProtoReflect.Descriptor instead.
+func (*Member) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *Member) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *Member) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *Member) GetKind() MemberKind {
+	if x != nil {
+		return x.Kind
+	}
+	return MemberKind_MEMBER_KIND_UNSPECIFIED
+}
+
+func (x *Member) GetRole() MemberRole {
+	if x != nil {
+		return x.Role
+	}
+	return MemberRole_MEMBER_ROLE_UNSPECIFIED
+}
+
 // Board is a set of lanes holding tasks.
 type Board struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -276,7 +409,7 @@ type Board struct {
 
 func (x *Board) Reset() {
 	*x = Board{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[0]
+	mi := &file_taskwire_v1_board_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -288,7 +421,7 @@ func (x *Board) String() string {
 func (*Board) ProtoMessage() {}
 
 func (x *Board) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[0]
+	mi := &file_taskwire_v1_board_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -301,7 +434,7 @@ func (x *Board) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Board.ProtoReflect.Descriptor instead.
 func (*Board) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{0}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *Board) GetSlug() string {
@@ -365,7 +498,7 @@ type Task struct {
 
 func (x *Task) Reset() {
 	*x = Task{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[1]
+	mi := &file_taskwire_v1_board_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -377,7 +510,7 @@ func (x *Task) String() string {
 func (*Task) ProtoMessage() {}
 
 func (x *Task) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[1]
+	mi := &file_taskwire_v1_board_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -390,7 +523,7 @@ func (x *Task) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Task.ProtoReflect.Descriptor instead.
 func (*Task) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{1}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Task) GetRef() string {
@@ -498,7 +631,7 @@ type Comment struct {
 
 func (x *Comment) Reset() {
 	*x = Comment{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[2]
+	mi := &file_taskwire_v1_board_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -510,7 +643,7 @@ func (x *Comment) String() string {
 func (*Comment) ProtoMessage() {}
 
 func (x *Comment) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[2]
+	mi := &file_taskwire_v1_board_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -523,7 +656,7 @@ func (x *Comment) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Comment.ProtoReflect.Descriptor instead.
 func (*Comment) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{2}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Comment) GetId() int32 {
@@ -576,7 +709,7 @@ type ListBoardsRequest struct {
 
 func (x *ListBoardsRequest) Reset() {
 	*x = ListBoardsRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[3]
+	mi := &file_taskwire_v1_board_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -588,7 +721,7 @@ func (x *ListBoardsRequest) String() string {
 func (*ListBoardsRequest) ProtoMessage() {}
 
 func (x *ListBoardsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[3]
+	mi := &file_taskwire_v1_board_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -601,7 +734,7 @@ func (x *ListBoardsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBoardsRequest.ProtoReflect.Descriptor instead.
 func (*ListBoardsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{3}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{4}
 }
 
 type ListBoardsResponse struct {
@@ -614,7 +747,7 @@ type ListBoardsResponse struct {
 
 func (x *ListBoardsResponse) Reset() {
 	*x = ListBoardsResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[4]
+	mi := &file_taskwire_v1_board_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -626,7 +759,7 @@ func (x *ListBoardsResponse) String() string {
 func (*ListBoardsResponse) ProtoMessage() {}
 
 func (x *ListBoardsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[4]
+	mi := &file_taskwire_v1_board_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -639,7 +772,7 @@ func (x *ListBoardsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBoardsResponse.ProtoReflect.Descriptor instead.
 func (*ListBoardsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{4}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *ListBoardsResponse) GetBoards() []*Board {
@@ -661,7 +794,7 @@ type GetTaskRequest struct {
 
 func (x *GetTaskRequest) Reset() {
 	*x = GetTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[5]
+	mi := &file_taskwire_v1_board_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -673,7 +806,7 @@ func (x *GetTaskRequest) String() string {
 func (*GetTaskRequest) ProtoMessage() {}
 
 func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[5]
+	mi := &file_taskwire_v1_board_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -686,7 +819,7 @@ func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTaskRequest.ProtoReflect.Descriptor instead.
 func (*GetTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{5}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetTaskRequest) GetRef() string {
@@ -715,7 +848,7 @@ type GetTaskResponse struct {
 
 func (x *GetTaskResponse) Reset() {
 	*x = GetTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[6]
+	mi := &file_taskwire_v1_board_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -727,7 +860,7 @@ func (x *GetTaskResponse) String() string {
 func (*GetTaskResponse) ProtoMessage() {}
 
 func (x *GetTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[6]
+	mi := &file_taskwire_v1_board_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -740,7 +873,7 @@ func (x *GetTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTaskResponse.ProtoReflect.Descriptor instead.
 func (*GetTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{6}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetTaskResponse) GetTask() *Task {
@@ -773,7 +906,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[7]
+	mi := &file_taskwire_v1_board_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -785,7 +918,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[7]
+	mi := &file_taskwire_v1_board_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -798,7 +931,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{7}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListTasksRequest) GetBoard() string {
@@ -841,7 +974,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[8]
+	mi := &file_taskwire_v1_board_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -853,7 +986,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[8]
+	mi := &file_taskwire_v1_board_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -866,7 +999,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{8}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListTasksResponse) GetTasks() []*Task {
@@ -905,7 +1038,7 @@ type CreateTaskRequest struct {
 
 func (x *CreateTaskRequest) Reset() {
 	*x = CreateTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[9]
+	mi := &file_taskwire_v1_board_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -917,7 +1050,7 @@ func (x *CreateTaskRequest) String() string {
 func (*CreateTaskRequest) ProtoMessage() {}
 
 func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[9]
+	mi := &file_taskwire_v1_board_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -930,7 +1063,7 @@ func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskRequest.ProtoReflect.Descriptor instead.
 func (*CreateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{9}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CreateTaskRequest) GetBoard() string {
@@ -992,7 +1125,7 @@ type CreateTaskResponse struct {
 
 func (x *CreateTaskResponse) Reset() {
 	*x = CreateTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[10]
+	mi := &file_taskwire_v1_board_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1004,7 +1137,7 @@ func (x *CreateTaskResponse) String() string {
 func (*CreateTaskResponse) ProtoMessage() {}
 
 func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[10]
+	mi := &file_taskwire_v1_board_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1017,7 +1150,7 @@ func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskResponse.ProtoReflect.Descriptor instead.
 func (*CreateTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{10}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CreateTaskResponse) GetTask() *Task {
@@ -1047,7 +1180,7 @@ type UpdateTaskRequest struct {
 
 func (x *UpdateTaskRequest) Reset() {
 	*x = UpdateTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[11]
+	mi := &file_taskwire_v1_board_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1059,7 +1192,7 @@ func (x *UpdateTaskRequest) String() string {
 func (*UpdateTaskRequest) ProtoMessage() {}
 
 func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[11]
+	mi := &file_taskwire_v1_board_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1072,7 +1205,7 @@ func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{11}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *UpdateTaskRequest) GetRef() string {
@@ -1127,7 +1260,7 @@ type UpdateTaskResponse struct {
 
 func (x *UpdateTaskResponse) Reset() {
 	*x = UpdateTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[12]
+	mi := &file_taskwire_v1_board_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1139,7 +1272,7 @@ func (x *UpdateTaskResponse) String() string {
 func (*UpdateTaskResponse) ProtoMessage() {}
 
 func (x *UpdateTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[12]
+	mi := &file_taskwire_v1_board_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1152,7 +1285,7 @@ func (x *UpdateTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{12}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *UpdateTaskResponse) GetTask() *Task {
@@ -1176,7 +1309,7 @@ type MoveTaskRequest struct {
 
 func (x *MoveTaskRequest) Reset() {
 	*x = MoveTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[13]
+	mi := &file_taskwire_v1_board_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1188,7 +1321,7 @@ func (x *MoveTaskRequest) String() string {
 func (*MoveTaskRequest) ProtoMessage() {}
 
 func (x *MoveTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[13]
+	mi := &file_taskwire_v1_board_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1201,7 +1334,7 @@ func (x *MoveTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MoveTaskRequest.ProtoReflect.Descriptor instead.
 func (*MoveTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{13}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *MoveTaskRequest) GetRef() string {
@@ -1237,7 +1370,7 @@ type MoveTaskResponse struct {
 
 func (x *MoveTaskResponse) Reset() {
 	*x = MoveTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[14]
+	mi := &file_taskwire_v1_board_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1249,7 +1382,7 @@ func (x *MoveTaskResponse) String() string {
 func (*MoveTaskResponse) ProtoMessage() {}
 
 func (x *MoveTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[14]
+	mi := &file_taskwire_v1_board_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1262,7 +1395,7 @@ func (x *MoveTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MoveTaskResponse.ProtoReflect.Descriptor instead.
 func (*MoveTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{14}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *MoveTaskResponse) GetTask() *Task {
@@ -1291,7 +1424,7 @@ type AddCommentRequest struct {
 
 func (x *AddCommentRequest) Reset() {
 	*x = AddCommentRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[15]
+	mi := &file_taskwire_v1_board_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1303,7 +1436,7 @@ func (x *AddCommentRequest) String() string {
 func (*AddCommentRequest) ProtoMessage() {}
 
 func (x *AddCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[15]
+	mi := &file_taskwire_v1_board_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1316,7 +1449,7 @@ func (x *AddCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCommentRequest.ProtoReflect.Descriptor instead.
 func (*AddCommentRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{15}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *AddCommentRequest) GetRef() string {
@@ -1343,7 +1476,7 @@ type AddCommentResponse struct {
 
 func (x *AddCommentResponse) Reset() {
 	*x = AddCommentResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[16]
+	mi := &file_taskwire_v1_board_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1355,7 +1488,7 @@ func (x *AddCommentResponse) String() string {
 func (*AddCommentResponse) ProtoMessage() {}
 
 func (x *AddCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[16]
+	mi := &file_taskwire_v1_board_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1368,7 +1501,7 @@ func (x *AddCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCommentResponse.ProtoReflect.Descriptor instead.
 func (*AddCommentResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{16}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *AddCommentResponse) GetComment() *Comment {
@@ -1390,7 +1523,7 @@ type DeleteTaskRequest struct {
 
 func (x *DeleteTaskRequest) Reset() {
 	*x = DeleteTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	mi := &file_taskwire_v1_board_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1402,7 +1535,7 @@ func (x *DeleteTaskRequest) String() string {
 func (*DeleteTaskRequest) ProtoMessage() {}
 
 func (x *DeleteTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	mi := &file_taskwire_v1_board_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1415,7 +1548,7 @@ func (x *DeleteTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTaskRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{17}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *DeleteTaskRequest) GetRef() string {
@@ -1442,7 +1575,7 @@ type DeleteTaskResponse struct {
 
 func (x *DeleteTaskResponse) Reset() {
 	*x = DeleteTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	mi := &file_taskwire_v1_board_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1454,7 +1587,7 @@ func (x *DeleteTaskResponse) String() string {
 func (*DeleteTaskResponse) ProtoMessage() {}
 
 func (x *DeleteTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	mi := &file_taskwire_v1_board_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1467,7 +1600,7 @@ func (x *DeleteTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTaskResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{18}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *DeleteTaskResponse) GetTask() *Task {
@@ -1489,7 +1622,7 @@ type RestoreTaskRequest struct {
 
 func (x *RestoreTaskRequest) Reset() {
 	*x = RestoreTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	mi := &file_taskwire_v1_board_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1501,7 +1634,7 @@ func (x *RestoreTaskRequest) String() string {
 func (*RestoreTaskRequest) ProtoMessage() {}
 
 func (x *RestoreTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	mi := &file_taskwire_v1_board_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1514,7 +1647,7 @@ func (x *RestoreTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreTaskRequest.ProtoReflect.Descriptor instead.
 func (*RestoreTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{19}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *RestoreTaskRequest) GetRef() string {
@@ -1541,7 +1674,7 @@ type RestoreTaskResponse struct {
 
 func (x *RestoreTaskResponse) Reset() {
 	*x = RestoreTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[20]
+	mi := &file_taskwire_v1_board_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1553,7 +1686,7 @@ func (x *RestoreTaskResponse) String() string {
 func (*RestoreTaskResponse) ProtoMessage() {}
 
 func (x *RestoreTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[20]
+	mi := &file_taskwire_v1_board_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1566,7 +1699,7 @@ func (x *RestoreTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreTaskResponse.ProtoReflect.Descriptor instead.
 func (*RestoreTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{20}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RestoreTaskResponse) GetTask() *Task {
@@ -1597,7 +1730,7 @@ type TaskDraft struct {
 
 func (x *TaskDraft) Reset() {
 	*x = TaskDraft{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[21]
+	mi := &file_taskwire_v1_board_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1609,7 +1742,7 @@ func (x *TaskDraft) String() string {
 func (*TaskDraft) ProtoMessage() {}
 
 func (x *TaskDraft) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[21]
+	mi := &file_taskwire_v1_board_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1622,7 +1755,7 @@ func (x *TaskDraft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDraft.ProtoReflect.Descriptor instead.
 func (*TaskDraft) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{21}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TaskDraft) GetTitle() string {
@@ -1679,7 +1812,7 @@ type ImportTasksRequest struct {
 
 func (x *ImportTasksRequest) Reset() {
 	*x = ImportTasksRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[22]
+	mi := &file_taskwire_v1_board_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1691,7 +1824,7 @@ func (x *ImportTasksRequest) String() string {
 func (*ImportTasksRequest) ProtoMessage() {}
 
 func (x *ImportTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[22]
+	mi := &file_taskwire_v1_board_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1704,7 +1837,7 @@ func (x *ImportTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportTasksRequest.ProtoReflect.Descriptor instead.
 func (*ImportTasksRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{22}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ImportTasksRequest) GetBoard() string {
@@ -1733,7 +1866,7 @@ type ImportTasksResponse struct {
 
 func (x *ImportTasksResponse) Reset() {
 	*x = ImportTasksResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[23]
+	mi := &file_taskwire_v1_board_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1745,7 +1878,7 @@ func (x *ImportTasksResponse) String() string {
 func (*ImportTasksResponse) ProtoMessage() {}
 
 func (x *ImportTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[23]
+	mi := &file_taskwire_v1_board_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1758,7 +1891,7 @@ func (x *ImportTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportTasksResponse.ProtoReflect.Descriptor instead.
 func (*ImportTasksResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{23}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ImportTasksResponse) GetImported() int32 {
@@ -1775,11 +1908,278 @@ func (x *ImportTasksResponse) GetRefs() []string {
 	return nil
 }
 
+type GetBoardContextRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The board (slug). Leave out for the default board.
+	Board         string `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBoardContextRequest) Reset() {
+	*x = GetBoardContextRequest{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBoardContextRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBoardContextRequest) ProtoMessage() {}
+
+func (x *GetBoardContextRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBoardContextRequest.ProtoReflect.Descriptor instead.
+func (*GetBoardContextRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *GetBoardContextRequest) GetBoard() string {
+	if x != nil {
+		return x.Board
+	}
+	return ""
+}
+
+type GetBoardContextResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The board, with its lanes.
+	Board *Board `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	// The board's standing rules, in Markdown; empty when it has none.
+	Rules string `protobuf:"bytes,2,opt,name=rules,proto3" json:"rules,omitempty"`
+	// The members of the tenant, by handle.
+	Members       []*Member `protobuf:"bytes,3,rep,name=members,proto3" json:"members,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetBoardContextResponse) Reset() {
+	*x = GetBoardContextResponse{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetBoardContextResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetBoardContextResponse) ProtoMessage() {}
+
+func (x *GetBoardContextResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetBoardContextResponse.ProtoReflect.Descriptor instead.
+func (*GetBoardContextResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *GetBoardContextResponse) GetBoard() *Board {
+	if x != nil {
+		return x.Board
+	}
+	return nil
+}
+
+func (x *GetBoardContextResponse) GetRules() string {
+	if x != nil {
+		return x.Rules
+	}
+	return ""
+}
+
+func (x *GetBoardContextResponse) GetMembers() []*Member {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+type CompleteRefsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The start of a ref, e.g. "T-1" or "t-"; empty for any task.
+	Prefix        string `protobuf:"bytes,1,opt,name=prefix,proto3" json:"prefix,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteRefsRequest) Reset() {
+	*x = CompleteRefsRequest{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteRefsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteRefsRequest) ProtoMessage() {}
+
+func (x *CompleteRefsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteRefsRequest.ProtoReflect.Descriptor instead.
+func (*CompleteRefsRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *CompleteRefsRequest) GetPrefix() string {
+	if x != nil {
+		return x.Prefix
+	}
+	return ""
+}
+
+// TaskRef names a task.
+type TaskRef struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The task's ref, e.g. "T-12".
+	Ref string `protobuf:"bytes,1,opt,name=ref,proto3" json:"ref,omitempty"`
+	// Its title.
+	Title         string `protobuf:"bytes,2,opt,name=title,proto3" json:"title,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TaskRef) Reset() {
+	*x = TaskRef{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TaskRef) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TaskRef) ProtoMessage() {}
+
+func (x *TaskRef) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TaskRef.ProtoReflect.Descriptor instead.
+func (*TaskRef) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *TaskRef) GetRef() string {
+	if x != nil {
+		return x.Ref
+	}
+	return ""
+}
+
+func (x *TaskRef) GetTitle() string {
+	if x != nil {
+		return x.Title
+	}
+	return ""
+}
+
+type CompleteRefsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// At most 100 matching tasks, in ref order.
+	Tasks []*TaskRef `protobuf:"bytes,1,rep,name=tasks,proto3" json:"tasks,omitempty"`
+	// How many tasks match in all.
+	Total         int32 `protobuf:"varint,2,opt,name=total,proto3" json:"total,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CompleteRefsResponse) Reset() {
+	*x = CompleteRefsResponse{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CompleteRefsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CompleteRefsResponse) ProtoMessage() {}
+
+func (x *CompleteRefsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CompleteRefsResponse.ProtoReflect.Descriptor instead.
+func (*CompleteRefsResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *CompleteRefsResponse) GetTasks() []*TaskRef {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+func (x *CompleteRefsResponse) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
 var File_taskwire_v1_board_proto protoreflect.FileDescriptor
 
 const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\n" +
-	"\x17taskwire/v1/board.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dtaskwire/mcp/v1/options.proto\"w\n" +
+	"\x17taskwire/v1/board.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x1dtaskwire/mcp/v1/options.proto\"\x9d\x01\n" +
+	"\x06Member\x12\x16\n" +
+	"\x06handle\x18\x01 \x01(\tR\x06handle\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12+\n" +
+	"\x04kind\x18\x03 \x01(\x0e2\x17.taskwire.v1.MemberKindR\x04kind\x12+\n" +
+	"\x04role\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\"w\n" +
 	"\x05Board\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12'\n" +
@@ -1885,7 +2285,21 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\x05tasks\x18\x02 \x03(\v2\x16.taskwire.v1.TaskDraftB\v\xd2\xda\x18\a\b\x01 \xe8\a(\x01R\x05tasks\"E\n" +
 	"\x13ImportTasksResponse\x12\x1a\n" +
 	"\bimported\x18\x01 \x01(\x05R\bimported\x12\x12\n" +
-	"\x04refs\x18\x02 \x03(\tR\x04refs*\\\n" +
+	"\x04refs\x18\x02 \x03(\tR\x04refs\".\n" +
+	"\x16GetBoardContextRequest\x12\x14\n" +
+	"\x05board\x18\x01 \x01(\tR\x05board\"\x88\x01\n" +
+	"\x17GetBoardContextResponse\x12(\n" +
+	"\x05board\x18\x01 \x01(\v2\x12.taskwire.v1.BoardR\x05board\x12\x14\n" +
+	"\x05rules\x18\x02 \x01(\tR\x05rules\x12-\n" +
+	"\amembers\x18\x03 \x03(\v2\x13.taskwire.v1.MemberR\amembers\"-\n" +
+	"\x13CompleteRefsRequest\x12\x16\n" +
+	"\x06prefix\x18\x01 \x01(\tR\x06prefix\"1\n" +
+	"\aTaskRef\x12\x10\n" +
+	"\x03ref\x18\x01 \x01(\tR\x03ref\x12\x14\n" +
+	"\x05title\x18\x02 \x01(\tR\x05title\"X\n" +
+	"\x14CompleteRefsResponse\x12*\n" +
+	"\x05tasks\x18\x01 \x03(\v2\x14.taskwire.v1.TaskRefR\x05tasks\x12\x14\n" +
+	"\x05total\x18\x02 \x01(\x05R\x05total*\\\n" +
 	"\x04Lane\x12\x14\n" +
 	"\x10LANE_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fLANE_BACKLOG\x10\x01\x12\r\n" +
@@ -1910,7 +2324,14 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"MemberKind\x12\x1b\n" +
 	"\x17MEMBER_KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11MEMBER_KIND_HUMAN\x10\x01\x12\x19\n" +
-	"\x15MEMBER_KIND_ASSISTANT\x10\x022\xd0\x1a\n" +
+	"\x15MEMBER_KIND_ASSISTANT\x10\x02*\x87\x01\n" +
+	"\n" +
+	"MemberRole\x12\x1b\n" +
+	"\x17MEMBER_ROLE_UNSPECIFIED\x10\x00\x12\x15\n" +
+	"\x11MEMBER_ROLE_OWNER\x10\x01\x12\x15\n" +
+	"\x11MEMBER_ROLE_ADMIN\x10\x02\x12\x16\n" +
+	"\x12MEMBER_ROLE_MEMBER\x10\x03\x12\x16\n" +
+	"\x12MEMBER_ROLE_VIEWER\x10\x042\x83\x1c\n" +
 	"\fBoardService\x12\xaa\x02\n" +
 	"\n" +
 	"ListBoards\x12\x1e.taskwire.v1.ListBoardsRequest\x1a\x1f.taskwire.v1.ListBoardsResponse\"\xda\x01\xca\xda\x18\xd5\x01\n" +
@@ -1940,7 +2361,9 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\vRestoreTask\x12\x1f.taskwire.v1.RestoreTaskRequest\x1a .taskwire.v1.RestoreTaskResponse\"\xce\x01\xca\xda\x18\xc9\x01\n" +
 	"\rtasks_restore\x12\x16Restore a deleted task\x1avBring back a task deleted with tasks_delete, in the lane it was in. The person you work for is asked to confirm first.0\x01B\x05writeJ\x1fRestore the deleted task {ref}?\x12\xa1\x03\n" +
 	"\vImportTasks\x12\x1f.taskwire.v1.ImportTasksRequest\x1a .taskwire.v1.ImportTasksResponse\"\xce\x02\xca\xda\x18\xc9\x02\n" +
-	"\ftasks_import\x12\fImport tasks\x1a\xa3\x02Create many tasks on one board in one step (up to 1000), for example from a plan or another tracker. All tasks are created or, if anything fails or the call is cancelled, none are. Reports progress while it works when you send a progress token. Returns how many were imported and their refs.B\x05writeB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
+	"\ftasks_import\x12\fImport tasks\x1a\xa3\x02Create many tasks on one board in one step (up to 1000), for example from a plan or another tracker. All tasks are created or, if anything fails or the call is cancelled, none are. Reports progress while it works when you send a progress token. Returns how many were imported and their refs.B\x05write\x12\\\n" +
+	"\x0fGetBoardContext\x12#.taskwire.v1.GetBoardContextRequest\x1a$.taskwire.v1.GetBoardContextResponse\x12S\n" +
+	"\fCompleteRefs\x12 .taskwire.v1.CompleteRefsRequest\x1a!.taskwire.v1.CompleteRefsResponseB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
 var (
 	file_taskwire_v1_board_proto_rawDescOnce sync.Once
@@ -1954,95 +2377,111 @@ func file_taskwire_v1_board_proto_rawDescGZIP() []byte {
 	return file_taskwire_v1_board_proto_rawDescData
 }
 
-var file_taskwire_v1_board_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_taskwire_v1_board_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
+var file_taskwire_v1_board_proto_enumTypes = make([]protoimpl.EnumInfo, 5)
+var file_taskwire_v1_board_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_taskwire_v1_board_proto_goTypes = []any{
-	(Lane)(0),                     // 0: taskwire.v1.Lane
-	(TaskKind)(0),                 // 1: taskwire.v1.TaskKind
-	(TaskSize)(0),                 // 2: taskwire.v1.TaskSize
-	(MemberKind)(0),               // 3: taskwire.v1.MemberKind
-	(*Board)(nil),                 // 4: taskwire.v1.Board
-	(*Task)(nil),                  // 5: taskwire.v1.Task
-	(*Comment)(nil),               // 6: taskwire.v1.Comment
-	(*ListBoardsRequest)(nil),     // 7: taskwire.v1.ListBoardsRequest
-	(*ListBoardsResponse)(nil),    // 8: taskwire.v1.ListBoardsResponse
-	(*GetTaskRequest)(nil),        // 9: taskwire.v1.GetTaskRequest
-	(*GetTaskResponse)(nil),       // 10: taskwire.v1.GetTaskResponse
-	(*ListTasksRequest)(nil),      // 11: taskwire.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),     // 12: taskwire.v1.ListTasksResponse
-	(*CreateTaskRequest)(nil),     // 13: taskwire.v1.CreateTaskRequest
-	(*CreateTaskResponse)(nil),    // 14: taskwire.v1.CreateTaskResponse
-	(*UpdateTaskRequest)(nil),     // 15: taskwire.v1.UpdateTaskRequest
-	(*UpdateTaskResponse)(nil),    // 16: taskwire.v1.UpdateTaskResponse
-	(*MoveTaskRequest)(nil),       // 17: taskwire.v1.MoveTaskRequest
-	(*MoveTaskResponse)(nil),      // 18: taskwire.v1.MoveTaskResponse
-	(*AddCommentRequest)(nil),     // 19: taskwire.v1.AddCommentRequest
-	(*AddCommentResponse)(nil),    // 20: taskwire.v1.AddCommentResponse
-	(*DeleteTaskRequest)(nil),     // 21: taskwire.v1.DeleteTaskRequest
-	(*DeleteTaskResponse)(nil),    // 22: taskwire.v1.DeleteTaskResponse
-	(*RestoreTaskRequest)(nil),    // 23: taskwire.v1.RestoreTaskRequest
-	(*RestoreTaskResponse)(nil),   // 24: taskwire.v1.RestoreTaskResponse
-	(*TaskDraft)(nil),             // 25: taskwire.v1.TaskDraft
-	(*ImportTasksRequest)(nil),    // 26: taskwire.v1.ImportTasksRequest
-	(*ImportTasksResponse)(nil),   // 27: taskwire.v1.ImportTasksResponse
-	(*timestamppb.Timestamp)(nil), // 28: google.protobuf.Timestamp
+	(Lane)(0),                       // 0: taskwire.v1.Lane
+	(TaskKind)(0),                   // 1: taskwire.v1.TaskKind
+	(TaskSize)(0),                   // 2: taskwire.v1.TaskSize
+	(MemberKind)(0),                 // 3: taskwire.v1.MemberKind
+	(MemberRole)(0),                 // 4: taskwire.v1.MemberRole
+	(*Member)(nil),                  // 5: taskwire.v1.Member
+	(*Board)(nil),                   // 6: taskwire.v1.Board
+	(*Task)(nil),                    // 7: taskwire.v1.Task
+	(*Comment)(nil),                 // 8: taskwire.v1.Comment
+	(*ListBoardsRequest)(nil),       // 9: taskwire.v1.ListBoardsRequest
+	(*ListBoardsResponse)(nil),      // 10: taskwire.v1.ListBoardsResponse
+	(*GetTaskRequest)(nil),          // 11: taskwire.v1.GetTaskRequest
+	(*GetTaskResponse)(nil),         // 12: taskwire.v1.GetTaskResponse
+	(*ListTasksRequest)(nil),        // 13: taskwire.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),       // 14: taskwire.v1.ListTasksResponse
+	(*CreateTaskRequest)(nil),       // 15: taskwire.v1.CreateTaskRequest
+	(*CreateTaskResponse)(nil),      // 16: taskwire.v1.CreateTaskResponse
+	(*UpdateTaskRequest)(nil),       // 17: taskwire.v1.UpdateTaskRequest
+	(*UpdateTaskResponse)(nil),      // 18: taskwire.v1.UpdateTaskResponse
+	(*MoveTaskRequest)(nil),         // 19: taskwire.v1.MoveTaskRequest
+	(*MoveTaskResponse)(nil),        // 20: taskwire.v1.MoveTaskResponse
+	(*AddCommentRequest)(nil),       // 21: taskwire.v1.AddCommentRequest
+	(*AddCommentResponse)(nil),      // 22: taskwire.v1.AddCommentResponse
+	(*DeleteTaskRequest)(nil),       // 23: taskwire.v1.DeleteTaskRequest
+	(*DeleteTaskResponse)(nil),      // 24: taskwire.v1.DeleteTaskResponse
+	(*RestoreTaskRequest)(nil),      // 25: taskwire.v1.RestoreTaskRequest
+	(*RestoreTaskResponse)(nil),     // 26: taskwire.v1.RestoreTaskResponse
+	(*TaskDraft)(nil),               // 27: taskwire.v1.TaskDraft
+	(*ImportTasksRequest)(nil),      // 28: taskwire.v1.ImportTasksRequest
+	(*ImportTasksResponse)(nil),     // 29: taskwire.v1.ImportTasksResponse
+	(*GetBoardContextRequest)(nil),  // 30: taskwire.v1.GetBoardContextRequest
+	(*GetBoardContextResponse)(nil), // 31: taskwire.v1.GetBoardContextResponse
+	(*CompleteRefsRequest)(nil),     // 32: taskwire.v1.CompleteRefsRequest
+	(*TaskRef)(nil),                 // 33: taskwire.v1.TaskRef
+	(*CompleteRefsResponse)(nil),    // 34: taskwire.v1.CompleteRefsResponse
+	(*timestamppb.Timestamp)(nil),   // 35: google.protobuf.Timestamp
 }
 var file_taskwire_v1_board_proto_depIdxs = []int32{
-	0,  // 0: taskwire.v1.Board.lanes:type_name -> taskwire.v1.Lane
-	0,  // 1: taskwire.v1.Task.lane:type_name -> taskwire.v1.Lane
-	1,  // 2: taskwire.v1.Task.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 3: taskwire.v1.Task.size:type_name -> taskwire.v1.TaskSize
-	28, // 4: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
-	28, // 5: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
-	3,  // 6: taskwire.v1.Comment.author_kind:type_name -> taskwire.v1.MemberKind
-	28, // 7: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
-	4,  // 8: taskwire.v1.ListBoardsResponse.boards:type_name -> taskwire.v1.Board
-	5,  // 9: taskwire.v1.GetTaskResponse.task:type_name -> taskwire.v1.Task
-	6,  // 10: taskwire.v1.GetTaskResponse.comments:type_name -> taskwire.v1.Comment
-	0,  // 11: taskwire.v1.ListTasksRequest.lane:type_name -> taskwire.v1.Lane
-	5,  // 12: taskwire.v1.ListTasksResponse.tasks:type_name -> taskwire.v1.Task
-	0,  // 13: taskwire.v1.CreateTaskRequest.lane:type_name -> taskwire.v1.Lane
-	1,  // 14: taskwire.v1.CreateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 15: taskwire.v1.CreateTaskRequest.size:type_name -> taskwire.v1.TaskSize
-	5,  // 16: taskwire.v1.CreateTaskResponse.task:type_name -> taskwire.v1.Task
-	1,  // 17: taskwire.v1.UpdateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 18: taskwire.v1.UpdateTaskRequest.size:type_name -> taskwire.v1.TaskSize
-	5,  // 19: taskwire.v1.UpdateTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 20: taskwire.v1.MoveTaskRequest.lane:type_name -> taskwire.v1.Lane
-	5,  // 21: taskwire.v1.MoveTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 22: taskwire.v1.MoveTaskResponse.from_lane:type_name -> taskwire.v1.Lane
-	6,  // 23: taskwire.v1.AddCommentResponse.comment:type_name -> taskwire.v1.Comment
-	5,  // 24: taskwire.v1.DeleteTaskResponse.task:type_name -> taskwire.v1.Task
-	5,  // 25: taskwire.v1.RestoreTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 26: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
-	1,  // 27: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 28: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
-	25, // 29: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
-	7,  // 30: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
-	9,  // 31: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
-	11, // 32: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
-	13, // 33: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
-	15, // 34: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
-	17, // 35: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
-	19, // 36: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
-	21, // 37: taskwire.v1.BoardService.DeleteTask:input_type -> taskwire.v1.DeleteTaskRequest
-	23, // 38: taskwire.v1.BoardService.RestoreTask:input_type -> taskwire.v1.RestoreTaskRequest
-	26, // 39: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
-	8,  // 40: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
-	10, // 41: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
-	12, // 42: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
-	14, // 43: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
-	16, // 44: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
-	18, // 45: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
-	20, // 46: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
-	22, // 47: taskwire.v1.BoardService.DeleteTask:output_type -> taskwire.v1.DeleteTaskResponse
-	24, // 48: taskwire.v1.BoardService.RestoreTask:output_type -> taskwire.v1.RestoreTaskResponse
-	27, // 49: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
-	40, // [40:50] is the sub-list for method output_type
-	30, // [30:40] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	3,  // 0: taskwire.v1.Member.kind:type_name -> taskwire.v1.MemberKind
+	4,  // 1: taskwire.v1.Member.role:type_name -> taskwire.v1.MemberRole
+	0,  // 2: taskwire.v1.Board.lanes:type_name -> taskwire.v1.Lane
+	0,  // 3: taskwire.v1.Task.lane:type_name -> taskwire.v1.Lane
+	1,  // 4: taskwire.v1.Task.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 5: taskwire.v1.Task.size:type_name -> taskwire.v1.TaskSize
+	35, // 6: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
+	35, // 7: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
+	3,  // 8: taskwire.v1.Comment.author_kind:type_name -> taskwire.v1.MemberKind
+	35, // 9: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
+	6,  // 10: taskwire.v1.ListBoardsResponse.boards:type_name -> taskwire.v1.Board
+	7,  // 11: taskwire.v1.GetTaskResponse.task:type_name -> taskwire.v1.Task
+	8,  // 12: taskwire.v1.GetTaskResponse.comments:type_name -> taskwire.v1.Comment
+	0,  // 13: taskwire.v1.ListTasksRequest.lane:type_name -> taskwire.v1.Lane
+	7,  // 14: taskwire.v1.ListTasksResponse.tasks:type_name -> taskwire.v1.Task
+	0,  // 15: taskwire.v1.CreateTaskRequest.lane:type_name -> taskwire.v1.Lane
+	1,  // 16: taskwire.v1.CreateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 17: taskwire.v1.CreateTaskRequest.size:type_name -> taskwire.v1.TaskSize
+	7,  // 18: taskwire.v1.CreateTaskResponse.task:type_name -> taskwire.v1.Task
+	1,  // 19: taskwire.v1.UpdateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 20: taskwire.v1.UpdateTaskRequest.size:type_name -> taskwire.v1.TaskSize
+	7,  // 21: taskwire.v1.UpdateTaskResponse.task:type_name -> taskwire.v1.Task
+	0,  // 22: taskwire.v1.MoveTaskRequest.lane:type_name -> taskwire.v1.Lane
+	7,  // 23: taskwire.v1.MoveTaskResponse.task:type_name -> taskwire.v1.Task
+	0,  // 24: taskwire.v1.MoveTaskResponse.from_lane:type_name -> taskwire.v1.Lane
+	8,  // 25: taskwire.v1.AddCommentResponse.comment:type_name -> taskwire.v1.Comment
+	7,  // 26: taskwire.v1.DeleteTaskResponse.task:type_name -> taskwire.v1.Task
+	7,  // 27: taskwire.v1.RestoreTaskResponse.task:type_name -> taskwire.v1.Task
+	0,  // 28: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
+	1,  // 29: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 30: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
+	27, // 31: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
+	6,  // 32: taskwire.v1.GetBoardContextResponse.board:type_name -> taskwire.v1.Board
+	5,  // 33: taskwire.v1.GetBoardContextResponse.members:type_name -> taskwire.v1.Member
+	33, // 34: taskwire.v1.CompleteRefsResponse.tasks:type_name -> taskwire.v1.TaskRef
+	9,  // 35: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
+	11, // 36: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
+	13, // 37: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
+	15, // 38: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
+	17, // 39: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
+	19, // 40: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
+	21, // 41: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
+	23, // 42: taskwire.v1.BoardService.DeleteTask:input_type -> taskwire.v1.DeleteTaskRequest
+	25, // 43: taskwire.v1.BoardService.RestoreTask:input_type -> taskwire.v1.RestoreTaskRequest
+	28, // 44: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
+	30, // 45: taskwire.v1.BoardService.GetBoardContext:input_type -> taskwire.v1.GetBoardContextRequest
+	32, // 46: taskwire.v1.BoardService.CompleteRefs:input_type -> taskwire.v1.CompleteRefsRequest
+	10, // 47: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
+	12, // 48: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
+	14, // 49: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
+	16, // 50: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
+	18, // 51: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
+	20, // 52: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
+	22, // 53: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
+	24, // 54: taskwire.v1.BoardService.DeleteTask:output_type -> taskwire.v1.DeleteTaskResponse
+	26, // 55: taskwire.v1.BoardService.RestoreTask:output_type -> taskwire.v1.RestoreTaskResponse
+	29, // 56: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
+	31, // 57: taskwire.v1.BoardService.GetBoardContext:output_type -> taskwire.v1.GetBoardContextResponse
+	34, // 58: taskwire.v1.BoardService.CompleteRefs:output_type -> taskwire.v1.CompleteRefsResponse
+	47, // [47:59] is the sub-list for method output_type
+	35, // [35:47] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_board_proto_init() }
@@ -2050,14 +2489,14 @@ func file_taskwire_v1_board_proto_init() {
 	if File_taskwire_v1_board_proto != nil {
 		return
 	}
-	file_taskwire_v1_board_proto_msgTypes[11].OneofWrappers = []any{}
+	file_taskwire_v1_board_proto_msgTypes[12].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_board_proto_rawDesc), len(file_taskwire_v1_board_proto_rawDesc)),
-			NumEnums:      4,
-			NumMessages:   24,
+			NumEnums:      5,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,16 +19,18 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	BoardService_ListBoards_FullMethodName  = "/taskwire.v1.BoardService/ListBoards"
-	BoardService_GetTask_FullMethodName     = "/taskwire.v1.BoardService/GetTask"
-	BoardService_ListTasks_FullMethodName   = "/taskwire.v1.BoardService/ListTasks"
-	BoardService_CreateTask_FullMethodName  = "/taskwire.v1.BoardService/CreateTask"
-	BoardService_UpdateTask_FullMethodName  = "/taskwire.v1.BoardService/UpdateTask"
-	BoardService_MoveTask_FullMethodName    = "/taskwire.v1.BoardService/MoveTask"
-	BoardService_AddComment_FullMethodName  = "/taskwire.v1.BoardService/AddComment"
-	BoardService_DeleteTask_FullMethodName  = "/taskwire.v1.BoardService/DeleteTask"
-	BoardService_RestoreTask_FullMethodName = "/taskwire.v1.BoardService/RestoreTask"
-	BoardService_ImportTasks_FullMethodName = "/taskwire.v1.BoardService/ImportTasks"
+	BoardService_ListBoards_FullMethodName      = "/taskwire.v1.BoardService/ListBoards"
+	BoardService_GetTask_FullMethodName         = "/taskwire.v1.BoardService/GetTask"
+	BoardService_ListTasks_FullMethodName       = "/taskwire.v1.BoardService/ListTasks"
+	BoardService_CreateTask_FullMethodName      = "/taskwire.v1.BoardService/CreateTask"
+	BoardService_UpdateTask_FullMethodName      = "/taskwire.v1.BoardService/UpdateTask"
+	BoardService_MoveTask_FullMethodName        = "/taskwire.v1.BoardService/MoveTask"
+	BoardService_AddComment_FullMethodName      = "/taskwire.v1.BoardService/AddComment"
+	BoardService_DeleteTask_FullMethodName      = "/taskwire.v1.BoardService/DeleteTask"
+	BoardService_RestoreTask_FullMethodName     = "/taskwire.v1.BoardService/RestoreTask"
+	BoardService_ImportTasks_FullMethodName     = "/taskwire.v1.BoardService/ImportTasks"
+	BoardService_GetBoardContext_FullMethodName = "/taskwire.v1.BoardService/GetBoardContext"
+	BoardService_CompleteRefs_FullMethodName    = "/taskwire.v1.BoardService/CompleteRefs"
 )
 
 // BoardServiceClient is the client API for BoardService service.
@@ -60,6 +62,13 @@ type BoardServiceClient interface {
 	RestoreTask(ctx context.Context, in *RestoreTaskRequest, opts ...grpc.CallOption) (*RestoreTaskResponse, error)
 	// ImportTasks creates many tasks at once, reporting progress.
 	ImportTasks(ctx context.Context, in *ImportTasksRequest, opts ...grpc.CallOption) (*ImportTasksResponse, error)
+	// GetBoardContext returns what an assistant should know before working on
+	// a board: its lanes, the tenant's members and the board's standing
+	// rules. Not a tool: the front door serves it as a resource.
+	GetBoardContext(ctx context.Context, in *GetBoardContextRequest, opts ...grpc.CallOption) (*GetBoardContextResponse, error)
+	// CompleteRefs returns the refs of the caller's tenant's tasks (not
+	// deleted) that start with a prefix, for argument completion. Not a tool.
+	CompleteRefs(ctx context.Context, in *CompleteRefsRequest, opts ...grpc.CallOption) (*CompleteRefsResponse, error)
 }
 
 type boardServiceClient struct {
@@ -170,6 +179,26 @@ func (c *boardServiceClient) ImportTasks(ctx context.Context, in *ImportTasksReq
 	return out, nil
 }
 
+func (c *boardServiceClient) GetBoardContext(ctx context.Context, in *GetBoardContextRequest, opts ...grpc.CallOption) (*GetBoardContextResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetBoardContextResponse)
+	err := c.cc.Invoke(ctx, BoardService_GetBoardContext_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) CompleteRefs(ctx context.Context, in *CompleteRefsRequest, opts ...grpc.CallOption) (*CompleteRefsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CompleteRefsResponse)
+	err := c.cc.Invoke(ctx, BoardService_CompleteRefs_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // BoardServiceServer is the server API for BoardService service.
 // All implementations must embed UnimplementedBoardServiceServer
 // for forward compatibility.
@@ -199,6 +228,13 @@ type BoardServiceServer interface {
 	RestoreTask(context.Context, *RestoreTaskRequest) (*RestoreTaskResponse, error)
 	// ImportTasks creates many tasks at once, reporting progress.
 	ImportTasks(context.Context, *ImportTasksRequest) (*ImportTasksResponse, error)
+	// GetBoardContext returns what an assistant should know before working on
+	// a board: its lanes, the tenant's members and the board's standing
+	// rules. Not a tool: the front door serves it as a resource.
+	GetBoardContext(context.Context, *GetBoardContextRequest) (*GetBoardContextResponse, error)
+	// CompleteRefs returns the refs of the caller's tenant's tasks (not
+	// deleted) that start with a prefix, for argument completion. Not a tool.
+	CompleteRefs(context.Context, *CompleteRefsRequest) (*CompleteRefsResponse, error)
 	mustEmbedUnimplementedBoardServiceServer()
 }
 
@@ -238,6 +274,12 @@ func (UnimplementedBoardServiceServer) RestoreTask(context.Context, *RestoreTask
 }
 func (UnimplementedBoardServiceServer) ImportTasks(context.Context, *ImportTasksRequest) (*ImportTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ImportTasks not implemented")
+}
+func (UnimplementedBoardServiceServer) GetBoardContext(context.Context, *GetBoardContextRequest) (*GetBoardContextResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBoardContext not implemented")
+}
+func (UnimplementedBoardServiceServer) CompleteRefs(context.Context, *CompleteRefsRequest) (*CompleteRefsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CompleteRefs not implemented")
 }
 func (UnimplementedBoardServiceServer) mustEmbedUnimplementedBoardServiceServer() {}
 func (UnimplementedBoardServiceServer) testEmbeddedByValue()                      {}
@@ -440,6 +482,42 @@ func _BoardService_ImportTasks_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BoardService_GetBoardContext_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBoardContextRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).GetBoardContext(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_GetBoardContext_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).GetBoardContext(ctx, req.(*GetBoardContextRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_CompleteRefs_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CompleteRefsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).CompleteRefs(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_CompleteRefs_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).CompleteRefs(ctx, req.(*CompleteRefsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // BoardService_ServiceDesc is the grpc.ServiceDesc for BoardService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -486,6 +564,14 @@ var BoardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ImportTasks",
 			Handler:    _BoardService_ImportTasks_Handler,
+		},
+		{
+			MethodName: "GetBoardContext",
+			Handler:    _BoardService_GetBoardContext_Handler,
+		},
+		{
+			MethodName: "CompleteRefs",
+			Handler:    _BoardService_CompleteRefs_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -1,0 +1,98 @@
+// Package content serves the board's resources, prompts and argument
+// completion to the front door (frontdoor.ResourceBackend, PromptBackend
+// and CompletionBackend) by calling the workers' BoardService over gRPC as
+// the caller, exactly as tools are called: nothing here reads the database.
+package content
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// Config configures a Backend.
+type Config struct {
+	// Conn reaches the workers. Required.
+	Conn grpc.ClientConnInterface
+	// Timeout bounds each gRPC call (default 30 s).
+	Timeout time.Duration
+}
+
+// Validate reports a config New cannot work with.
+func (c Config) Validate() error {
+	if c.Conn == nil {
+		return errors.New("content: Config.Conn is required")
+	}
+	return nil
+}
+
+// Backend serves resources, prompts and completion for one caller at a
+// time. It is safe for concurrent use.
+type Backend struct {
+	board   taskwirev1.BoardServiceClient
+	timeout time.Duration
+}
+
+// New returns a Backend for cfg.
+func New(cfg Config) (*Backend, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Timeout == 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	return &Backend{board: taskwirev1.NewBoardServiceClient(cfg.Conn), timeout: cfg.Timeout}, nil
+}
+
+// as returns ctx bounded by the call timeout and carrying c in the
+// outgoing metadata, which the worker verifies like a tool call's.
+func (b *Backend) as(ctx context.Context, c identity.Caller) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, b.timeout)
+	return identity.AppendToOutgoing(ctx, c), cancel
+}
+
+// translate turns a worker's status into the front door's terms, the one
+// error translation of this package: what the caller named wrongly (a
+// board that does not exist, a value out of range) becomes what notFound
+// makes of the worker's message; a cancelled call a context error, so that
+// nothing is sent; everything else an error the front door answers with
+// -32603 and logs.
+func translate(err error, op string, notFound func(msg string) error) error {
+	st := status.Convert(err)
+	switch st.Code() {
+	case codes.NotFound, codes.InvalidArgument:
+		return notFound(st.Message())
+	case codes.PermissionDenied:
+		return &mcp.ScopeError{Tool: op, Scope: authz.ScopeRead} // all of it reads
+	case codes.Canceled:
+		return context.Canceled
+	}
+	return fmt.Errorf("content: %s: %w", op, err)
+}
+
+// invalidParams is the notFound of prompts and completion: the client
+// passed a value that names nothing.
+func invalidParams(msg string) error {
+	return &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "invalid params: " + msg}
+}
+
+// enumName returns an API enum's value as the lower-case word the tools
+// use, e.g. LANE_BACKLOG → "backlog".
+func enumName(v interface{ String() string }, prefix string) string {
+	return strings.ToLower(strings.TrimPrefix(v.String(), prefix))
+}
+
+// laneName returns a lane's word, e.g. "doing".
+func laneName(l taskwirev1.Lane) string { return enumName(l, "LANE_") }
