@@ -23,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
+	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
 )
@@ -90,6 +91,9 @@ type Config struct {
 	// Nil means such cancellations are ignored (closing the call's stream
 	// still cancels it).
 	Mailbox *mailbox.Mailbox
+	// SessionEnds shares the legacy sessions clients ended (DELETE) with
+	// the other replicas; nil keeps them to this one.
+	SessionEnds SessionEnds
 	// Events tells of changes in a tenant, for subscriptions/listen
 	// streams. Nil means no list-change notification is honoured.
 	Events EventSource
@@ -180,6 +184,8 @@ type Handler struct {
 	pageSize    int             // tools per tools/list page
 	sessions    *sessions       // seals legacy session ids
 	closing     chan struct{}   // closed by Shutdown: listen streams end
+	ended       *ended          // legacy sessions ended with DELETE
+	stopEnded   func()
 	closeOnce   sync.Once
 }
 
@@ -205,6 +211,17 @@ func New(cfg Config) (*Handler, error) {
 		return nil, err
 	}
 	h.sessions = &sessions{box: box, now: cfg.now}
+	h.ended = &ended{ids: map[string]int64{}, now: time.Now}
+	if cfg.now != nil {
+		h.ended.now = cfg.now
+	}
+	if cfg.SessionEnds != nil {
+		stop, err := cfg.SessionEnds.SubscribeSessionsEnded(func(e events.SessionEnded) { h.ended.add(e.ID, e.Expires) })
+		if err != nil {
+			return nil, err
+		}
+		h.stopEnded = stop
+	}
 	return h, nil
 }
 

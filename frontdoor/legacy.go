@@ -44,17 +44,15 @@ func (x *exchange) serveLegacy() {
 	x.out.accept()
 }
 
-// deleteSession acknowledges a legacy client ending its session. Sessions
-// are sealed, not stored, so there is nothing to delete: the id stays
-// valid until it expires, for whoever holds it and the member's token.
-// Revoking it earlier would need a revocation list shared by the replicas
-// (over NATS, say), which is future work.
+// deleteSession ends a legacy client's session: its sealed id is refused
+// from now on, by every replica that hears of it (session_end.go).
 func (x *exchange) deleteSession() {
 	x.legacy = true
 	if f := x.openSession(); f != nil {
 		x.fail(f)
 		return
 	}
+	x.endSession()
 	x.out.empty(http.StatusNoContent)
 }
 
@@ -71,6 +69,9 @@ func (x *exchange) openSession() *failure {
 		return x.sessionRefusal(http.StatusBadRequest, "invalid request: send one Mcp-Session-Id header")
 	}
 	ses, err := x.h.sessions.open(values[0])
+	if err == nil && x.h.ended.has(endedKey(values[0])) {
+		return x.sessionRefusal(http.StatusNotFound, "session not found: it was ended; send initialize to start a new one")
+	}
 	if err != nil || !ses.belongsTo(x.caller) {
 		x.cause = err
 		return x.sessionRefusal(http.StatusNotFound, "session not found: it expired or was not issued to this token's member; send initialize to start a new one")

@@ -21,7 +21,14 @@ const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 // Shutdown ends every open subscriptions/listen stream with its result, so
 // an HTTP server shutdown can complete: listen streams would otherwise stay
 // open as long as their clients.
-func (h *Handler) Shutdown() { h.closeOnce.Do(func() { close(h.closing) }) }
+func (h *Handler) Shutdown() {
+	h.closeOnce.Do(func() {
+		close(h.closing)
+		if h.stopEnded != nil {
+			h.stopEnded()
+		}
+	})
+}
 
 // listenFilter is params.notifications of subscriptions/listen.
 type listenFilter struct {

@@ -152,6 +152,7 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	}
 	var mb *mailbox.Mailbox
 	var changes frontdoor.EventSource
+	var ends frontdoor.SessionEnds
 	if cfg.NATS != nil {
 		if mb, err = mailbox.New(cfg.NATS); err != nil {
 			return nil, err
@@ -160,11 +161,12 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		if err != nil {
 			return nil, err
 		}
-		changes = bus
+		changes, ends = bus, bus
 	}
 	return frontdoor.New(frontdoor.Config{
 		Mailbox:        mb,
 		Events:         changes,
+		SessionEnds:    ends,
 		Endpoint:       endpoint,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Verifier:       verifier,

@@ -92,3 +92,43 @@ func (b *Bus) Subscribe(tenant string, fn func(Event)) (unsubscribe func(), err 
 	}
 	return func() { sub.Unsubscribe() }, nil
 }
+
+// SessionsEndedSubject carries the ids (hashed) of legacy sessions their
+// clients ended, to every front door.
+const SessionsEndedSubject = "taskwire.sessions.ended"
+
+// SessionEnded names an ended session until its id would have expired.
+type SessionEnded struct {
+	ID      string `json:"id"`  // a hash of the session id
+	Expires int64  `json:"exp"` // unix seconds
+}
+
+// PublishSessionEnded tells every front door that a session ended.
+func (b *Bus) PublishSessionEnded(e SessionEnded) error {
+	data, err := json.Marshal(e)
+	if err != nil {
+		return err
+	}
+	if err := b.nc.Publish(SessionsEndedSubject, data); err != nil {
+		return err
+	}
+	return b.nc.Flush()
+}
+
+// SubscribeSessionsEnded calls fn for each session any front door ended.
+func (b *Bus) SubscribeSessionsEnded(fn func(SessionEnded)) (unsubscribe func(), err error) {
+	sub, err := b.nc.Subscribe(SessionsEndedSubject, func(m *nats.Msg) {
+		var e SessionEnded
+		if json.Unmarshal(m.Data, &e) == nil && e.ID != "" {
+			fn(e)
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := b.nc.Flush(); err != nil {
+		sub.Unsubscribe()
+		return nil, err
+	}
+	return func() { sub.Unsubscribe() }, nil
+}

@@ -1,0 +1,39 @@
+package main
+
+import (
+	"net/http"
+	"testing"
+	"time"
+)
+
+// TestLegacySessionEndHoldsEverywhere: after a client DELETEs its session at
+// one front door, the sealed id is refused (404) at the other too.
+func TestLegacySessionEndHoldsEverywhere(t *testing.T) {
+	c := startCluster(t, setups()[0])
+	session := c.legacyInitialize(t, c.fronts[0])
+	ping := `{"jsonrpc":"2.0","id":2,"method":"ping"}`
+	if resp := c.legacyPost(t, c.fronts[1], session, ping); resp.Body.Close() != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("ping at the other replica before the end = %d, want 200", resp.StatusCode)
+	}
+
+	req, _ := http.NewRequest(http.MethodDelete, "http://"+c.fronts[0]+"/api/mcp", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Mcp-Session-Id", session)
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE = %d, want 204", resp.StatusCode)
+	}
+	if resp := c.legacyPost(t, c.fronts[0], session, ping); resp.Body.Close() != nil || resp.StatusCode != http.StatusNotFound {
+		t.Errorf("ping at the same replica after the end = %d, want 404", resp.StatusCode)
+	}
+	waitFor(t, 10*time.Second, "the other replica to refuse the ended session", func() bool {
+		resp := c.legacyPost(t, c.fronts[1], session, ping)
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusNotFound
+	})
+}
