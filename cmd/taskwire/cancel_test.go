@@ -26,16 +26,7 @@ func TestImportCancelledOnHangUp(t *testing.T) {
 			h := startHarness(t, s)
 			// Hold the import at its 30th task until its context ends, so
 			// the hang-up surely lands mid-import; ent hooks see each insert.
-			var creates atomic.Int32
-			h.sys.DB.Task.Use(func(next ent.Mutator) ent.Mutator {
-				return hook.TaskFunc(func(ctx context.Context, m *ent.TaskMutation) (ent.Value, error) {
-					if m.Op().Is(ent.OpCreate) && creates.Add(1) == 30 {
-						<-ctx.Done()
-						return nil, ctx.Err()
-					}
-					return next.Mutate(ctx, m)
-				})
-			})
+			creates := holdImportAt(h.sys.DB, 30)
 
 			callCtx, hangUp := context.WithCancel(context.Background())
 			defer hangUp()
@@ -82,4 +73,21 @@ func TestImportCancelledOnHangUp(t *testing.T) {
 			}
 		})
 	}
+}
+
+// holdImportAt makes the nth task insert wait until its context ends, so a
+// cancellation surely lands mid-import (ent hooks see each insert). The
+// counter tells how many inserts were attempted.
+func holdImportAt(db *ent.Client, n int32) *atomic.Int32 {
+	var creates atomic.Int32
+	db.Task.Use(func(next ent.Mutator) ent.Mutator {
+		return hook.TaskFunc(func(ctx context.Context, m *ent.TaskMutation) (ent.Value, error) {
+			if m.Op().Is(ent.OpCreate) && creates.Add(1) == n {
+				<-ctx.Done()
+				return nil, ctx.Err()
+			}
+			return next.Mutate(ctx, m)
+		})
+	})
+	return &creates
 }

@@ -8,12 +8,9 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/hook"
 	"github.com/taskwire/taskwire/ent/privacy"
 	"github.com/taskwire/taskwire/ent/task"
 )
@@ -25,16 +22,7 @@ import (
 // throughout, so the hang-up path cannot be what cancels it.
 func TestLegacyCancelReachesOtherReplica(t *testing.T) {
 	c := startCluster(t, setups()[0])
-	var creates atomic.Int32
-	c.DB.Task.Use(func(next ent.Mutator) ent.Mutator {
-		return hook.TaskFunc(func(ctx context.Context, m *ent.TaskMutation) (ent.Value, error) {
-			if m.Op().Is(ent.OpCreate) && creates.Add(1) == 30 {
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}
-			return next.Mutate(ctx, m)
-		})
-	})
+	holdImportAt(c.DB, 30)
 	session := c.legacyInitialize(t, c.fronts[0])
 
 	drafts := make([]map[string]any, 100)

@@ -1,18 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 )
 
 // TestLegacyEndToEnd drives a whole Taskwire with the go-sdk client
@@ -87,9 +82,9 @@ func runLegacySession(t *testing.T, h *harness, version string) {
 
 // legacyClient connects the go-sdk client at version, a revision before
 // 2026-07-28, so that it starts with initialize.
-func (h *harness) legacyClient(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *legacyRecorder) {
+func (h *harness) legacyClient(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *wireRecorder) {
 	t.Helper()
-	rec := &legacyRecorder{t: t, token: h.token, version: version, base: http.DefaultTransport, status: map[string]int{}}
+	rec := &wireRecorder{t: t, token: h.token, version: version, base: http.DefaultTransport}
 	c := mcp.NewClient(&mcp.Implementation{Name: "taskwire-e2e-legacy", Version: "1.0.0"}, opts)
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:             h.sys.Endpoint,
@@ -102,84 +97,4 @@ func (h *harness) legacyClient(t *testing.T, version string, opts *mcp.ClientOpt
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs, rec
-}
-
-// legacyRecorder is wireRecorder for a legacy session: it validates each
-// server message against the schema of version, and also keeps the
-// status of each HTTP method's last answer.
-type legacyRecorder struct {
-	t       testing.TB
-	token   string
-	version string
-	base    http.RoundTripper
-
-	mu       sync.Mutex
-	messages []recorded
-	status   map[string]int
-}
-
-func (w *legacyRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	var body []byte
-	if req.Body != nil {
-		var err error
-		if body, err = io.ReadAll(req.Body); err != nil {
-			return nil, err
-		}
-		req.Body.Close()
-	}
-	var msg struct{ Method string }
-	json.Unmarshal(body, &msg)
-	req = req.Clone(req.Context())
-	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+w.token)
-	resp, err := w.base.RoundTrip(req)
-	if err != nil {
-		return nil, err
-	}
-	w.mu.Lock()
-	w.status[req.Method] = resp.StatusCode
-	w.mu.Unlock()
-	ct := resp.Header.Get("Content-Type")
-	switch {
-	case strings.HasPrefix(ct, "text/event-stream"):
-		resp.Body = &sseTap{ReadCloser: resp.Body, onEvent: func(data []byte) { w.record(msg.Method, data) }}
-	case strings.HasPrefix(ct, "application/json"):
-		raw, err := io.ReadAll(resp.Body)
-		resp.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-		if len(bytes.TrimSpace(raw)) > 0 {
-			w.record(msg.Method, raw)
-		}
-		resp.Body = io.NopCloser(bytes.NewReader(raw))
-	}
-	return resp, nil
-}
-
-func (w *legacyRecorder) record(method string, raw []byte) {
-	mcptest.ValidateServerMessageAt(w.t, w.version, raw, method)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.messages = append(w.messages, recorded{Method: method, Raw: append(json.RawMessage(nil), raw...)})
-}
-
-// sent returns the messages recorded for requests of method.
-func (w *legacyRecorder) sent(method string) []json.RawMessage {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []json.RawMessage
-	for _, m := range w.messages {
-		if m.Method == method {
-			out = append(out, m.Raw)
-		}
-	}
-	return out
-}
-
-// statusOf returns the status of the last answer to an HTTP method.
-func (w *legacyRecorder) statusOf(method string) int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.status[method]
 }

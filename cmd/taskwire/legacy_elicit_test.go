@@ -22,7 +22,7 @@ func TestLegacyDeleteConfirmedAcrossReplicas(t *testing.T) {
 			var answer atomic.Value
 			answer.Store("decline")
 			alt := &alternate{fronts: c.fronts, served: make([]atomic.Int32, len(c.fronts))}
-			rec := &legacyRecorder{t: t, token: c.token, base: alt, version: version, status: map[string]int{}}
+			rec := &wireRecorder{t: t, token: c.token, base: alt, version: version}
 			cl := mcp.NewClient(&mcp.Implementation{Name: "legacy-elicit", Version: "1"}, &mcp.ClientOptions{
 				ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					asked.Add(1)

@@ -11,8 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/hook"
 	"github.com/taskwire/taskwire/ent/privacy"
 	"github.com/taskwire/taskwire/ent/task"
 )
@@ -76,16 +74,7 @@ func TestReplicas(t *testing.T) {
 // cancels the work in the separate worker.
 func TestReplicaHangUpCancelsWorker(t *testing.T) {
 	c := startCluster(t, setups()[0])
-	var creates atomic.Int32
-	c.DB.Task.Use(func(next ent.Mutator) ent.Mutator {
-		return hook.TaskFunc(func(ctx context.Context, m *ent.TaskMutation) (ent.Value, error) {
-			if m.Op().Is(ent.OpCreate) && creates.Add(1) == 30 {
-				<-ctx.Done()
-				return nil, ctx.Err()
-			}
-			return next.Mutate(ctx, m)
-		})
-	})
+	holdImportAt(c.DB, 30)
 	callCtx, hangUp := context.WithCancel(context.Background())
 	defer hangUp()
 	var reports atomic.Int32

@@ -18,12 +18,14 @@ import (
 // (plain JSON bodies and each SSE event, as they stream) against the
 // 2026-07-28 schema, keeping them for the test to inspect.
 type wireRecorder struct {
-	t     testing.TB
-	token string
-	base  http.RoundTripper
+	t       testing.TB
+	token   string
+	base    http.RoundTripper
+	version string // the schema revision to validate against; "" is 2026-07-28
 
 	mu       sync.Mutex
 	messages []recorded
+	status   map[string]int // of the last answer to each HTTP method
 }
 
 type recorded struct {
@@ -32,11 +34,14 @@ type recorded struct {
 }
 
 func (w *wireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
-	body, err := io.ReadAll(req.Body)
-	if err != nil {
-		return nil, err
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			return nil, err
+		}
+		req.Body.Close()
 	}
-	req.Body.Close()
 	var msg struct{ Method string }
 	json.Unmarshal(body, &msg)
 	req = req.Clone(req.Context())
@@ -46,6 +51,12 @@ func (w *wireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	w.mu.Lock()
+	if w.status == nil {
+		w.status = map[string]int{}
+	}
+	w.status[req.Method] = resp.StatusCode
+	w.mu.Unlock()
 	ct := resp.Header.Get("Content-Type")
 	switch {
 	case strings.HasPrefix(ct, "text/event-stream"):
@@ -65,7 +76,11 @@ func (w *wireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (w *wireRecorder) record(method string, raw []byte) {
-	mcptest.ValidateServerMessage(w.t, raw, method)
+	if w.version == "" {
+		mcptest.ValidateServerMessage(w.t, raw, method)
+	} else {
+		mcptest.ValidateServerMessageAt(w.t, w.version, raw, method)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.messages = append(w.messages, recorded{Method: method, Raw: append(json.RawMessage(nil), raw...)})
@@ -115,4 +130,11 @@ func (s *sseTap) Read(p []byte) (int, error) {
 		}
 	}
 	return n, err
+}
+
+// statusOf returns the status of the last answer to an HTTP method.
+func (w *wireRecorder) statusOf(method string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.status[method]
 }

@@ -60,14 +60,7 @@ func (b *Bus) Publish(tenant string, ev Event) error {
 	if err != nil {
 		return err
 	}
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return err
-	}
-	if err := b.nc.Publish(subj, data); err != nil {
-		return err
-	}
-	return b.nc.Flush()
+	return publish(b.nc, subj, ev)
 }
 
 // Subscribe calls fn with each change in tenant until unsubscribe is
@@ -77,16 +70,34 @@ func (b *Bus) Subscribe(tenant string, fn func(Event)) (unsubscribe func(), err 
 	if err != nil {
 		return nil, err
 	}
-	sub, err := b.nc.Subscribe(subj, func(m *nats.Msg) {
-		var ev Event
-		if json.Unmarshal(m.Data, &ev) == nil && ev.Kind != "" {
-			fn(ev)
+	return subscribe(b.nc, subj, func(ev Event) bool { return ev.Kind != "" }, fn)
+}
+
+// publish sends v as JSON on subj and waits until the server has it.
+func publish(nc *nats.Conn, subj string, v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if err := nc.Publish(subj, data); err != nil {
+		return err
+	}
+	return nc.Flush()
+}
+
+// subscribe calls fn with each well-formed JSON message on subj that
+// valid accepts; the subscription is in place when it returns.
+func subscribe[T any](nc *nats.Conn, subj string, valid func(T) bool, fn func(T)) (func(), error) {
+	sub, err := nc.Subscribe(subj, func(m *nats.Msg) {
+		var v T
+		if json.Unmarshal(m.Data, &v) == nil && valid(v) {
+			fn(v)
 		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	if err := b.nc.Flush(); err != nil {
+	if err := nc.Flush(); err != nil {
 		sub.Unsubscribe()
 		return nil, err
 	}
@@ -105,30 +116,10 @@ type SessionEnded struct {
 
 // PublishSessionEnded tells every front door that a session ended.
 func (b *Bus) PublishSessionEnded(e SessionEnded) error {
-	data, err := json.Marshal(e)
-	if err != nil {
-		return err
-	}
-	if err := b.nc.Publish(SessionsEndedSubject, data); err != nil {
-		return err
-	}
-	return b.nc.Flush()
+	return publish(b.nc, SessionsEndedSubject, e)
 }
 
 // SubscribeSessionsEnded calls fn for each session any front door ended.
 func (b *Bus) SubscribeSessionsEnded(fn func(SessionEnded)) (unsubscribe func(), err error) {
-	sub, err := b.nc.Subscribe(SessionsEndedSubject, func(m *nats.Msg) {
-		var e SessionEnded
-		if json.Unmarshal(m.Data, &e) == nil && e.ID != "" {
-			fn(e)
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	if err := b.nc.Flush(); err != nil {
-		sub.Unsubscribe()
-		return nil, err
-	}
-	return func() { sub.Unsubscribe() }, nil
+	return subscribe(b.nc, SessionsEndedSubject, func(e SessionEnded) bool { return e.ID != "" }, fn)
 }
