@@ -16,12 +16,16 @@ import (
 
 // callKey names a call of this request's session by its request id.
 func (x *exchange) callKey(id json.RawMessage) string {
+	return mailbox.Key(x.r.Header.Get(hdrSessionID), compactID(id))
+}
+
+// compactID spells a JSON-RPC id one way, whatever spacing the client used.
+func compactID(id json.RawMessage) string {
 	var compact bytes.Buffer
 	if json.Compact(&compact, id) != nil {
-		compact.Reset()
-		compact.Write(id)
+		return string(id)
 	}
-	return mailbox.Key(x.r.Header.Get(hdrSessionID), compact.String())
+	return compact.String()
 }
 
 // cancellable returns the context of a legacy call, cancelled when the

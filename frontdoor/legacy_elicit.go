@@ -1,7 +1,6 @@
 package frontdoor
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -106,12 +105,7 @@ func (x *exchange) legacyElicitParams(params any) any {
 
 // responseKey names the answer to a server request of this session.
 func (x *exchange) responseKey(id json.RawMessage) string {
-	var compact bytes.Buffer
-	if json.Compact(&compact, id) != nil {
-		compact.Reset()
-		compact.Write(id)
-	}
-	return mailbox.Key(x.r.Header.Get(hdrSessionID), "response", compact.String())
+	return mailbox.Key(x.r.Header.Get(hdrSessionID), "response", compactID(id))
 }
 
 // forwardResponse brings a legacy client's answer to a server request to
