@@ -142,10 +142,7 @@ func (o *responder) progress(done, total float64, message string) {
 	if err != nil {
 		return
 	}
-	if !o.stream {
-		o.startStream()
-	}
-	if o.event(data) {
+	if o.streamEvent(data) {
 		o.sent, o.last = o.sent+1, done
 	}
 }
@@ -160,19 +157,7 @@ type messageParams struct {
 // message sends a log message of the call on its stream, before the
 // response, as MCP allows only for a request that set a logLevel.
 func (o *responder) message(level, text string) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.writable() {
-		return
-	}
-	data, err := jsonrpc.EncodeNotification("notifications/message", messageParams{Level: level, Logger: "taskwire", Data: text})
-	if err != nil {
-		return
-	}
-	if !o.stream {
-		o.startStream()
-	}
-	o.event(data)
+	o.notify("notifications/message", messageParams{Level: level, Logger: "taskwire", Data: text})
 }
 
 // notify sends a notification on the stream, beginning it if need be. It
@@ -182,15 +167,7 @@ func (o *responder) notify(method string, params any) bool {
 	if err != nil {
 		return false
 	}
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if !o.writable() {
-		return false
-	}
-	if !o.stream {
-		o.startStream()
-	}
-	return o.event(data)
+	return o.send(data)
 }
 
 // send writes one message (a server request of the legacy era) on the
@@ -198,9 +175,12 @@ func (o *responder) notify(method string, params any) bool {
 func (o *responder) send(data []byte) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if !o.writable() {
-		return false
-	}
+	return o.writable() && o.streamEvent(data)
+}
+
+// streamEvent writes data as an SSE event, beginning the stream if need
+// be. Callers hold mu and have checked writable.
+func (o *responder) streamEvent(data []byte) bool {
 	if !o.stream {
 		o.startStream()
 	}
