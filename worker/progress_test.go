@@ -1,12 +1,12 @@
 package worker
 
 import (
+	"github.com/taskwire/taskwire/services/events/natstest"
 	"os"
 	"strconv"
 	"testing"
 	"time"
 
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -18,33 +18,8 @@ import (
 	"github.com/taskwire/taskwire/services/progress"
 )
 
-// startNATS runs an in-process NATS server on a random loopback port.
-func startNATS(t *testing.T) string {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("embedded NATS server not ready after 10s")
-	}
-	return ns.ClientURL()
-}
-
-func connectNATS(t *testing.T, url string) *nats.Conn {
-	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatalf("connect to NATS at %s: %v", url, err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
-}
-
 func TestProgressEmbeddedNATS(t *testing.T) {
-	testProgress(t, startNATS(t))
+	testProgress(t, natstest.Start(t))
 }
 
 func TestProgressRealNATS(t *testing.T) {
@@ -59,10 +34,10 @@ func TestProgressRealNATS(t *testing.T) {
 // events are on the subject, in order, before the response, and that the
 // trailer counts them. Reports that do not rise are dropped.
 func testProgress(t *testing.T, url string) {
-	w := startWorker(t, func(c *Config) { c.NATS = connectNATS(t, url) })
+	w := startWorker(t, func(c *Config) { c.NATS = natstest.Connect(t, url) })
 	w.board.reports = []float64{1, 1, 2, 0.5, 3}
 	subject := progress.SubjectPrefix + "fd-test." + strconv.FormatInt(time.Now().UnixNano(), 36)
-	subConn := connectNATS(t, url)
+	subConn := natstest.Connect(t, url)
 	sub := subscribe(t, subConn, subject)
 
 	trailer := callImport(t, w, subject)
@@ -142,7 +117,7 @@ func TestProgressSubjectChecked(t *testing.T) {
 }
 
 func TestNoProgressWithoutSubject(t *testing.T) {
-	w := startWorker(t, func(c *Config) { c.NATS = connectNATS(t, startNATS(t)) })
+	w := startWorker(t, func(c *Config) { c.NATS = natstest.Connect(t, natstest.Start(t)) })
 	var trailer metadata.MD
 	_, err := w.client.ImportTasks(asCaller("write"), &taskwirev1.ImportTasksRequest{}, grpc.Trailer(&trailer))
 	if err != nil {
@@ -154,9 +129,9 @@ func TestNoProgressWithoutSubject(t *testing.T) {
 }
 
 func TestPublisherDropsLateReports(t *testing.T) {
-	url := startNATS(t)
-	sub := subscribe(t, connectNATS(t, url), progress.SubjectPrefix+"fd.late")
-	p := &publisher{nc: connectNATS(t, url), subject: progress.SubjectPrefix + "fd.late", log: discardLogger()}
+	url := natstest.Start(t)
+	sub := subscribe(t, natstest.Connect(t, url), progress.SubjectPrefix+"fd.late")
+	p := &publisher{nc: natstest.Connect(t, url), subject: progress.SubjectPrefix + "fd.late", log: discardLogger()}
 	p.report(1, 0, "")
 	if n := p.close(); n != 1 {
 		t.Fatalf("close() = %d, want 1", n)

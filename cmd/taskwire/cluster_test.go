@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/taskwire/taskwire/services/events/natstest"
 	"log/slog"
 	"net"
 	"net/http"
@@ -10,8 +11,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	natsserver "github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/authn"
@@ -45,7 +44,7 @@ func startCluster(t *testing.T, s setup) *cluster {
 		backend = storetest.Postgres
 	}
 	if natsURL == "" {
-		natsURL = startNATSServer(t)
+		natsURL = natstest.Start(t)
 	}
 	db, err := store.Open(ctx, storetest.DSN(t, backend))
 	if err != nil {
@@ -60,7 +59,7 @@ func startCluster(t *testing.T, s setup) *cluster {
 	log := slog.New(c.logs)
 
 	w, err := startWorkerNode(workerNodeConfig{
-		DB: db, NATS: natsConn(t, natsURL), InternalKey: "cluster-key", Listen: "127.0.0.1:0", Drain: 5 * time.Second, Log: log,
+		DB: db, NATS: natstest.Connect(t, natsURL), InternalKey: "cluster-key", Listen: "127.0.0.1:0", Drain: 5 * time.Second, Log: log,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +74,7 @@ func startCluster(t *testing.T, s setup) *cluster {
 		}
 		f, err := startFrontdoorNode(frontdoorNodeConfig{
 			Listener: ln, PublicURL: publicURL, Worker: "passthrough:///" + w.addr, InternalKey: "cluster-key",
-			NATS: natsConn(t, natsURL), Key: key, Log: log,
+			NATS: natstest.Connect(t, natsURL), Key: key, Log: log,
 		})
 		if err != nil {
 			t.Fatal(err)
@@ -131,28 +130,4 @@ func (a *alternate) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
 	req.URL.Host = a.fronts[i]
 	return http.DefaultTransport.RoundTrip(req)
-}
-
-func startNATSServer(t *testing.T) string {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("NATS server did not start")
-	}
-	t.Cleanup(ns.Shutdown)
-	return ns.ClientURL()
-}
-
-func natsConn(t *testing.T, url string) *nats.Conn {
-	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/taskwire/taskwire/services/events/natstest"
 	"testing"
 	"time"
 
@@ -25,7 +26,7 @@ func TestListenAcrossReplicas(t *testing.T) {
 			if caps := cs.InitializeResult().Capabilities; caps.Tools == nil || !caps.Tools.ListChanged {
 				t.Fatalf("capabilities = %+v, want tools.listChanged", caps)
 			}
-			bus, err := events.New(natsConn(t, c.natsURL))
+			bus, err := events.New(natstest.Connect(t, c.natsURL))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,37 +1,13 @@
 package mailbox
 
 import (
-	"os"
+	"github.com/taskwire/taskwire/services/events/natstest"
 	"testing"
 	"time"
-
-	natsserver "github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 )
 
-func natsURL(t *testing.T) string {
-	if u := os.Getenv("TASKWIRE_TEST_NATS"); u != "" {
-		return u
-	}
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("NATS did not start")
-	}
-	t.Cleanup(ns.Shutdown)
-	return ns.ClientURL()
-}
-
 func replica(t *testing.T, url string) *Mailbox {
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	m, err := New(nc)
+	m, err := New(natstest.Connect(t, url))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +17,7 @@ func replica(t *testing.T, url string) *Mailbox {
 // TestSendReachesHolder: a message sent at one replica reaches the box
 // another replica holds, and only that box.
 func TestSendReachesHolder(t *testing.T) {
-	url := natsURL(t)
+	url := natstest.URL(t)
 	a, b := replica(t, url), replica(t, url)
 	key := Key("session-1", `7`)
 	box, err := b.Open(key)
@@ -80,7 +56,7 @@ func TestSendReachesHolder(t *testing.T) {
 }
 
 func TestSendWithoutHolder(t *testing.T) {
-	a := replica(t, natsURL(t))
+	a := replica(t, natstest.URL(t))
 	if err := a.Send(Key("gone"), []byte("late")); err != nil {
 		t.Errorf("Send to a key nobody holds = %v, want nil (the call may have ended)", err)
 	}

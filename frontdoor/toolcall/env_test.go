@@ -10,9 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
-	natsserver "github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/grpc"
@@ -90,32 +88,6 @@ func startWorker(t *testing.T, board taskwirev1.BoardServiceServer, nc *nats.Con
 		}
 	})
 	return conn
-}
-
-// startNATS runs an in-process NATS server on a random loopback port and
-// returns its URL.
-func startNATS(t *testing.T) string {
-	t.Helper()
-	ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go ns.Start()
-	t.Cleanup(ns.Shutdown)
-	if !ns.ReadyForConnections(10 * time.Second) {
-		t.Fatal("embedded NATS server not ready after 10s")
-	}
-	return ns.ClientURL()
-}
-
-func connectNATS(t *testing.T, url string) *nats.Conn {
-	t.Helper()
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatalf("connect to NATS at %s: %v", url, err)
-	}
-	t.Cleanup(nc.Close)
-	return nc
 }
 
 // testCatalog is the catalogue the front door builds, built once.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/taskwire/taskwire/services/events/natstest"
 	"slices"
 	"strings"
 	"sync"
@@ -98,10 +99,10 @@ func (c *watchedConn) Invoke(ctx context.Context, method string, args, reply any
 }
 
 func TestProgressRelayedBeforeResult(t *testing.T) {
-	url := startNATS(t)
+	url := natstest.Start(t)
 	var subjects subjectLog
-	conn := &watchedConn{ClientConnInterface: startWorker(t, importBoard(subjects.add), connectNATS(t, url)), returned: make(chan struct{})}
-	fd := connectNATS(t, url)
+	conn := &watchedConn{ClientConnInterface: startWorker(t, importBoard(subjects.add), natstest.Connect(t, url)), returned: make(chan struct{})}
+	fd := natstest.Connect(t, url)
 	b := newBackend(t, conn, Config{NATS: fd, ID: "fd-test", ProgressGrace: 10 * time.Second})
 	// Every event reaches the reporter only after the response is in, so
 	// the result has all three only if CallTool waits for the events the
@@ -130,9 +131,9 @@ func TestProgressRelayedBeforeResult(t *testing.T) {
 }
 
 func TestProgressSubjectsDifferPerCall(t *testing.T) {
-	url := startNATS(t)
+	url := natstest.Start(t)
 	var subjects subjectLog
-	b := newBackend(t, startWorker(t, importBoard(subjects.add), connectNATS(t, url)), Config{NATS: connectNATS(t, url), ID: "fd-test"})
+	b := newBackend(t, startWorker(t, importBoard(subjects.add), natstest.Connect(t, url)), Config{NATS: natstest.Connect(t, url), ID: "fd-test"})
 	for range 2 {
 		if _, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, (&reportLog{}).report); err != nil {
 			t.Fatalf("CallTool(tasks_import) = %v", err)
@@ -145,15 +146,15 @@ func TestProgressSubjectsDifferPerCall(t *testing.T) {
 }
 
 func TestNoProgressWithoutReporter(t *testing.T) {
-	url := startNATS(t)
-	fd := connectNATS(t, url)
+	url := natstest.Start(t)
+	fd := natstest.Connect(t, url)
 	var subjects subjectLog
 	var subsDuringCall atomic.Int32
 	board := importBoard(func(s []string) {
 		subjects.add(s)
 		subsDuringCall.Store(int32(fd.NumSubscriptions()))
 	})
-	b := newBackend(t, startWorker(t, board, connectNATS(t, url)), Config{NATS: fd, ID: "fd-test"})
+	b := newBackend(t, startWorker(t, board, natstest.Connect(t, url)), Config{NATS: fd, ID: "fd-test"})
 
 	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, nil)
 	if err != nil {
@@ -192,11 +193,11 @@ func TestProgressWithoutNATS(t *testing.T) {
 // TestProgressNATSClosed: progress is best effort, so a front door whose
 // NATS connection is gone still runs the tool, without progress.
 func TestProgressNATSClosed(t *testing.T) {
-	url := startNATS(t)
+	url := natstest.Start(t)
 	var subjects subjectLog
-	fd := connectNATS(t, url)
+	fd := natstest.Connect(t, url)
 	fd.Close()
-	b := newBackend(t, startWorker(t, importBoard(subjects.add), connectNATS(t, url)), Config{NATS: fd, ID: "fd-test"})
+	b := newBackend(t, startWorker(t, importBoard(subjects.add), natstest.Connect(t, url)), Config{NATS: fd, ID: "fd-test"})
 	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, (&reportLog{}).report)
 	if err != nil {
 		t.Fatalf("CallTool(tasks_import) with NATS closed = %v, want the result without progress", err)
@@ -215,9 +216,9 @@ func TestProgressNATSClosed(t *testing.T) {
 func TestLostProgressWaitsOnlyGrace(t *testing.T) {
 	const grace = 100 * time.Millisecond
 	var subjects subjectLog
-	workerNATS := connectNATS(t, startNATS(t))
+	workerNATS := natstest.Connect(t, natstest.Start(t))
 	b := newBackend(t, startWorker(t, importBoard(subjects.add), workerNATS),
-		Config{NATS: connectNATS(t, startNATS(t)), ID: "fd-test", ProgressGrace: grace})
+		Config{NATS: natstest.Connect(t, natstest.Start(t)), ID: "fd-test", ProgressGrace: grace})
 	reports := &reportLog{}
 
 	start := time.Now()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/taskwire/taskwire/services/events/natstest"
 	"strings"
 	"sync"
 	"testing"
@@ -233,7 +234,7 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		t.Fatal(err)
 	}
 	conn := startWorker(t, &testBoard{}, nil)
-	nc := connectNATS(t, startNATS(t))
+	nc := natstest.Connect(t, natstest.Start(t))
 	for name, cfg := range map[string]Config{
 		"no catalog":         {Conn: conn},
 		"no connection":      {Catalog: cat},

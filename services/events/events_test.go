@@ -1,21 +1,13 @@
 package events
 
 import (
-	"os"
+	"github.com/taskwire/taskwire/services/events/natstest"
 	"testing"
 	"time"
-
-	natsserver "github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
 )
 
 func bus(t *testing.T, url string) *Bus {
-	nc, err := nats.Connect(url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(nc.Close)
-	b, err := New(nc)
+	b, err := New(natstest.Connect(t, url))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,19 +15,7 @@ func bus(t *testing.T, url string) *Bus {
 }
 
 func TestPublishReachesTenantOnly(t *testing.T) {
-	url := os.Getenv("TASKWIRE_TEST_NATS")
-	if url == "" {
-		ns, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		go ns.Start()
-		if !ns.ReadyForConnections(10 * time.Second) {
-			t.Fatal("NATS did not start")
-		}
-		t.Cleanup(ns.Shutdown)
-		url = ns.ClientURL()
-	}
+	url := natstest.URL(t)
 	pub, sub := bus(t, url), bus(t, url)
 	acme, globex := make(chan Event, 4), make(chan Event, 4)
 	stopA, err := sub.Subscribe("acme", func(e Event) { acme <- e })
