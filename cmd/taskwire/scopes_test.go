@@ -81,7 +81,7 @@ func TestTokenScopes(t *testing.T) {
 // enough to act as them.
 func TestWorkerPortNeedsInternalKey(t *testing.T) {
 	h := startHarness(t, setups()[0])
-	conn, err := grpc.NewClient(h.sys.workerAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	conn, err := grpc.NewClient(h.sys.worker.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}

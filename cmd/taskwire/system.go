@@ -27,12 +27,11 @@ type system struct {
 	Issuer   *authn.Issuer
 	Endpoint string
 
-	bus        *bus
-	worker     *workerNode
-	workerAddr string
-	front      *frontdoorNode
-	httpLis    net.Listener
-	served     chan error
+	bus     *bus
+	worker  *workerNode
+	front   *frontdoorNode
+	httpLis net.Listener
+	served  chan error
 }
 
 // startSystem opens the database, starts the worker and the front door and
@@ -68,7 +67,6 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
-	s.workerAddr = s.worker.addr
 	s.front, err = startFrontdoorNode(frontdoorNodeConfig{
 		Listener: ln, PublicURL: cfg.PublicURL, AllowedOrigins: cfg.origins(),
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
