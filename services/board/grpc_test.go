@@ -2,23 +2,20 @@ package board_test
 
 import (
 	"context"
-	"net"
 	"testing"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/worker/workertest"
 )
 
 // TestRegister serves the service over in-memory gRPC, with the caller
 // carried in metadata as the worker does.
 func TestRegister(t *testing.T) {
 	e := newEnv(t, storetest.Open(t, storetest.SQLite))
-	lis := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer(grpc.UnaryInterceptor(func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		c, err := identity.FromIncoming(ctx)
 		if err != nil {
@@ -27,16 +24,7 @@ func TestRegister(t *testing.T) {
 		return h(identity.NewContext(ctx, c), req)
 	}))
 	e.svc.Register(srv)
-	go srv.Serve(lis)
-	t.Cleanup(srv.Stop)
-
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
+	conn := workertest.Dial(t, srv.Serve, srv.Stop)
 	client := taskwirev1.NewBoardServiceClient(conn)
 
 	claude, _ := identity.FromContext(e.claude)

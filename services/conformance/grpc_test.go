@@ -1,0 +1,111 @@
+package conformance_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
+	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/worker"
+	"github.com/taskwire/taskwire/worker/workertest"
+)
+
+// TestOverWorker serves the fixtures behind the worker's interceptor chain
+// on in-memory gRPC, as a deployment does, and calls them as a reader.
+func TestOverWorker(t *testing.T) {
+	svc, pub := newService(t)
+	conn := workertest.Start(t, worker.Config{
+		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Register: []func(grpc.ServiceRegistrar){svc.Register},
+	})
+	tools := conformancev1.NewConformanceServiceClient(conn)
+	content := mcpv1.NewContentServiceClient(conn)
+
+	reader, _ := identity.FromContext(asReader())
+	ctx := identity.AppendToOutgoing(context.Background(), reader)
+
+	if _, err := tools.TriggerToolChange(ctx, &conformancev1.TriggerToolChangeRequest{}); err != nil {
+		t.Fatalf("TriggerToolChange as a reader = %v", err)
+	}
+	if len(pub.got) != 1 || pub.got[0].tenant != "acme" || pub.got[0].ev.Kind != events.ToolsChanged {
+		t.Errorf("published %v, want one tools change in acme", pub.got)
+	}
+	r, err := tools.InputRequiredResultSampling(ctx, &conformancev1.InputRequiredResultSamplingRequest{})
+	if err != nil || r.GetInputRequired().GetRequests()["capital_question"] == nil {
+		t.Errorf("InputRequiredResultSampling = %v, %v, want a sampling request", r, err)
+	}
+	if _, err := content.ListResources(ctx, &mcpv1.ListResourcesRequest{}); err != nil {
+		t.Errorf("ListResources = %v", err)
+	}
+
+	for _, tc := range []struct {
+		name string
+		call func() error
+		code codes.Code
+	}{
+		{"unknown resource", func() error {
+			_, err := content.ReadResource(ctx, &mcpv1.ReadResourceRequest{Uri: "test://nothing"})
+			return err
+		}, codes.NotFound},
+		{"unknown prompt", func() error {
+			_, err := content.GetPrompt(ctx, &mcpv1.GetPromptRequest{Name: "nothing"})
+			return err
+		}, codes.InvalidArgument},
+		{"missing argument", func() error {
+			_, err := content.GetPrompt(ctx, &mcpv1.GetPromptRequest{Name: "test_prompt_with_arguments"})
+			return err
+		}, codes.InvalidArgument},
+		{"no caller", func() error {
+			_, err := tools.SimpleText(context.Background(), &conformancev1.SimpleTextRequest{})
+			return err
+		}, codes.Unauthenticated},
+	} {
+		st := status.Convert(tc.call())
+		if st.Code() != tc.code || st.Message() == "" {
+			t.Errorf("%s: status %v %q, want %v with a message", tc.name, st.Code(), st.Message(), tc.code)
+		}
+	}
+}
+
+// TestToolOptions: every RPC of ConformanceService is a tool any token can
+// call, named as the suite calls it, and only the trigger changes
+// anything.
+func TestToolOptions(t *testing.T) {
+	sd := conformancev1.File_taskwire_conformance_v1_conformance_proto.Services().ByName("ConformanceService")
+	methods := sd.Methods()
+	if methods.Len() != 24 {
+		t.Errorf("ConformanceService has %d methods, want the suite's 24 tools", methods.Len())
+	}
+	names := map[string]bool{}
+	for i := range methods.Len() {
+		md := methods.Get(i)
+		tool, _ := proto.GetExtension(md.Options(), mcpv1.E_Tool).(*mcpv1.Tool)
+		if tool == nil {
+			t.Errorf("%s has no tool option", md.Name())
+			continue
+		}
+		if !strings.HasPrefix(tool.GetName(), "test_") || names[tool.GetName()] {
+			t.Errorf("%s: tool name %q, want a new test_ name", md.Name(), tool.GetName())
+		}
+		names[tool.GetName()] = true
+		if tool.GetScope() != authz.ScopeRead || tool.GetDescription() == "" || tool.GetTitle() == "" || tool.GetConfirm() != "" {
+			t.Errorf("%s: scope %q, title %q, description %q, confirm %q: want read, a title, a description and no confirmation",
+				tool.GetName(), tool.GetScope(), tool.GetTitle(), tool.GetDescription(), tool.GetConfirm())
+		}
+		if want := tool.GetName() != "test_trigger_tool_change"; tool.GetReadOnly() != want || tool.GetDestructive() || tool.GetOpenWorld() {
+			t.Errorf("%s: read_only %v destructive %v open_world %v, want read_only %v and neither other",
+				tool.GetName(), tool.GetReadOnly(), tool.GetDestructive(), tool.GetOpenWorld(), want)
+		}
+	}
+}
