@@ -15,18 +15,21 @@ type ResourceBackend interface {
 	// Resources returns the resources c may read, in a stable order.
 	Resources(ctx context.Context, c identity.Caller) ([]mcp.Resource, error)
 	// ResourceTemplates returns the URI templates of c's resources.
-	ResourceTemplates(c identity.Caller) []mcp.ResourceTemplate
+	ResourceTemplates(ctx context.Context, c identity.Caller) ([]mcp.ResourceTemplate, error)
 	// ReadResource returns the contents of uri for c.
 	ReadResource(ctx context.Context, c identity.Caller, uri string) ([]mcp.ResourceContents, error)
 }
 
 // PromptBackend lists and renders the prompts of one caller. An unknown
-// prompt or a bad argument is a *jsonrpc.Error with InvalidParams.
+// prompt or a bad argument is a *jsonrpc.Error with InvalidParams; other
+// errors follow ToolBackend's.
 type PromptBackend interface {
 	// Prompts returns the prompts c may get, in a stable order.
-	Prompts(c identity.Caller) []mcp.Prompt
-	// GetPrompt renders prompt name with args for c.
-	GetPrompt(ctx context.Context, c identity.Caller, name string, args map[string]string) (*mcp.PromptResult, error)
+	Prompts(ctx context.Context, c identity.Caller) ([]mcp.Prompt, error)
+	// GetPrompt renders the prompt req names for c, or asks for the
+	// client's input first (a result with InputRequired set), as a tool
+	// call may.
+	GetPrompt(ctx context.Context, c identity.Caller, req *mcp.PromptRequest) (*mcp.PromptResult, error)
 }
 
 // CompletionBackend suggests values for the arguments of prompts and

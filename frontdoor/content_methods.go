@@ -2,6 +2,7 @@ package frontdoor
 
 import (
 	"encoding/json"
+	"errors"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
@@ -50,7 +51,8 @@ func (x *exchange) templatesBody() (templatesBody, error) {
 	if err := x.onePage(); err != nil {
 		return templatesBody{}, err
 	}
-	return templatesBody{ResourceTemplates: nonNil(x.h.cfg.Resources.ResourceTemplates(x.caller))}, nil
+	ts, err := x.h.cfg.Resources.ResourceTemplates(x.r.Context(), x.caller)
+	return templatesBody{ResourceTemplates: nonNil(ts)}, err
 }
 
 func (x *exchange) contentsBody() (contentsBody, error) {
@@ -76,13 +78,36 @@ func (x *exchange) promptsBody() (promptsBody, error) {
 	if err := x.onePage(); err != nil {
 		return promptsBody{}, err
 	}
-	return promptsBody{Prompts: nonNil(x.h.cfg.Prompts.Prompts(x.caller))}, nil
+	ps, err := x.h.cfg.Prompts.Prompts(x.r.Context(), x.caller)
+	return promptsBody{Prompts: nonNil(ps)}, err
 }
 
-func (x *exchange) promptBody() (*mcp.PromptResult, error) {
+// promptBody gets the prompt that params name, for a client declaring
+// caps. Its result may ask for input instead (InputRequired), which each
+// era answers its own way.
+func (x *exchange) promptBody(caps json.RawMessage) (*mcp.PromptResult, error) {
 	if x.h.cfg.Prompts == nil {
 		return nil, x.notServed()
 	}
+	req, err := x.promptRequest(caps)
+	if err != nil {
+		return nil, err
+	}
+	res, err := x.h.cfg.Prompts.GetPrompt(x.r.Context(), x.caller, req)
+	if err != nil {
+		return nil, err
+	}
+	if res == nil {
+		return nil, errors.New("frontdoor: prompt backend returned neither result nor error")
+	}
+	out := *res // the backend's value stays untouched
+	out.Messages = nonNil(out.Messages)
+	return &out, nil
+}
+
+// promptRequest reads the params of a prompts/get; inputResponses and
+// requestState are read as tools/call reads them.
+func (x *exchange) promptRequest(caps json.RawMessage) (*mcp.PromptRequest, error) {
 	name, ok := str(x.req.params, "name")
 	if !ok {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.name must be a string naming a prompt")
@@ -92,11 +117,9 @@ func (x *exchange) promptBody() (*mcp.PromptResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := x.h.cfg.Prompts.GetPrompt(x.r.Context(), x.caller, name, args)
-	if err == nil && res.Messages == nil {
-		res.Messages = []mcp.PromptMessage{}
-	}
-	return res, err
+	req := &mcp.PromptRequest{Name: name, Arguments: args, ClientCapabilities: caps}
+	req.InputResponses, req.RequestState, err = x.inputRound()
+	return req, err
 }
 
 func (x *exchange) completeBody() (completeBody, error) {

@@ -2,6 +2,7 @@ package frontdoor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -41,8 +42,8 @@ func (fakeContent) Resources(_ context.Context, c identity.Caller) ([]mcp.Resour
 	return out, nil
 }
 
-func (fakeContent) ResourceTemplates(identity.Caller) []mcp.ResourceTemplate {
-	return []mcp.ResourceTemplate{{URITemplate: fakeTemplate, Name: "board-context", Title: "Board context", MIMEType: "application/json"}}
+func (fakeContent) ResourceTemplates(context.Context, identity.Caller) ([]mcp.ResourceTemplate, error) {
+	return []mcp.ResourceTemplate{{URITemplate: fakeTemplate, Name: "board-context", Title: "Board context", MIMEType: "application/json"}}, nil
 }
 
 func (fakeContent) ReadResource(_ context.Context, c identity.Caller, uri string) ([]mcp.ResourceContents, error) {
@@ -58,14 +59,15 @@ func (fakeContent) ReadResource(_ context.Context, c identity.Caller, uri string
 	return nil, &mcp.ResourceNotFoundError{URI: uri}
 }
 
-func (fakeContent) Prompts(identity.Caller) []mcp.Prompt {
+func (fakeContent) Prompts(context.Context, identity.Caller) ([]mcp.Prompt, error) {
 	return []mcp.Prompt{{
 		Name: "standup", Title: "Standup", Description: "Summarise a board.",
 		Arguments: []mcp.PromptArgument{{Name: "board", Description: "The board's slug."}},
-	}}
+	}}, nil
 }
 
-func (fakeContent) GetPrompt(_ context.Context, _ identity.Caller, name string, args map[string]string) (*mcp.PromptResult, error) {
+func (fakeContent) GetPrompt(_ context.Context, _ identity.Caller, req *mcp.PromptRequest) (*mcp.PromptResult, error) {
+	name, args := req.Name, req.Arguments
 	if name != "standup" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "Unknown prompt: " + name, Data: map[string]string{"prompt": name}}
 	}
@@ -105,4 +107,58 @@ func (fakeContent) Complete(_ context.Context, c identity.Caller, req *mcp.Compl
 	}
 	out.Total = len(out.Values)
 	return out, nil // the handler caps the values at 100
+}
+
+// richContent is fakeContent with what a worker's ContentService may
+// serve besides: a binary resource, test://static-binary, and a prompt,
+// greet, which asks for the client's name first: input_required with a
+// request state, then the greeting on the retry that answers. greet needs
+// the elicitation capability, and takes only the state it issued.
+type richContent struct{ fakeContent }
+
+func (r richContent) ReadResource(ctx context.Context, c identity.Caller, uri string) ([]mcp.ResourceContents, error) {
+	if uri == "test://static-binary" {
+		return []mcp.ResourceContents{{URI: uri, MIMEType: "image/png", Blob: "iVBORw0KGgo="}}, nil
+	}
+	return r.fakeContent.ReadResource(ctx, c, uri)
+}
+
+const greetState = "greet-state-1"
+
+func (p richContent) Prompts(ctx context.Context, c identity.Caller) ([]mcp.Prompt, error) {
+	ps, err := p.fakeContent.Prompts(ctx, c)
+	return append(ps, mcp.Prompt{Name: "greet", Description: "Greet whoever asks."}), err
+}
+
+func (p richContent) GetPrompt(ctx context.Context, c identity.Caller, req *mcp.PromptRequest) (*mcp.PromptResult, error) {
+	if req.Name != "greet" {
+		return p.fakeContent.GetPrompt(ctx, c, req)
+	}
+	var caps struct{ Elicitation json.RawMessage }
+	if json.Unmarshal(req.ClientCapabilities, &caps) != nil || caps.Elicitation == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.MissingRequiredClientCapability, Message: "greet needs input through elicitation/create",
+			Data: map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}}}
+	}
+	var answers struct {
+		Name struct {
+			Action  string
+			Content struct{ Name string }
+		}
+	}
+	switch {
+	case req.RequestState == "":
+		form := map[string]any{"mode": "form", "message": "Who is asking?", "requestedSchema": map[string]any{
+			"type": "object", "properties": map[string]any{"name": map[string]any{"type": "string"}}, "required": []string{"name"},
+		}}
+		return &mcp.PromptResult{InputRequired: &mcp.InputRequiredResult{
+			InputRequests: map[string]mcp.InputRequest{"name": {Method: "elicitation/create", Params: form}},
+			RequestState:  greetState,
+		}}, nil
+	case req.RequestState != greetState || json.Unmarshal(req.InputResponses, &answers) != nil:
+		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: requestState was not issued for this call")
+	}
+	return &mcp.PromptResult{
+		Description: "A greeting",
+		Messages:    []mcp.PromptMessage{{Role: "user", Content: mcp.TextContent("Hello, " + answers.Name.Content.Name + ".")}},
+	}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
@@ -12,25 +13,76 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
-// maxElicitRounds bounds how often one legacy call asks its client.
-const maxElicitRounds = 3
+// In the legacy era a server asks its client for input with requests of
+// its own (elicitation/create, sampling/createMessage, roots/list), sent on
+// the stream of the call that needs the input. The client POSTs each
+// answer to whichever replica it reaches; the mailbox brings it to the
+// replica holding the call, which retries the call with the answers as
+// 2026-07-28's inputResponses would carry them.
 
-// elicitTimeout bounds how long a legacy call waits for a person.
-const elicitTimeout = 10 * time.Minute
+// maxAskRounds bounds how often one legacy call asks its client.
+const maxAskRounds = 3
+
+// askTimeout bounds how long a legacy call waits for an answer, which may
+// need a person.
+const askTimeout = 10 * time.Minute
 
 // errCannotAsk reports input a legacy session cannot be asked for.
 var errCannotAsk = errors.New("frontdoor: input cannot be asked for on this session")
 
-// canElicit reports whether this legacy session can be asked for input:
-// it declared elicitation, and answers can find their way back here.
-func (x *exchange) canElicit() bool {
-	if x.h.cfg.Mailbox == nil {
-		return false
+// askRefused reports a client that answered a request of ours with an error,
+// or not in time: the call cannot go on without the answer.
+type askRefused struct {
+	method string
+	why    string
+}
+
+func (r *askRefused) Error() string { return "the client did not answer " + r.method + ": " + r.why }
+
+// askCapability names the client capability each request of ours needs.
+var askCapability = map[string]string{
+	"elicitation/create":     "elicitation",
+	"sampling/createMessage": "sampling",
+	"roots/list":             "roots",
+}
+
+// canAsk reports whether this legacy session can be sent a request of
+// method: it declared the capability, and answers can find their way back
+// here.
+func (x *exchange) canAsk(method string) bool {
+	name, ok := askCapability[method]
+	return ok && x.h.cfg.Mailbox != nil && isObject(x.declared()[name])
+}
+
+// declared returns the capabilities the session declared at initialize.
+func (x *exchange) declared() map[string]json.RawMessage {
+	var caps map[string]json.RawMessage
+	json.Unmarshal(x.ses.Capabilities, &caps)
+	return caps
+}
+
+// legacyCapabilities are the client capabilities a call of this session
+// may use: those of the session that it can be asked for on the call's
+// stream. Declared elicitation means form mode, the only one of
+// 2025-06-18; 2025-11-25 adds URL mode when declared.
+func (x *exchange) legacyCapabilities() json.RawMessage {
+	caps := map[string]any{}
+	declared := x.declared()
+	for method, name := range askCapability {
+		if x.canAsk(method) {
+			caps[name] = declared[name]
+		}
 	}
-	var caps struct {
-		Elicitation json.RawMessage `json:"elicitation"`
+	if _, ok := caps["elicitation"]; ok {
+		modes := map[string]any{"form": map[string]any{}}
+		var e map[string]json.RawMessage
+		if json.Unmarshal(declared["elicitation"], &e) == nil && isObject(e["url"]) && x.ses.Version != mcp.Version20250618 {
+			modes["url"] = e["url"]
+		}
+		caps["elicitation"] = modes
 	}
-	return json.Unmarshal(x.ses.Capabilities, &caps) == nil && isObject(caps.Elicitation)
+	raw, _ := json.Marshal(caps) // raw JSON and maps of it always encode
+	return raw
 }
 
 // legacyRequest is a request from server to client, sent on a call's
@@ -39,19 +91,22 @@ type legacyRequest struct {
 	JSONRPC string `json:"jsonrpc"`
 	ID      string `json:"id"`
 	Method  string `json:"method"`
-	Params  any    `json:"params"`
+	Params  any    `json:"params,omitempty"`
 }
 
-// askLegacy sends each input request as an elicitation/create request on
-// the call's stream and waits for the client's answers, returning them as
-// inputResponses for the retry.
-func (x *exchange) askLegacy(ctx context.Context, ir *mcp.InputRequiredResult) (json.RawMessage, error) {
-	answers := map[string]json.RawMessage{}
-	for key, req := range ir.InputRequests {
-		if req.Method != "elicitation/create" {
+// askRound sends each input request of a round to the client and waits
+// for the answers, returning them as inputResponses for the retry. A
+// request the session cannot be asked is errCannotAsk, and nothing is
+// sent.
+func (x *exchange) askRound(ctx context.Context, ir *mcp.InputRequiredResult) (json.RawMessage, error) {
+	for _, req := range ir.InputRequests {
+		if !x.canAsk(req.Method) {
 			return nil, errCannotAsk
 		}
-		answer, err := x.elicit(ctx, req.Params)
+	}
+	answers := map[string]json.RawMessage{}
+	for key, req := range ir.InputRequests {
+		answer, err := x.ask(ctx, req.Method, req.Params)
 		if err != nil {
 			return nil, err
 		}
@@ -60,31 +115,45 @@ func (x *exchange) askLegacy(ctx context.Context, ir *mcp.InputRequiredResult) (
 	return json.Marshal(answers)
 }
 
-// elicit asks the client one question and returns its result.
-func (x *exchange) elicit(ctx context.Context, params any) (json.RawMessage, error) {
+// ask sends the client one request and returns its result. An
+// elicitation the client fails or leaves unanswered counts as cancelled,
+// which the tool knows how to take; any other request then fails the
+// call with askRefused.
+func (x *exchange) ask(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	id := "taskwire-" + rand.Text()
 	box, err := x.h.cfg.Mailbox.Open(x.responseKey(json.RawMessage(`"` + id + `"`)))
 	if err != nil {
 		return nil, err
 	}
 	defer box.Close()
-	data, err := json.Marshal(legacyRequest{JSONRPC: jsonrpc.Version, ID: id, Method: "elicitation/create", Params: x.legacyElicitParams(params)})
+	if method == "elicitation/create" {
+		params = x.legacyElicitParams(params)
+	}
+	data, err := json.Marshal(legacyRequest{JSONRPC: jsonrpc.Version, ID: id, Method: method, Params: params})
 	if err != nil {
 		return nil, err
 	}
 	if !x.out.send(data) {
 		return nil, context.Canceled
 	}
-	timeout := time.NewTimer(elicitTimeout)
+	timeout := time.NewTimer(askTimeout)
 	defer timeout.Stop()
+	var answer clientAnswer
 	select {
-	case answer := <-box.C:
-		return answer, nil
+	case payload := <-box.C:
+		answer = readAnswer(payload)
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	case <-timeout.C:
+		answer.Error = &jsonrpc.Error{Message: fmt.Sprintf("no answer within %v", askTimeout)}
+	}
+	switch {
+	case answer.Error == nil:
+		return answer.Result, nil
+	case method == "elicitation/create":
 		return json.RawMessage(`{"action":"cancel"}`), nil
 	}
+	return nil, &askRefused{method: method, why: answer.Error.Message}
 }
 
 // legacyElicitParams drops what the session's revision does not know:
@@ -108,17 +177,35 @@ func (x *exchange) responseKey(id json.RawMessage) string {
 	return mailbox.Key(x.r.Header.Get(hdrSessionID), "response", compactID(id))
 }
 
+// clientAnswer is what the mailbox carries from the replica that took a
+// legacy client's response to the replica waiting for it: the result, or
+// the error.
+type clientAnswer struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *jsonrpc.Error  `json:"error,omitempty"`
+}
+
+// readAnswer reads a mailbox payload. A payload with neither member is a
+// bare result, as replicas of the previous release forward it.
+func readAnswer(payload []byte) clientAnswer {
+	var a clientAnswer
+	if json.Unmarshal(payload, &a) != nil || a.Result == nil && a.Error == nil {
+		return clientAnswer{Result: payload}
+	}
+	return a
+}
+
 // forwardResponse brings a legacy client's answer to a server request to
-// the replica waiting for it. An error answer counts as a cancel.
+// the replica waiting for it.
 func (x *exchange) forwardResponse() {
 	if x.h.cfg.Mailbox == nil || x.msg.Kind != jsonrpc.Response {
 		return
 	}
-	payload := x.msg.Result
-	if payload == nil {
-		payload = json.RawMessage(`{"action":"cancel"}`)
+	payload, err := json.Marshal(clientAnswer{Result: x.msg.Result, Error: x.msg.Error})
+	if err == nil {
+		err = x.h.cfg.Mailbox.Send(x.responseKey(x.msg.ID), payload)
 	}
-	if err := x.h.cfg.Mailbox.Send(x.responseKey(x.msg.ID), payload); err != nil {
+	if err != nil {
 		x.h.cfg.Logger.Warn("forwarding a client response failed", "err", err)
 	}
 }

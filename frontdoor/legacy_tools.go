@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
@@ -43,25 +44,22 @@ func objectSchema(raw json.RawMessage) bool {
 }
 
 // legacyCallTool runs a tools/call of a legacy session. Input the tool
-// needs (a person's confirmation) is asked for the legacy way when the
-// session declared elicitation: as an elicitation/create request on the
-// call's stream, whose answer the client POSTs to any replica and a
-// mailbox brings back here (legacy_elicit.go). Otherwise such a tool
-// answers with a tool error the model can explain.
+// needs (a person's confirmation, a sample of the client's model, its
+// roots) is asked for the legacy way when the session declared the
+// capability: as a request on the call's stream, whose answer the client
+// POSTs to any replica and a mailbox brings back here (legacy_elicit.go).
+// Otherwise such a tool answers with a tool error the model can explain.
 func (x *exchange) legacyCallTool() (any, error) {
 	ctx, stop := x.cancellable()
 	defer stop()
-	call, err := x.toolCall(json.RawMessage(`{}`))
+	call, err := x.toolCall(x.legacyCapabilities())
 	if err != nil {
 		return nil, err
 	}
-	if x.canElicit() {
-		call.ClientCapabilities = json.RawMessage(`{"elicitation":{"form":{}}}`)
-	}
 	res, err := x.runCall(ctx, call)
-	for round := 0; err == nil && res.InputRequired != nil && x.canElicit() && round < maxElicitRounds; round++ {
+	for round := 0; err == nil && res.InputRequired != nil && round < maxAskRounds; round++ {
 		var answers json.RawMessage
-		if answers, err = x.askLegacy(ctx, res.InputRequired); err != nil {
+		if answers, err = x.askRound(ctx, res.InputRequired); err != nil {
 			break
 		}
 		call.InputResponses, call.RequestState = answers, res.InputRequired.RequestState
@@ -70,16 +68,28 @@ func (x *exchange) legacyCallTool() (any, error) {
 	if x.cancelled.Load() {
 		return nil, context.Canceled
 	}
+	return x.legacyToolResult(res, err)
+}
+
+// legacyToolResult is what a legacy client gets for a call that ended
+// with res or err: input it could not be asked for is a tool error, and
+// structuredContent must be an object.
+func (x *exchange) legacyToolResult(res *mcp.CallToolResult, err error) (any, error) {
 	var je *jsonrpc.Error
+	var refused *askRefused
 	switch {
 	case errors.Is(err, errCannotAsk):
 		return x.cannotAsk(x.tool + " needs input this server cannot ask for here"), nil
 	case errors.As(err, &je) && je.Code == jsonrpc.MissingRequiredClientCapability:
 		return x.cannotAsk(je.Message), nil
+	case errors.As(err, &refused):
+		x.toolError = true
+		text := "Not done: " + x.tool + " needed input, and " + refused.Error() + ". Try again if the client can answer."
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}, nil
 	case err != nil:
 		return nil, err
 	case res.InputRequired != nil:
-		return x.cannotAsk(x.tool + " needs input from a person"), nil
+		return x.cannotAsk(x.tool + " needs more input than it could ask for in " + strconv.Itoa(maxAskRounds) + " rounds"), nil
 	}
 	if len(res.StructuredContent) > 0 && !isObject(res.StructuredContent) {
 		res.StructuredContent = nil // legacy revisions take objects only

@@ -177,11 +177,30 @@ func (x *exchange) callTool() (any, error) {
 		return nil, err
 	}
 	if res.InputRequired != nil {
-		head := x.head()
-		head.ResultType = mcp.ResultInputRequired
-		return inputRequiredResult{resultHead: head, InputRequiredResult: res.InputRequired}, nil
+		return x.inputRequired(res.InputRequired), nil
 	}
 	return callToolResult{resultHead: x.head(), CallToolResult: res}, nil
+}
+
+// inputRequired is the answer of a request that needs the client's input
+// before it can complete (a tool call or a prompt).
+func (x *exchange) inputRequired(ir *mcp.InputRequiredResult) inputRequiredResult {
+	head := x.head()
+	head.ResultType = mcp.ResultInputRequired
+	return inputRequiredResult{resultHead: head, InputRequiredResult: ir}
+}
+
+// inputRound reads what a retry of an input round carries: the client's
+// answers (an object, if present) and the requestState it echoes.
+func (x *exchange) inputRound() (responses json.RawMessage, state string, err error) {
+	if r, present := x.req.params["inputResponses"]; present {
+		if !isObject(r) {
+			return nil, "", jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.inputResponses must be an object")
+		}
+		responses = r
+	}
+	state, err = optionalString(x.req.params, "requestState")
+	return responses, state, err
 }
 
 // runTool reads the params of a tools/call, runs it on the backend with a
@@ -232,17 +251,10 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.arguments must be an object")
 	}
 	call := &mcp.ToolCall{Name: name, Arguments: args, ClientCapabilities: caps}
-	if responses, present := x.req.params["inputResponses"]; present {
-		if !isObject(responses) {
-			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.inputResponses must be an object")
-		}
-		call.InputResponses = responses
-	}
-	state, err := optionalString(x.req.params, "requestState")
-	if err != nil {
+	var err error
+	if call.InputResponses, call.RequestState, err = x.inputRound(); err != nil {
 		return nil, err
 	}
-	call.RequestState = state
 	var level string
 	if json.Unmarshal(x.req.meta[mcp.MetaLogLevel], &level) == nil && level != "" {
 		call.LogLevel, call.Log = level, x.out.message

@@ -28,9 +28,19 @@ type Tool struct {
 	Confirm string
 	// ConfirmationField receives the id of the person's confirmation.
 	ConfirmationField protoreflect.FieldDescriptor
-	FullMethod        string // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
-	Method            protoreflect.MethodDescriptor
-	input             *jsonschema.Schema
+	// ClientInputField, when set, is the request field (of type
+	// taskwire.mcp.v1.ClientInput) the front door fills with what the
+	// client declared and answered; the model never sets it.
+	ClientInputField protoreflect.FieldDescriptor
+	// OutputField, when set, is the response field (ToolOutput) holding
+	// the result's content blocks; InputRequiredField the one
+	// (InputRequired) by which the worker asks the client for input.
+	// Neither is part of the outputSchema or the structuredContent.
+	OutputField        protoreflect.FieldDescriptor
+	InputRequiredField protoreflect.FieldDescriptor
+	FullMethod         string // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
+	Method             protoreflect.MethodDescriptor
+	input              *jsonschema.Schema
 }
 
 // Catalog is the set of tools derived from one or more gRPC services, in
@@ -91,20 +101,15 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 	if md.IsStreamingClient() || md.IsStreamingServer() {
 		return nil, fmt.Errorf("streaming RPCs cannot be tools")
 	}
-	g := schemaGen{docs: docs}
-	in, err := g.object(md.Input(), true)
-	if err != nil {
-		return nil, fmt.Errorf("input schema: %w", err)
-	}
-	out, err := g.object(md.Output(), false)
-	if err != nil {
-		return nil, fmt.Errorf("output schema: %w", err)
-	}
-	inJSON, err := json.Marshal(in)
+	sh, err := findShapes(md)
 	if err != nil {
 		return nil, err
 	}
-	outJSON, err := json.Marshal(out)
+	if opt.GetConfirm() != "" && sh.clientInput != nil {
+		// Both would carry their rounds in the one requestState.
+		return nil, fmt.Errorf("a tool that asks for confirmation cannot also take %s", clientInputName)
+	}
+	inJSON, outJSON, err := schemas(md, docs, sh)
 	if err != nil {
 		return nil, err
 	}
@@ -117,8 +122,11 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 		return nil, err
 	}
 	return &Tool{
-		Confirm:           opt.GetConfirm(),
-		ConfirmationField: cf,
+		Confirm:            opt.GetConfirm(),
+		ConfirmationField:  cf,
+		ClientInputField:   sh.clientInput,
+		OutputField:        sh.output,
+		InputRequiredField: sh.inputRequired,
 		Def: mcp.Tool{
 			Name:         opt.GetName(),
 			Title:        opt.GetTitle(),
@@ -132,6 +140,30 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 		Method:     md,
 		input:      compiled,
 	}, nil
+}
+
+// schemas returns the inputSchema and outputSchema of md. A response that
+// holds nothing but MCP's shapes has no outputSchema: its result is its
+// content blocks, and an empty object schema would promise
+// structuredContent that says nothing.
+func schemas(md protoreflect.MethodDescriptor, docs comments, sh shapes) (in, out json.RawMessage, err error) {
+	g := schemaGen{docs: docs}
+	inObj, err := g.object(md.Input(), true)
+	if err != nil {
+		return nil, nil, fmt.Errorf("input schema: %w", err)
+	}
+	if in, err = json.Marshal(inObj); err != nil {
+		return nil, nil, err
+	}
+	if (sh.output != nil || sh.inputRequired != nil) && onlyShapes(md.Output()) {
+		return in, nil, nil
+	}
+	outObj, err := g.object(md.Output(), false)
+	if err != nil {
+		return nil, nil, fmt.Errorf("output schema: %w", err)
+	}
+	out, err = json.Marshal(outObj)
+	return in, out, err
 }
 
 // confirmationField finds the request field that carries a confirmation

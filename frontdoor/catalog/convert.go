@@ -110,17 +110,27 @@ func (t *Tool) NewResponse() (proto.Message, error) {
 }
 
 // EncodeResult turns the RPC's response into the tool's structuredContent,
-// which matches the tool's outputSchema.
+// which matches the tool's outputSchema: without the fields the front door
+// reads itself (ToolOutput, InputRequired), and nil for a tool that has no
+// outputSchema.
 func (t *Tool) EncodeResult(msg proto.Message) (json.RawMessage, error) {
+	if t.Def.OutputSchema == nil {
+		return nil, nil
+	}
 	raw, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(msg)
 	if err != nil {
 		return nil, err
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var v any
+	var v map[string]any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
+	}
+	for _, fd := range []protoreflect.FieldDescriptor{t.OutputField, t.InputRequiredField} {
+		if fd != nil {
+			delete(v, string(fd.Name()))
+		}
 	}
 	toEnumShortNames(v, msg.ProtoReflect().Descriptor())
 	return json.Marshal(v)

@@ -74,6 +74,9 @@ func (g *schemaGen) object(md protoreflect.MessageDescriptor, input bool) (obj, 
 		if input && fieldOpt(fd).GetConfirmation() {
 			continue // the front door's to fill, not the model's
 		}
+		if len(g.stack) == 1 && shapeName(fd) != "" {
+			continue // the front door's to fill or read (shapes.go)
+		}
 		fs, err := g.field(fd, input)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fd.Name(), err)
@@ -171,6 +174,9 @@ func (g *schemaGen) single(fd protoreflect.FieldDescriptor, input bool) (obj, er
 	case protoreflect.MessageKind:
 		if fd.Message().FullName() == timestampName {
 			return obj{{"type", "string"}, {"format", "date-time"}}, nil
+		}
+		if shapeName(fd) != "" {
+			return nil, fmt.Errorf("%s can only be a field of the request or response itself", fd.Message().FullName())
 		}
 		if strings.HasPrefix(string(fd.Message().FullName()), "google.protobuf.") {
 			return nil, fmt.Errorf("well-known type %s is not supported", fd.Message().FullName())

@@ -1,10 +1,13 @@
-// Package content serves the board's resources, prompts and argument
-// completion to the front door (frontdoor.ResourceBackend, PromptBackend
-// and CompletionBackend) by calling the workers' BoardService over gRPC as
-// the caller, exactly as tools are called: nothing here reads the database.
+// Package content serves resources, prompts and argument completion to
+// the front door (frontdoor.ResourceBackend, PromptBackend and
+// CompletionBackend) by calling workers over gRPC as the caller, exactly
+// as tools are called: nothing here reads the database. Backend serves the
+// board's from BoardService, Remote any worker's ContentService, and
+// Composite several of them as one.
 package content
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -45,21 +48,25 @@ type Backend struct {
 	timeout time.Duration
 }
 
+// defaultTimeout bounds each gRPC call unless a config says otherwise.
+const defaultTimeout = 30 * time.Second
+
 // New returns a Backend for cfg.
 func New(cfg Config) (*Backend, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.Timeout == 0 {
-		cfg.Timeout = 30 * time.Second
-	}
-	return &Backend{board: taskwirev1.NewBoardServiceClient(cfg.Conn), timeout: cfg.Timeout}, nil
+	return &Backend{board: taskwirev1.NewBoardServiceClient(cfg.Conn), timeout: cmp.Or(cfg.Timeout, defaultTimeout)}, nil
 }
 
-// as returns ctx bounded by the call timeout and carrying c in the
-// outgoing metadata, which the worker verifies like a tool call's.
 func (b *Backend) as(ctx context.Context, c identity.Caller) (context.Context, context.CancelFunc) {
-	ctx, cancel := context.WithTimeout(ctx, b.timeout)
+	return as(ctx, c, b.timeout)
+}
+
+// as returns ctx bounded by timeout and carrying c in the outgoing
+// metadata, which the worker verifies like a tool call's.
+func as(ctx context.Context, c identity.Caller, timeout time.Duration) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	return identity.AppendToOutgoing(ctx, c), cancel
 }
 

@@ -5,14 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"net"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/test/bufconn"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent/tenantscope"
@@ -26,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/services/store/storetest"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/worker"
+	"github.com/taskwire/taskwire/worker/workertest"
 )
 
 var _ interface {
@@ -56,20 +54,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	// The real worker, so that errors reach the backend as gRPC statuses.
-	srv, err := worker.New(worker.Config{Logger: slog.New(slog.DiscardHandler), Register: []func(grpc.ServiceRegistrar){svc.Register}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	lis := bufconn.Listen(1 << 20)
-	go srv.Serve(lis)
-	t.Cleanup(func() { srv.Stop(context.Background()) })
-	conn, err := grpc.NewClient("passthrough:///bufnet",
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return lis.DialContext(ctx) }),
-		grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
+	conn := workertest.Start(t, worker.Config{Logger: slog.New(slog.DiscardHandler), Register: []func(grpc.ServiceRegistrar){svc.Register}})
 	b, err := content.New(content.Config{Conn: conn})
 	if err != nil {
 		t.Fatal(err)
@@ -141,7 +126,7 @@ func TestResources(t *testing.T) {
 func TestPrompts(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
-	standup, err := f.backend.GetPrompt(ctx, f.alice, content.PromptStandup, nil)
+	standup, err := f.backend.GetPrompt(ctx, f.alice, &mcp.PromptRequest{Name: content.PromptStandup})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +136,7 @@ func TestPrompts(t *testing.T) {
 			t.Errorf("standup lacks %q:\n%s", want, text)
 		}
 	}
-	triage, err := f.backend.GetPrompt(ctx, f.alice, content.PromptTriage, map[string]string{"board": "main"})
+	triage, err := f.backend.GetPrompt(ctx, f.alice, &mcp.PromptRequest{Name: content.PromptTriage, Arguments: map[string]string{"board": "main"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +153,7 @@ func TestPrompts(t *testing.T) {
 		{content.PromptTriage, map[string]string{"board": "nope"}},
 		{content.PromptStandup, map[string]string{"lane": "doing"}},
 	} {
-		_, err := f.backend.GetPrompt(ctx, f.alice, tc.name, tc.args)
+		_, err := f.backend.GetPrompt(ctx, f.alice, &mcp.PromptRequest{Name: tc.name, Arguments: tc.args})
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != jsonrpc.InvalidParams {
 			t.Errorf("GetPrompt(%s, %v) = %v, want -32602", tc.name, tc.args, err)

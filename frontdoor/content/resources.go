@@ -58,14 +58,14 @@ func (b *Backend) Resources(ctx context.Context, c identity.Caller) ([]mcp.Resou
 
 // ResourceTemplates returns the template of board contexts; completion
 // fills its {board}.
-func (b *Backend) ResourceTemplates(identity.Caller) []mcp.ResourceTemplate {
+func (b *Backend) ResourceTemplates(context.Context, identity.Caller) ([]mcp.ResourceTemplate, error) {
 	return []mcp.ResourceTemplate{{
 		URITemplate: ContextTemplate,
 		Name:        "board-context",
 		Title:       "Board context",
 		Description: "The lanes, members and standing rules of a board, by slug.",
 		MIMEType:    jsonMIME,
-	}}
+	}}, nil
 }
 
 // ReadResource returns the context of the board uri names, as JSON.

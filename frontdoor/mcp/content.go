@@ -1,5 +1,7 @@
 package mcp
 
+import "encoding/json"
+
 // Resource is one entry of resources/list.
 type Resource struct {
 	URI         string `json:"uri"`
@@ -19,13 +21,10 @@ type ResourceTemplate struct {
 	MIMEType    string `json:"mimeType,omitempty"`
 }
 
-// ResourceContents is one text part of a resource as resources/read
-// returns it. Taskwire serves text only.
-type ResourceContents struct {
-	URI      string `json:"uri"`
-	MIMEType string `json:"mimeType,omitempty"`
-	Text     string `json:"text"`
-}
+// ResourceContents is one part of a resources/read result: the same shape
+// as a resource embedded in content, "text" or "blob" (base64) and never
+// both.
+type ResourceContents = EmbeddedResource
 
 // ResourceNotFoundError reports a URI that names no resource of the caller,
 // malformed URIs included. The front door answers it with -32602 (-32002
@@ -59,11 +58,27 @@ type PromptMessage struct {
 	Content Content `json:"content"`
 }
 
+// PromptRequest is one prompts/get request as a prompt backend needs it.
+type PromptRequest struct {
+	Name      string
+	Arguments map[string]string // nil when the client sent none
+	// ClientCapabilities is what this request declared in _meta; a prompt
+	// may ask for no input the request did not declare it can give.
+	ClientCapabilities json.RawMessage
+	// InputResponses and RequestState come with the retry of a request
+	// that answered input_required, as for a tool call.
+	InputResponses json.RawMessage // a JSON object, or nil
+	RequestState   string
+}
+
 // PromptResult is the members of a prompts/get result besides resultType
-// and _meta.
+// and _meta. A result with InputRequired set is not complete: the front
+// door sends that instead, and the client retries with the answers.
 type PromptResult struct {
 	Description string          `json:"description,omitempty"`
 	Messages    []PromptMessage `json:"messages"`
+
+	InputRequired *InputRequiredResult `json:"-"`
 }
 
 // Reference types of completion/complete.

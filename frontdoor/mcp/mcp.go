@@ -2,7 +2,10 @@
 // front door speaks: the parts of the 2026-07-28 schema Taskwire serves.
 package mcp
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Protocol versions.
 const (
@@ -68,14 +71,108 @@ type Tool struct {
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
 }
 
-// Content is a content block. Taskwire sends text blocks only.
+// Content block types.
+const (
+	ContentText     = "text"
+	ContentImage    = "image"
+	ContentAudio    = "audio"
+	ContentResource = "resource"
+)
+
+// Content is a content block of a tool result or a prompt message: text,
+// an image, audio or an embedded resource, as Type says. Only the fields
+// of that type go on the wire (see MarshalJSON), so one struct serves all
+// four without a block carrying members its type does not have.
 type Content struct {
 	Type string `json:"type"`
-	Text string `json:"text"`
+	// Text is the text of a text block.
+	Text string `json:"text,omitempty"`
+	// Data (base64) and MIMEType are the bytes of an image or audio block.
+	Data     string `json:"data,omitempty"`
+	MIMEType string `json:"mimeType,omitempty"`
+	// Resource is the resource of a resource block.
+	Resource *EmbeddedResource `json:"resource,omitempty"`
+}
+
+// EmbeddedResource is the resource of a resource block: its text, or its
+// bytes in Blob (base64).
+type EmbeddedResource struct {
+	URI      string `json:"uri"`
+	MIMEType string `json:"mimeType,omitempty"`
+	Text     string `json:"text,omitempty"`
+	Blob     string `json:"blob,omitempty"`
 }
 
 // TextContent returns a text content block.
-func TextContent(s string) Content { return Content{Type: "text", Text: s} }
+func TextContent(s string) Content { return Content{Type: ContentText, Text: s} }
+
+// ImageContent returns an image block of base64 data.
+func ImageContent(data, mimeType string) Content {
+	return Content{Type: ContentImage, Data: data, MIMEType: mimeType}
+}
+
+// AudioContent returns an audio block of base64 data.
+func AudioContent(data, mimeType string) Content {
+	return Content{Type: ContentAudio, Data: data, MIMEType: mimeType}
+}
+
+// ResourceContent returns a block embedding r.
+func ResourceContent(r EmbeddedResource) Content {
+	return Content{Type: ContentResource, Resource: &r}
+}
+
+// The wire shapes of each block type. Every member the schema requires is
+// there even when empty: a text block without "text" is not a text block.
+type (
+	textBlock struct {
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}
+	mediaBlock struct {
+		Type     string `json:"type"`
+		Data     string `json:"data"`
+		MIMEType string `json:"mimeType"`
+	}
+	resourceBlock struct {
+		Type     string           `json:"type"`
+		Resource EmbeddedResource `json:"resource"`
+	}
+)
+
+// MarshalJSON writes the members of c's type and no others. A block of
+// another type is an error rather than a guess: sending something the
+// client cannot read is worse than failing the request.
+func (c Content) MarshalJSON() ([]byte, error) {
+	switch c.Type {
+	case ContentText:
+		return json.Marshal(textBlock{c.Type, c.Text})
+	case ContentImage, ContentAudio:
+		return json.Marshal(mediaBlock{c.Type, c.Data, c.MIMEType})
+	case ContentResource:
+		if c.Resource == nil {
+			return nil, fmt.Errorf("mcp: resource content block without a resource")
+		}
+		return json.Marshal(resourceBlock{c.Type, *c.Resource})
+	}
+	return nil, fmt.Errorf("mcp: content block of unknown type %q", c.Type)
+}
+
+// MarshalJSON writes the text or the blob of r: MCP's resource contents
+// are one or the other. Without a blob r is text, even empty text.
+func (r EmbeddedResource) MarshalJSON() ([]byte, error) {
+	if r.Blob != "" {
+		return json.Marshal(struct {
+			URI      string `json:"uri"`
+			MIMEType string `json:"mimeType,omitempty"`
+			Blob     string `json:"blob"`
+		}{r.URI, r.MIMEType, r.Blob})
+	}
+	return json.Marshal(struct {
+		URI      string `json:"uri"`
+		MIMEType string `json:"mimeType,omitempty"`
+		Text     string `json:"text"`
+	}{r.URI, r.MIMEType, r.Text})
+}
 
 // CallToolResult is the outcome of a tool call. IsError marks a failure the
 // model can act on (a bad value, an unknown ref), as opposed to a protocol

@@ -14,11 +14,12 @@ import (
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
-	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
@@ -40,11 +41,13 @@ type Config struct {
 	// ProgressGrace bounds how long a result waits for progress events the
 	// worker published but NATS has not delivered yet (default 2 s).
 	ProgressGrace time.Duration
-	// States seals the requestState of confirmations; front doors that
-	// share its keys accept each other's states. Needed when a tool asks
-	// for confirmation.
+	// States seals the requestState of confirmations and of the input
+	// rounds workers ask for (package mrtr, under a purpose of its own);
+	// front doors that share its keys accept each other's states. Needed
+	// when a tool asks for confirmation or takes the client's input.
 	States *sealed.Box
-	// StateTTL is how long a person has to confirm (default 10 minutes).
+	// StateTTL is how long a person has to confirm, or a client to answer
+	// a round (default 10 minutes).
 	StateTTL time.Duration
 	// Now is the clock; nil means time.Now.
 	Now    func() time.Time
@@ -61,13 +64,21 @@ func (c *Config) Validate() error {
 	case c.NATS != nil && c.ID == "":
 		return errors.New("toolcall: progress needs a front door ID")
 	}
+	if c.States == nil {
+		for _, t := range c.Catalog.Tools() {
+			if t.ClientInputField != nil {
+				return fmt.Errorf("toolcall: tool %s takes the client's input, whose request states need States to seal them", t.Def.Name)
+			}
+		}
+	}
 	return nil
 }
 
 // Backend lists and calls the catalogue's tools for one caller at a time.
 type Backend struct {
-	cfg Config
-	log *slog.Logger
+	cfg    Config
+	rounds *mrtr.Rounds
+	log    *slog.Logger
 }
 
 // New returns a Backend.
@@ -88,7 +99,8 @@ func New(cfg Config) (*Backend, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Backend{cfg: cfg, log: log}, nil
+	rounds := &mrtr.Rounds{Box: cfg.States, TTL: cfg.StateTTL, Now: cfg.Now}
+	return &Backend{cfg: cfg, rounds: rounds, log: log}, nil
 }
 
 // Tools returns the tools c's token allows, in catalogue order.
@@ -105,33 +117,45 @@ func (b *Backend) Tools(c identity.Caller) []mcp.Tool {
 // CallTool runs tool name for c. See frontdoor.ToolBackend for the meaning
 // of its errors.
 func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error) {
-	name, args := call.Name, call.Arguments
-	t, ok := b.cfg.Catalog.Lookup(name)
-	if !ok {
-		return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Unknown tool: %s", name), Data: map[string]string{"tool": name}}
-	}
-	if !authz.Allows(c.Scopes, t.Scope) {
-		return nil, &mcp.ScopeError{Tool: name, Scope: t.Scope}
-	}
-	req, err := t.DecodeArguments(args)
+	t, req, err := b.request(c, call)
 	if err != nil {
-		var ae *catalog.ArgumentsError
-		if errors.As(err, &ae) {
-			return nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: ae.Error(), Data: map[string]any{"tool": name, "problems": ae.Problems}}
-		}
 		return nil, err
 	}
-	if t.Confirm != "" {
-		id, res, err := b.confirm(c, t, call)
-		if err != nil || res != nil {
-			return res, err
-		}
-		req.ProtoReflect().Set(t.ConfirmationField, protoreflect.ValueOfString(id))
+	if res, err := b.fill(c, t, call, req); err != nil || res != nil {
+		return res, err
 	}
 	resp, err := t.NewResponse()
 	if err != nil {
 		return nil, err
 	}
+	if err := b.invoke(ctx, c, t, call, req, resp, report); err != nil {
+		return b.failure(ctx, call.Name, err)
+	}
+	return b.result(c, t, call, resp)
+}
+
+// request finds the tool of call, checks that c may call it, and turns
+// the arguments into its request message.
+func (b *Backend) request(c identity.Caller, call *mcp.ToolCall) (*catalog.Tool, proto.Message, error) {
+	name := call.Name
+	t, ok := b.cfg.Catalog.Lookup(name)
+	if !ok {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: fmt.Sprintf("Unknown tool: %s", name), Data: map[string]string{"tool": name}}
+	}
+	if !authz.Allows(c.Scopes, t.Scope) {
+		return nil, nil, &mcp.ScopeError{Tool: name, Scope: t.Scope}
+	}
+	req, err := t.DecodeArguments(call.Arguments)
+	var ae *catalog.ArgumentsError
+	if errors.As(err, &ae) {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: ae.Error(), Data: map[string]any{"tool": name, "problems": ae.Problems}}
+	}
+	return t, req, err
+}
+
+// invoke calls the tool's worker method as c, relaying progress and log
+// messages to the client while it runs.
+func (b *Backend) invoke(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req, resp proto.Message, report progress.Reporter) error {
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()
 	ctx = identity.AppendToOutgoing(ctx, c)
@@ -145,29 +169,20 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.Too
 			logf = call.Log
 			ctx = metadata.AppendToOutgoingContext(ctx, progress.MDLogLevel, call.LogLevel)
 		}
+		var err error
 		relay, err = startRelay(b.cfg.NATS, b.cfg.ID, report, logf)
 		if err != nil {
 			// Progress is best effort: without NATS the tool still runs.
-			b.log.Warn("toolcall: no progress relay; calling without progress", "tool", name, "err", err)
+			b.log.Warn("toolcall: no progress relay; calling without progress", "tool", call.Name, "err", err)
 		} else {
 			defer relay.stop()
 			ctx = relay.outgoing(ctx)
 		}
 	}
 	var trailer metadataMD
-	callErr := b.cfg.Conn.Invoke(ctx, t.FullMethod, req, resp, grpc.Trailer(&trailer.MD))
-	if relay != nil && callErr == nil {
+	err := b.cfg.Conn.Invoke(ctx, t.FullMethod, req, resp, grpc.Trailer(&trailer.MD))
+	if relay != nil && err == nil {
 		relay.await(trailer.count(), b.cfg.ProgressGrace)
 	}
-	if callErr != nil {
-		return b.failure(ctx, name, callErr)
-	}
-	structured, err := t.EncodeResult(resp)
-	if err != nil {
-		return nil, err
-	}
-	return &mcp.CallToolResult{
-		Content:           []mcp.Content{mcp.TextContent(render(resp))},
-		StructuredContent: structured,
-	}, nil
+	return err
 }

@@ -2,8 +2,6 @@ package toolcall
 
 import (
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -12,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
@@ -41,7 +40,7 @@ type confirmState struct {
 // confirm decides whether call may run. It returns the confirmation id to
 // attach, or else the result or error to send instead of running.
 func (b *Backend) confirm(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall) (string, *mcp.CallToolResult, error) {
-	digest, err := argsDigest(call.Arguments)
+	digest, err := mrtr.ArgsDigest(call.Arguments)
 	if err != nil {
 		return "", nil, err
 	}
@@ -159,23 +158,6 @@ func formElicitation(capabilities json.RawMessage) bool {
 	_, form := caps.Elicitation["form"]
 	_, url := caps.Elicitation["url"]
 	return form || !url
-}
-
-// argsDigest hashes the arguments in canonical form (object keys sorted),
-// so a retry with the same arguments in another order still matches.
-func argsDigest(args json.RawMessage) (string, error) {
-	var v any
-	if len(args) > 0 {
-		if err := json.Unmarshal(args, &v); err != nil {
-			return "", err
-		}
-	}
-	canonical, err := json.Marshal(v)
-	if err != nil {
-		return "", err
-	}
-	sum := sha256.Sum256(canonical)
-	return base64.RawURLEncoding.EncodeToString(sum[:]), nil
 }
 
 var placeholder = regexp.MustCompile(`\{([a-z_]+)\}`)

@@ -60,10 +60,17 @@ func (b *testBoard) ImportTasks(ctx context.Context, req *taskwirev1.ImportTasks
 // connection to it.
 func startWorker(t *testing.T, board taskwirev1.BoardServiceServer, nc *nats.Conn) *grpc.ClientConn {
 	t.Helper()
+	return startServices(t, nc, func(r grpc.ServiceRegistrar) { taskwirev1.RegisterBoardServiceServer(r, board) })
+}
+
+// startServices serves what register registers from the real worker
+// server, as startWorker does.
+func startServices(t *testing.T, nc *nats.Conn, register func(grpc.ServiceRegistrar)) *grpc.ClientConn {
+	t.Helper()
 	srv, err := worker.New(worker.Config{
 		Logger:   slog.New(slog.DiscardHandler),
 		NATS:     nc,
-		Register: []func(grpc.ServiceRegistrar){func(r grpc.ServiceRegistrar) { taskwirev1.RegisterBoardServiceServer(r, board) }},
+		Register: []func(grpc.ServiceRegistrar){register},
 	})
 	if err != nil {
 		t.Fatal(err)
