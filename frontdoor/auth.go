@@ -74,6 +74,9 @@ func (h *Handler) authenticate(r *http.Request) (identity.Caller, *failure) {
 		return identity.Caller{}, h.badTokenRequest("access tokens are accepted in the Authorization header only, never in the URL")
 	}
 	values := r.Header.Values("Authorization")
+	if len(values) == 0 && h.cfg.Anonymous != nil {
+		return *h.cfg.Anonymous, nil
+	}
 	if len(values) > 1 {
 		return identity.Caller{}, h.badTokenRequest("send one Authorization header")
 	}

@@ -55,11 +55,14 @@ func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// admit runs the transport checks in a fixed order: Origin, method,
+// admit runs the transport checks in a fixed order: Host, Origin, method,
 // declared body size, token, framing, body size as read. None needs the
 // body parsed, and no body is read for a caller that is not authenticated.
 // A legacy DELETE stops after the token: it has no body.
 func (x *exchange) admit() ([]byte, *failure) {
+	if f := x.h.checkHost(x.r); f != nil {
+		return nil, f
+	}
 	if f := x.h.checkOrigin(x.r); f != nil {
 		return nil, f
 	}

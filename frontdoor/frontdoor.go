@@ -23,7 +23,6 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
-	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
 )
@@ -91,12 +90,19 @@ type Config struct {
 	// Nil means such cancellations are ignored (closing the call's stream
 	// still cancels it).
 	Mailbox *mailbox.Mailbox
-	// SessionEnds shares the legacy sessions clients ended (DELETE) with
-	// the other replicas; nil keeps them to this one.
-	SessionEnds SessionEnds
+	// SessionNews shares what a replica learns about legacy sessions (a
+	// client ended one, or set its logging level) with the other
+	// replicas; nil keeps it to this one.
+	SessionNews SessionNews
 	// Events tells of changes in a tenant, for subscriptions/listen
 	// streams. Nil means no list-change notification is honoured.
 	Events EventSource
+	// Anonymous, when set, is the caller of requests that carry no
+	// Authorization header: a board open to anyone who can reach it. It
+	// exists for the protocol conformance suite, whose client sends no
+	// token, and New accepts it only for an endpoint on a loopback
+	// address, where the Host header is checked as well.
+	Anonymous *identity.Caller
 	// KeepAlive is how often an idle listen stream gets a comment line,
 	// so proxies keep it open. Default 15 s.
 	KeepAlive time.Duration
@@ -126,6 +132,14 @@ func (c Config) Validate() error {
 		return errors.New("frontdoor: Config.Tools is required")
 	case c.MaxBodyBytes < 0:
 		return errors.New("frontdoor: Config.MaxBodyBytes is negative")
+	}
+	if c.Anonymous != nil {
+		if u, _ := parseEndpoint(c.Endpoint); !isLoopbackHost(u.Host) {
+			return fmt.Errorf("frontdoor: Config.Anonymous needs an endpoint on a loopback address, not %s", u.Host)
+		}
+		if err := c.Anonymous.Validate(); err != nil {
+			return fmt.Errorf("frontdoor: Config.Anonymous: %w", err)
+		}
 	}
 	return validateSessionKeys(c.SessionKeys)
 }
@@ -181,11 +195,12 @@ type Handler struct {
 	metaPaths   []string        // where the RFC 9728 document is served
 	metadataURL string          // its public URL, for WWW-Authenticate
 	metadata    []byte          // the document, encoded once
+	loopback    bool            // the endpoint is on this machine only
 	pageSize    int             // tools per tools/list page
 	sessions    *sessions       // seals legacy session ids
 	closing     chan struct{}   // closed by Shutdown: listen streams end
-	ended       *ended          // legacy sessions ended with DELETE
-	stopEnded   func()
+	sessionBook *sessionBook    // what legacy sessions' ids cannot say
+	stopNews    func()
 	closeOnce   sync.Once
 }
 
@@ -199,6 +214,11 @@ func New(cfg Config) (*Handler, error) {
 	h := &Handler{cfg: cfg, path: u.Path, origins: map[string]bool{}, pageSize: 50, closing: make(chan struct{})}
 	self, _ := normalizeOrigin(u.Scheme + "://" + u.Host)
 	h.origins[self] = true
+	if h.loopback = isLoopbackHost(u.Host); h.loopback {
+		for _, o := range loopbackOrigins(u) {
+			h.origins[o] = true
+		}
+	}
 	for _, o := range cfg.AllowedOrigins {
 		n, _ := normalizeOrigin(o)
 		h.origins[n] = true
@@ -211,16 +231,13 @@ func New(cfg Config) (*Handler, error) {
 		return nil, err
 	}
 	h.sessions = &sessions{box: box, now: cfg.now}
-	h.ended = &ended{ids: map[string]int64{}, now: time.Now}
-	if cfg.now != nil {
-		h.ended.now = cfg.now
-	}
-	if cfg.SessionEnds != nil {
-		stop, err := cfg.SessionEnds.SubscribeSessionsEnded(func(e events.SessionEnded) { h.ended.add(e.ID, e.Expires) })
+	h.sessionBook = &sessionBook{entries: map[string]sessionEntry{}, now: cfg.now}
+	if cfg.SessionNews != nil {
+		stop, err := cfg.SessionNews.SubscribeSessionNews(h.sessionBook.learn)
 		if err != nil {
 			return nil, err
 		}
-		h.stopEnded = stop
+		h.stopNews = stop
 	}
 	return h, nil
 }

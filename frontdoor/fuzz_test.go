@@ -35,7 +35,7 @@ func FuzzHandler(f *testing.F) {
 	f.Add([]byte(deep), "2026-07-28", "tools/list", "", "application/json, text/event-stream", "application/json", false)
 	h := newTestHandler(f, nil, nil)
 	f.Fuzz(func(t *testing.T, body []byte, version, method, name, accept, contentType string, readOnly bool) {
-		req := httptest.NewRequest(http.MethodPost, "/api/mcp", bytes.NewReader(body))
+		req := httptest.NewRequest(http.MethodPost, testEndpoint, bytes.NewReader(body))
 		for i, v := range []string{version, method, name, accept, contentType} {
 			if v != "" {
 				req.Header.Set(fuzzHeaders[i], v)

@@ -98,10 +98,15 @@ func goldenRequest(t *testing.T, head, body string) *http.Request {
 		t.Fatalf("bad request line %q", lines[0])
 	}
 	req := httptest.NewRequest(method, target, strings.NewReader(body))
+	req.Host = "127.0.0.1:8080" // the test endpoint's, unless a Host line says otherwise
 	for _, l := range lines[1:] {
 		k, v, ok := strings.Cut(l, ":")
 		if !ok {
 			t.Fatalf("bad header line %q", l)
+		}
+		if http.CanonicalHeaderKey(k) == "Host" {
+			req.Host = strings.TrimSpace(v)
+			continue
 		}
 		req.Header.Add(k, strings.TrimSpace(v))
 	}

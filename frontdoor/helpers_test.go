@@ -32,7 +32,7 @@ func newCall(t testing.TB, id any, method string, params map[string]any, meta ma
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := httptest.NewRequest(http.MethodPost, "/api/mcp", strings.NewReader(string(body)))
+	req := httptest.NewRequest(http.MethodPost, testEndpoint, strings.NewReader(string(body)))
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tokenAll)

@@ -1,10 +1,12 @@
 package frontdoor
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/events"
 )
 
 // hdrSessionID carries a legacy session: issued by initialize, sent back
@@ -45,14 +47,14 @@ func (x *exchange) serveLegacy() {
 }
 
 // deleteSession ends a legacy client's session: its sealed id is refused
-// from now on, by every replica that hears of it (session_end.go).
+// from now on, by every replica that hears of it (session_news.go).
 func (x *exchange) deleteSession() {
 	x.legacy = true
 	if f := x.openSession(); f != nil {
 		x.fail(f)
 		return
 	}
-	x.endSession()
+	x.tell(events.SessionNews{Ended: true})
 	x.out.empty(http.StatusNoContent)
 }
 
@@ -69,7 +71,7 @@ func (x *exchange) openSession() *failure {
 		return x.sessionRefusal(http.StatusBadRequest, "invalid request: send one Mcp-Session-Id header")
 	}
 	ses, err := x.h.sessions.open(values[0])
-	if err == nil && x.h.ended.has(endedKey(values[0])) {
+	if err == nil && x.h.sessionBook.lookup(sessionKey(values[0])).ended {
 		return x.sessionRefusal(http.StatusNotFound, "session not found: it was ended; send initialize to start a new one")
 	}
 	if err != nil || !ses.belongsTo(x.caller) {
@@ -129,10 +131,18 @@ func (x *exchange) legacyRequest() {
 
 // initializeResult is the answer to initialize in both legacy revisions.
 type initializeResult struct {
-	ProtocolVersion string             `json:"protocolVersion"`
-	Capabilities    serverCapabilities `json:"capabilities"`
-	ServerInfo      mcp.Implementation `json:"serverInfo"`
-	Instructions    string             `json:"instructions,omitempty"`
+	ProtocolVersion string                   `json:"protocolVersion"`
+	Capabilities    legacyServerCapabilities `json:"capabilities"`
+	ServerInfo      mcp.Implementation       `json:"serverInfo"`
+	Instructions    string                   `json:"instructions,omitempty"`
+}
+
+// legacyServerCapabilities adds logging, which the legacy revisions
+// declare as a capability: tools' log messages reach a session at the
+// level it set with logging/setLevel.
+type legacyServerCapabilities struct {
+	serverCapabilities
+	Logging struct{} `json:"logging"`
 }
 
 // initialize opens a legacy session at the client's version if served,
@@ -153,7 +163,7 @@ func (x *exchange) initialize() {
 	}
 	x.replyWith(http.Header{hdrSessionID: {id}}, initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    serverCapabilities{contentCapabilities: x.h.contentCapabilities()},
+		Capabilities:    legacyServerCapabilities{serverCapabilities: serverCapabilities{contentCapabilities: x.h.contentCapabilities()}},
 		ServerInfo:      x.h.cfg.ServerInfo,
 		Instructions:    x.h.cfg.Instructions,
 	})
@@ -162,11 +172,17 @@ func (x *exchange) initialize() {
 // ping answers {}; in both legacy revisions either side may ping.
 func (x *exchange) ping() (any, error) { return struct{}{}, nil }
 
-// setLevel accepts a valid level and remembers nothing: this server sends
-// no notifications/message at any level, so every level is honoured.
+// setLevel records the session's logging level, here and at every
+// replica (session_news.go): the session's tool calls then get the
+// tools' log messages at or above it. Until a client sets a level it gets
+// none.
 func (x *exchange) setLevel() (any, error) {
-	if raw, ok := x.req.params["level"]; !ok || !validLogLevel(raw) {
+	raw, ok := x.req.params["level"]
+	if !ok || !validLogLevel(raw) {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.level must be a logging level (debug, info, notice, warning, error, critical, alert or emergency)")
 	}
+	var level string
+	json.Unmarshal(raw, &level) // validLogLevel checked it is a string
+	x.tell(events.SessionNews{LogLevel: level})
 	return struct{}{}, nil
 }

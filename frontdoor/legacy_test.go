@@ -19,7 +19,7 @@ import (
 
 // legacyPost returns a POST of body in the session sid at version.
 func legacyPost(sid, version, body string) *http.Request {
-	req := httptest.NewRequest(http.MethodPost, "/api/mcp", strings.NewReader(body))
+	req := httptest.NewRequest(http.MethodPost, testEndpoint, strings.NewReader(body))
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tokenAll)
@@ -32,7 +32,7 @@ func legacyPost(sid, version, body string) *http.Request {
 // takes the sessions of the old key, and that one without it does not.
 func TestSessionRotation(t *testing.T) {
 	old := newTestHandler(t, nil, nil)
-	init := httptest.NewRequest(http.MethodPost, "/api/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`))
+	init := httptest.NewRequest(http.MethodPost, testEndpoint, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18"}}`))
 	init.Header.Set("Accept", "application/json, text/event-stream")
 	init.Header.Set("Content-Type", "application/json")
 	init.Header.Set("Authorization", "Bearer "+tokenAll)

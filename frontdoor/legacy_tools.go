@@ -56,6 +56,11 @@ func (x *exchange) legacyCallTool() (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	if level := x.sessionLevel(); level != "" {
+		// The level the session set with logging/setLevel stands in for
+		// 2026's per-request logLevel.
+		call.LogLevel, call.Log = level, x.out.message
+	}
 	res, err := x.runCall(ctx, call)
 	for round := 0; err == nil && res.InputRequired != nil && round < maxAskRounds; round++ {
 		var answers json.RawMessage

@@ -24,8 +24,8 @@ const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 func (h *Handler) Shutdown() {
 	h.closeOnce.Do(func() {
 		close(h.closing)
-		if h.stopEnded != nil {
-			h.stopEnded()
+		if h.stopNews != nil {
+			h.stopNews()
 		}
 	})
 }

@@ -104,12 +104,28 @@ func startCluster(t *testing.T, s setup) *cluster {
 // of a conversation reach the same replica.
 func (c *cluster) client(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, *alternate) {
 	t.Helper()
+	return c.clientAt(t, "", opts)
+}
+
+// legacyClient is client at version, a revision before 2026-07-28, so
+// that it starts with initialize.
+func (c *cluster) legacyClient(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *alternate) {
+	t.Helper()
+	return c.clientAt(t, version, opts)
+}
+
+func (c *cluster) clientAt(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *alternate) {
+	t.Helper()
 	alt := &alternate{fronts: c.fronts, served: make([]atomic.Int32, len(c.fronts))}
-	rec := &wireRecorder{t: t, token: c.token, base: alt}
+	rec := &wireRecorder{t: t, token: c.token, version: version, base: alt}
 	cl := mcp.NewClient(&mcp.Implementation{Name: "taskwire-cluster", Version: "1.0.0"}, opts)
+	var sopts *mcp.ClientSessionOptions
+	if version != "" {
+		sopts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
 	cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: c.endpoint, HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true, MaxRetries: -1,
-	}, nil)
+	}, sopts)
 	if err != nil {
 		t.Fatalf("Connect: %v", err)
 	}

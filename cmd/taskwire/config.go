@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -24,6 +25,7 @@ type config struct {
 	AllowedOrigins string
 	LogLevel       string
 	ShutdownGrace  time.Duration
+	Conformance    bool
 }
 
 // env returns the environment variable's value, or def.
@@ -50,6 +52,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
 	fs.StringVar(&c.LogLevel, "log-level", env("TASKWIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env TASKWIRE_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for calls in flight")
+	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
 
 // resolve fills the defaults that depend on other settings.
@@ -68,7 +71,19 @@ func (c *config) resolve(listenAddr string) error {
 		return fmt.Errorf("public URL %q must be an absolute http(s) URL", c.PublicURL)
 	}
 	c.PublicURL = strings.TrimSuffix(u.String(), "/")
+	if c.Conformance && !isLoopback(u.Hostname()) {
+		return fmt.Errorf("--conformance opens the board to requests without a token, so it needs a loopback public URL (localhost, 127.0.0.1 or [::1]), not %q", c.PublicURL)
+	}
 	return nil
+}
+
+// isLoopback reports whether host names this machine only.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // endpoint is the MCP endpoint's URL, which is also every token's audience.

@@ -27,9 +27,10 @@ type harness struct {
 }
 
 type setup struct {
-	name     string
-	postgres bool // PostgreSQL instead of SQLite
-	natsURL  string
+	name        string
+	postgres    bool // PostgreSQL instead of SQLite
+	natsURL     string
+	conformance bool // serve --conformance
 }
 
 // setups are the deployments the end-to-end tests run on: the embedded
@@ -44,7 +45,7 @@ func setups() []setup {
 
 func startHarness(t *testing.T, s setup) *harness {
 	t.Helper()
-	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0"}
+	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance}
 	if s.postgres {
 		if s.natsURL == "" {
 			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server deployment")

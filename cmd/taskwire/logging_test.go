@@ -3,10 +3,15 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 )
@@ -67,4 +72,51 @@ func TestLogLevelAndTrace(t *testing.T) {
 	if !h.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"}) {
 		t.Error("the worker's record of the call lacks the client's trace id")
 	}
+}
+
+// TestLegacyLogLevel: a legacy session gets no log messages until it sets
+// a level with logging/setLevel; then its tool calls get those at or
+// above the level, whichever replica serves the call (the level reaches
+// the others over NATS).
+func TestLegacyLogLevel(t *testing.T) {
+	c := startCluster(t, setups()[0])
+	var mu sync.Mutex
+	var got []string
+	cs, _ := c.legacyClient(t, "2025-11-25", &mcp.ClientOptions{
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			mu.Lock()
+			got = append(got, string(r.Params.Level))
+			mu.Unlock()
+		},
+	})
+	ctx := context.Background()
+	imp := func() {
+		t.Helper()
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{
+			"tasks": []map[string]any{{"title": "one"}, {"title": "two"}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	levels := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		s := strings.Join(got, ",")
+		got = nil
+		return s
+	}
+	imp()
+	if l := levels(); l != "" {
+		t.Errorf("log messages before logging/setLevel: %s, want none", l)
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err != nil {
+		t.Fatal(err)
+	}
+	// The cluster's client alternates replicas, so of two calls one runs
+	// where setLevel did not: it learns the level over NATS, soon after.
+	twice := func() string { imp(); imp(); return levels() }
+	waitFor(t, 10*time.Second, "both replicas to log at debug", func() bool { return twice() == "info,debug,info,debug" })
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 10*time.Second, "both replicas to stop logging below error", func() bool { return twice() == "" })
 }

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/frontdoor"
@@ -21,10 +22,12 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/content"
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/frontdoor/toolcall"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/board"
+	"github.com/taskwire/taskwire/services/conformance"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/worker"
@@ -48,6 +51,7 @@ type workerNodeConfig struct {
 	Listen      string // e.g. "127.0.0.1:0"
 	Drain       time.Duration
 	Log         *slog.Logger
+	Conformance bool // also serve the conformance suite's fixtures
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
@@ -55,11 +59,23 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
+	register := []func(grpc.ServiceRegistrar){boards.Register}
+	if cfg.Conformance {
+		bus, err := events.New(cfg.NATS)
+		if err != nil {
+			return nil, err
+		}
+		fixtures, err := conformance.New(conformance.Config{Events: bus})
+		if err != nil {
+			return nil, err
+		}
+		register = append(register, fixtures.Register)
+	}
 	srv, err := worker.New(worker.Config{
 		Logger:       cfg.Log.With("component", "worker"),
 		NATS:         cfg.NATS,
 		InternalKey:  cfg.InternalKey,
-		Register:     []func(grpc.ServiceRegistrar){boards.Register},
+		Register:     register,
 		DrainTimeout: cfg.Drain,
 	})
 	if err != nil {
@@ -97,6 +113,8 @@ type frontdoorNodeConfig struct {
 	NATS           *nats.Conn
 	Key            *authn.Key // verifies tokens and derives the state key
 	Log            *slog.Logger
+	Conformance    bool             // also serve the conformance suite's fixtures
+	Anonymous      *identity.Caller // who requests without a token act as
 }
 
 func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
@@ -119,7 +137,11 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 }
 
 func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string) (*frontdoor.Handler, error) {
-	cat, err := catalog.New(taskwirev1.SourceDescriptor, taskwirev1.BoardService_ServiceDesc.ServiceName)
+	services := []string{taskwirev1.BoardService_ServiceDesc.ServiceName}
+	if cfg.Conformance {
+		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
+	}
+	cat, err := catalog.New(taskwirev1.SourceDescriptor, services...)
 	if err != nil {
 		return nil, err
 	}
@@ -146,13 +168,13 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	}
 	// Resources, prompts and completion read the board through the
 	// workers too, as the caller.
-	cb, err := content.New(content.Config{Conn: conn})
+	cb, err := contentBackend(cfg, conn, states)
 	if err != nil {
 		return nil, err
 	}
 	var mb *mailbox.Mailbox
 	var changes frontdoor.EventSource
-	var ends frontdoor.SessionEnds
+	var news frontdoor.SessionNews
 	if cfg.NATS != nil {
 		if mb, err = mailbox.New(cfg.NATS); err != nil {
 			return nil, err
@@ -161,12 +183,13 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		if err != nil {
 			return nil, err
 		}
-		changes, ends = bus, bus
+		changes, news = bus, bus
 	}
 	return frontdoor.New(frontdoor.Config{
 		Mailbox:        mb,
 		Events:         changes,
-		SessionEnds:    ends,
+		SessionNews:    news,
+		Anonymous:      cfg.Anonymous,
 		Endpoint:       endpoint,
 		AllowedOrigins: cfg.AllowedOrigins,
 		Verifier:       verifier,
@@ -183,6 +206,21 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		// takes any session.
 		SessionKeys: [][]byte{cfg.Key.Derive("mcp-session v1")},
 	})
+}
+
+// contentBackend serves the board's resources, prompts and completion,
+// and with --conformance the fixtures' beside them, all through the
+// workers.
+func contentBackend(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, states *sealed.Box) (content.Source, error) {
+	board, err := content.New(content.Config{Conn: conn})
+	if err != nil || !cfg.Conformance {
+		return board, err
+	}
+	fixtures, err := content.NewRemote(content.RemoteConfig{Conn: conn, Rounds: &mrtr.Rounds{Box: states}})
+	if err != nil {
+		return nil, err
+	}
+	return content.NewComposite(board, fixtures)
 }
 
 // stop stops accepting, lets requests in flight finish within ctx, then

@@ -10,7 +10,6 @@ import (
 	"os"
 
 	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/tenancy"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -60,14 +59,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // database, and prints the owner's token and client configuration once:
 // the token is not stored, so it cannot be shown again.
 func (s *system) firstStart(ctx context.Context, out io.Writer) error {
-	res, err := tenancy.Bootstrap(ctx, s.DB, tenancy.Config{
-		TenantSlug: "default", TenantName: "Default",
-		OwnerHandle: "owner", OwnerName: "Owner",
-		BoardSlug: "main", BoardName: "Main",
-	})
-	if err != nil {
-		return fmt.Errorf("first start: %w", err)
-	}
+	res := s.first
 	if !res.Created {
 		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", s.Endpoint)
 		return nil

@@ -9,8 +9,13 @@ import (
 	"net"
 
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/tenancy"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -26,6 +31,9 @@ type system struct {
 	Key      *authn.Key
 	Issuer   *authn.Issuer
 	Endpoint string
+
+	first     tenancy.Result   // the first tenant, its owner and board
+	anonymous *identity.Caller // with --conformance: who requests without a token act as
 
 	bus     *bus
 	worker  *workerNode
@@ -46,6 +54,9 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if s.DB, err = store.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
+	if err := s.bootstrap(ctx); err != nil {
+		return nil, err
+	}
 	if s.Key, _, err = authn.LoadOrCreateKey(cfg.SigningKey); err != nil {
 		return nil, err
 	}
@@ -62,7 +73,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	key := rand.Text()
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
-		Drain: cfg.ShutdownGrace, Log: log,
+		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance,
 	})
 	if err != nil {
 		return nil, err
@@ -71,6 +82,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		Listener: ln, PublicURL: cfg.PublicURL, AllowedOrigins: cfg.origins(),
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
 		NATS: s.bus.conn, Key: s.Key, Log: log,
+		Conformance: cfg.Conformance, Anonymous: s.anonymous,
 	})
 	if err != nil {
 		return nil, err
@@ -79,6 +91,41 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	go func() { s.served <- <-s.front.served }()
 	return s, nil
 }
+
+// bootstrap makes sure the database has its first tenant, owner and
+// board, and with --conformance the fixture member that requests without
+// a token act as: an assistant sponsored by the owner, with read scope
+// only, so an open loopback port cannot change the board.
+func (s *system) bootstrap(ctx context.Context) error {
+	res, err := tenancy.Bootstrap(ctx, s.DB, tenancy.Config{
+		TenantSlug: "default", TenantName: "Default",
+		OwnerHandle: "owner", OwnerName: "Owner",
+		BoardSlug: "main", BoardName: "Main",
+	})
+	if err != nil {
+		return fmt.Errorf("first start: %w", err)
+	}
+	s.first = res
+	if !s.cfg.Conformance {
+		return nil
+	}
+	m, err := tenancy.FindMember(ctx, s.DB, res.Tenant.Slug, conformanceHandle)
+	if domainerr.KindOf(err) == domainerr.NotFound {
+		m, err = tenancy.AddMember(ctx, s.DB, res.Tenant.Slug, tenancy.MemberSpec{
+			Handle: conformanceHandle, Name: "MCP conformance suite",
+			Kind: member.KindAssistant, SponsorHandle: res.Owner.Handle,
+		})
+	}
+	if err != nil {
+		return fmt.Errorf("conformance member: %w", err)
+	}
+	s.anonymous = &identity.Caller{Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: "anonymous"}
+	return nil
+}
+
+// conformanceHandle is the member requests without a token act as, with
+// --conformance.
+const conformanceHandle = "conformance-suite"
 
 // Close stops the front door (letting calls in flight finish within the
 // shutdown grace), then the worker, NATS and the database.

@@ -46,7 +46,9 @@ func (w *wireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	json.Unmarshal(body, &msg)
 	req = req.Clone(req.Context())
 	req.Body = io.NopCloser(bytes.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+w.token)
+	if w.token != "" { // none: a request without a token
+		req.Header.Set("Authorization", "Bearer "+w.token)
+	}
 	resp, err := w.base.RoundTrip(req)
 	if err != nil {
 		return nil, err

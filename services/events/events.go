@@ -104,22 +104,27 @@ func subscribe[T any](nc *nats.Conn, subj string, valid func(T) bool, fn func(T)
 	return func() { sub.Unsubscribe() }, nil
 }
 
-// SessionsEndedSubject carries the ids (hashed) of legacy sessions their
-// clients ended, to every front door.
-const SessionsEndedSubject = "taskwire.sessions.ended"
+// SessionsSubject carries what front doors learn about legacy sessions
+// (their ids hashed), to every front door: a session its client ended, or
+// the logging level its client set.
+const SessionsSubject = "taskwire.sessions"
 
-// SessionEnded names an ended session until its id would have expired.
-type SessionEnded struct {
-	ID      string `json:"id"`  // a hash of the session id
-	Expires int64  `json:"exp"` // unix seconds
+// SessionNews is what one front door learned about a session, kept by the
+// others until the session's id would have expired.
+type SessionNews struct {
+	ID       string `json:"id"`  // a hash of the session id
+	Expires  int64  `json:"exp"` // unix seconds
+	Ended    bool   `json:"ended,omitempty"`
+	LogLevel string `json:"logLevel,omitempty"` // set by logging/setLevel
 }
 
-// PublishSessionEnded tells every front door that a session ended.
-func (b *Bus) PublishSessionEnded(e SessionEnded) error {
-	return publish(b.nc, SessionsEndedSubject, e)
+// PublishSessionNews tells every front door about a session.
+func (b *Bus) PublishSessionNews(n SessionNews) error {
+	return publish(b.nc, SessionsSubject, n)
 }
 
-// SubscribeSessionsEnded calls fn for each session any front door ended.
-func (b *Bus) SubscribeSessionsEnded(fn func(SessionEnded)) (unsubscribe func(), err error) {
-	return subscribe(b.nc, SessionsEndedSubject, func(e SessionEnded) bool { return e.ID != "" }, fn)
+// SubscribeSessionNews calls fn for what any front door learned about a
+// session.
+func (b *Bus) SubscribeSessionNews(fn func(SessionNews)) (unsubscribe func(), err error) {
+	return subscribe(b.nc, SessionsSubject, func(n SessionNews) bool { return n.ID != "" && (n.Ended || n.LogLevel != "") }, fn)
 }
