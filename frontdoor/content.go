@@ -41,20 +41,22 @@ type CompletionBackend interface {
 
 // contentCapabilities are the capabilities of the optional features: each
 // is advertised exactly when its backend is configured, since a feature
-// advertised must be served and one served must be advertised.
+// advertised must be served and one served must be advertised. watched
+// (listChanged) is for modern requests when change events reach this
+// front door, as for tools.
 type contentCapabilities struct {
-	Resources   *struct{} `json:"resources,omitempty"`
-	Prompts     *struct{} `json:"prompts,omitempty"`
-	Completions *struct{} `json:"completions,omitempty"`
+	Resources   *listCapability `json:"resources,omitempty"`
+	Prompts     *listCapability `json:"prompts,omitempty"`
+	Completions *struct{}       `json:"completions,omitempty"`
 }
 
-func (h *Handler) contentCapabilities() contentCapabilities {
+func (h *Handler) contentCapabilities(watched bool) contentCapabilities {
 	var c contentCapabilities
 	if h.cfg.Resources != nil {
-		c.Resources = &struct{}{}
+		c.Resources = &listCapability{ListChanged: watched}
 	}
 	if h.cfg.Prompts != nil {
-		c.Prompts = &struct{}{}
+		c.Prompts = &listCapability{ListChanged: watched}
 	}
 	if h.cfg.Completions != nil {
 		c.Completions = &struct{}{}

@@ -163,7 +163,7 @@ func (x *exchange) initialize() {
 	}
 	x.replyWith(http.Header{hdrSessionID: {id}}, initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    legacyServerCapabilities{serverCapabilities: serverCapabilities{contentCapabilities: x.h.contentCapabilities()}},
+		Capabilities:    legacyServerCapabilities{serverCapabilities: serverCapabilities{contentCapabilities: x.h.contentCapabilities(false)}},
 		ServerInfo:      x.h.cfg.ServerInfo,
 		Instructions:    x.h.cfg.Instructions,
 	})

@@ -63,9 +63,10 @@ type listenResult struct {
 // listen serves subscriptions/listen: an SSE stream that starts with the
 // acknowledgement of what is honoured, then carries list-change
 // notifications for the caller, keep-alive comments while idle, and ends
-// with the listen result when the server shuts down. Only the tools list
-// is honoured: it changes with the caller's role and scopes. Prompts and
-// resources are not watched (yet), so they are left out of the
+// with the listen result when the server shuts down. The lists of tools
+// (they change with the caller's role and scopes), resources and prompts
+// are honoured when asked for, served, and change events reach this front
+// door; resource subscriptions are not, so they are left out of the
 // acknowledgement, as the protocol asks.
 func (x *exchange) listen() (any, error) {
 	var asked listenFilter
@@ -74,28 +75,38 @@ func (x *exchange) listen() (any, error) {
 			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.notifications must be an object of booleans and resourceSubscriptions")
 		}
 	}
-	var honoured listenFilter
+	honoured := listenFilter{
+		ToolsListChanged:     asked.ToolsListChanged,
+		ResourcesListChanged: asked.ResourcesListChanged && x.h.cfg.Resources != nil,
+		PromptsListChanged:   asked.PromptsListChanged && x.h.cfg.Prompts != nil,
+	}
 	changes := make(chan events.Event, 16)
-	if asked.ToolsListChanged && x.h.cfg.Events != nil {
+	watching := honoured.ToolsListChanged || honoured.ResourcesListChanged || honoured.PromptsListChanged
+	if watching && x.h.cfg.Events != nil {
 		stop, err := x.h.cfg.Events.Subscribe(x.caller.Tenant, func(e events.Event) {
 			select {
 			case changes <- e:
-			default: // one pending notice says all a client needs: re-list
+			default: // a full queue already tells the client to re-list
 			}
 		})
 		if err != nil {
-			x.h.cfg.Logger.Warn("listen: cannot watch tool changes", "err", err)
+			x.h.cfg.Logger.Warn("listen: cannot watch list changes", "err", err)
+			watching = false
 		} else {
 			defer stop()
-			honoured.ToolsListChanged = true
 		}
+	} else {
+		watching = false
+	}
+	if !watching {
+		honoured = listenFilter{}
 	}
 	id := subscriptionMeta{SubscriptionID: x.msg.ID}
 	if !x.out.notify("notifications/subscriptions/acknowledged", ackParams{Notifications: honoured, Meta: id}) {
 		return nil, x.r.Context().Err()
 	}
-	if honoured.ToolsListChanged {
-		if err := x.watch(changes, id); err != nil {
+	if watching {
+		if err := x.watch(changes, honoured, id); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +117,7 @@ func (x *exchange) listen() (any, error) {
 
 // watch relays changes until the client leaves (an error: nothing more is
 // sent) or the server shuts down (nil: the result follows).
-func (x *exchange) watch(changes <-chan events.Event, id subscriptionMeta) error {
+func (x *exchange) watch(changes <-chan events.Event, honoured listenFilter, id subscriptionMeta) error {
 	tick := time.NewTicker(x.h.cfg.KeepAlive)
 	defer tick.Stop()
 	ctx := x.r.Context()
@@ -119,9 +130,23 @@ func (x *exchange) watch(changes <-chan events.Event, id subscriptionMeta) error
 		case <-tick.C:
 			x.out.keepAlive()
 		case e := <-changes:
-			if e.Kind == events.ToolsChanged && (e.Member == 0 || e.Member == x.caller.Member) {
-				x.out.notify("notifications/tools/list_changed", listChangedParams{Meta: id})
+			if method := listChanged(e, honoured, x.caller.Member); method != "" {
+				x.out.notify(method, listChangedParams{Meta: id})
 			}
 		}
 	}
+}
+
+// listChanged is the notification that tells member of e, if the stream
+// honours its kind; "" if none.
+func listChanged(e events.Event, honoured listenFilter, member int) string {
+	switch {
+	case e.Kind == events.ToolsChanged && honoured.ToolsListChanged && (e.Member == 0 || e.Member == member):
+		return "notifications/tools/list_changed"
+	case e.Kind == events.ResourcesChanged && honoured.ResourcesListChanged:
+		return "notifications/resources/list_changed"
+	case e.Kind == events.PromptsChanged && honoured.PromptsListChanged:
+		return "notifications/prompts/list_changed"
+	}
+	return ""
 }

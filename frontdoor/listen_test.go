@@ -52,10 +52,16 @@ func (f *fakeEvents) count() int {
 
 func listenHandler(t testing.TB, ev *fakeEvents) (*Handler, *httptest.Server) {
 	t.Helper()
-	h, err := New(Config{
-		Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(),
-		SessionKeys: [][]byte{testSessionKey}, Events: ev, KeepAlive: 20 * time.Millisecond,
-	})
+	return listenHandlerWith(t, Config{Events: ev})
+}
+
+// listenHandlerWith serves cfg with the test endpoint, verifier, tools and
+// session key filled in.
+func listenHandlerWith(t testing.TB, cfg Config) (*Handler, *httptest.Server) {
+	t.Helper()
+	cfg.Endpoint, cfg.Verifier, cfg.Tools = testEndpoint, fakeVerifier{}, goldenBackend()
+	cfg.SessionKeys, cfg.KeepAlive = [][]byte{testSessionKey}, 20*time.Millisecond
+	h, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +138,7 @@ func TestListen(t *testing.T) {
 		t.Fatalf("first message = %v, want the acknowledgement tagged L1", ack)
 	}
 	if got := ack["params"].(map[string]any)["notifications"]; len(got.(map[string]any)) != 1 || got.(map[string]any)["toolsListChanged"] != true {
-		t.Errorf("acknowledged %v, want only toolsListChanged (prompts are not watched)", got)
+		t.Errorf("acknowledged %v, want only toolsListChanged (this handler serves no prompts)", got)
 	}
 	if ev.count() != 1 {
 		t.Fatalf("%d subscriptions to tenant events, want 1", ev.count())
@@ -160,6 +166,28 @@ func TestListen(t *testing.T) {
 		t.Errorf("after the result: %v, want the stream closed", m)
 	}
 	waitUntil(t, func() bool { return ev.count() == 0 })
+}
+
+// Resources and prompts lists are honoured when served; their changes
+// reach every member of the tenant.
+func TestListenContentLists(t *testing.T) {
+	ev := &fakeEvents{}
+	_, srv := listenHandlerWith(t, Config{Events: ev, Resources: fakeContent{}, Prompts: fakeContent{}})
+	s := startListen(t, srv, map[string]any{"resourcesListChanged": true, "promptsListChanged": true})
+	ack := s.next()
+	got, _ := ack["params"].(map[string]any)["notifications"].(map[string]any)
+	if len(got) != 2 || got["resourcesListChanged"] != true || got["promptsListChanged"] != true {
+		t.Fatalf("acknowledged %v, want resourcesListChanged and promptsListChanged", got)
+	}
+	ev.publish(events.Event{Kind: events.ToolsChanged}) // not asked for
+	ev.publish(events.Event{Kind: events.ResourcesChanged})
+	if m := s.next(); m["method"] != "notifications/resources/list_changed" || subscriptionID(m) != "L1" {
+		t.Errorf("after a resources change: %v, want resources/list_changed tagged L1 (and nothing for tools)", m)
+	}
+	ev.publish(events.Event{Kind: events.PromptsChanged})
+	if m := s.next(); m["method"] != "notifications/prompts/list_changed" {
+		t.Errorf("after a prompts change: %v, want prompts/list_changed", m)
+	}
 }
 
 func TestListenNothingHonoured(t *testing.T) {

@@ -60,23 +60,25 @@ type discoverResult struct {
 	CacheScope        string             `json:"cacheScope"`
 }
 
-// serverCapabilities advertises what is served. tools.listChanged is set
-// for modern requests when change events reach this front door: the
-// notification travels on subscriptions/listen streams, which legacy
+// serverCapabilities advertises what is served. listChanged is set for
+// modern requests when change events reach this front door: the
+// notifications travel on subscriptions/listen streams, which legacy
 // sessions do not have.
 type serverCapabilities struct {
-	Tools toolsCapability `json:"tools"`
+	Tools listCapability `json:"tools"`
 	contentCapabilities
 }
 
-type toolsCapability struct {
+// listCapability is a feature whose list may change while a client uses it.
+type listCapability struct {
 	ListChanged bool `json:"listChanged,omitempty"`
 }
 
 func (x *exchange) discover() (any, error) {
 	var caps serverCapabilities
-	caps.Tools.ListChanged = x.h.cfg.Events != nil
-	caps.contentCapabilities = x.h.contentCapabilities()
+	watched := x.h.cfg.Events != nil
+	caps.Tools.ListChanged = watched
+	caps.contentCapabilities = x.h.contentCapabilities(watched)
 	return discoverResult{
 		resultHead:        x.head(),
 		Capabilities:      caps,

@@ -20,6 +20,7 @@ type config struct {
 	DB             string
 	PublicURL      string
 	SigningKey     string
+	RetiredKeys    string
 	NATS           string
 	NATSListen     string
 	AllowedOrigins string
@@ -41,6 +42,7 @@ func (c *config) commonFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DataDir, "data", env("TASKWIRE_DATA", "taskwire-data"), "data directory for the SQLite database and signing key (env TASKWIRE_DATA)")
 	fs.StringVar(&c.DB, "db", env("TASKWIRE_DB", ""), "database: sqlite:<path> or postgres://… (env TASKWIRE_DB; default sqlite in the data directory)")
 	fs.StringVar(&c.SigningKey, "signing-key", env("TASKWIRE_SIGNING_KEY", ""), "Ed25519 signing key file, created if missing (env TASKWIRE_SIGNING_KEY; default <data>/signing.key)")
+	fs.StringVar(&c.RetiredKeys, "retired-signing-keys", env("TASKWIRE_RETIRED_SIGNING_KEYS", ""), "comma-separated key files of signing keys rotated out: their tokens, legacy sessions and request states are still accepted until they expire, nothing new is signed with them (env TASKWIRE_RETIRED_SIGNING_KEYS)")
 	fs.StringVar(&c.PublicURL, "public-url", env("TASKWIRE_PUBLIC_URL", ""), "URL clients use to reach this server, e.g. https://board.example.com (env TASKWIRE_PUBLIC_URL; default http://<addr>)")
 	fs.StringVar(&c.Addr, "addr", env("TASKWIRE_ADDR", "127.0.0.1:8080"), "HTTP listen address (env TASKWIRE_ADDR)")
 }
@@ -89,11 +91,17 @@ func isLoopback(host string) bool {
 // endpoint is the MCP endpoint's URL, which is also every token's audience.
 func (c *config) endpoint() string { return c.PublicURL + "/api/mcp" }
 
-func (c *config) origins() []string {
+// retiredKeys are the key files of --retired-signing-keys.
+func (c *config) retiredKeys() []string { return commaList(c.RetiredKeys) }
+
+func (c *config) origins() []string { return commaList(c.AllowedOrigins) }
+
+// commaList splits a comma-separated setting, dropping blanks.
+func commaList(s string) []string {
 	var out []string
-	for _, o := range strings.Split(c.AllowedOrigins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			out = append(out, o)
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
 		}
 	}
 	return out

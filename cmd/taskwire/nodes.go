@@ -111,10 +111,13 @@ type frontdoorNodeConfig struct {
 	Worker         string // gRPC target of the workers
 	InternalKey    string
 	NATS           *nats.Conn
-	Key            *authn.Key // verifies tokens and derives the state key
-	Log            *slog.Logger
-	Conformance    bool             // also serve the conformance suite's fixtures
-	Anonymous      *identity.Caller // who requests without a token act as
+	Key            *authn.Key // signs and verifies tokens, derives the sealing keys
+	// Retired are signing keys rotated out: tokens they signed still
+	// verify, and what was sealed with keys derived from them still opens.
+	Retired     []*authn.Key
+	Log         *slog.Logger
+	Conformance bool             // also serve the conformance suite's fixtures
+	Anonymous   *identity.Caller // who requests without a token act as
 }
 
 func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
@@ -145,9 +148,10 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	if err != nil {
 		return nil, err
 	}
-	// Request states of confirmations are sealed with a key derived from
-	// the signing key, which every front door of a deployment holds.
-	states, err := sealed.NewBox(cfg.Key.Derive("mcp request-state v1"))
+	// Request states of input rounds are sealed with a key derived from
+	// the signing key, which every front door of a deployment holds; keys
+	// derived from retired signing keys still open older states.
+	states, err := sealed.NewBox(cfg.derive("mcp request-state v1")...)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +163,7 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		return nil, err
 	}
 	verifier, err := authn.NewVerifier(authn.VerifierConfig{
-		Keys:     map[string]ed25519.PublicKey{cfg.Key.ID: cfg.Key.Public()},
+		Keys:     cfg.publicKeys(),
 		Issuer:   cfg.PublicURL,
 		Audience: endpoint,
 	})
@@ -204,8 +208,27 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		// the deployment derives alike (HKDF-SHA256 over the signing
 		// key's seed, info "taskwire mcp-session v1"), so any replica
 		// takes any session.
-		SessionKeys: [][]byte{cfg.Key.Derive("mcp-session v1")},
+		SessionKeys: cfg.derive("mcp-session v1"),
 	})
+}
+
+// derive returns the key for purpose derived from the signing key, which
+// seals, then those derived from the retired keys, which only open.
+func (cfg frontdoorNodeConfig) derive(purpose string) [][]byte {
+	keys := [][]byte{cfg.Key.Derive(purpose)}
+	for _, k := range cfg.Retired {
+		keys = append(keys, k.Derive(purpose))
+	}
+	return keys
+}
+
+// publicKeys are the keys tokens may be signed with, by key id.
+func (cfg frontdoorNodeConfig) publicKeys() map[string]ed25519.PublicKey {
+	keys := map[string]ed25519.PublicKey{cfg.Key.ID: cfg.Key.Public()}
+	for _, k := range cfg.Retired {
+		keys[k.ID] = k.Public()
+	}
+	return keys
 }
 
 // contentBackend serves the board's resources, prompts and completion,

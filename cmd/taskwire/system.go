@@ -60,6 +60,10 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if s.Key, _, err = authn.LoadOrCreateKey(cfg.SigningKey); err != nil {
 		return nil, err
 	}
+	retired, err := loadRetiredKeys(cfg.retiredKeys(), s.Key)
+	if err != nil {
+		return nil, err
+	}
 	s.Endpoint = cfg.endpoint()
 	if s.Issuer, err = authn.NewIssuer(authn.IssuerConfig{Key: s.Key, Issuer: cfg.PublicURL, Audience: s.Endpoint}); err != nil {
 		return nil, err
@@ -81,7 +85,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	s.front, err = startFrontdoorNode(frontdoorNodeConfig{
 		Listener: ln, PublicURL: cfg.PublicURL, AllowedOrigins: cfg.origins(),
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
-		NATS: s.bus.conn, Key: s.Key, Log: log,
+		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
 		Conformance: cfg.Conformance, Anonymous: s.anonymous,
 	})
 	if err != nil {
@@ -121,6 +125,25 @@ func (s *system) bootstrap(ctx context.Context) error {
 	}
 	s.anonymous = &identity.Caller{Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: "anonymous"}
 	return nil
+}
+
+// loadRetiredKeys reads the signing keys rotated out, which must exist and
+// differ from the current key and from each other.
+func loadRetiredKeys(files []string, current *authn.Key) ([]*authn.Key, error) {
+	seen := map[string]bool{current.ID: true}
+	var keys []*authn.Key
+	for _, f := range files {
+		k, err := authn.LoadKey(f)
+		if err != nil {
+			return nil, fmt.Errorf("retired signing key: %w", err)
+		}
+		if seen[k.ID] {
+			return nil, fmt.Errorf("retired signing key %s is the signing key or another retired one: list each rotated-out key once", f)
+		}
+		seen[k.ID] = true
+		keys = append(keys, k)
+	}
+	return keys, nil
 }
 
 // conformanceHandle is the member requests without a token act as, with

@@ -85,6 +85,10 @@ func LoadOrCreateKey(path string) (key *Key, created bool, err error) {
 	return key, created, err
 }
 
+// LoadKey reads the key at path, which must exist and be private to its
+// owner: a key named in configuration is never created by mistake.
+func LoadKey(path string) (*Key, error) { return loadKey(path) }
+
 func loadKey(path string) (*Key, error) {
 	info, err := os.Stat(path)
 	if err != nil {

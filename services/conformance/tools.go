@@ -105,14 +105,25 @@ func (s *Service) ToolWithProgress(ctx context.Context, _ *conformancev1.ToolWit
 // changed, which front doors pass on as notifications/tools/list_changed.
 // The list itself stays as it is.
 func (s *Service) TriggerToolChange(ctx context.Context, _ *conformancev1.TriggerToolChangeRequest) (*conformancev1.TriggerToolChangeResponse, error) {
+	out, err := s.announce(ctx, events.ToolsChanged, "tool")
+	return &conformancev1.TriggerToolChangeResponse{Output: out}, err
+}
+
+// TriggerPromptChange is TriggerToolChange for the prompt list
+// (notifications/prompts/list_changed).
+func (s *Service) TriggerPromptChange(ctx context.Context, _ *conformancev1.TriggerPromptChangeRequest) (*conformancev1.TriggerPromptChangeResponse, error) {
+	out, err := s.announce(ctx, events.PromptsChanged, "prompt")
+	return &conformancev1.TriggerPromptChangeResponse{Output: out}, err
+}
+
+// announce publishes a list change of kind to the caller's tenant.
+func (s *Service) announce(ctx context.Context, kind, list string) (*mcpv1.ToolOutput, error) {
 	c, ok := identity.FromContext(ctx)
 	if !ok || c.Validate() != nil {
 		return nil, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
 	}
-	if err := s.events.Publish(c.Tenant, events.Event{Kind: events.ToolsChanged}); err != nil {
-		return nil, domainerr.Wrap(domainerr.Unavailable, err, "The tool list change could not be announced; try again")
+	if err := s.events.Publish(c.Tenant, events.Event{Kind: kind}); err != nil {
+		return nil, domainerr.Wrap(domainerr.Unavailable, err, "The "+list+" list change could not be announced; try again")
 	}
-	return &conformancev1.TriggerToolChangeResponse{
-		Output: textOutput("Announced a tool list change: listening clients get notifications/tools/list_changed."),
-	}, nil
+	return textOutput("Announced a " + list + " list change: listening clients get notifications/" + list + "s/list_changed."), nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -217,6 +218,20 @@ func TestTriggerToolChange(t *testing.T) {
 	pub.fail = errBusDown
 	if _, err := svc.TriggerToolChange(asReader(), &conformancev1.TriggerToolChangeRequest{}); domainerr.KindOf(err) != domainerr.Unavailable || !errors.Is(err, errBusDown) {
 		t.Errorf("TriggerToolChange(bus down) = %v, want unavailable wrapping the cause", err)
+	}
+}
+
+func TestTriggerPromptChange(t *testing.T) {
+	svc, pub := newService(t)
+	r, err := svc.TriggerPromptChange(asReader(), &conformancev1.TriggerPromptChangeRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := onlyText(t, r.GetOutput()); !strings.Contains(got, "notifications/prompts/list_changed") {
+		t.Errorf("TriggerPromptChange text = %q, want it to name the notification", got)
+	}
+	if len(pub.got) != 1 || pub.got[0].tenant != "acme" || pub.got[0].ev.Kind != events.PromptsChanged {
+		t.Errorf("published %+v, want one prompts change to acme", pub.got)
 	}
 	if len(pub.got) != 1 {
 		t.Errorf("published %d events, want only the one of the verified call", len(pub.got))

@@ -21,6 +21,8 @@ const (
 	ToolsChanged = "tools"
 	// ResourcesChanged: the tenant's list of resources changed.
 	ResourcesChanged = "resources"
+	// PromptsChanged: the tenant's list of prompts changed.
+	PromptsChanged = "prompts"
 )
 
 // SubjectPrefix starts the subject of each tenant's changes.

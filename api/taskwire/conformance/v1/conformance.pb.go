@@ -1416,6 +1416,86 @@ func (x *TriggerToolChangeResponse) GetOutput() *v1.ToolOutput {
 	return nil
 }
 
+type TriggerPromptChangeRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerPromptChangeRequest) Reset() {
+	*x = TriggerPromptChangeRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerPromptChangeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerPromptChangeRequest) ProtoMessage() {}
+
+func (x *TriggerPromptChangeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerPromptChangeRequest.ProtoReflect.Descriptor instead.
+func (*TriggerPromptChangeRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{32}
+}
+
+type TriggerPromptChangeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerPromptChangeResponse) Reset() {
+	*x = TriggerPromptChangeResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerPromptChangeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerPromptChangeResponse) ProtoMessage() {}
+
+func (x *TriggerPromptChangeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerPromptChangeResponse.ProtoReflect.Descriptor instead.
+func (*TriggerPromptChangeResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *TriggerPromptChangeResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
 type InputRequiredResultElicitationRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Input         *v1.ClientInput        `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
@@ -1425,7 +1505,7 @@ type InputRequiredResultElicitationRequest struct {
 
 func (x *InputRequiredResultElicitationRequest) Reset() {
 	*x = InputRequiredResultElicitationRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[32]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1437,7 +1517,7 @@ func (x *InputRequiredResultElicitationRequest) String() string {
 func (*InputRequiredResultElicitationRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultElicitationRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[32]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1450,7 +1530,7 @@ func (x *InputRequiredResultElicitationRequest) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use InputRequiredResultElicitationRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultElicitationRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{32}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *InputRequiredResultElicitationRequest) GetInput() *v1.ClientInput {
@@ -1470,7 +1550,7 @@ type InputRequiredResultElicitationResponse struct {
 
 func (x *InputRequiredResultElicitationResponse) Reset() {
 	*x = InputRequiredResultElicitationResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[33]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1482,7 +1562,7 @@ func (x *InputRequiredResultElicitationResponse) String() string {
 func (*InputRequiredResultElicitationResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultElicitationResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[33]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1495,7 +1575,7 @@ func (x *InputRequiredResultElicitationResponse) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use InputRequiredResultElicitationResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultElicitationResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{33}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *InputRequiredResultElicitationResponse) GetOutput() *v1.ToolOutput {
@@ -1521,7 +1601,7 @@ type InputRequiredResultSamplingRequest struct {
 
 func (x *InputRequiredResultSamplingRequest) Reset() {
 	*x = InputRequiredResultSamplingRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[34]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1533,7 +1613,7 @@ func (x *InputRequiredResultSamplingRequest) String() string {
 func (*InputRequiredResultSamplingRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultSamplingRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[34]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1546,7 +1626,7 @@ func (x *InputRequiredResultSamplingRequest) ProtoReflect() protoreflect.Message
 
 // Deprecated: Use InputRequiredResultSamplingRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultSamplingRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{34}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *InputRequiredResultSamplingRequest) GetInput() *v1.ClientInput {
@@ -1566,7 +1646,7 @@ type InputRequiredResultSamplingResponse struct {
 
 func (x *InputRequiredResultSamplingResponse) Reset() {
 	*x = InputRequiredResultSamplingResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[35]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1578,7 +1658,7 @@ func (x *InputRequiredResultSamplingResponse) String() string {
 func (*InputRequiredResultSamplingResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultSamplingResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[35]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1591,7 +1671,7 @@ func (x *InputRequiredResultSamplingResponse) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use InputRequiredResultSamplingResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultSamplingResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{35}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *InputRequiredResultSamplingResponse) GetOutput() *v1.ToolOutput {
@@ -1617,7 +1697,7 @@ type InputRequiredResultListRootsRequest struct {
 
 func (x *InputRequiredResultListRootsRequest) Reset() {
 	*x = InputRequiredResultListRootsRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[36]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1629,7 +1709,7 @@ func (x *InputRequiredResultListRootsRequest) String() string {
 func (*InputRequiredResultListRootsRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultListRootsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[36]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1642,7 +1722,7 @@ func (x *InputRequiredResultListRootsRequest) ProtoReflect() protoreflect.Messag
 
 // Deprecated: Use InputRequiredResultListRootsRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultListRootsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{36}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *InputRequiredResultListRootsRequest) GetInput() *v1.ClientInput {
@@ -1662,7 +1742,7 @@ type InputRequiredResultListRootsResponse struct {
 
 func (x *InputRequiredResultListRootsResponse) Reset() {
 	*x = InputRequiredResultListRootsResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[37]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1674,7 +1754,7 @@ func (x *InputRequiredResultListRootsResponse) String() string {
 func (*InputRequiredResultListRootsResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultListRootsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[37]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1687,7 +1767,7 @@ func (x *InputRequiredResultListRootsResponse) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use InputRequiredResultListRootsResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultListRootsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{37}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *InputRequiredResultListRootsResponse) GetOutput() *v1.ToolOutput {
@@ -1713,7 +1793,7 @@ type InputRequiredResultRequestStateRequest struct {
 
 func (x *InputRequiredResultRequestStateRequest) Reset() {
 	*x = InputRequiredResultRequestStateRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[38]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1725,7 +1805,7 @@ func (x *InputRequiredResultRequestStateRequest) String() string {
 func (*InputRequiredResultRequestStateRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultRequestStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[38]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1738,7 +1818,7 @@ func (x *InputRequiredResultRequestStateRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use InputRequiredResultRequestStateRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultRequestStateRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{38}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *InputRequiredResultRequestStateRequest) GetInput() *v1.ClientInput {
@@ -1758,7 +1838,7 @@ type InputRequiredResultRequestStateResponse struct {
 
 func (x *InputRequiredResultRequestStateResponse) Reset() {
 	*x = InputRequiredResultRequestStateResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[39]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1770,7 +1850,7 @@ func (x *InputRequiredResultRequestStateResponse) String() string {
 func (*InputRequiredResultRequestStateResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultRequestStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[39]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1783,7 +1863,7 @@ func (x *InputRequiredResultRequestStateResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use InputRequiredResultRequestStateResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultRequestStateResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{39}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *InputRequiredResultRequestStateResponse) GetOutput() *v1.ToolOutput {
@@ -1809,7 +1889,7 @@ type InputRequiredResultMultipleInputsRequest struct {
 
 func (x *InputRequiredResultMultipleInputsRequest) Reset() {
 	*x = InputRequiredResultMultipleInputsRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[40]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1821,7 +1901,7 @@ func (x *InputRequiredResultMultipleInputsRequest) String() string {
 func (*InputRequiredResultMultipleInputsRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultMultipleInputsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[40]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1834,7 +1914,7 @@ func (x *InputRequiredResultMultipleInputsRequest) ProtoReflect() protoreflect.M
 
 // Deprecated: Use InputRequiredResultMultipleInputsRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultMultipleInputsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{40}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *InputRequiredResultMultipleInputsRequest) GetInput() *v1.ClientInput {
@@ -1854,7 +1934,7 @@ type InputRequiredResultMultipleInputsResponse struct {
 
 func (x *InputRequiredResultMultipleInputsResponse) Reset() {
 	*x = InputRequiredResultMultipleInputsResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[41]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1866,7 +1946,7 @@ func (x *InputRequiredResultMultipleInputsResponse) String() string {
 func (*InputRequiredResultMultipleInputsResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultMultipleInputsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[41]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1879,7 +1959,7 @@ func (x *InputRequiredResultMultipleInputsResponse) ProtoReflect() protoreflect.
 
 // Deprecated: Use InputRequiredResultMultipleInputsResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultMultipleInputsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{41}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *InputRequiredResultMultipleInputsResponse) GetOutput() *v1.ToolOutput {
@@ -1905,7 +1985,7 @@ type InputRequiredResultMultiRoundRequest struct {
 
 func (x *InputRequiredResultMultiRoundRequest) Reset() {
 	*x = InputRequiredResultMultiRoundRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[42]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1917,7 +1997,7 @@ func (x *InputRequiredResultMultiRoundRequest) String() string {
 func (*InputRequiredResultMultiRoundRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultMultiRoundRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[42]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1930,7 +2010,7 @@ func (x *InputRequiredResultMultiRoundRequest) ProtoReflect() protoreflect.Messa
 
 // Deprecated: Use InputRequiredResultMultiRoundRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultMultiRoundRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{42}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *InputRequiredResultMultiRoundRequest) GetInput() *v1.ClientInput {
@@ -1950,7 +2030,7 @@ type InputRequiredResultMultiRoundResponse struct {
 
 func (x *InputRequiredResultMultiRoundResponse) Reset() {
 	*x = InputRequiredResultMultiRoundResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[43]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1962,7 +2042,7 @@ func (x *InputRequiredResultMultiRoundResponse) String() string {
 func (*InputRequiredResultMultiRoundResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultMultiRoundResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[43]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1975,7 +2055,7 @@ func (x *InputRequiredResultMultiRoundResponse) ProtoReflect() protoreflect.Mess
 
 // Deprecated: Use InputRequiredResultMultiRoundResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultMultiRoundResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{43}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *InputRequiredResultMultiRoundResponse) GetOutput() *v1.ToolOutput {
@@ -2001,7 +2081,7 @@ type InputRequiredResultTamperedStateRequest struct {
 
 func (x *InputRequiredResultTamperedStateRequest) Reset() {
 	*x = InputRequiredResultTamperedStateRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[44]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2013,7 +2093,7 @@ func (x *InputRequiredResultTamperedStateRequest) String() string {
 func (*InputRequiredResultTamperedStateRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultTamperedStateRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[44]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2026,7 +2106,7 @@ func (x *InputRequiredResultTamperedStateRequest) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use InputRequiredResultTamperedStateRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultTamperedStateRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{44}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *InputRequiredResultTamperedStateRequest) GetInput() *v1.ClientInput {
@@ -2046,7 +2126,7 @@ type InputRequiredResultTamperedStateResponse struct {
 
 func (x *InputRequiredResultTamperedStateResponse) Reset() {
 	*x = InputRequiredResultTamperedStateResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[45]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2058,7 +2138,7 @@ func (x *InputRequiredResultTamperedStateResponse) String() string {
 func (*InputRequiredResultTamperedStateResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultTamperedStateResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[45]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2071,7 +2151,7 @@ func (x *InputRequiredResultTamperedStateResponse) ProtoReflect() protoreflect.M
 
 // Deprecated: Use InputRequiredResultTamperedStateResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultTamperedStateResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{45}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *InputRequiredResultTamperedStateResponse) GetOutput() *v1.ToolOutput {
@@ -2097,7 +2177,7 @@ type InputRequiredResultCapabilitiesRequest struct {
 
 func (x *InputRequiredResultCapabilitiesRequest) Reset() {
 	*x = InputRequiredResultCapabilitiesRequest{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[46]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2109,7 +2189,7 @@ func (x *InputRequiredResultCapabilitiesRequest) String() string {
 func (*InputRequiredResultCapabilitiesRequest) ProtoMessage() {}
 
 func (x *InputRequiredResultCapabilitiesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[46]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2122,7 +2202,7 @@ func (x *InputRequiredResultCapabilitiesRequest) ProtoReflect() protoreflect.Mes
 
 // Deprecated: Use InputRequiredResultCapabilitiesRequest.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultCapabilitiesRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{46}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *InputRequiredResultCapabilitiesRequest) GetInput() *v1.ClientInput {
@@ -2142,7 +2222,7 @@ type InputRequiredResultCapabilitiesResponse struct {
 
 func (x *InputRequiredResultCapabilitiesResponse) Reset() {
 	*x = InputRequiredResultCapabilitiesResponse{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[47]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2154,7 +2234,7 @@ func (x *InputRequiredResultCapabilitiesResponse) String() string {
 func (*InputRequiredResultCapabilitiesResponse) ProtoMessage() {}
 
 func (x *InputRequiredResultCapabilitiesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[47]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2167,7 +2247,7 @@ func (x *InputRequiredResultCapabilitiesResponse) ProtoReflect() protoreflect.Me
 
 // Deprecated: Use InputRequiredResultCapabilitiesResponse.ProtoReflect.Descriptor instead.
 func (*InputRequiredResultCapabilitiesResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{47}
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *InputRequiredResultCapabilitiesResponse) GetOutput() *v1.ToolOutput {
@@ -2250,6 +2330,9 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired\"\x1a\n" +
 	"\x18TriggerToolChangeRequest\"P\n" +
 	"\x19TriggerToolChangeResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"\x1c\n" +
+	"\x1aTriggerPromptChangeRequest\"R\n" +
+	"\x1bTriggerPromptChangeResponse\x123\n" +
 	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"[\n" +
 	"%InputRequiredResultElicitationRequest\x122\n" +
 	"\x05input\x18\x01 \x01(\v2\x1c.taskwire.mcp.v1.ClientInputR\x05input\"\xa4\x01\n" +
@@ -2290,7 +2373,7 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\x05input\x18\x01 \x01(\v2\x1c.taskwire.mcp.v1.ClientInputR\x05input\"\xa5\x01\n" +
 	"'InputRequiredResultCapabilitiesResponse\x123\n" +
 	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\x12E\n" +
-	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired2\xc7<\n" +
+	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired2\xa6?\n" +
 	"\x12ConformanceService\x12\xd0\x01\n" +
 	"\n" +
 	"SimpleText\x12*.taskwire.conformance.v1.SimpleTextRequest\x1a+.taskwire.conformance.v1.SimpleTextResponse\"i\xca\xda\x18e\n" +
@@ -2324,7 +2407,9 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\x14StreamingElicitation\x124.taskwire.conformance.v1.StreamingElicitationRequest\x1a5.taskwire.conformance.v1.StreamingElicitationResponse\"\x92\x01\xca\xda\x18\x8d\x01\n" +
 	"\x1atest_streaming_elicitation\x12\x15Streaming elicitation\x1aPConformance fixture: asks the user for their name (elicitation) and greets them. \x01B\x04read\x12\xce\x02\n" +
 	"\x11TriggerToolChange\x121.taskwire.conformance.v1.TriggerToolChangeRequest\x1a2.taskwire.conformance.v1.TriggerToolChangeResponse\"\xd1\x01\xca\xda\x18\xcc\x01\n" +
-	"\x18test_trigger_tool_change\x12\x1aTrigger a tool list change\x1a\x8b\x01Conformance fixture: announces that the tool list changed, so listening clients get notifications/tools/list_changed. Nothing else changes.0\x01B\x04read\x12\xd8\x02\n" +
+	"\x18test_trigger_tool_change\x12\x1aTrigger a tool list change\x1a\x8b\x01Conformance fixture: announces that the tool list changed, so listening clients get notifications/tools/list_changed. Nothing else changes.0\x01B\x04read\x12\xdc\x02\n" +
+	"\x13TriggerPromptChange\x123.taskwire.conformance.v1.TriggerPromptChangeRequest\x1a4.taskwire.conformance.v1.TriggerPromptChangeResponse\"\xd9\x01\xca\xda\x18\xd4\x01\n" +
+	"\x1atest_trigger_prompt_change\x12\x1cTrigger a prompt list change\x1a\x8f\x01Conformance fixture: announces that the prompt list changed, so listening clients get notifications/prompts/list_changed. Nothing else changes.0\x01B\x04read\x12\xd8\x02\n" +
 	"\x1eInputRequiredResultElicitation\x12>.taskwire.conformance.v1.InputRequiredResultElicitationRequest\x1a?.taskwire.conformance.v1.InputRequiredResultElicitationResponse\"\xb4\x01\xca\xda\x18\xaf\x01\n" +
 	"&test_input_required_result_elicitation\x12\x1bInput required: elicitation\x1a`Conformance fixture: asks the user for their name in an input_required result, then greets them. \x01B\x04read\x12\xe5\x02\n" +
 	"\x1bInputRequiredResultSampling\x12;.taskwire.conformance.v1.InputRequiredResultSamplingRequest\x1a<.taskwire.conformance.v1.InputRequiredResultSamplingResponse\"\xca\x01\xca\xda\x18\xc5\x01\n" +
@@ -2354,7 +2439,7 @@ func file_taskwire_conformance_v1_conformance_proto_rawDescGZIP() []byte {
 	return file_taskwire_conformance_v1_conformance_proto_rawDescData
 }
 
-var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
+var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
 var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*SimpleTextRequest)(nil),                         // 0: taskwire.conformance.v1.SimpleTextRequest
 	(*SimpleTextResponse)(nil),                        // 1: taskwire.conformance.v1.SimpleTextResponse
@@ -2388,132 +2473,137 @@ var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*StreamingElicitationResponse)(nil),              // 29: taskwire.conformance.v1.StreamingElicitationResponse
 	(*TriggerToolChangeRequest)(nil),                  // 30: taskwire.conformance.v1.TriggerToolChangeRequest
 	(*TriggerToolChangeResponse)(nil),                 // 31: taskwire.conformance.v1.TriggerToolChangeResponse
-	(*InputRequiredResultElicitationRequest)(nil),     // 32: taskwire.conformance.v1.InputRequiredResultElicitationRequest
-	(*InputRequiredResultElicitationResponse)(nil),    // 33: taskwire.conformance.v1.InputRequiredResultElicitationResponse
-	(*InputRequiredResultSamplingRequest)(nil),        // 34: taskwire.conformance.v1.InputRequiredResultSamplingRequest
-	(*InputRequiredResultSamplingResponse)(nil),       // 35: taskwire.conformance.v1.InputRequiredResultSamplingResponse
-	(*InputRequiredResultListRootsRequest)(nil),       // 36: taskwire.conformance.v1.InputRequiredResultListRootsRequest
-	(*InputRequiredResultListRootsResponse)(nil),      // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse
-	(*InputRequiredResultRequestStateRequest)(nil),    // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest
-	(*InputRequiredResultRequestStateResponse)(nil),   // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse
-	(*InputRequiredResultMultipleInputsRequest)(nil),  // 40: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
-	(*InputRequiredResultMultipleInputsResponse)(nil), // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
-	(*InputRequiredResultMultiRoundRequest)(nil),      // 42: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
-	(*InputRequiredResultMultiRoundResponse)(nil),     // 43: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
-	(*InputRequiredResultTamperedStateRequest)(nil),   // 44: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
-	(*InputRequiredResultTamperedStateResponse)(nil),  // 45: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
-	(*InputRequiredResultCapabilitiesRequest)(nil),    // 46: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
-	(*InputRequiredResultCapabilitiesResponse)(nil),   // 47: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
-	(*v1.ToolOutput)(nil),                             // 48: taskwire.mcp.v1.ToolOutput
-	(*v1.ClientInput)(nil),                            // 49: taskwire.mcp.v1.ClientInput
-	(*v1.InputRequired)(nil),                          // 50: taskwire.mcp.v1.InputRequired
+	(*TriggerPromptChangeRequest)(nil),                // 32: taskwire.conformance.v1.TriggerPromptChangeRequest
+	(*TriggerPromptChangeResponse)(nil),               // 33: taskwire.conformance.v1.TriggerPromptChangeResponse
+	(*InputRequiredResultElicitationRequest)(nil),     // 34: taskwire.conformance.v1.InputRequiredResultElicitationRequest
+	(*InputRequiredResultElicitationResponse)(nil),    // 35: taskwire.conformance.v1.InputRequiredResultElicitationResponse
+	(*InputRequiredResultSamplingRequest)(nil),        // 36: taskwire.conformance.v1.InputRequiredResultSamplingRequest
+	(*InputRequiredResultSamplingResponse)(nil),       // 37: taskwire.conformance.v1.InputRequiredResultSamplingResponse
+	(*InputRequiredResultListRootsRequest)(nil),       // 38: taskwire.conformance.v1.InputRequiredResultListRootsRequest
+	(*InputRequiredResultListRootsResponse)(nil),      // 39: taskwire.conformance.v1.InputRequiredResultListRootsResponse
+	(*InputRequiredResultRequestStateRequest)(nil),    // 40: taskwire.conformance.v1.InputRequiredResultRequestStateRequest
+	(*InputRequiredResultRequestStateResponse)(nil),   // 41: taskwire.conformance.v1.InputRequiredResultRequestStateResponse
+	(*InputRequiredResultMultipleInputsRequest)(nil),  // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
+	(*InputRequiredResultMultipleInputsResponse)(nil), // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
+	(*InputRequiredResultMultiRoundRequest)(nil),      // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
+	(*InputRequiredResultMultiRoundResponse)(nil),     // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
+	(*InputRequiredResultTamperedStateRequest)(nil),   // 46: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
+	(*InputRequiredResultTamperedStateResponse)(nil),  // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
+	(*InputRequiredResultCapabilitiesRequest)(nil),    // 48: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
+	(*InputRequiredResultCapabilitiesResponse)(nil),   // 49: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
+	(*v1.ToolOutput)(nil),                             // 50: taskwire.mcp.v1.ToolOutput
+	(*v1.ClientInput)(nil),                            // 51: taskwire.mcp.v1.ClientInput
+	(*v1.InputRequired)(nil),                          // 52: taskwire.mcp.v1.InputRequired
 }
 var file_taskwire_conformance_v1_conformance_proto_depIdxs = []int32{
-	48, // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	48, // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	49, // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	48, // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	49, // 28: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 29: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 31: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 32: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 34: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 35: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 37: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 38: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 40: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 43: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 46: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	49, // 49: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	48, // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	0,  // 52: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
-	2,  // 53: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
-	4,  // 54: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
-	6,  // 55: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
-	8,  // 56: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
-	10, // 57: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
-	12, // 58: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
-	14, // 59: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
-	16, // 60: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
-	18, // 61: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
-	20, // 62: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
-	22, // 63: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
-	24, // 64: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
-	26, // 65: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
-	28, // 66: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
-	30, // 67: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
-	32, // 68: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
-	34, // 69: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
-	36, // 70: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
-	38, // 71: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
-	40, // 72: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
-	42, // 73: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
-	44, // 74: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
-	46, // 75: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
-	1,  // 76: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
-	3,  // 77: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
-	5,  // 78: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
-	7,  // 79: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
-	9,  // 80: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
-	11, // 81: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
-	13, // 82: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
-	15, // 83: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
-	17, // 84: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
-	19, // 85: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
-	21, // 86: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
-	23, // 87: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
-	25, // 88: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
-	27, // 89: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
-	29, // 90: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
-	31, // 91: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
-	33, // 92: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
-	35, // 93: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
-	37, // 94: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
-	39, // 95: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
-	41, // 96: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
-	43, // 97: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
-	45, // 98: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
-	47, // 99: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
-	76, // [76:100] is the sub-list for method output_type
-	52, // [52:76] is the sub-list for method input_type
-	52, // [52:52] is the sub-list for extension type_name
-	52, // [52:52] is the sub-list for extension extendee
-	0,  // [0:52] is the sub-list for field type_name
+	50, // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	51, // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	50, // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	50, // 28: taskwire.conformance.v1.TriggerPromptChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	51, // 29: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 31: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 32: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 34: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 35: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 40: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 46: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 49: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	51, // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	50, // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	52, // 52: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	0,  // 53: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
+	2,  // 54: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
+	4,  // 55: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
+	6,  // 56: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
+	8,  // 57: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
+	10, // 58: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
+	12, // 59: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
+	14, // 60: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
+	16, // 61: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
+	18, // 62: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
+	20, // 63: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
+	22, // 64: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
+	24, // 65: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
+	26, // 66: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
+	28, // 67: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
+	30, // 68: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
+	32, // 69: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:input_type -> taskwire.conformance.v1.TriggerPromptChangeRequest
+	34, // 70: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
+	36, // 71: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
+	38, // 72: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
+	40, // 73: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
+	42, // 74: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
+	44, // 75: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
+	46, // 76: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
+	48, // 77: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
+	1,  // 78: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
+	3,  // 79: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
+	5,  // 80: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
+	7,  // 81: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
+	9,  // 82: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
+	11, // 83: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
+	13, // 84: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
+	15, // 85: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
+	17, // 86: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
+	19, // 87: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
+	21, // 88: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
+	23, // 89: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
+	25, // 90: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
+	27, // 91: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
+	29, // 92: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
+	31, // 93: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
+	33, // 94: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:output_type -> taskwire.conformance.v1.TriggerPromptChangeResponse
+	35, // 95: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
+	37, // 96: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
+	39, // 97: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
+	41, // 98: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
+	43, // 99: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
+	45, // 100: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
+	47, // 101: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
+	49, // 102: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
+	78, // [78:103] is the sub-list for method output_type
+	53, // [53:78] is the sub-list for method input_type
+	53, // [53:53] is the sub-list for extension type_name
+	53, // [53:53] is the sub-list for extension extendee
+	0,  // [0:53] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_conformance_v1_conformance_proto_init() }
@@ -2527,7 +2617,7 @@ func file_taskwire_conformance_v1_conformance_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_conformance_v1_conformance_proto_rawDesc), len(file_taskwire_conformance_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   48,
+			NumMessages:   50,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -35,6 +35,7 @@ const (
 	ConformanceService_MissingCapability_FullMethodName                 = "/taskwire.conformance.v1.ConformanceService/MissingCapability"
 	ConformanceService_StreamingElicitation_FullMethodName              = "/taskwire.conformance.v1.ConformanceService/StreamingElicitation"
 	ConformanceService_TriggerToolChange_FullMethodName                 = "/taskwire.conformance.v1.ConformanceService/TriggerToolChange"
+	ConformanceService_TriggerPromptChange_FullMethodName               = "/taskwire.conformance.v1.ConformanceService/TriggerPromptChange"
 	ConformanceService_InputRequiredResultElicitation_FullMethodName    = "/taskwire.conformance.v1.ConformanceService/InputRequiredResultElicitation"
 	ConformanceService_InputRequiredResultSampling_FullMethodName       = "/taskwire.conformance.v1.ConformanceService/InputRequiredResultSampling"
 	ConformanceService_InputRequiredResultListRoots_FullMethodName      = "/taskwire.conformance.v1.ConformanceService/InputRequiredResultListRoots"
@@ -91,6 +92,8 @@ type ConformanceServiceClient interface {
 	StreamingElicitation(ctx context.Context, in *StreamingElicitationRequest, opts ...grpc.CallOption) (*StreamingElicitationResponse, error)
 	// TriggerToolChange announces that the caller's tool list changed.
 	TriggerToolChange(ctx context.Context, in *TriggerToolChangeRequest, opts ...grpc.CallOption) (*TriggerToolChangeResponse, error)
+	// TriggerPromptChange announces that the caller's prompt list changed.
+	TriggerPromptChange(ctx context.Context, in *TriggerPromptChangeRequest, opts ...grpc.CallOption) (*TriggerPromptChangeResponse, error)
 	// InputRequiredResultElicitation asks for a name in an input_required
 	// result.
 	InputRequiredResultElicitation(ctx context.Context, in *InputRequiredResultElicitationRequest, opts ...grpc.CallOption) (*InputRequiredResultElicitationResponse, error)
@@ -281,6 +284,16 @@ func (c *conformanceServiceClient) TriggerToolChange(ctx context.Context, in *Tr
 	return out, nil
 }
 
+func (c *conformanceServiceClient) TriggerPromptChange(ctx context.Context, in *TriggerPromptChangeRequest, opts ...grpc.CallOption) (*TriggerPromptChangeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TriggerPromptChangeResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_TriggerPromptChange_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *conformanceServiceClient) InputRequiredResultElicitation(ctx context.Context, in *InputRequiredResultElicitationRequest, opts ...grpc.CallOption) (*InputRequiredResultElicitationResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(InputRequiredResultElicitationResponse)
@@ -407,6 +420,8 @@ type ConformanceServiceServer interface {
 	StreamingElicitation(context.Context, *StreamingElicitationRequest) (*StreamingElicitationResponse, error)
 	// TriggerToolChange announces that the caller's tool list changed.
 	TriggerToolChange(context.Context, *TriggerToolChangeRequest) (*TriggerToolChangeResponse, error)
+	// TriggerPromptChange announces that the caller's prompt list changed.
+	TriggerPromptChange(context.Context, *TriggerPromptChangeRequest) (*TriggerPromptChangeResponse, error)
 	// InputRequiredResultElicitation asks for a name in an input_required
 	// result.
 	InputRequiredResultElicitation(context.Context, *InputRequiredResultElicitationRequest) (*InputRequiredResultElicitationResponse, error)
@@ -484,6 +499,9 @@ func (UnimplementedConformanceServiceServer) StreamingElicitation(context.Contex
 }
 func (UnimplementedConformanceServiceServer) TriggerToolChange(context.Context, *TriggerToolChangeRequest) (*TriggerToolChangeResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method TriggerToolChange not implemented")
+}
+func (UnimplementedConformanceServiceServer) TriggerPromptChange(context.Context, *TriggerPromptChangeRequest) (*TriggerPromptChangeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method TriggerPromptChange not implemented")
 }
 func (UnimplementedConformanceServiceServer) InputRequiredResultElicitation(context.Context, *InputRequiredResultElicitationRequest) (*InputRequiredResultElicitationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method InputRequiredResultElicitation not implemented")
@@ -818,6 +836,24 @@ func _ConformanceService_TriggerToolChange_Handler(srv interface{}, ctx context.
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ConformanceService_TriggerPromptChange_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TriggerPromptChangeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).TriggerPromptChange(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_TriggerPromptChange_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).TriggerPromptChange(ctx, req.(*TriggerPromptChangeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _ConformanceService_InputRequiredResultElicitation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(InputRequiredResultElicitationRequest)
 	if err := dec(in); err != nil {
@@ -1032,6 +1068,10 @@ var ConformanceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "TriggerToolChange",
 			Handler:    _ConformanceService_TriggerToolChange_Handler,
+		},
+		{
+			MethodName: "TriggerPromptChange",
+			Handler:    _ConformanceService_TriggerPromptChange_Handler,
 		},
 		{
 			MethodName: "InputRequiredResultElicitation",
