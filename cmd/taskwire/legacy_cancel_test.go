@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/taskwire/taskwire/ent/privacy"
 	"github.com/taskwire/taskwire/ent/task"
 )
@@ -104,4 +106,42 @@ func (c *cluster) legacyPost(t *testing.T, addr, session, body string) *http.Res
 		t.Fatal(err)
 	}
 	return resp
+}
+
+// TestLegacyClientCancels: the go-sdk client at each legacy revision
+// cancels a call the way it does (notifications/cancelled, to whichever
+// replica the balancer picks, and it stops reading): the worker's import
+// stops and nothing of it is committed.
+func TestLegacyClientCancels(t *testing.T) {
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+		t.Run(version, func(t *testing.T) {
+			c := startCluster(t, setups()[0])
+			holdImportAt(c.DB, 30)
+			callCtx, cancelCall := context.WithCancel(context.Background())
+			defer cancelCall()
+			cs, _ := c.legacyClient(t, version, &mcp.ClientOptions{
+				ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { cancelCall() },
+			})
+			drafts := make([]map[string]any, 100)
+			for i := range drafts {
+				drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
+			}
+			params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
+			params.SetProgressToken("imp")
+			if _, err := cs.CallTool(callCtx, params); !errors.Is(err, context.Canceled) {
+				t.Fatalf("CallTool after cancelling = %v, want context.Canceled", err)
+			}
+			waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+				return c.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+			})
+			n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
+			if err != nil || n != 0 {
+				t.Errorf("tasks of the cancelled import committed = %d, %v; want 0", n, err)
+			}
+			// The session goes on.
+			if _, err := cs.ListTools(context.Background(), nil); err != nil {
+				t.Errorf("tools/list after the cancelled call: %v", err)
+			}
+		})
+	}
 }
