@@ -19,6 +19,7 @@ import (
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/token"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -86,6 +87,7 @@ func checkColumn(t, c string) error {
 			member.Table:       member.ValidColumn,
 			task.Table:         task.ValidColumn,
 			tenant.Table:       tenant.ValidColumn,
+			token.Table:        token.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

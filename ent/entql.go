@@ -11,6 +11,7 @@ import (
 	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/token"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -20,7 +21,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 7)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 8)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   activity.Table,
@@ -158,6 +159,28 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldName:      {Type: field.TypeString, Column: tenant.FieldName},
 			tenant.FieldTaskSeq:   {Type: field.TypeInt, Column: tenant.FieldTaskSeq},
 			tenant.FieldCreatedAt: {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   token.Table,
+			Columns: token.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: token.FieldID,
+			},
+		},
+		Type: "Token",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			token.FieldTenantID:   {Type: field.TypeInt, Column: token.FieldTenantID},
+			token.FieldJti:        {Type: field.TypeString, Column: token.FieldJti},
+			token.FieldMemberID:   {Type: field.TypeInt, Column: token.FieldMemberID},
+			token.FieldScopes:     {Type: field.TypeJSON, Column: token.FieldScopes},
+			token.FieldLabel:      {Type: field.TypeString, Column: token.FieldLabel},
+			token.FieldCreatedAt:  {Type: field.TypeTime, Column: token.FieldCreatedAt},
+			token.FieldExpiresAt:  {Type: field.TypeTime, Column: token.FieldExpiresAt},
+			token.FieldLastUsedAt: {Type: field.TypeTime, Column: token.FieldLastUsedAt},
+			token.FieldRevokedAt:  {Type: field.TypeTime, Column: token.FieldRevokedAt},
 		},
 	}
 	graph.MustAddE(
@@ -351,6 +374,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Task",
 		"Comment",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   token.TenantTable,
+			Columns: []string{token.TenantColumn},
+			Bidi:    false,
+		},
+		"Token",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"member",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   token.MemberTable,
+			Columns: []string{token.MemberColumn},
+			Bidi:    false,
+		},
+		"Token",
+		"Member",
 	)
 	return graph
 }()
@@ -1103,4 +1150,117 @@ func (f *TenantFilter) WhereTaskSeq(p entql.IntP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *TenantFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(tenant.FieldCreatedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *TokenQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TokenQuery builder.
+func (_q *TokenQuery) Filter() *TokenFilter {
+	return &TokenFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TokenMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TokenMutation builder.
+func (m *TokenMutation) Filter() *TokenFilter {
+	return &TokenFilter{config: m.config, predicateAdder: m}
+}
+
+// TokenFilter provides a generic filtering capability at runtime for TokenQuery.
+type TokenFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TokenFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *TokenFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(token.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *TokenFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(token.FieldTenantID))
+}
+
+// WhereJti applies the entql string predicate on the jti field.
+func (f *TokenFilter) WhereJti(p entql.StringP) {
+	f.Where(p.Field(token.FieldJti))
+}
+
+// WhereMemberID applies the entql int predicate on the member_id field.
+func (f *TokenFilter) WhereMemberID(p entql.IntP) {
+	f.Where(p.Field(token.FieldMemberID))
+}
+
+// WhereScopes applies the entql json.RawMessage predicate on the scopes field.
+func (f *TokenFilter) WhereScopes(p entql.BytesP) {
+	f.Where(p.Field(token.FieldScopes))
+}
+
+// WhereLabel applies the entql string predicate on the label field.
+func (f *TokenFilter) WhereLabel(p entql.StringP) {
+	f.Where(p.Field(token.FieldLabel))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TokenFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(token.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *TokenFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(token.FieldExpiresAt))
+}
+
+// WhereLastUsedAt applies the entql time.Time predicate on the last_used_at field.
+func (f *TokenFilter) WhereLastUsedAt(p entql.TimeP) {
+	f.Where(p.Field(token.FieldLastUsedAt))
+}
+
+// WhereRevokedAt applies the entql time.Time predicate on the revoked_at field.
+func (f *TokenFilter) WhereRevokedAt(p entql.TimeP) {
+	f.Where(p.Field(token.FieldRevokedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *TokenFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *TokenFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasMember applies a predicate to check if query has an edge member.
+func (f *TokenFilter) WhereHasMember() {
+	f.Where(entql.HasEdge("member"))
+}
+
+// WhereHasMemberWith applies a predicate to check if query has an edge member with a given conditions (other predicates).
+func (f *TokenFilter) WhereHasMemberWith(preds ...predicate.Member) {
+	f.Where(entql.HasEdgeWith("member", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
 }

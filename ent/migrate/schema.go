@@ -268,6 +268,51 @@ var (
 		Columns:    TenantsColumns,
 		PrimaryKey: []*schema.Column{TenantsColumns[0]},
 	}
+	// TokensColumns holds the columns for the "tokens" table.
+	TokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "jti", Type: field.TypeString, Unique: true},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "label", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "tenant_id", Type: field.TypeInt},
+		{Name: "member_id", Type: field.TypeInt},
+	}
+	// TokensTable holds the schema information for the "tokens" table.
+	TokensTable = &schema.Table{
+		Name:       "tokens",
+		Columns:    TokensColumns,
+		PrimaryKey: []*schema.Column{TokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "tokens_tenants_tenant",
+				Columns:    []*schema.Column{TokensColumns[8]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "tokens_members_member",
+				Columns:    []*schema.Column{TokensColumns[9]},
+				RefColumns: []*schema.Column{MembersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "token_tenant_id_member_id",
+				Unique:  false,
+				Columns: []*schema.Column{TokensColumns[8], TokensColumns[9]},
+			},
+			{
+				Name:    "token_revoked_at_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{TokensColumns[7], TokensColumns[5]},
+			},
+		},
+	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		ActivitiesTable,
@@ -277,6 +322,7 @@ var (
 		MembersTable,
 		TasksTable,
 		TenantsTable,
+		TokensTable,
 	}
 )
 
@@ -294,4 +340,6 @@ func init() {
 	TasksTable.ForeignKeys[0].RefTable = BoardsTable
 	TasksTable.ForeignKeys[1].RefTable = TenantsTable
 	TasksTable.ForeignKeys[2].RefTable = MembersTable
+	TokensTable.ForeignKeys[0].RefTable = TenantsTable
+	TokensTable.ForeignKeys[1].RefTable = MembersTable
 }

@@ -26,3 +26,6 @@ type Task func(*sql.Selector)
 
 // Tenant is the predicate function for tenant builders.
 type Tenant func(*sql.Selector)
+
+// Token is the predicate function for token builders.
+type Token func(*sql.Selector)

@@ -279,6 +279,30 @@ func (f TenantMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TenantMutation", m)
 }
 
+// The TokenQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TokenQueryRuleFunc func(context.Context, *ent.TokenQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TokenQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TokenQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TokenQuery", q)
+}
+
+// The TokenMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TokenMutationRuleFunc func(context.Context, *ent.TokenMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TokenMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TokenMutation", m)
+}
+
 type (
 	// Filter is the interface that wraps the Where function
 	// for filtering nodes in queries and mutations.
@@ -328,6 +352,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.TenantQuery:
 		return q.Filter(), nil
+	case *ent.TokenQuery:
+		return q.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected query type %T for query filter", q)
 	}
@@ -348,6 +374,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.TaskMutation:
 		return m.Filter(), nil
 	case *ent.TenantMutation:
+		return m.Filter(), nil
+	case *ent.TokenMutation:
 		return m.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected mutation type %T for mutation filter", m)

@@ -14,6 +14,7 @@ import (
 	"github.com/taskwire/taskwire/ent/schema"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/token"
 
 	"entgo.io/ent"
 	"entgo.io/ent/privacy"
@@ -199,6 +200,30 @@ func init() {
 	tenantDescCreatedAt := tenantFields[3].Descriptor()
 	// tenant.DefaultCreatedAt holds the default value on creation for the created_at field.
 	tenant.DefaultCreatedAt = tenantDescCreatedAt.Default.(func() time.Time)
+	tokenMixin := schema.Token{}.Mixin()
+	token.Policy = privacy.NewPolicies(tokenMixin[0], schema.Token{})
+	token.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := token.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	tokenFields := schema.Token{}.Fields()
+	_ = tokenFields
+	// tokenDescJti is the schema descriptor for jti field.
+	tokenDescJti := tokenFields[0].Descriptor()
+	// token.JtiValidator is a validator for the "jti" field. It is called by the builders before save.
+	token.JtiValidator = tokenDescJti.Validators[0].(func(string) error)
+	// tokenDescLabel is the schema descriptor for label field.
+	tokenDescLabel := tokenFields[3].Descriptor()
+	// token.DefaultLabel holds the default value on creation for the label field.
+	token.DefaultLabel = tokenDescLabel.Default.(string)
+	// tokenDescCreatedAt is the schema descriptor for created_at field.
+	tokenDescCreatedAt := tokenFields[4].Descriptor()
+	// token.DefaultCreatedAt holds the default value on creation for the created_at field.
+	token.DefaultCreatedAt = tokenDescCreatedAt.Default.(func() time.Time)
 }
 
 const (

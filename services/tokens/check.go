@@ -1,0 +1,118 @@
+package tokens
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/privacy"
+	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/services/store"
+)
+
+// TouchEvery is how often at most Touch writes a token's last use.
+const TouchEvery = time.Minute
+
+// system marks ctx as work across tenants: looking a token up by its id
+// happens before, and independently of, any tenant's scope. Only the
+// token's revocation state and expiry are read this way.
+func system(ctx context.Context) context.Context {
+	return privacy.DecisionContext(ctx, privacy.Allow)
+}
+
+// IsRevoked reports whether the token with id jti must be refused: it was
+// revoked, or it was never recorded. Every token minted through Create is
+// recorded before it is handed out, so an unknown id is not a token of
+// ours. That includes tokens minted before tokens were recorded at all:
+// they could be neither listed nor revoked, so they are refused too, and
+// their holders need new ones (taskwire token create).
+//
+// Workers call it on every call. On error it answers true with the error:
+// a revocation that cannot be checked is not assumed away.
+func (s *Store) IsRevoked(ctx context.Context, jti string) (bool, error) {
+	if jti == "" {
+		return true, nil
+	}
+	row, err := s.client.Token.Query().Where(token.Jti(jti)).
+		Select(token.FieldRevokedAt).Only(system(ctx))
+	switch {
+	case ent.IsNotFound(err):
+		return true, nil
+	case err != nil:
+		return true, store.DomainError(ctx, err)
+	}
+	return row.RevokedAt != nil, nil
+}
+
+// Touch records that the token with id jti was just used. It writes at
+// most once per TouchEvery per token: calls in between return at once
+// without touching the database, and the write itself is conditional, so
+// many workers together still write about once per TouchEvery. An unknown
+// jti is ignored.
+func (s *Store) Touch(ctx context.Context, jti string) error {
+	now := s.now()
+	if jti == "" || !s.touched.due(jti, now) {
+		return nil
+	}
+	err := s.client.Token.Update().
+		Where(token.Jti(jti), token.Or(token.LastUsedAtIsNil(), token.LastUsedAtLTE(now.Add(-TouchEvery)))).
+		SetLastUsedAt(now).Exec(system(ctx))
+	if err != nil {
+		s.touched.forget(jti)
+		return store.DomainError(ctx, err)
+	}
+	return nil
+}
+
+// LiveRevocations returns the id and expiry of every revoked token, of all
+// tenants, that has not expired (or expired less than a minute ago, within
+// the verifiers' leeway): what a front door must refuse when it starts.
+func (s *Store) LiveRevocations(ctx context.Context) (map[string]time.Time, error) {
+	rows, err := s.client.Token.Query().
+		Where(token.RevokedAtNotNil(), token.ExpiresAtGT(s.now().Add(-expiryGrace))).
+		Select(token.FieldJti, token.FieldExpiresAt).All(system(ctx))
+	if err != nil {
+		return nil, store.DomainError(ctx, err)
+	}
+	out := make(map[string]time.Time, len(rows))
+	for _, r := range rows {
+		out[r.Jti] = r.ExpiresAt
+	}
+	return out, nil
+}
+
+// touches remembers which tokens were touched in the last TouchEvery, so
+// Touch can skip the database for them. Entries older than that are swept
+// at most once per TouchEvery, so it holds only recently used tokens.
+type touches struct {
+	mu    sync.Mutex
+	seen  map[string]time.Time
+	swept time.Time
+}
+
+// due reports whether jti should be written at now, and if so marks it.
+func (t *touches) due(jti string, now time.Time) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if last, ok := t.seen[jti]; ok && now.Sub(last) < TouchEvery {
+		return false
+	}
+	t.seen[jti] = now
+	if now.Sub(t.swept) >= TouchEvery {
+		for k, last := range t.seen {
+			if now.Sub(last) >= TouchEvery {
+				delete(t.seen, k)
+			}
+		}
+		t.swept = now
+	}
+	return true
+}
+
+// forget drops jti's mark, so the next Touch tries again.
+func (t *touches) forget(jti string) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.seen, jti)
+}

@@ -1,0 +1,104 @@
+// Package tokens records the access tokens Taskwire mints, so they can be
+// listed and revoked, and tells workers and front doors which ones are
+// revoked. The database keeps each token's id (its jti) and metadata,
+// never the token: a token is shown once, when it is created.
+//
+// Revocation holds at once in two places. Workers ask the database on
+// every call (Store.IsRevoked), which is the authority. Front doors have
+// no database; they keep a Revocations set, filled at start from a worker
+// (TokenService.ListRevocations) and kept current over NATS, and refuse
+// revoked tokens before any call reaches a worker.
+package tokens
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/store"
+)
+
+// Publisher broadcasts revocations to the front doors; *events.Bus is one.
+type Publisher interface {
+	PublishRevocation(events.Revocation) error
+}
+
+// Config holds what a Store needs.
+type Config struct {
+	Client *ent.Client // required, e.g. from store.Open
+	// Events broadcasts revocations. When nil (a command-line tool with no
+	// NATS), revocations are stored only: workers refuse the tokens at
+	// once, front doors when they next load the revocations.
+	Events Publisher
+	Now    func() time.Time // nil means time.Now; tests set a clock
+	Logger *slog.Logger     // nil means slog.Default()
+}
+
+// Validate reports whether c is complete.
+func (c Config) Validate() error {
+	if c.Client == nil {
+		return errors.New("tokens: Config.Client is nil")
+	}
+	return nil
+}
+
+// Store records tokens in the database and answers about them.
+type Store struct {
+	client  *ent.Client
+	events  Publisher
+	clock   func() time.Time
+	log     *slog.Logger
+	touched touches
+}
+
+// New returns a Store for cfg.
+func New(cfg Config) (*Store, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Store{client: cfg.Client, events: cfg.Events, clock: cfg.Now, log: cfg.Logger}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	s.touched.seen = map[string]time.Time{}
+	return s, nil
+}
+
+// now is the clock in UTC to the microsecond, as the schema's defaults
+// are, so what is written equals what is read back on every backend.
+func (s *Store) now() time.Time {
+	return s.clock().UTC().Truncate(time.Microsecond)
+}
+
+// scope resolves the tenant with slug and returns it with ctx scoped to it.
+func scope(ctx context.Context, client *ent.Client, slug string) (*ent.Tenant, context.Context, error) {
+	t, err := client.Tenant.Query().Where(tenant.Slug(slug)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, ctx, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no tenant %q", slug))
+	}
+	if err != nil {
+		return nil, ctx, store.DomainError(ctx, err)
+	}
+	return t, tenantscope.NewContext(ctx, t.ID), nil
+}
+
+// findMember returns the member with id in tenant t. A member of another
+// tenant is not found, in the same words as a member that does not exist.
+func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, id int) (*ent.Member, error) {
+	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.ID(id)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no member %d in tenant %s", id, t.Slug))
+	}
+	return m, err
+}
