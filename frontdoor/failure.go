@@ -60,6 +60,7 @@ func (x *exchange) failureFor(err error) *failure {
 	var je *jsonrpc.Error
 	var se *mcp.ScopeError
 	var nf *mcp.ResourceNotFoundError
+	var re *mcp.RevokedError
 	switch {
 	case x.r.Context().Err() != nil:
 		x.cause = err
@@ -74,6 +75,10 @@ func (x *exchange) failureFor(err error) *failure {
 		return x.h.insufficientScope(x.msg.ID, se)
 	case errors.As(err, &nf):
 		return &failure{id: x.msg.ID, err: x.resourceNotFound(nf)}
+	case errors.As(err, &re):
+		f := x.h.unauthorized("the token is not accepted: "+re.Reason, "the token is invalid, expired or revoked", err)
+		f.id = x.msg.ID
+		return f
 	}
 	return x.internal(err)
 }

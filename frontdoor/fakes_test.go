@@ -49,14 +49,14 @@ type fakeBackend struct {
 	tools []fakeTool
 }
 
-func (b *fakeBackend) Tools(c identity.Caller) []mcp.Tool {
+func (b *fakeBackend) Tools(_ context.Context, c identity.Caller) ([]mcp.Tool, error) {
 	var out []mcp.Tool
 	for _, t := range b.tools {
 		if authz.Allows(c.Scopes, t.scope) {
 			out = append(out, t.tool)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (b *fakeBackend) CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error) {

@@ -36,8 +36,9 @@ type TokenVerifier interface {
 
 // ToolBackend lists and runs the tools of one caller.
 type ToolBackend interface {
-	// Tools returns the tools c may call, in a stable order.
-	Tools(c identity.Caller) []mcp.Tool
+	// Tools returns the tools c may call now (its role narrowed by its
+	// token's scopes), in a stable order. Its errors follow CallTool's.
+	Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, error)
 	// CallTool runs call for c.
 	// report is nil when the request carried no progressToken; otherwise
 	// it may be called from any goroutine, even briefly after CallTool

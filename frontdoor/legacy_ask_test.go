@@ -33,8 +33,8 @@ type askingBackend struct {
 	caps   chan json.RawMessage // the capabilities of each call
 }
 
-func (b *askingBackend) Tools(identity.Caller) []mcp.Tool {
-	return []mcp.Tool{{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+func (b *askingBackend) Tools(context.Context, identity.Caller) ([]mcp.Tool, error) {
+	return []mcp.Tool{{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}}, nil
 }
 
 func (b *askingBackend) CallTool(_ context.Context, c identity.Caller, call *mcp.ToolCall, _ progress.Reporter) (*mcp.CallToolResult, error) {

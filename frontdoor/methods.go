@@ -114,7 +114,10 @@ func (x *exchange) toolPage() ([]mcp.Tool, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	tools := x.h.cfg.Tools.Tools(x.caller)
+	tools, err := x.h.cfg.Tools.Tools(x.r.Context(), x.caller)
+	if err != nil {
+		return nil, "", err
+	}
 	start, ok := pageStart(tools, cursor)
 	if !ok {
 		return nil, "", jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: the cursor is not valid; list again without one")

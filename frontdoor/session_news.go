@@ -20,8 +20,10 @@ type SessionNews interface {
 // sessionBook remembers, per legacy session, what its sealed id cannot
 // say because it was issued before: that the client ended it, and the
 // logging level it set. Entries live until the id would have expired
-// anyway. A replica that starts later does not know of earlier news; it
-// treats such a session as never ended, with no level set.
+// anyway. SessionNews replays what is still live to a replica that starts
+// later (a JetStream key-value bucket); over a NATS server without
+// JetStream such a replica does not know of earlier news, and treats the
+// session as never ended, with no level set.
 type sessionBook struct {
 	mu      sync.Mutex
 	entries map[string]sessionEntry // id hash → what we know

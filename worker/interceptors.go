@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -34,10 +35,16 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     the context, trusted only from a call carrying the internal key when
 //     one is configured; none → Unauthenticated. Health is exempt.
 //  4. scope: the token's scopes must cover the scope the method's
-//     (taskwire.mcp.v1.tool) option names; otherwise PermissionDenied.
-//  5. progress: a Reporter publishing to NATS when the call asked for one,
+//     (taskwire.mcp.v1.tool) option names; otherwise PermissionDenied
+//     (reason INSUFFICIENT_SCOPE). Checked before the role, since it needs
+//     no database and a stronger token is what the client can ask for.
+//  5. access: the member's current role, read from the database through
+//     Config.Access, must permit the same scope; otherwise PermissionDenied
+//     (reason ROLE_FORBIDS). The Access read goes into the context for the
+//     services (access.FromContext).
+//  6. progress: a Reporter publishing to NATS when the call asked for one,
 //     and the trailer counting what was published.
-//  6. errors: the one place where service errors become gRPC statuses,
+//  7. errors: the one place where service errors become gRPC statuses,
 //     innermost so that everything above sees statuses only.
 func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
 	return []grpc.UnaryServerInterceptor{
@@ -45,6 +52,7 @@ func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
 		s.recoverPanic,
 		s.requireIdentity,
 		s.requireScope,
+		s.requireRole,
 		s.reportProgress,
 		s.translateErrors,
 	}
@@ -125,6 +133,12 @@ func (s *Server) recoverPanic(ctx context.Context, req any, info *grpc.UnaryServ
 	return handler(ctx, req)
 }
 
+// callerless reports whether a method is called with no caller: the
+// health service, and Config.Unnamed (which still needs the internal key).
+func (s *Server) callerless(method string) bool {
+	return strings.HasPrefix(method, healthPrefix) || slices.Contains(s.cfg.Unnamed, method)
+}
+
 // requireIdentity puts the caller named in metadata into the context.
 func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if strings.HasPrefix(info.FullMethod, healthPrefix) {
@@ -133,9 +147,25 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 	if s.cfg.InternalKey != "" && !identity.HasInternalKey(ctx, s.cfg.InternalKey) {
 		return nil, status.Error(codes.Unauthenticated, "the call does not come from a front door of this deployment")
 	}
+	if s.callerless(info.FullMethod) {
+		return handler(ctx, req)
+	}
 	c, err := identity.FromIncoming(ctx)
 	if err != nil {
 		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
+	}
+	if s.cfg.Tokens != nil {
+		revoked, err := s.cfg.Tokens.IsRevoked(ctx, c.TokenID)
+		if err != nil {
+			s.log.ErrorContext(ctx, "worker: cannot check the token", "err", err)
+			return nil, status.Error(codes.Unavailable, "the token could not be checked just now; try again")
+		}
+		if revoked {
+			return nil, status.Error(codes.Unauthenticated, "this token was revoked or was not issued here: ask an admin for a new one")
+		}
+		if err := s.cfg.Tokens.Touch(context.WithoutCancel(ctx), c.TokenID); err != nil {
+			s.log.WarnContext(ctx, "worker: cannot note the token's last use", "err", err)
+		}
 	}
 	return handler(identity.NewContext(ctx, c), req)
 }

@@ -1,11 +1,12 @@
 package worker
 
 import (
-	"github.com/taskwire/taskwire/services/events/natstest"
 	"os"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/taskwire/taskwire/services/events/natstest"
 
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"

@@ -13,23 +13,26 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
 // scopeRule is what a method needs: the scope its tool option names ("" for
-// none) and the tool's name, for the refusal message.
+// none), and the tool's name and title, for the refusal message.
 type scopeRule struct {
 	scope string
 	tool  string
+	title string
 	err   error // the method is not in the registry
 }
 
 // requireScope refuses a call whose token scopes do not cover the scope of
 // the method's (taskwire.mcp.v1.tool) option, in a sentence a model can act
-// on. Methods without the option need only a valid identity.
+// on, marked access.ReasonInsufficientScope. Methods without the option
+// need only a valid identity.
 func (s *Server) requireScope(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if strings.HasPrefix(info.FullMethod, healthPrefix) {
+	if s.callerless(info.FullMethod) {
 		return handler(ctx, req)
 	}
 	rule := s.ruleFor(info.FullMethod)
@@ -42,7 +45,7 @@ func (s *Server) requireScope(ctx context.Context, req any, info *grpc.UnaryServ
 		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
 	}
 	if !authz.Allows(c.Scopes, rule.scope) {
-		return nil, status.Error(codes.PermissionDenied, fmt.Sprintf(
+		return nil, access.InsufficientScope(rule.tool, rule.scope, fmt.Sprintf(
 			"This token lacks the %[1]s scope needed by %[2]s; ask an admin for a token with %[1]s.",
 			rule.scope, rule.tool))
 	}
@@ -75,5 +78,5 @@ func lookupRule(fullMethod string) scopeRule {
 	if tool == nil {
 		return scopeRule{tool: string(md.Name())}
 	}
-	return scopeRule{scope: tool.GetScope(), tool: tool.GetName()}
+	return scopeRule{scope: tool.GetScope(), tool: tool.GetName(), title: tool.GetTitle()}
 }

@@ -1,6 +1,6 @@
 // Package worker is the worker process's gRPC server: it serves the
 // services it is given behind one interceptor chain (identity, scopes,
-// progress, error translation), reports health, and drains gracefully.
+// roles, progress, error translation), reports health, and drains gracefully.
 package worker
 
 import (
@@ -28,12 +28,32 @@ type Config struct {
 	NATS *nats.Conn
 	// Register adds the services to serve, e.g. board.Register.
 	Register []func(grpc.ServiceRegistrar)
+	// Access reads the caller's current membership on every call; its
+	// role must permit what the method needs (see requireRole). Every
+	// deployment sets it. Nil turns role checks off and leaves no Access
+	// in the context: only for tests of other parts, and for services that
+	// neither need a member nor serve AccessService.
+	Access AccessResolver
+	// Tokens, when set, refuses a caller whose token was revoked (or
+	// never issued here) on every call, and notes that the token was used.
+	Tokens TokenChecker
+	// Unnamed lists full method names a front door calls for itself, with
+	// no caller: they need the internal key only (e.g. loading the live
+	// revocations at start).
+	Unnamed []string
 	// InternalKey, when set, must come with every call (metadata
 	// identity.MDInternalKey): only front doors holding it may name callers.
 	InternalKey string
 	// DrainTimeout bounds how long Stop waits for in-flight calls before it
 	// cuts them off; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
+}
+
+// TokenChecker tells whether a token (by jti) may still be used, from the
+// database: the truth a revocation broadcast only spreads.
+type TokenChecker interface {
+	IsRevoked(ctx context.Context, jti string) (bool, error)
+	Touch(ctx context.Context, jti string) error
 }
 
 // Validate reports whether c can build a Server.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"time"
 
@@ -13,10 +14,13 @@ import (
 // bus is the NATS connection the front door and worker share: to a remote
 // server when a URL is given, otherwise to a server inside this process
 // that listens on no port unless asked (4222 may belong to another server).
+// The embedded server runs JetStream, which keeps the front doors' news of
+// sessions (services/events) for replicas that start later.
 type bus struct {
 	conn     *nats.Conn
 	closed   chan struct{}
 	embedded *server.Server
+	storeDir string // the embedded JetStream's, removed on Close
 }
 
 func startBus(url, listen string) (*bus, error) {
@@ -31,7 +35,7 @@ func startBus(url, listen string) (*bus, error) {
 		b.conn = nc
 		return b, nil
 	}
-	opts := &server.Options{ServerName: "taskwire-embedded", DontListen: true, NoSigs: true, NoLog: true}
+	opts := &server.Options{ServerName: "taskwire-embedded", DontListen: true, NoSigs: true, NoLog: true, JetStream: true}
 	if listen != "" {
 		host, port, err := net.SplitHostPort(listen)
 		if err != nil {
@@ -43,6 +47,34 @@ func startBus(url, listen string) (*bus, error) {
 		}
 		opts.DontListen, opts.Host, opts.Port = false, host, p
 	}
+	// JetStream insists on a store directory even though every stream
+	// here is in memory. A fresh temporary one suits: nothing in it is
+	// meant to outlive the process, and no two processes share it. (The
+	// data directory is not given to startBus, and stays free of it.)
+	dir, err := os.MkdirTemp("", "taskwire-nats-")
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	opts.StoreDir, b.storeDir = dir, dir
+	ns, err := startEmbedded(opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	nc, err := nats.Connect(ns.ClientURL(), nats.InProcessServer(ns), nats.Name("taskwire"), onClose)
+	if err != nil {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
+	}
+	b.conn, b.embedded = nc, ns
+	return b, nil
+}
+
+// startEmbedded starts the in-process server and waits until it takes
+// connections.
+func startEmbedded(opts *server.Options) (*server.Server, error) {
 	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
@@ -50,15 +82,10 @@ func startBus(url, listen string) (*bus, error) {
 	go ns.Start()
 	if !ns.ReadyForConnections(connectTimeout) {
 		ns.Shutdown()
+		ns.WaitForShutdown()
 		return nil, fmt.Errorf("embedded NATS did not start within %v", connectTimeout)
 	}
-	nc, err := nats.Connect(ns.ClientURL(), nats.InProcessServer(ns), nats.Name("taskwire"), onClose)
-	if err != nil {
-		ns.Shutdown()
-		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
-	}
-	b.conn, b.embedded = nc, ns
-	return b, nil
+	return ns, nil
 }
 
 // Close drains the connection and stops the embedded server, if any.
@@ -73,6 +100,7 @@ func (b *bus) Close() {
 	if b.embedded != nil {
 		b.embedded.Shutdown()
 		b.embedded.WaitForShutdown()
+		os.RemoveAll(b.storeDir)
 	}
 }
 

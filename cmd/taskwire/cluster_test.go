@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
-	"github.com/taskwire/taskwire/services/events/natstest"
 	"log/slog"
 	"net"
 	"net/http"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/taskwire/taskwire/services/events/natstest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -31,9 +32,32 @@ type cluster struct {
 	logs     *logSink
 	natsURL  string
 	owner    int // the owner's member id
+	issuer   *authn.Issuer
+	front    frontdoorNodeConfig // what every front door shares
 }
 
-func startCluster(t *testing.T, s setup) *cluster {
+// addFront starts one more front door, with its own NATS connection, as a
+// deployment that scales out or replaces a replica, and returns its
+// host:port once it takes requests.
+func (c *cluster) addFront(t testing.TB) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := c.front
+	cfg.Listener, cfg.NATS = ln, natstest.Connect(t, c.natsURL)
+	f, err := startFrontdoorNode(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.stop(context.Background()) })
+	c.fronts = append(c.fronts, ln.Addr().String())
+	c.endpoint = f.endpoint
+	return ln.Addr().String()
+}
+
+func startCluster(t testing.TB, s setup) *cluster {
 	t.Helper()
 	ctx := context.Background()
 	backend, natsURL := storetest.SQLite, s.natsURL
@@ -66,36 +90,23 @@ func startCluster(t *testing.T, s setup) *cluster {
 	}
 	t.Cleanup(func() { w.stop(context.Background()) })
 
-	publicURL := "http://taskwire.test"
-	for range 2 {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := startFrontdoorNode(frontdoorNodeConfig{
-			Listener: ln, PublicURL: publicURL, Worker: "passthrough:///" + w.addr, InternalKey: "cluster-key",
-			NATS: natstest.Connect(t, natsURL), Key: key, Log: log,
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { f.stop(context.Background()) })
-		c.fronts = append(c.fronts, ln.Addr().String())
-		c.endpoint = f.endpoint
+	c.front = frontdoorNodeConfig{
+		PublicURL: "http://taskwire.test", Worker: "passthrough:///" + w.addr, InternalKey: "cluster-key", Key: key, Log: log,
 	}
+	c.addFront(t)
+	c.addFront(t)
 
 	res, err := tenancy.Bootstrap(ctx, db, tenancy.Config{TenantSlug: "acme", OwnerHandle: "ada"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	c.owner = res.Owner.ID
-	issuer, err := authn.NewIssuer(authn.IssuerConfig{Key: key, Issuer: publicURL, Audience: c.endpoint})
+	issuer, err := authn.NewIssuer(authn.IssuerConfig{Key: key, Issuer: c.front.PublicURL, Audience: c.endpoint})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.token, _, err = issuer.Mint(authn.MintRequest{Tenant: "acme", Member: res.Owner.ID, Scopes: authz.AllScopes}); err != nil {
-		t.Fatal(err)
-	}
+	c.issuer = issuer
+	c.token = recordToken(t, db, issuer, "acme", res.Owner.ID, authz.AllScopes)
 	return c
 }
 

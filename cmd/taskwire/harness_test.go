@@ -14,7 +14,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // harness is a whole Taskwire system started in process, as `taskwire
@@ -141,7 +144,7 @@ next:
 }
 
 // waitFor polls cond until it holds, failing t after timeout.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
+func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
 	t.Helper()
 	deadline := time.Now().Add(timeout)
 	for !cond() {
@@ -150,4 +153,20 @@ func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// recordToken mints a token for member of tenant and records it, as
+// `taskwire token create` does: workers refuse tokens they have no record
+// of.
+func recordToken(t testing.TB, db *ent.Client, issuer *authn.Issuer, tenant string, member int, scopes []string) string {
+	t.Helper()
+	store, err := tokens.New(tokens.Config{Client: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := store.Create(context.Background(), issuer, tokens.CreateRequest{Tenant: tenant, Member: member, Scopes: scopes, Label: t.Name()})
+	if err != nil {
+		t.Fatalf("recording a token: %v", err)
+	}
+	return token
 }

@@ -16,18 +16,7 @@ func TestLegacySessionEndHoldsEverywhere(t *testing.T) {
 		t.Fatalf("ping at the other replica before the end = %d, want 200", resp.StatusCode)
 	}
 
-	req, _ := http.NewRequest(http.MethodDelete, "http://"+c.fronts[0]+"/api/mcp", nil)
-	req.Header.Set("Authorization", "Bearer "+c.token)
-	req.Header.Set("Mcp-Session-Id", session)
-	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusNoContent {
-		t.Fatalf("DELETE = %d, want 204", resp.StatusCode)
-	}
+	c.legacyDelete(t, c.fronts[0], session)
 	if resp := c.legacyPost(t, c.fronts[0], session, ping); resp.Body.Close() != nil || resp.StatusCode != http.StatusNotFound {
 		t.Errorf("ping at the same replica after the end = %d, want 404", resp.StatusCode)
 	}

@@ -2,9 +2,10 @@ package main
 
 import (
 	"context"
-	"github.com/taskwire/taskwire/services/events/natstest"
 	"testing"
 	"time"
+
+	"github.com/taskwire/taskwire/services/events/natstest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 

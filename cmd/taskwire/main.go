@@ -2,6 +2,7 @@
 //
 //	taskwire serve                      front door + worker + NATS + SQLite in one process
 //	taskwire token create --member H    mint a token for member H
+//	taskwire token list | revoke        list or revoke tokens
 package main
 
 import (
@@ -33,8 +34,11 @@ const usage = `Taskwire: a task board for people and AI assistants, served over 
 Usage:
   taskwire serve [flags]                 run Taskwire on one machine (SQLite + in-process NATS)
   taskwire token create --member HANDLE  mint an access token for a member
+  taskwire token list [--member HANDLE]  list tokens (never the tokens themselves)
+  taskwire token revoke JTI | --member HANDLE
+                                         revoke one token, or all of a member's
 
-Run "taskwire serve -h" or "taskwire token create -h" for their flags.
+Run "taskwire serve -h" or "taskwire token create -h" (or list, revoke) for their flags.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -46,11 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "serve":
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "token":
-		if len(args) < 2 || args[1] != "create" {
-			fmt.Fprint(stderr, "usage: taskwire token create --member HANDLE [--scopes read,comment,write]\n")
-			return flag.ErrHelp
-		}
-		return runTokenCreate(ctx, args[2:], stdout, stderr)
+		return runToken(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -25,11 +25,14 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/frontdoor/toolcall"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/board"
 	"github.com/taskwire/taskwire/services/conformance"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
 )
 
@@ -59,12 +62,24 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	register := []func(grpc.ServiceRegistrar){boards.Register}
+	// Every call's role is read from the database by the resolver; the
+	// access service answers from what it read.
+	roles, err := tenancy.NewResolver(cfg.DB)
+	if err != nil {
+		return nil, err
+	}
+	bus, err := events.New(cfg.NATS)
+	if err != nil {
+		return nil, err
+	}
+	// Every call's token is checked against the database (revoked, or
+	// never issued here); revocations are broadcast to front doors.
+	tokenStore, err := tokens.New(tokens.Config{Client: cfg.DB, Events: bus, Logger: cfg.Log})
+	if err != nil {
+		return nil, err
+	}
+	register := []func(grpc.ServiceRegistrar){boards.Register, access.NewService().Register, tokenStore.Register}
 	if cfg.Conformance {
-		bus, err := events.New(cfg.NATS)
-		if err != nil {
-			return nil, err
-		}
 		fixtures, err := conformance.New(conformance.Config{Events: bus})
 		if err != nil {
 			return nil, err
@@ -74,6 +89,9 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	srv, err := worker.New(worker.Config{
 		Logger:       cfg.Log.With("component", "worker"),
 		NATS:         cfg.NATS,
+		Access:       roles,
+		Tokens:       tokenStore,
+		Unnamed:      []string{taskwirev1.TokenService_ListRevocations_FullMethodName},
 		InternalKey:  cfg.InternalKey,
 		Register:     register,
 		DrainTimeout: cfg.Drain,
@@ -95,13 +113,14 @@ func (n *workerNode) stop(ctx context.Context) { n.srv.Stop(ctx) }
 
 // frontdoorNode is a front door: MCP over HTTP, calling workers over gRPC.
 type frontdoorNode struct {
-	conn     *grpc.ClientConn
-	mcp      *frontdoor.Handler
-	http     *http.Server
-	idle     newConns
-	lis      net.Listener
-	served   chan error
-	endpoint string
+	conn            *grpc.ClientConn
+	stopRevocations func()
+	mcp             *frontdoor.Handler
+	http            *http.Server
+	idle            newConns
+	lis             net.Listener
+	served          chan error
+	endpoint        string
 }
 
 type frontdoorNodeConfig struct {
@@ -128,8 +147,22 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := newMCPHandler(cfg, n.conn, n.endpoint)
+	// Revoked tokens are refused at once: the set loads the live
+	// revocations from a worker, then follows the NATS broadcast.
+	revs, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: tokens.FromWorker(n.conn), Logger: cfg.Log})
 	if err != nil {
+		n.conn.Close()
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if n.stopRevocations, err = revs.Start(ctx, cfg.NATS); err != nil {
+		n.conn.Close()
+		return nil, err
+	}
+	h, err := newMCPHandler(cfg, n.conn, n.endpoint, revs.Refuses)
+	if err != nil {
+		n.stopRevocations()
 		n.conn.Close()
 		return nil, err
 	}
@@ -139,8 +172,8 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	return n, nil
 }
 
-func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string) (*frontdoor.Handler, error) {
-	services := []string{taskwirev1.BoardService_ServiceDesc.ServiceName}
+func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, revoked func(identity.Caller, time.Time) bool) (*frontdoor.Handler, error) {
+	services := []string{taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName}
 	if cfg.Conformance {
 		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
 	}
@@ -164,6 +197,7 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	}
 	verifier, err := authn.NewVerifier(authn.VerifierConfig{
 		Keys:     cfg.publicKeys(),
+		Revoked:  revoked,
 		Issuer:   cfg.PublicURL,
 		Audience: endpoint,
 	})
@@ -186,6 +220,9 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		bus, err := events.New(cfg.NATS)
 		if err != nil {
 			return nil, err
+		}
+		if kept, err := bus.KeepsSessionNews(); err == nil && !kept {
+			log.Warn("NATS has no JetStream: a front door started later will not know of legacy sessions ended or log levels set before it started")
 		}
 		changes, news = bus, bus
 	}
@@ -251,6 +288,7 @@ func contentBackend(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, stat
 func (n *frontdoorNode) stop(ctx context.Context) error {
 	n.mcp.Shutdown() // listen streams end with their result
 	err := shutdownHTTP(ctx, n.http, &n.idle)
+	n.stopRevocations()
 	n.conn.Close()
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil

@@ -71,10 +71,7 @@ func TestRetiredSigningKey(t *testing.T) {
 
 	// Key A: a token, a legacy session and a confirmation left pending.
 	old := start(config{})
-	token, _, err := old.Issuer.Mint(authnRequest(old.first.Tenant.Slug, old.first.Owner.ID, authz.AllScopes))
-	if err != nil {
-		t.Fatal(err)
-	}
+	token := recordToken(t, old.DB, old.Issuer, old.first.Tenant.Slug, old.first.Owner.ID, authz.AllScopes)
 	status, session := legacy(old, token, "", initialize)
 	if status != http.StatusOK || session == "" {
 		t.Fatalf("initialize = %d, session %q", status, session)
@@ -99,10 +96,7 @@ func TestRetiredSigningKey(t *testing.T) {
 	if status, m := call(rotated, token, "tasks_delete", 4, `{"ref":"T-1"}`, yes); status != http.StatusOK || isError(m) {
 		t.Errorf("a confirmation sealed under the retired key = %d %v, want the delete done", status, m)
 	}
-	fresh, _, err := rotated.Issuer.Mint(authnRequest(rotated.first.Tenant.Slug, rotated.first.Owner.ID, authz.AllScopes))
-	if err != nil {
-		t.Fatal(err)
-	}
+	fresh := recordToken(t, rotated.DB, rotated.Issuer, rotated.first.Tenant.Slug, rotated.first.Owner.ID, authz.AllScopes)
 	rotated.Close(context.Background())
 
 	// A dropped: its token is refused, the new key's still works.

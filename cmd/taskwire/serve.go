@@ -10,6 +10,7 @@ import (
 	"os"
 
 	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -64,7 +65,13 @@ func (s *system) firstStart(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", s.Endpoint)
 		return nil
 	}
-	token, minted, err := s.Issuer.Mint(authnRequest(res.Tenant.Slug, res.Owner.ID, authz.AllScopes))
+	recorded, err := tokens.New(tokens.Config{Client: s.DB, Logger: s.log})
+	if err != nil {
+		return err
+	}
+	token, minted, err := recorded.Create(ctx, s.Issuer, tokens.CreateRequest{
+		Tenant: res.Tenant.Slug, Member: res.Owner.ID, Scopes: authz.AllScopes, Label: "first start",
+	})
 	if err != nil {
 		return err
 	}

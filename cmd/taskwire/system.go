@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -54,9 +55,6 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if s.DB, err = store.Open(ctx, cfg.DB); err != nil {
 		return nil, err
 	}
-	if err := s.bootstrap(ctx); err != nil {
-		return nil, err
-	}
 	if s.Key, _, err = authn.LoadOrCreateKey(cfg.SigningKey); err != nil {
 		return nil, err
 	}
@@ -66,6 +64,9 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	}
 	s.Endpoint = cfg.endpoint()
 	if s.Issuer, err = authn.NewIssuer(authn.IssuerConfig{Key: s.Key, Issuer: cfg.PublicURL, Audience: s.Endpoint}); err != nil {
+		return nil, err
+	}
+	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
 	}
 	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
@@ -123,7 +124,20 @@ func (s *system) bootstrap(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("conformance member: %w", err)
 	}
-	s.anonymous = &identity.Caller{Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: "anonymous"}
+	// Requests without a token act with a token recorded like any other,
+	// so the worker accepts it and an admin sees (and may revoke) it.
+	store, err := tokens.New(tokens.Config{Client: s.DB, Logger: s.log})
+	if err != nil {
+		return err
+	}
+	_, minted, err := store.Create(ctx, s.Issuer, tokens.CreateRequest{
+		Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead},
+		Label: "requests without a token (--conformance)",
+	})
+	if err != nil {
+		return fmt.Errorf("conformance token: %w", err)
+	}
+	s.anonymous = &identity.Caller{Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: minted.ID}
 	return nil
 }
 

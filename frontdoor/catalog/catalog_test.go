@@ -22,7 +22,8 @@ var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/
 
 func newCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
-	c, err := catalog.New(taskwirev1.SourceDescriptor, taskwirev1.BoardService_ServiceDesc.ServiceName)
+	c, err := catalog.New(taskwirev1.SourceDescriptor,
+		taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName)
 	if err != nil {
 		t.Fatalf("catalog.New: %v", err)
 	}
@@ -82,7 +83,7 @@ func TestCatalogueFollowsContract(t *testing.T) {
 	for _, tool := range c.Tools() {
 		names = append(names, tool.Def.Name)
 	}
-	want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import"}
+	want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import", "whoami"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v (declaration order)", names, want)
 	}

@@ -21,6 +21,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 )
@@ -73,18 +74,26 @@ func as(ctx context.Context, c identity.Caller, timeout time.Duration) (context.
 // translate turns a worker's status into the front door's terms, the one
 // error translation of this package: what the caller named wrongly (a
 // board that does not exist, a value out of range) becomes what notFound
-// makes of the worker's message; a cancelled call a context error, so that
-// nothing is sent; everything else an error the front door answers with
-// -32603 and logs.
+// makes of the worker's message; a token's missing scope HTTP 403 with an
+// insufficient_scope challenge; a role's refusal (which cannot happen
+// today: every role may read, and all of this reads) an Invalid Request
+// error carrying the worker's sentence, since no token lifts it; a
+// cancelled call a context error, so that nothing is sent; everything else
+// an error the front door answers with -32603 and logs.
 func translate(err error, op string, notFound func(msg string) error) error {
 	st := status.Convert(err)
 	switch st.Code() {
 	case codes.NotFound, codes.InvalidArgument:
 		return notFound(st.Message())
 	case codes.PermissionDenied:
+		if reason, _ := access.Reason(err); reason == access.ReasonRoleForbids {
+			return &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: st.Message(), Data: map[string]string{"reason": reason}}
+		}
 		return &mcp.ScopeError{Tool: op, Scope: authz.ScopeRead} // all of it reads
 	case codes.Canceled:
 		return context.Canceled
+	case codes.Unauthenticated:
+		return &mcp.RevokedError{Reason: st.Message()}
 	}
 	return fmt.Errorf("content: %s: %w", op, err)
 }

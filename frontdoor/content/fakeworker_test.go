@@ -17,6 +17,8 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/content"
 	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
+	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/worker/workertest"
 )
@@ -75,6 +77,8 @@ func (fakeWorker) ReadResource(ctx context.Context, req *mcpv1.ReadResourceReque
 		part = text("", "text/plain", fmt.Sprintf("%s/%d", c.Tenant, c.Member)) // the URI left for the front door to fill
 	case uri == "test://secret":
 		return nil, status.Error(codes.PermissionDenied, "not for this token")
+	case uri == "test://not-for-viewers":
+		return nil, access.RoleForbids(authz.Refusal{Role: "viewer", Tenant: c.Tenant, Tool: "ReadResource", Need: "write"})
 	case strings.HasPrefix(uri, "test://template/") && strings.HasSuffix(uri, "/data"):
 		id := strings.TrimSuffix(strings.TrimPrefix(uri, "test://template/"), "/data")
 		part = text(uri, "application/json", fmt.Sprintf(`{"id":%q}`, id))

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -84,6 +85,12 @@ func TestRemoteErrors(t *testing.T) {
 	var se *mcp.ScopeError
 	if !errors.As(err, &se) {
 		t.Errorf("ReadResource(secret) = %v, want ScopeError", err)
+	}
+	// A role's refusal is no token's: no 403 challenge, the sentence as is.
+	_, err = r.ReadResource(ctx, bob, "test://not-for-viewers")
+	var je *jsonrpc.Error
+	if !errors.As(err, &je) || je.Code != jsonrpc.InvalidRequest || !strings.HasPrefix(je.Message, "You are a viewer on tenant ") {
+		t.Errorf("ReadResource(not-for-viewers) = %v, want Invalid Request with the worker's sentence", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()

@@ -221,6 +221,13 @@ type InputRequiredResult struct {
 	RequestState  string                  `json:"requestState,omitempty"`
 }
 
+// RevokedError reports a caller the worker no longer accepts: the token
+// was revoked (or never issued here), or its member is gone. The front
+// door answers 401, so the client gets a new token.
+type RevokedError struct{ Reason string }
+
+func (e *RevokedError) Error() string { return e.Reason }
+
 // ScopeError reports that the caller's token lacks the scope a tool needs.
 // The front door answers it with HTTP 403 and an insufficient_scope
 // challenge.

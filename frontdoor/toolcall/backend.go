@@ -16,11 +16,13 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
@@ -103,15 +105,46 @@ func New(cfg Config) (*Backend, error) {
 	return &Backend{cfg: cfg, rounds: rounds, log: log}, nil
 }
 
-// Tools returns the tools c's token allows, in catalogue order.
-func (b *Backend) Tools(c identity.Caller) []mcp.Tool {
-	var out []mcp.Tool
+// accessTimeout bounds the GetAccess call behind one tools/list.
+const accessTimeout = 30 * time.Second
+
+// Tools returns the tools c may call now, in catalogue order: those its
+// role permits and its token's scopes allow. The role comes from the
+// workers (AccessService.GetAccess), asked on every list and not cached, so
+// a role changed in the database shows in the next list, as it applies to
+// the next call.
+func (b *Backend) Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, error) {
+	var byScope []*catalog.Tool
 	for _, t := range b.cfg.Catalog.Tools() {
 		if authz.Allows(c.Scopes, t.Scope) {
+			byScope = append(byScope, t)
+		}
+	}
+	if len(byScope) == 0 {
+		return nil, nil // no role can widen what the token allows
+	}
+	role, err := b.role(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	var out []mcp.Tool
+	for _, t := range byScope {
+		if authz.RoleAllows(role, t.Scope) {
 			out = append(out, t.Def)
 		}
 	}
-	return out
+	return out, nil
+}
+
+// role asks the workers for c's current role.
+func (b *Backend) role(ctx context.Context, c identity.Caller) (string, error) {
+	ctx, cancel := context.WithTimeout(ctx, accessTimeout)
+	defer cancel()
+	resp, err := taskwirev1.NewAccessServiceClient(b.cfg.Conn).GetAccess(identity.AppendToOutgoing(ctx, c), &taskwirev1.GetAccessRequest{})
+	if err != nil {
+		return "", accessFailure(err)
+	}
+	return access.RoleName(resp.GetRole()), nil
 }
 
 // CallTool runs tool name for c. See frontdoor.ToolBackend for the meaning

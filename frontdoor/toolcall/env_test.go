@@ -19,6 +19,9 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/worker"
 )
@@ -63,14 +66,38 @@ func startWorker(t *testing.T, board taskwirev1.BoardServiceServer, nc *nats.Con
 	return startServices(t, nc, func(r grpc.ServiceRegistrar) { taskwirev1.RegisterBoardServiceServer(r, board) })
 }
 
+// Members whose role testRoles sets apart: every other member of acme is
+// a member (role), and these callers hold every scope.
+var (
+	viewer   = identity.Caller{Tenant: "acme", Member: 9, Scopes: []string{"read", "comment", "write"}, TokenID: "tok-v"}
+	departed = identity.Caller{Tenant: "acme", Member: 404, Scopes: []string{"read", "comment", "write"}, TokenID: "tok-d"}
+)
+
+// testRoles is the workers' access resolver in these tests: member 9 of
+// acme is a viewer, member 404 is not in acme, anyone else is a member.
+type testRoles struct{}
+
+func (testRoles) Resolve(_ context.Context, c identity.Caller) (access.Access, error) {
+	a := access.Access{TenantID: 1, Tenant: c.Tenant, MemberID: c.Member, Handle: "m", Kind: "human", Role: authz.RoleMember}
+	switch c.Member {
+	case viewer.Member:
+		a.Role = authz.RoleViewer
+	case departed.Member:
+		return access.Access{}, domainerr.New(domainerr.Unauthenticated, "Your token names a member who is not in its tenant: ask an admin for a new token")
+	}
+	return a, nil
+}
+
 // startServices serves what register registers from the real worker
-// server, as startWorker does.
+// server, as startWorker does, beside the AccessService, with roles from
+// testRoles.
 func startServices(t *testing.T, nc *nats.Conn, register func(grpc.ServiceRegistrar)) *grpc.ClientConn {
 	t.Helper()
 	srv, err := worker.New(worker.Config{
 		Logger:   slog.New(slog.DiscardHandler),
 		NATS:     nc,
-		Register: []func(grpc.ServiceRegistrar){register},
+		Access:   testRoles{},
+		Register: []func(grpc.ServiceRegistrar){register, access.NewService().Register},
 	})
 	if err != nil {
 		t.Fatal(err)

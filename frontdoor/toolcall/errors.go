@@ -8,15 +8,25 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/access"
 )
 
 // failure translates a worker's gRPC status into what the client gets: a
 // tool result with isError for anything a model can act on, a bare context
 // error when the client has gone (so nothing is sent), and an error for the
 // rest, which the front door answers with -32603.
+//
+// Refusals are told apart by their reason (access.Reason): a token that
+// lacks the tool's scope is a *mcp.ScopeError (HTTP 403 with an
+// insufficient_scope challenge, as when the front door finds it itself),
+// since a stronger token lifts it; a role that does not permit the tool is
+// a tool result with the worker's sentence, since no token lifts it.
 func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.CallToolResult, error) {
 	if ctx.Err() == context.Canceled {
 		return nil, context.Canceled
+	}
+	if reason, md := access.Reason(err); reason == access.ReasonInsufficientScope && md["scope"] != "" {
+		return nil, &mcp.ScopeError{Tool: tool, Scope: md["scope"]}
 	}
 	st := status.Convert(err)
 	var text string
@@ -25,7 +35,7 @@ func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.Cal
 		codes.AlreadyExists, codes.OutOfRange, codes.PermissionDenied:
 		text = st.Message()
 	case codes.Unauthenticated:
-		text = "Your membership could not be verified: " + st.Message()
+		return nil, &mcp.RevokedError{Reason: st.Message()}
 	case codes.DeadlineExceeded:
 		text = fmt.Sprintf("%s did not finish in time and was stopped; nothing it had not finished was saved. Try again, or with less work at once.", tool)
 	case codes.Unavailable, codes.ResourceExhausted:
@@ -36,4 +46,17 @@ func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.Cal
 		return nil, fmt.Errorf("toolcall: %s: %w", tool, err)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}, nil
+}
+
+// accessFailure translates the failure of asking for the caller's access:
+// a membership the worker cannot find is a request the front door cannot
+// serve as sent; anything else it answers with -32603.
+func accessFailure(err error) error {
+	switch st := status.Convert(err); st.Code() {
+	case codes.Canceled:
+		return context.Canceled
+	case codes.Unauthenticated:
+		return &mcp.RevokedError{Reason: st.Message()}
+	}
+	return fmt.Errorf("toolcall: access: %w", err)
 }

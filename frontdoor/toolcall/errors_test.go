@@ -31,7 +31,6 @@ func TestBoardFailuresBecomeToolErrors(t *testing.T) {
 		"T-404":      domainerr.New(domainerr.NotFound, "There is no task T-404; call tasks_list to see the refs."),
 		"T-conflict": domainerr.Wrap(domainerr.Conflict, errors.New("ent: version mismatch"), "T-conflict changed since you read it; read it again."),
 		"T-denied":   domainerr.New(domainerr.PermissionDenied, "Only the task's creator may do that."),
-		"T-unauth":   domainerr.New(domainerr.Unauthenticated, "member 7 left acme."),
 		"T-busy":     domainerr.Wrap(domainerr.Unavailable, errors.New("pq: too many connections"), "database busy"),
 	}
 	b := newBackend(t, startWorker(t, failingBoard(errs), nil), Config{})
@@ -40,7 +39,6 @@ func TestBoardFailuresBecomeToolErrors(t *testing.T) {
 		"T-404":      "There is no task T-404; call tasks_list to see the refs.",
 		"T-conflict": "T-conflict changed since you read it; read it again.",
 		"T-denied":   "Only the task's creator may do that.",
-		"T-unauth":   "Your membership could not be verified: member 7 left acme.",
 		"T-busy":     "The board is temporarily unavailable. Try again in a moment.",
 	} {
 		res, err := b.CallTool(context.Background(), reader, &mcp.ToolCall{Name: "tasks_get", Arguments: getTask(ref)}, nil)
@@ -54,6 +52,18 @@ func TestBoardFailuresBecomeToolErrors(t *testing.T) {
 		if got := resultText(t, res); got != want {
 			t.Errorf("CallTool(tasks_get %s) text = %q, want %q", ref, got, want)
 		}
+	}
+}
+
+// A caller the worker no longer accepts (token revoked, member gone) is
+// not a tool result: the front door answers 401 so the client re-authenticates.
+func TestRevokedCallerIsAnAuthError(t *testing.T) {
+	errs := map[string]error{"T-1": domainerr.New(domainerr.Unauthenticated, "this token was revoked")}
+	b := newBackend(t, startWorker(t, failingBoard(errs), nil), Config{})
+	_, err := b.CallTool(context.Background(), reader, &mcp.ToolCall{Name: "tasks_get", Arguments: getTask("T-1")}, nil)
+	var re *mcp.RevokedError
+	if !errors.As(err, &re) || re.Reason != "this token was revoked" {
+		t.Errorf("CallTool by a revoked caller = %v, want a RevokedError with the worker's reason", err)
 	}
 }
 

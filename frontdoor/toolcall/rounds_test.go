@@ -165,7 +165,11 @@ func TestContentBlocks(t *testing.T) {
 			t.Errorf("CallTool(%s) = structuredContent %s, inputRequired %+v; want neither: the tool has no outputSchema", tc.tool, res.StructuredContent, res.InputRequired)
 		}
 	}
-	for _, tool := range b.Tools(reader) {
+	tools, err := b.Tools(context.Background(), reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools {
 		if tool.OutputSchema != nil {
 			t.Errorf("%s outputSchema = %s, want none: its response holds only MCP shapes", tool.Name, tool.OutputSchema)
 		}

@@ -4,16 +4,18 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/taskwire/taskwire/services/events/natstest"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/taskwire/taskwire/services/events/natstest"
 
 	"github.com/google/go-cmp/cmp"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
@@ -37,16 +39,74 @@ func TestToolsFilteredByScope(t *testing.T) {
 		{commenter, []string{"boards_list", "tasks_get", "tasks_list", "comments_add"}},
 		{writer, []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import"}},
 	} {
-		if diff := cmp.Diff(tc.want, toolNames(b.Tools(tc.caller))); diff != "" {
+		tools, err := b.Tools(context.Background(), tc.caller)
+		if err != nil {
+			t.Errorf("Tools(scopes %q) = %v", tc.caller.Scopes, err)
+			continue
+		}
+		if diff := cmp.Diff(tc.want, toolNames(tools)); diff != "" {
 			t.Errorf("Tools(scopes %q) names (-want +got):\n%s", tc.caller.Scopes, diff)
 		}
+	}
+}
+
+// TestToolsFilteredByRole: a viewer's token may hold every scope, but only
+// the tools that read are listed; a member who left the tenant gets no list.
+func TestToolsFilteredByRole(t *testing.T) {
+	b := newBackend(t, startWorker(t, &testBoard{}, nil), Config{})
+	tools, err := b.Tools(context.Background(), viewer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]string{"boards_list", "tasks_get", "tasks_list"}, toolNames(tools)); diff != "" {
+		t.Errorf("Tools(viewer) names (-want +got):\n%s", diff)
+	}
+	_, err = b.Tools(context.Background(), departed)
+	var re *mcp.RevokedError
+	if !errors.As(err, &re) || !strings.Contains(re.Reason, "not in its tenant") {
+		t.Errorf("Tools(departed member) = %v, want a RevokedError (401) saying why", err)
+	}
+}
+
+// TestRoleRefusalIsToolError: what a role forbids is a tool result the
+// model reads, not the 403 that asks the client for a stronger token.
+func TestRoleRefusalIsToolError(t *testing.T) {
+	board := &testBoard{}
+	b := newBackend(t, startWorker(t, board, nil), Config{})
+	res, err := b.CallTool(context.Background(), viewer, &mcp.ToolCall{Name: "tasks_import", Arguments: json.RawMessage(`{"tasks":[{"title":"x"}]}`)}, nil)
+	if err != nil {
+		t.Fatalf("CallTool(viewer, tasks_import) = %v, want an isError result", err)
+	}
+	want := "You are a viewer on tenant acme, and viewers can only read: you cannot import tasks (tasks_import needs write). Ask an owner or admin of acme for a role that allows write."
+	if got := resultText(t, res); !res.IsError || got != want {
+		t.Errorf("CallTool(viewer, tasks_import) = isError %v %q, want isError %q", res.IsError, got, want)
+	}
+	if got := board.calls.Load(); got != 0 {
+		t.Errorf("board calls = %d, want 0", got)
+	}
+}
+
+// TestWorkerScopeRefusalIs403: should the worker find a token's scope
+// short where the front door did not (a catalogue older than the
+// worker's), the client still gets the 403 that lets it step up.
+func TestWorkerScopeRefusalIs403(t *testing.T) {
+	b := newBackend(t, startWorker(t, &testBoard{}, nil), Config{})
+	refused := access.InsufficientScope("tasks_get", "write", "This token lacks the write scope needed by tasks_get.")
+	res, err := b.failure(context.Background(), "tasks_get", refused)
+	var se *mcp.ScopeError
+	if !errors.As(err, &se) || *se != (mcp.ScopeError{Tool: "tasks_get", Scope: "write"}) {
+		t.Errorf("failure(insufficient scope) = %+v, %v; want a ScopeError for write", res, err)
 	}
 }
 
 func TestToolsAreTheCatalogDefinitions(t *testing.T) {
 	b := newBackend(t, startWorker(t, &testBoard{}, nil), Config{})
 	cat, _ := testCatalog()
-	for _, tool := range b.Tools(writer) {
+	tools, err := b.Tools(context.Background(), writer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tools {
 		ct, ok := cat.Lookup(tool.Name)
 		if !ok {
 			t.Errorf("Tools(write) lists %s, which the catalogue lacks", tool.Name)

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	"github.com/taskwire/taskwire/services/identity"
 )
 
 const (
@@ -386,4 +387,39 @@ func TestDerive(t *testing.T) {
 	if !bytes.Equal(k.Derive("request-state v1"), a) {
 		t.Error("Derive is not deterministic")
 	}
+}
+
+func TestVerifyRefusesRevoked(t *testing.T) {
+	k := newTestKey(t)
+	is := newTestIssuer(t, k)
+	before := time.Now()
+	kept, revoked := mint(t, is, acme), mint(t, is, acme)
+	var seen []time.Time
+	v := newTestVerifier(t, k, func(c *VerifierConfig) {
+		c.Revoked = func(caller identity.Caller, issued time.Time) bool {
+			seen = append(seen, issued)
+			return caller.TokenID == tokenID(t, revoked)
+		}
+	})
+	if _, err := v.Verify(context.Background(), kept); err != nil {
+		t.Errorf("a token not revoked: %v", err)
+	}
+	if _, err := v.Verify(context.Background(), revoked); err == nil || !strings.Contains(err.Error(), "revoked") || !errors.Is(err, ErrInvalidToken) {
+		t.Errorf("a revoked token: err = %v, want an invalid-token error saying it was revoked", err)
+	}
+	for _, at := range seen {
+		if at.Before(before.Truncate(time.Second)) || at.After(time.Now()) {
+			t.Errorf("the revocation check saw issued-at %v, want the token's iat", at)
+		}
+	}
+}
+
+// tokenID reads the jti of tok without verifying it.
+func tokenID(t *testing.T, tok string) string {
+	t.Helper()
+	var c claims
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c.ID
 }

@@ -46,6 +46,9 @@ type VerifierConfig struct {
 	Audience string                       // the required "aud": this server's MCP endpoint URL
 	Leeway   time.Duration                // clock skew allowed for exp, nbf, iat; 0 means DefaultLeeway
 	Now      func() time.Time             // optional; time.Now when nil
+	// Revoked, when set, refuses a token that verifies but was revoked:
+	// by its id, or as one of its member's tokens issued before a time.
+	Revoked func(c identity.Caller, issuedAt time.Time) bool
 }
 
 // Validate reports whether c can verify tokens.
@@ -70,8 +73,9 @@ func (c VerifierConfig) Validate() error {
 
 // Verifier checks tokens and tells who they name.
 type Verifier struct {
-	keys   map[string]ed25519.PublicKey
-	parser *jwt.Parser
+	keys    map[string]ed25519.PublicKey
+	parser  *jwt.Parser
+	revoked func(identity.Caller, time.Time) bool
 }
 
 // NewVerifier returns a Verifier for cfg.
@@ -93,7 +97,7 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 	if cfg.Now != nil {
 		opts = append(opts, jwt.WithTimeFunc(cfg.Now))
 	}
-	return &Verifier{keys: maps.Clone(cfg.Keys), parser: jwt.NewParser(opts...)}, nil
+	return &Verifier{keys: maps.Clone(cfg.Keys), parser: jwt.NewParser(opts...), revoked: cfg.Revoked}, nil
 }
 
 // Verify checks raw (without "Bearer ") and returns the caller it names.
@@ -109,7 +113,17 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 	if _, err := v.parser.ParseWithClaims(raw, &c, v.keyFor); err != nil {
 		return identity.Caller{}, refuse(reason(err))
 	}
-	return callerOf(&c)
+	caller, err := callerOf(&c)
+	if err == nil && v.revoked != nil {
+		var issued time.Time // unknown: a member-wide revocation refuses it
+		if c.IssuedAt != nil {
+			issued = c.IssuedAt.Time
+		}
+		if v.revoked(caller, issued) {
+			return identity.Caller{}, refuse("token was revoked")
+		}
+	}
+	return caller, err
 }
 
 // keyFor finds the public key named by the token's kid header. The

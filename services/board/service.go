@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/store"
@@ -88,11 +89,17 @@ func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
 }
 
 // resolve finds the tenant and member of the verified caller in ctx and
-// returns them with ctx scoped to the tenant for the privacy rule.
+// returns them with ctx scoped to the tenant for the privacy rule. The
+// worker has read them for this call already (access.FromContext); only
+// without that, as in tests that call the service directly, does resolve
+// query them itself.
 func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
 	c, ok := identity.FromContext(ctx)
 	if !ok || c.Validate() != nil {
 		return actor{}, ctx, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
+	}
+	if a, ok := access.FromContext(ctx); ok && a.Tenant == c.Tenant && a.MemberID == c.Member {
+		return actorOf(a), tenantscope.NewContext(ctx, a.TenantID), nil
 	}
 	t, err := s.client.Tenant.Query().Where(tenant.Slug(c.Tenant)).Only(ctx)
 	if ent.IsNotFound(err) {
@@ -110,6 +117,20 @@ func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
 		return actor{}, ctx, err
 	}
 	return actor{tenant: t, member: m}, ctx, nil
+}
+
+// actorOf is the actor of a resolved Access. Its entities hold only what
+// Access carries (ids, slug and name, handle, display name, kind, role and
+// sponsor), which is all the operations read of the caller.
+func actorOf(a access.Access) actor {
+	m := &ent.Member{
+		ID: a.MemberID, TenantID: a.TenantID, Handle: a.Handle, DisplayName: a.DisplayName,
+		Kind: member.Kind(a.Kind), Role: member.Role(a.Role),
+	}
+	if a.SponsorID != 0 {
+		m.SponsorID = &a.SponsorID
+	}
+	return actor{tenant: &ent.Tenant{ID: a.TenantID, Slug: a.Tenant, Name: a.TenantName}, member: m}
 }
 
 // ListBoards lists the boards of the caller's tenant, default board first.

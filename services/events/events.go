@@ -2,7 +2,8 @@
 // but cannot poll for: a member's role or scopes changed (their tool list
 // with it), or the tenant's boards changed (its resources). Whoever makes
 // the change publishes on NATS; every front door with an open
-// subscriptions/listen stream for that tenant hears it.
+// subscriptions/listen stream for that tenant hears it. Beside those, it
+// shares what front doors learn about legacy sessions (session_news.go).
 package events
 
 import (
@@ -43,17 +44,22 @@ func subject(tenant string) (string, error) {
 	return SubjectPrefix + tenant, nil
 }
 
-// Bus publishes and subscribes to changes over NATS.
+// Bus publishes and subscribes to changes over NATS, and shares session
+// news (session_news.go).
 type Bus struct {
-	nc *nats.Conn
+	nc   *nats.Conn
+	news *sessionStore
 }
 
-// New returns a Bus over nc.
+// New returns a Bus over nc. It asks nothing of the server yet: whether
+// session news can be kept in JetStream is decided by the first call
+// that shares or hears session news (KeepsSessionNews), so a Bus that
+// only carries tenant events, as the workers' does, never asks.
 func New(nc *nats.Conn) (*Bus, error) {
 	if nc == nil {
 		return nil, errors.New("events: no NATS connection")
 	}
-	return &Bus{nc: nc}, nil
+	return &Bus{nc: nc, news: newSessionStore(SessionsBucket, sessionsTTL)}, nil
 }
 
 // Publish announces ev in tenant to every front door.
@@ -104,29 +110,4 @@ func subscribe[T any](nc *nats.Conn, subj string, valid func(T) bool, fn func(T)
 		return nil, err
 	}
 	return func() { sub.Unsubscribe() }, nil
-}
-
-// SessionsSubject carries what front doors learn about legacy sessions
-// (their ids hashed), to every front door: a session its client ended, or
-// the logging level its client set.
-const SessionsSubject = "taskwire.sessions"
-
-// SessionNews is what one front door learned about a session, kept by the
-// others until the session's id would have expired.
-type SessionNews struct {
-	ID       string `json:"id"`  // a hash of the session id
-	Expires  int64  `json:"exp"` // unix seconds
-	Ended    bool   `json:"ended,omitempty"`
-	LogLevel string `json:"logLevel,omitempty"` // set by logging/setLevel
-}
-
-// PublishSessionNews tells every front door about a session.
-func (b *Bus) PublishSessionNews(n SessionNews) error {
-	return publish(b.nc, SessionsSubject, n)
-}
-
-// SubscribeSessionNews calls fn for what any front door learned about a
-// session.
-func (b *Bus) SubscribeSessionNews(fn func(SessionNews)) (unsubscribe func(), err error) {
-	return subscribe(b.nc, SessionsSubject, func(n SessionNews) bool { return n.ID != "" && (n.Ended || n.LogLevel != "") }, fn)
 }

@@ -50,35 +50,3 @@ func TestPublishReachesTenantOnly(t *testing.T) {
 		t.Error("Publish to a malformed tenant succeeded")
 	}
 }
-
-func TestSessionNewsReachesEveryFrontDoor(t *testing.T) {
-	url := natstest.URL(t)
-	pub, a, b := bus(t, url), bus(t, url), bus(t, url)
-	heardA, heardB := make(chan SessionNews, 4), make(chan SessionNews, 4)
-	for _, s := range []struct {
-		bus *Bus
-		ch  chan SessionNews
-	}{{a, heardA}, {b, heardB}} {
-		stop, err := s.bus.SubscribeSessionNews(func(n SessionNews) { s.ch <- n })
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer stop()
-	}
-	// News that says nothing is dropped; the rest reaches everyone.
-	pub.PublishSessionNews(SessionNews{ID: "h1", Expires: 99})
-	want := SessionNews{ID: "h1", Expires: 99, LogLevel: "warning"}
-	if err := pub.PublishSessionNews(want); err != nil {
-		t.Fatal(err)
-	}
-	for name, ch := range map[string]chan SessionNews{"a": heardA, "b": heardB} {
-		select {
-		case got := <-ch:
-			if got != want {
-				t.Errorf("front door %s heard %+v first, want %+v", name, got, want)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("front door %s heard nothing", name)
-		}
-	}
-}

@@ -1,6 +1,7 @@
-// Package tenancy creates and looks up tenants and their members outside of
-// any request: the first start of a server (Bootstrap), and the admin
-// commands that add members or issue tokens for them.
+// Package tenancy creates and looks up tenants and their members: at the
+// first start of a server (Bootstrap), for the admin commands that add
+// members or issue tokens for them, and for the worker, which reads the
+// membership behind every call through a Resolver.
 package tenancy
 
 import (

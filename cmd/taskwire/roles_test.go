@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/tenancy"
+)
+
+// TestRoles: what a call may do is the member's role narrowed by its
+// token's scopes, read from the database on every call. A viewer holding a
+// token with every scope sees only the reading tools, is refused a write in
+// a sentence the model can relay, and can ask whoami why; once its role is
+// raised in the database, the next call works.
+func TestRoles(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			h := startHarness(t, s)
+			ctx := context.Background()
+			tenant := h.sys.first.Tenant
+			vera, err := tenancy.AddMember(ctx, h.sys.DB, tenant.Slug, tenancy.MemberSpec{Handle: "vera", Name: "Vera", Role: member.RoleViewer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bot, err := tenancy.AddMember(ctx, h.sys.DB, tenant.Slug, tenancy.MemberSpec{
+				Handle: "bot", Name: "Bot", Kind: member.KindAssistant, SponsorHandle: h.sys.first.Owner.Handle})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mint := func(m *ent.Member, scopes ...string) string {
+				t.Helper()
+				return recordToken(t, h.sys.DB, h.sys.Issuer, tenant.Slug, m.ID, scopes)
+			}
+			owner, _ := h.client(t, h.token, nil)
+			ref := callOK(t, owner, "tasks_create", map[string]any{"title": "Plan the launch"})["task"].(map[string]any)["ref"].(string)
+
+			viewer, _ := h.client(t, mint(vera, authz.AllScopes...), nil)
+			if got, want := listedTools(t, viewer), []string{"boards_list", "tasks_get", "tasks_list", "whoami"}; !slices.Equal(got, want) {
+				t.Errorf("viewer sees tools %v, want %v", got, want)
+			}
+			move := &mcp.CallToolParams{Name: "tasks_move", Arguments: map[string]any{"ref": ref, "lane": "doing"}}
+			res, err := viewer.CallTool(ctx, move)
+			if err != nil {
+				t.Fatalf("viewer tasks_move = %v, want an isError result", err)
+			}
+			want := "You are a viewer on tenant " + tenant.Slug + ", and viewers can only read: you cannot move a task (tasks_move needs write). Ask an owner or admin of " + tenant.Slug + " for a role that allows write."
+			if got := text(res); !res.IsError || got != want {
+				t.Errorf("viewer tasks_move = isError %v %q, want isError %q", res.IsError, got, want)
+			}
+			who := callOK(t, viewer, "whoami", nil)
+			if who["handle"] != "vera" || who["role"] != "viewer" || who["kind"] != "human" || who["tenant"] != tenant.Slug ||
+				!sameStrings(who["scopes"], authz.AllScopes) || !sameStrings(who["allowed"], []string{"read"}) {
+				t.Errorf("viewer whoami = %v, want vera, viewer, human, scopes read comment write, allowed read", who)
+			}
+
+			assistant, _ := h.client(t, mint(bot, authz.ScopeComment), nil)
+			who = callOK(t, assistant, "whoami", nil)
+			if who["role"] != "member" || who["kind"] != "assistant" || who["sponsor"] != h.sys.first.Owner.Handle ||
+				!sameStrings(who["scopes"], []string{"comment"}) || !sameStrings(who["allowed"], []string{"read", "comment"}) {
+				t.Errorf("assistant whoami = %v, want an assistant member sponsored by %s, allowed read and comment", who, h.sys.first.Owner.Handle)
+			}
+
+			// An admin raises vera's role: the very next call sees it.
+			scoped := tenantscope.NewContext(ctx, tenant.ID)
+			if err := h.sys.DB.Member.UpdateOneID(vera.ID).SetRole(member.RoleMember).Exec(scoped); err != nil {
+				t.Fatal(err)
+			}
+			res, err = viewer.CallTool(ctx, move)
+			if err != nil || res.IsError {
+				t.Fatalf("tasks_move after promotion = %v %q, want success", err, text(res))
+			}
+			if lane := structured(t, res)["task"].(map[string]any)["lane"]; lane != "doing" {
+				t.Errorf("tasks_move after promotion: lane %v, want doing", lane)
+			}
+			if got := callOK(t, viewer, "whoami", nil); got["role"] != "member" {
+				t.Errorf("whoami after promotion: role %v, want member", got["role"])
+			}
+			// A new session lists the writing tools (a client may keep
+			// an earlier list for its ttl).
+			fresh, _ := h.client(t, mint(vera, authz.AllScopes...), nil)
+			if got := listedTools(t, fresh); !slices.Contains(got, "tasks_move") {
+				t.Errorf("member sees tools %v, want tasks_move among them", got)
+			}
+		})
+	}
+}
+
+func listedTools(t *testing.T, cs *mcp.ClientSession) []string {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatalf("ListTools: %v", err)
+	}
+	var names []string
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+	}
+	return names
+}
+
+// sameStrings reports whether v, a JSON array, holds want in order.
+func sameStrings(v any, want []string) bool {
+	list, _ := v.([]any)
+	if len(list) != len(want) {
+		return false
+	}
+	for i, x := range list {
+		if x != want[i] {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,224 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/events/natstest"
+	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/services/tokens"
+)
+
+// tokenCLI runs token commands against one database, as an operator would
+// on the machine where serve runs.
+type tokenCLI struct {
+	t    *testing.T
+	dsn  string
+	data string
+}
+
+// run runs `taskwire token args… --data … --db …` and returns its output.
+func (c tokenCLI) run(args ...string) (stdout, stderr string, err error) {
+	var out, errOut bytes.Buffer
+	args = append(append([]string{"token"}, args...), "--data", c.data, "--db", c.dsn, "--public-url", "http://127.0.0.1:8080")
+	err = run(context.Background(), args, &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func (c tokenCLI) ok(args ...string) (stdout, stderr string) {
+	c.t.Helper()
+	stdout, stderr, err := c.run(args...)
+	if err != nil {
+		c.t.Fatalf("taskwire token %s: %v\n%s", strings.Join(args, " "), err, stderr)
+	}
+	return stdout, stderr
+}
+
+// newTokenCLI bootstraps a database on backend b with the owner and an
+// assistant, "bot".
+func newTokenCLI(t *testing.T, b storetest.Backend) tokenCLI {
+	t.Helper()
+	c := tokenCLI{t: t, dsn: storetest.DSN(t, b), data: t.TempDir()}
+	ctx := context.Background()
+	db, err := store.Open(ctx, c.dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	res, err := tenancy.Bootstrap(ctx, db, tenancy.Config{TenantSlug: "default", OwnerHandle: "owner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tenancy.AddMember(ctx, db, "default", tenancy.MemberSpec{
+		Handle: "bot", Kind: member.KindAssistant, SponsorHandle: res.Owner.Handle,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+var createdRE = regexp.MustCompile(`^token (\S+) for `)
+
+// TestTokenCommands: create records tokens with labels, list shows them
+// without the tokens, revoke by id (telling front doors over NATS) and by
+// member marks them revoked.
+func TestTokenCommands(t *testing.T) {
+	for _, b := range storetest.Backends() {
+		t.Run(string(b), func(t *testing.T) { testTokenCommands(t, newTokenCLI(t, b)) })
+	}
+}
+
+func testTokenCommands(t *testing.T, cli tokenCLI) {
+	ownerTok, created := cli.ok("create", "--member", "owner", "--label", "laptop claude")
+	owner := createdRE.FindStringSubmatch(created)
+	botTok, created := cli.ok("create", "--member", "bot", "--scopes", "read", "--ttl", "24h")
+	bot := createdRE.FindStringSubmatch(created)
+	if owner == nil || bot == nil {
+		t.Fatalf("token create did not name the token id on stderr: %q", created)
+	}
+
+	table, _ := cli.ok("list")
+	for _, want := range []string{"ID", "LAST USED", owner[1], bot[1], "laptop claude", "read,comment,write", "live"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("token list lacks %q:\n%s", want, table)
+		}
+	}
+	if n := strings.Count(strings.TrimSpace(table), "\n"); n != 2 {
+		t.Errorf("token list has %d rows, want 2:\n%s", n, table)
+	}
+	listed := listTokensJSON(t, cli, "--member", "bot")
+	if len(listed) != 1 || listed[0]["id"] != bot[1] || listed[0]["member"] != "bot" ||
+		listed[0]["state"] != "live" || listed[0]["last_used_at"] != nil {
+		t.Errorf("token list --json --member bot = %v, want bot's live token only", listed)
+	}
+	all, _ := cli.ok("list", "--json")
+	for _, secret := range []string{ownerTok, botTok} {
+		secret = strings.TrimSpace(secret)
+		if strings.Contains(table+all, secret[strings.LastIndex(secret, ".")+1:]) {
+			t.Error("token list shows a token's signature")
+		}
+	}
+
+	set := frontDoorSet(t, cli.dsn)
+	// The id first, flags after it, as people type it.
+	var out, errOut bytes.Buffer
+	err := run(context.Background(), []string{"token", "revoke", owner[1], "--data", cli.data, "--db", cli.dsn,
+		"--nats", set.url}, &out, &errOut)
+	if err != nil || out.String() != "revoked token "+owner[1]+"\n" {
+		t.Fatalf("token revoke JTI = %q, %v\n%s", out.String(), err, errOut.String())
+	}
+	waitFor(t, 5*time.Second, "the front door to hear the revocation", func() bool { return set.Has(owner[1]) })
+
+	revoked, note := cli.ok("revoke", "--member", "bot")
+	if revoked != "revoked 1 token(s) of bot on tenant default\n" || !strings.Contains(note, "--nats") {
+		t.Errorf("token revoke --member bot = %q (stderr %q), want 1 revoked and a note about front doors", revoked, note)
+	}
+	for _, tok := range listTokensJSON(t, cli) {
+		if tok["state"] != "revoked" || tok["revoked_at"] == nil {
+			t.Errorf("after revoking, token list --json has %v, want it revoked", tok)
+		}
+	}
+}
+
+// TestTokenRevokeRefuses: revoke names one token or one member, and an
+// unknown one is an error.
+func TestTokenRevokeRefuses(t *testing.T) {
+	cli := newTokenCLI(t, storetest.SQLite)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"revoke"}, "either one token id or --member"},
+		{[]string{"revoke", "abc", "--member", "bot"}, "either one token id or --member"},
+		{[]string{"revoke", "abc", "def"}, "either one token id or --member"},
+		{[]string{"revoke", "nope"}, `no token "nope" in tenant default`},
+		{[]string{"revoke", "--", "-dash"}, `no token "-dash" in tenant default`},
+		{[]string{"revoke", "--member", "nobody"}, "nobody"},
+		{[]string{"list", "--member", "nobody"}, "nobody"},
+		{[]string{"create", "--member", "bot", "--label", strings.Repeat("x", 101)}, "label"},
+	} {
+		if _, _, err := cli.run(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("taskwire token %s = %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}
+
+// TestFirstStartRecordsToken: the token the first start prints is
+// recorded, so it can be listed and revoked like any other.
+func TestFirstStartRecordsToken(t *testing.T) {
+	h := startHarness(t, setups()[0])
+	v, err := authn.NewVerifier(authn.VerifierConfig{
+		Keys:   map[string]ed25519.PublicKey{h.sys.Key.ID: h.sys.Key.Public()},
+		Issuer: h.sys.cfg.PublicURL, Audience: h.sys.Endpoint,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := v.Verify(context.Background(), h.token)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := tokens.New(tokens.Config{Client: h.sys.DB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	list, err := st.List(context.Background(), h.sys.first.Tenant.Slug, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != c.TokenID || list[0].Member != "owner" || list[0].Label != "first start" {
+		t.Errorf("tokens after the first start = %+v, want the printed token (%s), labelled", list, c.TokenID)
+	}
+}
+
+func listTokensJSON(t *testing.T, cli tokenCLI, args ...string) []map[string]any {
+	t.Helper()
+	out, _ := cli.ok(append([]string{"list", "--json"}, args...)...)
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(out), &list); err != nil {
+		t.Fatalf("token list --json printed %q: %v", out, err)
+	}
+	return list
+}
+
+// testSet is a front door's revocation set, on its own NATS connection.
+type testSet struct {
+	*tokens.Revocations
+	url string
+}
+
+// frontDoorSet starts a revocation set loaded from the database at dsn
+// and listening on NATS.
+func frontDoorSet(t *testing.T, dsn string) testSet {
+	t.Helper()
+	db, err := store.Open(context.Background(), dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	st, err := tokens.New(tokens.Config{Client: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: st.LiveRevocations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	url := natstest.URL(t)
+	stop, err := set.Start(context.Background(), natstest.Connect(t, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return testSet{Revocations: set, url: url}
+}

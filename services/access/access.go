@@ -1,0 +1,43 @@
+// Package access carries what the caller of one call is on its tenant, as
+// the worker read it from the database when the call began: the member's
+// current role, kind and sponsor. The worker resolves it once per call,
+// right after the caller's identity, refuses what the role does not permit,
+// and puts it into the context (NewContext), where services read it
+// (FromContext) instead of looking up tenant and member again. The
+// AccessService of this package returns it to the front door (GetAccess,
+// to list only the tools the caller may use) and to the caller (the whoami
+// tool).
+//
+// Access is read per call, never cached: a role changed in the database
+// applies from the next call on.
+package access
+
+import "context"
+
+// Access is the membership behind one call, as found in the database.
+type Access struct {
+	TenantID    int
+	Tenant      string // slug, e.g. "acme"
+	TenantName  string
+	MemberID    int
+	Handle      string // e.g. "alice"
+	DisplayName string
+	Kind        string // "human" or "assistant"
+	Role        string // "owner", "admin", "member" or "viewer" (authz.Role*)
+	SponsorID   int    // the sponsoring member's id for an assistant, else 0
+	Sponsor     string // the sponsoring member's handle, else ""
+}
+
+type ctxKey struct{}
+
+// NewContext returns ctx carrying a. Only the worker's interceptor chain
+// sets it, from the verified caller.
+func NewContext(ctx context.Context, a Access) context.Context {
+	return context.WithValue(ctx, ctxKey{}, a)
+}
+
+// FromContext returns the Access in ctx, if the worker resolved one.
+func FromContext(ctx context.Context) (Access, bool) {
+	a, ok := ctx.Value(ctxKey{}).(Access)
+	return a, ok
+}

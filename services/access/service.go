@@ -1,0 +1,129 @@
+package access
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// Service implements taskwirev1.AccessServiceServer from the Access the
+// worker resolved for the call: it needs no database of its own.
+type Service struct {
+	taskwirev1.UnimplementedAccessServiceServer
+}
+
+var _ taskwirev1.AccessServiceServer = (*Service)(nil)
+
+// NewService returns a Service.
+func NewService() *Service { return &Service{} }
+
+// Register adds the service to a gRPC server.
+func (s *Service) Register(r grpc.ServiceRegistrar) {
+	taskwirev1.RegisterAccessServiceServer(r, s)
+}
+
+// errNoAccess is a worker serving this service without an access resolver:
+// a deployment mistake, which the worker reports as Internal.
+var errNoAccess = errors.New("access: no Access in the call's context; the worker needs an access resolver")
+
+// GetAccess returns the caller's membership.
+func (s *Service) GetAccess(ctx context.Context, _ *taskwirev1.GetAccessRequest) (*taskwirev1.GetAccessResponse, error) {
+	a, ok := FromContext(ctx)
+	if !ok {
+		return nil, errNoAccess
+	}
+	return &taskwirev1.GetAccessResponse{
+		Tenant: a.Tenant, Handle: a.Handle, DisplayName: a.DisplayName,
+		Kind: Kinds[a.Kind], Role: Roles[a.Role], Sponsor: a.Sponsor,
+	}, nil
+}
+
+// Whoami returns the caller's membership, the token's scopes and what the
+// two allow together.
+func (s *Service) Whoami(ctx context.Context, _ *taskwirev1.WhoamiRequest) (*taskwirev1.WhoamiResponse, error) {
+	a, ok := FromContext(ctx)
+	c, idOK := identity.FromContext(ctx)
+	if !ok || !idOK {
+		return nil, errNoAccess
+	}
+	return &taskwirev1.WhoamiResponse{
+		Tenant: a.Tenant, Handle: a.Handle, DisplayName: a.DisplayName,
+		Kind: Kinds[a.Kind], Role: Roles[a.Role], Sponsor: a.Sponsor,
+		Scopes:  c.Scopes,
+		Allowed: authz.Permitted(a.Role, c.Scopes),
+		Summary: Summary(a, c.Scopes),
+	}, nil
+}
+
+// Kinds and Roles map the database's words onto the API's enums.
+var (
+	Kinds = map[string]taskwirev1.MemberKind{
+		"human":     taskwirev1.MemberKind_MEMBER_KIND_HUMAN,
+		"assistant": taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT,
+	}
+	Roles = map[string]taskwirev1.MemberRole{
+		authz.RoleOwner:  taskwirev1.MemberRole_MEMBER_ROLE_OWNER,
+		authz.RoleAdmin:  taskwirev1.MemberRole_MEMBER_ROLE_ADMIN,
+		authz.RoleMember: taskwirev1.MemberRole_MEMBER_ROLE_MEMBER,
+		authz.RoleViewer: taskwirev1.MemberRole_MEMBER_ROLE_VIEWER,
+	}
+)
+
+// RoleName returns the word of an API role, e.g. "viewer", or "" for
+// MEMBER_ROLE_UNSPECIFIED.
+func RoleName(r taskwirev1.MemberRole) string {
+	for name, v := range Roles {
+		if v == r {
+			return name
+		}
+	}
+	return ""
+}
+
+// Summary says in one sentence who a is and what the role and the token
+// holding scopes allow, so a model can tell which of the two limits it.
+func Summary(a Access, scopes []string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "You are %s (%s), %s %s on tenant %s.", a.Handle, a.DisplayName, article(a.Role), a.Role, a.Tenant)
+	if a.Kind == "assistant" && a.Sponsor != "" {
+		fmt.Fprintf(&b, " You are an assistant sponsored by %s.", a.Sponsor)
+	}
+	var token []string
+	for _, s := range authz.AllScopes {
+		if authz.Allows(scopes, s) {
+			token = append(token, s)
+		}
+	}
+	may := "do nothing"
+	if allowed := authz.Permitted(a.Role, scopes); len(allowed) > 0 {
+		may = list(allowed)
+	}
+	fmt.Fprintf(&b, " Your role allows %s; your token allows %s; so you may %s.",
+		list(authz.Permitted(a.Role, authz.AllScopes)), list(token), may)
+	return b.String()
+}
+
+// list joins words as prose: "read, comment and write", "nothing" for none.
+func list(words []string) string {
+	switch len(words) {
+	case 0:
+		return "nothing"
+	case 1:
+		return words[0]
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
+}
+
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}

@@ -1,0 +1,47 @@
+package worker
+
+import (
+	"context"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// AccessResolver reads what the verified caller currently is on its
+// tenant (services/tenancy.Resolver reads it from the database). An
+// unknown tenant or member is a domainerr Unauthenticated error.
+type AccessResolver interface {
+	Resolve(ctx context.Context, c identity.Caller) (access.Access, error)
+}
+
+// requireRole resolves the caller's Access once per call, refuses a call
+// its role does not permit with a sentence naming role, tenant and tool
+// (access.ReasonRoleForbids), and hands the Access on in the context.
+func (s *Server) requireRole(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	if s.cfg.Access == nil || s.callerless(info.FullMethod) {
+		return handler(ctx, req)
+	}
+	c, ok := identity.FromContext(ctx)
+	if !ok {
+		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
+	}
+	rule := s.ruleFor(info.FullMethod)
+	if rule.err != nil {
+		return nil, s.internal(ctx, info.FullMethod, rule.err)
+	}
+	a, err := s.cfg.Access.Resolve(ctx, c)
+	if err != nil {
+		return nil, s.toStatus(ctx, info.FullMethod, err)
+	}
+	if !authz.RoleAllows(a.Role, rule.scope) {
+		return nil, access.RoleForbids(authz.Refusal{
+			Role: a.Role, Tenant: a.Tenant, Tool: rule.tool, Title: rule.title, Need: rule.scope,
+		})
+	}
+	return handler(access.NewContext(ctx, a), req)
+}
