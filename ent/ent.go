@@ -13,6 +13,7 @@ import (
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/taskwire/taskwire/ent/activity"
+	"github.com/taskwire/taskwire/ent/auditevent"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
@@ -81,6 +82,7 @@ func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			activity.Table:     activity.ValidColumn,
+			auditevent.Table:   auditevent.ValidColumn,
 			board.Table:        board.ValidColumn,
 			comment.Table:      comment.ValidColumn,
 			confirmation.Table: confirmation.ValidColumn,

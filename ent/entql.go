@@ -4,6 +4,7 @@ package ent
 
 import (
 	"github.com/taskwire/taskwire/ent/activity"
+	"github.com/taskwire/taskwire/ent/auditevent"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
@@ -21,7 +22,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 8)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 9)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   activity.Table,
@@ -44,6 +45,34 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   auditevent.Table,
+			Columns: auditevent.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: auditevent.FieldID,
+			},
+		},
+		Type: "AuditEvent",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			auditevent.FieldTenantID:      {Type: field.TypeInt, Column: auditevent.FieldTenantID},
+			auditevent.FieldOccurredAt:    {Type: field.TypeTime, Column: auditevent.FieldOccurredAt},
+			auditevent.FieldMemberID:      {Type: field.TypeInt, Column: auditevent.FieldMemberID},
+			auditevent.FieldMemberHandle:  {Type: field.TypeString, Column: auditevent.FieldMemberHandle},
+			auditevent.FieldMemberKind:    {Type: field.TypeEnum, Column: auditevent.FieldMemberKind},
+			auditevent.FieldSponsorHandle: {Type: field.TypeString, Column: auditevent.FieldSponsorHandle},
+			auditevent.FieldTokenID:       {Type: field.TypeString, Column: auditevent.FieldTokenID},
+			auditevent.FieldSessionLabel:  {Type: field.TypeString, Column: auditevent.FieldSessionLabel},
+			auditevent.FieldMethod:        {Type: field.TypeString, Column: auditevent.FieldMethod},
+			auditevent.FieldTool:          {Type: field.TypeString, Column: auditevent.FieldTool},
+			auditevent.FieldTargets:       {Type: field.TypeJSON, Column: auditevent.FieldTargets},
+			auditevent.FieldOutcome:       {Type: field.TypeString, Column: auditevent.FieldOutcome},
+			auditevent.FieldErrorMessage:  {Type: field.TypeString, Column: auditevent.FieldErrorMessage},
+			auditevent.FieldTraceID:       {Type: field.TypeString, Column: auditevent.FieldTraceID},
+			auditevent.FieldDurationMs:    {Type: field.TypeInt64, Column: auditevent.FieldDurationMs},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   board.Table,
 			Columns: board.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -61,7 +90,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			board.FieldCreatedAt: {Type: field.TypeTime, Column: board.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   comment.Table,
 			Columns: comment.Columns,
@@ -79,7 +108,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			comment.FieldCreatedAt: {Type: field.TypeTime, Column: comment.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   confirmation.Table,
 			Columns: confirmation.Columns,
@@ -97,7 +126,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			confirmation.FieldCreatedAt: {Type: field.TypeTime, Column: confirmation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   member.Table,
 			Columns: member.Columns,
@@ -115,9 +144,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 			member.FieldRole:        {Type: field.TypeEnum, Column: member.FieldRole},
 			member.FieldSponsorID:   {Type: field.TypeInt, Column: member.FieldSponsorID},
 			member.FieldCreatedAt:   {Type: field.TypeTime, Column: member.FieldCreatedAt},
+			member.FieldRemovedAt:   {Type: field.TypeTime, Column: member.FieldRemovedAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -144,7 +174,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldDeletedAt:   {Type: field.TypeTime, Column: task.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -161,7 +191,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldCreatedAt: {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -218,6 +248,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Activity",
 		"Task",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   auditevent.TenantTable,
+			Columns: []string{auditevent.TenantColumn},
+			Bidi:    false,
+		},
+		"AuditEvent",
+		"Tenant",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -526,6 +568,135 @@ func (f *ActivityFilter) WhereHasTaskWith(preds ...predicate.Task) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AuditEventQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AuditEventQuery builder.
+func (_q *AuditEventQuery) Filter() *AuditEventFilter {
+	return &AuditEventFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AuditEventMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AuditEventMutation builder.
+func (m *AuditEventMutation) Filter() *AuditEventFilter {
+	return &AuditEventFilter{config: m.config, predicateAdder: m}
+}
+
+// AuditEventFilter provides a generic filtering capability at runtime for AuditEventQuery.
+type AuditEventFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AuditEventFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *AuditEventFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(auditevent.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *AuditEventFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(auditevent.FieldTenantID))
+}
+
+// WhereOccurredAt applies the entql time.Time predicate on the occurred_at field.
+func (f *AuditEventFilter) WhereOccurredAt(p entql.TimeP) {
+	f.Where(p.Field(auditevent.FieldOccurredAt))
+}
+
+// WhereMemberID applies the entql int predicate on the member_id field.
+func (f *AuditEventFilter) WhereMemberID(p entql.IntP) {
+	f.Where(p.Field(auditevent.FieldMemberID))
+}
+
+// WhereMemberHandle applies the entql string predicate on the member_handle field.
+func (f *AuditEventFilter) WhereMemberHandle(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldMemberHandle))
+}
+
+// WhereMemberKind applies the entql string predicate on the member_kind field.
+func (f *AuditEventFilter) WhereMemberKind(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldMemberKind))
+}
+
+// WhereSponsorHandle applies the entql string predicate on the sponsor_handle field.
+func (f *AuditEventFilter) WhereSponsorHandle(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldSponsorHandle))
+}
+
+// WhereTokenID applies the entql string predicate on the token_id field.
+func (f *AuditEventFilter) WhereTokenID(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldTokenID))
+}
+
+// WhereSessionLabel applies the entql string predicate on the session_label field.
+func (f *AuditEventFilter) WhereSessionLabel(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldSessionLabel))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *AuditEventFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldMethod))
+}
+
+// WhereTool applies the entql string predicate on the tool field.
+func (f *AuditEventFilter) WhereTool(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldTool))
+}
+
+// WhereTargets applies the entql json.RawMessage predicate on the targets field.
+func (f *AuditEventFilter) WhereTargets(p entql.BytesP) {
+	f.Where(p.Field(auditevent.FieldTargets))
+}
+
+// WhereOutcome applies the entql string predicate on the outcome field.
+func (f *AuditEventFilter) WhereOutcome(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldOutcome))
+}
+
+// WhereErrorMessage applies the entql string predicate on the error_message field.
+func (f *AuditEventFilter) WhereErrorMessage(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldErrorMessage))
+}
+
+// WhereTraceID applies the entql string predicate on the trace_id field.
+func (f *AuditEventFilter) WhereTraceID(p entql.StringP) {
+	f.Where(p.Field(auditevent.FieldTraceID))
+}
+
+// WhereDurationMs applies the entql int64 predicate on the duration_ms field.
+func (f *AuditEventFilter) WhereDurationMs(p entql.Int64P) {
+	f.Where(p.Field(auditevent.FieldDurationMs))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *AuditEventFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *AuditEventFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *BoardQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -554,7 +725,7 @@ type BoardFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *BoardFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -652,7 +823,7 @@ type CommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -759,7 +930,7 @@ type ConfirmationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ConfirmationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -838,7 +1009,7 @@ type MemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -882,6 +1053,11 @@ func (f *MemberFilter) WhereSponsorID(p entql.IntP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *MemberFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(member.FieldCreatedAt))
+}
+
+// WhereRemovedAt applies the entql time.Time predicate on the removed_at field.
+func (f *MemberFilter) WhereRemovedAt(p entql.TimeP) {
+	f.Where(p.Field(member.FieldRemovedAt))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
@@ -955,7 +1131,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1121,7 +1297,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1181,7 +1357,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

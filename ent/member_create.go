@@ -79,6 +79,20 @@ func (_c *MemberCreate) SetNillableCreatedAt(v *time.Time) *MemberCreate {
 	return _c
 }
 
+// SetRemovedAt sets the "removed_at" field.
+func (_c *MemberCreate) SetRemovedAt(v time.Time) *MemberCreate {
+	_c.mutation.SetRemovedAt(v)
+	return _c
+}
+
+// SetNillableRemovedAt sets the "removed_at" field if the given value is not nil.
+func (_c *MemberCreate) SetNillableRemovedAt(v *time.Time) *MemberCreate {
+	if v != nil {
+		_c.SetRemovedAt(*v)
+	}
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *MemberCreate) SetTenant(v *Tenant) *MemberCreate {
 	return _c.SetTenantID(v.ID)
@@ -234,6 +248,10 @@ func (_c *MemberCreate) createSpec() (*Member, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(member.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.RemovedAt(); ok {
+		_spec.SetField(member.FieldRemovedAt, field.TypeTime, value)
+		_node.RemovedAt = &value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -100,6 +101,26 @@ func (_u *MemberUpdate) SetNillableSponsorID(v *int) *MemberUpdate {
 // ClearSponsorID clears the value of the "sponsor_id" field.
 func (_u *MemberUpdate) ClearSponsorID() *MemberUpdate {
 	_u.mutation.ClearSponsorID()
+	return _u
+}
+
+// SetRemovedAt sets the "removed_at" field.
+func (_u *MemberUpdate) SetRemovedAt(v time.Time) *MemberUpdate {
+	_u.mutation.SetRemovedAt(v)
+	return _u
+}
+
+// SetNillableRemovedAt sets the "removed_at" field if the given value is not nil.
+func (_u *MemberUpdate) SetNillableRemovedAt(v *time.Time) *MemberUpdate {
+	if v != nil {
+		_u.SetRemovedAt(*v)
+	}
+	return _u
+}
+
+// ClearRemovedAt clears the value of the "removed_at" field.
+func (_u *MemberUpdate) ClearRemovedAt() *MemberUpdate {
+	_u.mutation.ClearRemovedAt()
 	return _u
 }
 
@@ -228,6 +249,12 @@ func (_u *MemberUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(member.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.RemovedAt(); ok {
+		_spec.SetField(member.FieldRemovedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RemovedAtCleared() {
+		_spec.ClearField(member.FieldRemovedAt, field.TypeTime)
 	}
 	if _u.mutation.SponsorCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -399,6 +426,26 @@ func (_u *MemberUpdateOne) ClearSponsorID() *MemberUpdateOne {
 	return _u
 }
 
+// SetRemovedAt sets the "removed_at" field.
+func (_u *MemberUpdateOne) SetRemovedAt(v time.Time) *MemberUpdateOne {
+	_u.mutation.SetRemovedAt(v)
+	return _u
+}
+
+// SetNillableRemovedAt sets the "removed_at" field if the given value is not nil.
+func (_u *MemberUpdateOne) SetNillableRemovedAt(v *time.Time) *MemberUpdateOne {
+	if v != nil {
+		_u.SetRemovedAt(*v)
+	}
+	return _u
+}
+
+// ClearRemovedAt clears the value of the "removed_at" field.
+func (_u *MemberUpdateOne) ClearRemovedAt() *MemberUpdateOne {
+	_u.mutation.ClearRemovedAt()
+	return _u
+}
+
 // SetSponsor sets the "sponsor" edge to the Member entity.
 func (_u *MemberUpdateOne) SetSponsor(v *Member) *MemberUpdateOne {
 	return _u.SetSponsorID(v.ID)
@@ -554,6 +601,12 @@ func (_u *MemberUpdateOne) sqlSave(ctx context.Context) (_node *Member, err erro
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(member.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.RemovedAt(); ok {
+		_spec.SetField(member.FieldRemovedAt, field.TypeTime, value)
+	}
+	if _u.mutation.RemovedAtCleared() {
+		_spec.ClearField(member.FieldRemovedAt, field.TypeTime)
 	}
 	if _u.mutation.SponsorCleared() {
 		edge := &sqlgraph.EdgeSpec{

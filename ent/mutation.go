@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/taskwire/taskwire/ent/activity"
+	"github.com/taskwire/taskwire/ent/auditevent"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
@@ -32,6 +33,7 @@ const (
 
 	// Node types.
 	TypeActivity     = "Activity"
+	TypeAuditEvent   = "AuditEvent"
 	TypeBoard        = "Board"
 	TypeComment      = "Comment"
 	TypeConfirmation = "Confirmation"
@@ -879,6 +881,1289 @@ func (m *ActivityMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Activity edge %s", name)
+}
+
+// AuditEventMutation represents an operation that mutates the AuditEvent nodes in the graph.
+type AuditEventMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	occurred_at    *time.Time
+	member_id      *int
+	addmember_id   *int
+	member_handle  *string
+	member_kind    *auditevent.MemberKind
+	sponsor_handle *string
+	token_id       *string
+	session_label  *string
+	method         *string
+	tool           *string
+	targets        *[]string
+	appendtargets  []string
+	outcome        *string
+	error_message  *string
+	trace_id       *string
+	duration_ms    *int64
+	addduration_ms *int64
+	clearedFields  map[string]struct{}
+	tenant         *int
+	clearedtenant  bool
+	done           bool
+	oldValue       func(context.Context) (*AuditEvent, error)
+	predicates     []predicate.AuditEvent
+}
+
+var _ ent.Mutation = (*AuditEventMutation)(nil)
+
+// auditeventOption allows management of the mutation configuration using functional options.
+type auditeventOption func(*AuditEventMutation)
+
+// newAuditEventMutation creates new mutation for the AuditEvent entity.
+func newAuditEventMutation(c config, op Op, opts ...auditeventOption) *AuditEventMutation {
+	m := &AuditEventMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeAuditEvent,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withAuditEventID sets the ID field of the mutation.
+func withAuditEventID(id int) auditeventOption {
+	return func(m *AuditEventMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *AuditEvent
+		)
+		m.oldValue = func(ctx context.Context) (*AuditEvent, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().AuditEvent.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withAuditEvent sets the old AuditEvent of the mutation.
+func withAuditEvent(node *AuditEvent) auditeventOption {
+	return func(m *AuditEventMutation) {
+		m.oldValue = func(context.Context) (*AuditEvent, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m AuditEventMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m AuditEventMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *AuditEventMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *AuditEventMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().AuditEvent.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *AuditEventMutation) SetTenantID(i int) {
+	m.tenant = &i
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *AuditEventMutation) TenantID() (r int, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldTenantID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *AuditEventMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetOccurredAt sets the "occurred_at" field.
+func (m *AuditEventMutation) SetOccurredAt(t time.Time) {
+	m.occurred_at = &t
+}
+
+// OccurredAt returns the value of the "occurred_at" field in the mutation.
+func (m *AuditEventMutation) OccurredAt() (r time.Time, exists bool) {
+	v := m.occurred_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOccurredAt returns the old "occurred_at" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldOccurredAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOccurredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOccurredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOccurredAt: %w", err)
+	}
+	return oldValue.OccurredAt, nil
+}
+
+// ResetOccurredAt resets all changes to the "occurred_at" field.
+func (m *AuditEventMutation) ResetOccurredAt() {
+	m.occurred_at = nil
+}
+
+// SetMemberID sets the "member_id" field.
+func (m *AuditEventMutation) SetMemberID(i int) {
+	m.member_id = &i
+	m.addmember_id = nil
+}
+
+// MemberID returns the value of the "member_id" field in the mutation.
+func (m *AuditEventMutation) MemberID() (r int, exists bool) {
+	v := m.member_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMemberID returns the old "member_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldMemberID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMemberID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMemberID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMemberID: %w", err)
+	}
+	return oldValue.MemberID, nil
+}
+
+// AddMemberID adds i to the "member_id" field.
+func (m *AuditEventMutation) AddMemberID(i int) {
+	if m.addmember_id != nil {
+		*m.addmember_id += i
+	} else {
+		m.addmember_id = &i
+	}
+}
+
+// AddedMemberID returns the value that was added to the "member_id" field in this mutation.
+func (m *AuditEventMutation) AddedMemberID() (r int, exists bool) {
+	v := m.addmember_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMemberID clears the value of the "member_id" field.
+func (m *AuditEventMutation) ClearMemberID() {
+	m.member_id = nil
+	m.addmember_id = nil
+	m.clearedFields[auditevent.FieldMemberID] = struct{}{}
+}
+
+// MemberIDCleared returns if the "member_id" field was cleared in this mutation.
+func (m *AuditEventMutation) MemberIDCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldMemberID]
+	return ok
+}
+
+// ResetMemberID resets all changes to the "member_id" field.
+func (m *AuditEventMutation) ResetMemberID() {
+	m.member_id = nil
+	m.addmember_id = nil
+	delete(m.clearedFields, auditevent.FieldMemberID)
+}
+
+// SetMemberHandle sets the "member_handle" field.
+func (m *AuditEventMutation) SetMemberHandle(s string) {
+	m.member_handle = &s
+}
+
+// MemberHandle returns the value of the "member_handle" field in the mutation.
+func (m *AuditEventMutation) MemberHandle() (r string, exists bool) {
+	v := m.member_handle
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMemberHandle returns the old "member_handle" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldMemberHandle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMemberHandle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMemberHandle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMemberHandle: %w", err)
+	}
+	return oldValue.MemberHandle, nil
+}
+
+// ResetMemberHandle resets all changes to the "member_handle" field.
+func (m *AuditEventMutation) ResetMemberHandle() {
+	m.member_handle = nil
+}
+
+// SetMemberKind sets the "member_kind" field.
+func (m *AuditEventMutation) SetMemberKind(ak auditevent.MemberKind) {
+	m.member_kind = &ak
+}
+
+// MemberKind returns the value of the "member_kind" field in the mutation.
+func (m *AuditEventMutation) MemberKind() (r auditevent.MemberKind, exists bool) {
+	v := m.member_kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMemberKind returns the old "member_kind" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldMemberKind(ctx context.Context) (v *auditevent.MemberKind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMemberKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMemberKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMemberKind: %w", err)
+	}
+	return oldValue.MemberKind, nil
+}
+
+// ClearMemberKind clears the value of the "member_kind" field.
+func (m *AuditEventMutation) ClearMemberKind() {
+	m.member_kind = nil
+	m.clearedFields[auditevent.FieldMemberKind] = struct{}{}
+}
+
+// MemberKindCleared returns if the "member_kind" field was cleared in this mutation.
+func (m *AuditEventMutation) MemberKindCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldMemberKind]
+	return ok
+}
+
+// ResetMemberKind resets all changes to the "member_kind" field.
+func (m *AuditEventMutation) ResetMemberKind() {
+	m.member_kind = nil
+	delete(m.clearedFields, auditevent.FieldMemberKind)
+}
+
+// SetSponsorHandle sets the "sponsor_handle" field.
+func (m *AuditEventMutation) SetSponsorHandle(s string) {
+	m.sponsor_handle = &s
+}
+
+// SponsorHandle returns the value of the "sponsor_handle" field in the mutation.
+func (m *AuditEventMutation) SponsorHandle() (r string, exists bool) {
+	v := m.sponsor_handle
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSponsorHandle returns the old "sponsor_handle" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldSponsorHandle(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSponsorHandle is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSponsorHandle requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSponsorHandle: %w", err)
+	}
+	return oldValue.SponsorHandle, nil
+}
+
+// ResetSponsorHandle resets all changes to the "sponsor_handle" field.
+func (m *AuditEventMutation) ResetSponsorHandle() {
+	m.sponsor_handle = nil
+}
+
+// SetTokenID sets the "token_id" field.
+func (m *AuditEventMutation) SetTokenID(s string) {
+	m.token_id = &s
+}
+
+// TokenID returns the value of the "token_id" field in the mutation.
+func (m *AuditEventMutation) TokenID() (r string, exists bool) {
+	v := m.token_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTokenID returns the old "token_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldTokenID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTokenID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTokenID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTokenID: %w", err)
+	}
+	return oldValue.TokenID, nil
+}
+
+// ResetTokenID resets all changes to the "token_id" field.
+func (m *AuditEventMutation) ResetTokenID() {
+	m.token_id = nil
+}
+
+// SetSessionLabel sets the "session_label" field.
+func (m *AuditEventMutation) SetSessionLabel(s string) {
+	m.session_label = &s
+}
+
+// SessionLabel returns the value of the "session_label" field in the mutation.
+func (m *AuditEventMutation) SessionLabel() (r string, exists bool) {
+	v := m.session_label
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSessionLabel returns the old "session_label" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldSessionLabel(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSessionLabel is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSessionLabel requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSessionLabel: %w", err)
+	}
+	return oldValue.SessionLabel, nil
+}
+
+// ResetSessionLabel resets all changes to the "session_label" field.
+func (m *AuditEventMutation) ResetSessionLabel() {
+	m.session_label = nil
+}
+
+// SetMethod sets the "method" field.
+func (m *AuditEventMutation) SetMethod(s string) {
+	m.method = &s
+}
+
+// Method returns the value of the "method" field in the mutation.
+func (m *AuditEventMutation) Method() (r string, exists bool) {
+	v := m.method
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMethod returns the old "method" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldMethod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMethod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMethod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMethod: %w", err)
+	}
+	return oldValue.Method, nil
+}
+
+// ResetMethod resets all changes to the "method" field.
+func (m *AuditEventMutation) ResetMethod() {
+	m.method = nil
+}
+
+// SetTool sets the "tool" field.
+func (m *AuditEventMutation) SetTool(s string) {
+	m.tool = &s
+}
+
+// Tool returns the value of the "tool" field in the mutation.
+func (m *AuditEventMutation) Tool() (r string, exists bool) {
+	v := m.tool
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTool returns the old "tool" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldTool(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTool is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTool requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTool: %w", err)
+	}
+	return oldValue.Tool, nil
+}
+
+// ResetTool resets all changes to the "tool" field.
+func (m *AuditEventMutation) ResetTool() {
+	m.tool = nil
+}
+
+// SetTargets sets the "targets" field.
+func (m *AuditEventMutation) SetTargets(s []string) {
+	m.targets = &s
+	m.appendtargets = nil
+}
+
+// Targets returns the value of the "targets" field in the mutation.
+func (m *AuditEventMutation) Targets() (r []string, exists bool) {
+	v := m.targets
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTargets returns the old "targets" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldTargets(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTargets is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTargets requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTargets: %w", err)
+	}
+	return oldValue.Targets, nil
+}
+
+// AppendTargets adds s to the "targets" field.
+func (m *AuditEventMutation) AppendTargets(s []string) {
+	m.appendtargets = append(m.appendtargets, s...)
+}
+
+// AppendedTargets returns the list of values that were appended to the "targets" field in this mutation.
+func (m *AuditEventMutation) AppendedTargets() ([]string, bool) {
+	if len(m.appendtargets) == 0 {
+		return nil, false
+	}
+	return m.appendtargets, true
+}
+
+// ClearTargets clears the value of the "targets" field.
+func (m *AuditEventMutation) ClearTargets() {
+	m.targets = nil
+	m.appendtargets = nil
+	m.clearedFields[auditevent.FieldTargets] = struct{}{}
+}
+
+// TargetsCleared returns if the "targets" field was cleared in this mutation.
+func (m *AuditEventMutation) TargetsCleared() bool {
+	_, ok := m.clearedFields[auditevent.FieldTargets]
+	return ok
+}
+
+// ResetTargets resets all changes to the "targets" field.
+func (m *AuditEventMutation) ResetTargets() {
+	m.targets = nil
+	m.appendtargets = nil
+	delete(m.clearedFields, auditevent.FieldTargets)
+}
+
+// SetOutcome sets the "outcome" field.
+func (m *AuditEventMutation) SetOutcome(s string) {
+	m.outcome = &s
+}
+
+// Outcome returns the value of the "outcome" field in the mutation.
+func (m *AuditEventMutation) Outcome() (r string, exists bool) {
+	v := m.outcome
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutcome returns the old "outcome" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldOutcome(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutcome is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutcome requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutcome: %w", err)
+	}
+	return oldValue.Outcome, nil
+}
+
+// ResetOutcome resets all changes to the "outcome" field.
+func (m *AuditEventMutation) ResetOutcome() {
+	m.outcome = nil
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (m *AuditEventMutation) SetErrorMessage(s string) {
+	m.error_message = &s
+}
+
+// ErrorMessage returns the value of the "error_message" field in the mutation.
+func (m *AuditEventMutation) ErrorMessage() (r string, exists bool) {
+	v := m.error_message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorMessage returns the old "error_message" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldErrorMessage(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorMessage: %w", err)
+	}
+	return oldValue.ErrorMessage, nil
+}
+
+// ResetErrorMessage resets all changes to the "error_message" field.
+func (m *AuditEventMutation) ResetErrorMessage() {
+	m.error_message = nil
+}
+
+// SetTraceID sets the "trace_id" field.
+func (m *AuditEventMutation) SetTraceID(s string) {
+	m.trace_id = &s
+}
+
+// TraceID returns the value of the "trace_id" field in the mutation.
+func (m *AuditEventMutation) TraceID() (r string, exists bool) {
+	v := m.trace_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTraceID returns the old "trace_id" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldTraceID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTraceID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTraceID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTraceID: %w", err)
+	}
+	return oldValue.TraceID, nil
+}
+
+// ResetTraceID resets all changes to the "trace_id" field.
+func (m *AuditEventMutation) ResetTraceID() {
+	m.trace_id = nil
+}
+
+// SetDurationMs sets the "duration_ms" field.
+func (m *AuditEventMutation) SetDurationMs(i int64) {
+	m.duration_ms = &i
+	m.addduration_ms = nil
+}
+
+// DurationMs returns the value of the "duration_ms" field in the mutation.
+func (m *AuditEventMutation) DurationMs() (r int64, exists bool) {
+	v := m.duration_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDurationMs returns the old "duration_ms" field's value of the AuditEvent entity.
+// If the AuditEvent object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *AuditEventMutation) OldDurationMs(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDurationMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDurationMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDurationMs: %w", err)
+	}
+	return oldValue.DurationMs, nil
+}
+
+// AddDurationMs adds i to the "duration_ms" field.
+func (m *AuditEventMutation) AddDurationMs(i int64) {
+	if m.addduration_ms != nil {
+		*m.addduration_ms += i
+	} else {
+		m.addduration_ms = &i
+	}
+}
+
+// AddedDurationMs returns the value that was added to the "duration_ms" field in this mutation.
+func (m *AuditEventMutation) AddedDurationMs() (r int64, exists bool) {
+	v := m.addduration_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetDurationMs resets all changes to the "duration_ms" field.
+func (m *AuditEventMutation) ResetDurationMs() {
+	m.duration_ms = nil
+	m.addduration_ms = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *AuditEventMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[auditevent.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *AuditEventMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *AuditEventMutation) TenantIDs() (ids []int) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *AuditEventMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// Where appends a list predicates to the AuditEventMutation builder.
+func (m *AuditEventMutation) Where(ps ...predicate.AuditEvent) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the AuditEventMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *AuditEventMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.AuditEvent, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *AuditEventMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *AuditEventMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (AuditEvent).
+func (m *AuditEventMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *AuditEventMutation) Fields() []string {
+	fields := make([]string, 0, 15)
+	if m.tenant != nil {
+		fields = append(fields, auditevent.FieldTenantID)
+	}
+	if m.occurred_at != nil {
+		fields = append(fields, auditevent.FieldOccurredAt)
+	}
+	if m.member_id != nil {
+		fields = append(fields, auditevent.FieldMemberID)
+	}
+	if m.member_handle != nil {
+		fields = append(fields, auditevent.FieldMemberHandle)
+	}
+	if m.member_kind != nil {
+		fields = append(fields, auditevent.FieldMemberKind)
+	}
+	if m.sponsor_handle != nil {
+		fields = append(fields, auditevent.FieldSponsorHandle)
+	}
+	if m.token_id != nil {
+		fields = append(fields, auditevent.FieldTokenID)
+	}
+	if m.session_label != nil {
+		fields = append(fields, auditevent.FieldSessionLabel)
+	}
+	if m.method != nil {
+		fields = append(fields, auditevent.FieldMethod)
+	}
+	if m.tool != nil {
+		fields = append(fields, auditevent.FieldTool)
+	}
+	if m.targets != nil {
+		fields = append(fields, auditevent.FieldTargets)
+	}
+	if m.outcome != nil {
+		fields = append(fields, auditevent.FieldOutcome)
+	}
+	if m.error_message != nil {
+		fields = append(fields, auditevent.FieldErrorMessage)
+	}
+	if m.trace_id != nil {
+		fields = append(fields, auditevent.FieldTraceID)
+	}
+	if m.duration_ms != nil {
+		fields = append(fields, auditevent.FieldDurationMs)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *AuditEventMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case auditevent.FieldTenantID:
+		return m.TenantID()
+	case auditevent.FieldOccurredAt:
+		return m.OccurredAt()
+	case auditevent.FieldMemberID:
+		return m.MemberID()
+	case auditevent.FieldMemberHandle:
+		return m.MemberHandle()
+	case auditevent.FieldMemberKind:
+		return m.MemberKind()
+	case auditevent.FieldSponsorHandle:
+		return m.SponsorHandle()
+	case auditevent.FieldTokenID:
+		return m.TokenID()
+	case auditevent.FieldSessionLabel:
+		return m.SessionLabel()
+	case auditevent.FieldMethod:
+		return m.Method()
+	case auditevent.FieldTool:
+		return m.Tool()
+	case auditevent.FieldTargets:
+		return m.Targets()
+	case auditevent.FieldOutcome:
+		return m.Outcome()
+	case auditevent.FieldErrorMessage:
+		return m.ErrorMessage()
+	case auditevent.FieldTraceID:
+		return m.TraceID()
+	case auditevent.FieldDurationMs:
+		return m.DurationMs()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *AuditEventMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case auditevent.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case auditevent.FieldOccurredAt:
+		return m.OldOccurredAt(ctx)
+	case auditevent.FieldMemberID:
+		return m.OldMemberID(ctx)
+	case auditevent.FieldMemberHandle:
+		return m.OldMemberHandle(ctx)
+	case auditevent.FieldMemberKind:
+		return m.OldMemberKind(ctx)
+	case auditevent.FieldSponsorHandle:
+		return m.OldSponsorHandle(ctx)
+	case auditevent.FieldTokenID:
+		return m.OldTokenID(ctx)
+	case auditevent.FieldSessionLabel:
+		return m.OldSessionLabel(ctx)
+	case auditevent.FieldMethod:
+		return m.OldMethod(ctx)
+	case auditevent.FieldTool:
+		return m.OldTool(ctx)
+	case auditevent.FieldTargets:
+		return m.OldTargets(ctx)
+	case auditevent.FieldOutcome:
+		return m.OldOutcome(ctx)
+	case auditevent.FieldErrorMessage:
+		return m.OldErrorMessage(ctx)
+	case auditevent.FieldTraceID:
+		return m.OldTraceID(ctx)
+	case auditevent.FieldDurationMs:
+		return m.OldDurationMs(ctx)
+	}
+	return nil, fmt.Errorf("unknown AuditEvent field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEventMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case auditevent.FieldTenantID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case auditevent.FieldOccurredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOccurredAt(v)
+		return nil
+	case auditevent.FieldMemberID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMemberID(v)
+		return nil
+	case auditevent.FieldMemberHandle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMemberHandle(v)
+		return nil
+	case auditevent.FieldMemberKind:
+		v, ok := value.(auditevent.MemberKind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMemberKind(v)
+		return nil
+	case auditevent.FieldSponsorHandle:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSponsorHandle(v)
+		return nil
+	case auditevent.FieldTokenID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTokenID(v)
+		return nil
+	case auditevent.FieldSessionLabel:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSessionLabel(v)
+		return nil
+	case auditevent.FieldMethod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMethod(v)
+		return nil
+	case auditevent.FieldTool:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTool(v)
+		return nil
+	case auditevent.FieldTargets:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTargets(v)
+		return nil
+	case auditevent.FieldOutcome:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutcome(v)
+		return nil
+	case auditevent.FieldErrorMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorMessage(v)
+		return nil
+	case auditevent.FieldTraceID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTraceID(v)
+		return nil
+	case auditevent.FieldDurationMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDurationMs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *AuditEventMutation) AddedFields() []string {
+	var fields []string
+	if m.addmember_id != nil {
+		fields = append(fields, auditevent.FieldMemberID)
+	}
+	if m.addduration_ms != nil {
+		fields = append(fields, auditevent.FieldDurationMs)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *AuditEventMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case auditevent.FieldMemberID:
+		return m.AddedMemberID()
+	case auditevent.FieldDurationMs:
+		return m.AddedDurationMs()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *AuditEventMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case auditevent.FieldMemberID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMemberID(v)
+		return nil
+	case auditevent.FieldDurationMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDurationMs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *AuditEventMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(auditevent.FieldMemberID) {
+		fields = append(fields, auditevent.FieldMemberID)
+	}
+	if m.FieldCleared(auditevent.FieldMemberKind) {
+		fields = append(fields, auditevent.FieldMemberKind)
+	}
+	if m.FieldCleared(auditevent.FieldTargets) {
+		fields = append(fields, auditevent.FieldTargets)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *AuditEventMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *AuditEventMutation) ClearField(name string) error {
+	switch name {
+	case auditevent.FieldMemberID:
+		m.ClearMemberID()
+		return nil
+	case auditevent.FieldMemberKind:
+		m.ClearMemberKind()
+		return nil
+	case auditevent.FieldTargets:
+		m.ClearTargets()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *AuditEventMutation) ResetField(name string) error {
+	switch name {
+	case auditevent.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case auditevent.FieldOccurredAt:
+		m.ResetOccurredAt()
+		return nil
+	case auditevent.FieldMemberID:
+		m.ResetMemberID()
+		return nil
+	case auditevent.FieldMemberHandle:
+		m.ResetMemberHandle()
+		return nil
+	case auditevent.FieldMemberKind:
+		m.ResetMemberKind()
+		return nil
+	case auditevent.FieldSponsorHandle:
+		m.ResetSponsorHandle()
+		return nil
+	case auditevent.FieldTokenID:
+		m.ResetTokenID()
+		return nil
+	case auditevent.FieldSessionLabel:
+		m.ResetSessionLabel()
+		return nil
+	case auditevent.FieldMethod:
+		m.ResetMethod()
+		return nil
+	case auditevent.FieldTool:
+		m.ResetTool()
+		return nil
+	case auditevent.FieldTargets:
+		m.ResetTargets()
+		return nil
+	case auditevent.FieldOutcome:
+		m.ResetOutcome()
+		return nil
+	case auditevent.FieldErrorMessage:
+		m.ResetErrorMessage()
+		return nil
+	case auditevent.FieldTraceID:
+		m.ResetTraceID()
+		return nil
+	case auditevent.FieldDurationMs:
+		m.ResetDurationMs()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *AuditEventMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.tenant != nil {
+		edges = append(edges, auditevent.EdgeTenant)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *AuditEventMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case auditevent.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *AuditEventMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *AuditEventMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *AuditEventMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedtenant {
+		edges = append(edges, auditevent.EdgeTenant)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *AuditEventMutation) EdgeCleared(name string) bool {
+	switch name {
+	case auditevent.EdgeTenant:
+		return m.clearedtenant
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *AuditEventMutation) ClearEdge(name string) error {
+	switch name {
+	case auditevent.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *AuditEventMutation) ResetEdge(name string) error {
+	switch name {
+	case auditevent.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown AuditEvent edge %s", name)
 }
 
 // BoardMutation represents an operation that mutates the Board nodes in the graph.
@@ -2953,6 +4238,7 @@ type MemberMutation struct {
 	kind             *member.Kind
 	role             *member.Role
 	created_at       *time.Time
+	removed_at       *time.Time
 	clearedFields    map[string]struct{}
 	tenant           *int
 	clearedtenant    bool
@@ -3329,6 +4615,55 @@ func (m *MemberMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetRemovedAt sets the "removed_at" field.
+func (m *MemberMutation) SetRemovedAt(t time.Time) {
+	m.removed_at = &t
+}
+
+// RemovedAt returns the value of the "removed_at" field in the mutation.
+func (m *MemberMutation) RemovedAt() (r time.Time, exists bool) {
+	v := m.removed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRemovedAt returns the old "removed_at" field's value of the Member entity.
+// If the Member object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *MemberMutation) OldRemovedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRemovedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRemovedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRemovedAt: %w", err)
+	}
+	return oldValue.RemovedAt, nil
+}
+
+// ClearRemovedAt clears the value of the "removed_at" field.
+func (m *MemberMutation) ClearRemovedAt() {
+	m.removed_at = nil
+	m.clearedFields[member.FieldRemovedAt] = struct{}{}
+}
+
+// RemovedAtCleared returns if the "removed_at" field was cleared in this mutation.
+func (m *MemberMutation) RemovedAtCleared() bool {
+	_, ok := m.clearedFields[member.FieldRemovedAt]
+	return ok
+}
+
+// ResetRemovedAt resets all changes to the "removed_at" field.
+func (m *MemberMutation) ResetRemovedAt() {
+	m.removed_at = nil
+	delete(m.clearedFields, member.FieldRemovedAt)
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *MemberMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -3471,7 +4806,7 @@ func (m *MemberMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *MemberMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.tenant != nil {
 		fields = append(fields, member.FieldTenantID)
 	}
@@ -3492,6 +4827,9 @@ func (m *MemberMutation) Fields() []string {
 	}
 	if m.created_at != nil {
 		fields = append(fields, member.FieldCreatedAt)
+	}
+	if m.removed_at != nil {
+		fields = append(fields, member.FieldRemovedAt)
 	}
 	return fields
 }
@@ -3515,6 +4853,8 @@ func (m *MemberMutation) Field(name string) (ent.Value, bool) {
 		return m.SponsorID()
 	case member.FieldCreatedAt:
 		return m.CreatedAt()
+	case member.FieldRemovedAt:
+		return m.RemovedAt()
 	}
 	return nil, false
 }
@@ -3538,6 +4878,8 @@ func (m *MemberMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldSponsorID(ctx)
 	case member.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case member.FieldRemovedAt:
+		return m.OldRemovedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Member field %s", name)
 }
@@ -3596,6 +4938,13 @@ func (m *MemberMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case member.FieldRemovedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRemovedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Member field %s", name)
 }
@@ -3632,6 +4981,9 @@ func (m *MemberMutation) ClearedFields() []string {
 	if m.FieldCleared(member.FieldSponsorID) {
 		fields = append(fields, member.FieldSponsorID)
 	}
+	if m.FieldCleared(member.FieldRemovedAt) {
+		fields = append(fields, member.FieldRemovedAt)
+	}
 	return fields
 }
 
@@ -3648,6 +5000,9 @@ func (m *MemberMutation) ClearField(name string) error {
 	switch name {
 	case member.FieldSponsorID:
 		m.ClearSponsorID()
+		return nil
+	case member.FieldRemovedAt:
+		m.ClearRemovedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Member nullable field %s", name)
@@ -3677,6 +5032,9 @@ func (m *MemberMutation) ResetField(name string) error {
 		return nil
 	case member.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case member.FieldRemovedAt:
+		m.ResetRemovedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Member field %s", name)

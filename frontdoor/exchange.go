@@ -32,6 +32,9 @@ type exchange struct {
 	// cancelled is set when the client cancelled the call with
 	// notifications/cancelled: it then gets no response.
 	cancelled atomic.Bool
+	// charge is what the request took from its rate limits, if any
+	// (ratelimit_exchange.go).
+	charge *charge
 
 	// For the log record.
 	tool      string
@@ -174,7 +177,9 @@ func (x *exchange) dispatch(body []byte) {
 	case errors.As(err, &je):
 		x.fail(&failure{id: msg.ID, err: je})
 	case !isModern(x.r.Header, msg):
-		x.serveLegacy()
+		if x.admitLegacyRate() {
+			x.serveLegacy()
+		}
 	case msg.Kind == jsonrpc.Notification:
 		x.notification()
 	case msg.Kind == jsonrpc.Response:
@@ -194,7 +199,9 @@ func (x *exchange) notification() {
 		x.fail(&failure{err: e})
 		return
 	}
-	x.out.accept()
+	if x.admitRate(notificationsOp) {
+		x.out.accept()
+	}
 }
 
 // request checks a request and runs its method.
@@ -205,6 +212,9 @@ func (x *exchange) request() {
 			x.fail(&failure{id: x.msg.ID, err: e})
 			return
 		}
+	}
+	if !x.admitRate(operation(x.msg.Method, x.req.params)) {
+		return
 	}
 	result, err := methods[x.msg.Method](x)
 	if err != nil {
@@ -232,6 +242,7 @@ func (x *exchange) fail(f *failure) {
 	if f == nil {
 		return
 	}
+	x.refund(f)
 	if x.legacy && f.status == 0 {
 		// Before 2026-07-28 a JSON-RPC error went out with 200, as go-sdk
 		// still sends it to legacy clients: the transport rules of those

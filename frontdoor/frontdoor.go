@@ -107,6 +107,9 @@ type Config struct {
 	// KeepAlive is how often an idle listen stream gets a comment line,
 	// so proxies keep it open. Default 15 s.
 	KeepAlive time.Duration
+	// RateLimiter, when set, limits how fast each token and each tenant
+	// may send requests (ratelimit.go); nil means no limits.
+	RateLimiter *RateLimiter
 
 	// now is the clock of session ids; nil means time.Now. Tests set it.
 	now func() time.Time

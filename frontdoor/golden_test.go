@@ -74,6 +74,13 @@ func runGolden(t *testing.T, file string) {
 	if req.URL.Path == "/api/mcp" {
 		validateSent(t, goldenVersion(h, req, body, rec.Body.Bytes()), rec, requestMethod(body))
 	}
+	checkGolden(t, file, ar, gotHead, gotBody)
+}
+
+// checkGolden compares a response's head and body with the file's
+// "response" sections, or with -update writes them there.
+func checkGolden(t *testing.T, file string, ar *txtar.Archive, gotHead, gotBody string) {
+	t.Helper()
 	if *update {
 		setSection(ar, "response", gotHead)
 		setSection(ar, "response.body", gotBody)

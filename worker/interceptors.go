@@ -33,24 +33,31 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     stack, instead of killing the process.
 //  3. identity: the caller the front door verified, from metadata, into
 //     the context, trusted only from a call carrying the internal key when
-//     one is configured; none → Unauthenticated. Health is exempt.
-//  4. scope: the token's scopes must cover the scope the method's
+//     one is configured; none → Unauthenticated. Health is exempt. A call
+//     of Config.OperatorServices may instead carry the operator mark, and
+//     then skips steps 5 and 6 (see operatorCall).
+//  4. audit: every named call, once it ends, into the audit log through
+//     Config.Auditor (asynchronously: see auditCall), with its outcome.
+//     Before scope and role, so that their refusals are recorded too.
+//  5. scope: the token's scopes must cover the scope the method's
 //     (taskwire.mcp.v1.tool) option names; otherwise PermissionDenied
 //     (reason INSUFFICIENT_SCOPE). Checked before the role, since it needs
 //     no database and a stronger token is what the client can ask for.
-//  5. access: the member's current role, read from the database through
-//     Config.Access, must permit the same scope; otherwise PermissionDenied
-//     (reason ROLE_FORBIDS). The Access read goes into the context for the
-//     services (access.FromContext).
-//  6. progress: a Reporter publishing to NATS when the call asked for one,
+//  6. access: the member's current role, read from the database through
+//     Config.Access, must permit the same scope, and be at least the
+//     option's min_role; otherwise PermissionDenied (reason ROLE_FORBIDS).
+//     The Access read goes into the context for the services
+//     (access.FromContext).
+//  7. progress: a Reporter publishing to NATS when the call asked for one,
 //     and the trailer counting what was published.
-//  7. errors: the one place where service errors become gRPC statuses,
+//  8. errors: the one place where service errors become gRPC statuses,
 //     innermost so that everything above sees statuses only.
 func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
 	return []grpc.UnaryServerInterceptor{
 		s.logCall,
 		s.recoverPanic,
 		s.requireIdentity,
+		s.auditCall,
 		s.requireScope,
 		s.requireRole,
 		s.reportProgress,
@@ -150,6 +157,9 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 	if s.callerless(info.FullMethod) {
 		return handler(ctx, req)
 	}
+	if identity.OperatorFromIncoming(ctx) {
+		return s.operatorCall(ctx, req, info, handler)
+	}
 	c, err := identity.FromIncoming(ctx)
 	if err != nil {
 		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
@@ -168,4 +178,17 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 		}
 	}
 	return handler(identity.NewContext(ctx, c), req)
+}
+
+// operatorCall runs a call a front door marked as a platform operator's:
+// an operator is no member of any tenant, so the call names no caller and
+// has no token or role to check; the service (the admin API) authorizes
+// it. Other methods refuse the mark: operators never act through tools.
+func (s *Server) operatorCall(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	for _, svc := range s.cfg.OperatorServices {
+		if strings.HasPrefix(info.FullMethod, "/"+svc+"/") {
+			return handler(identity.NewOperatorContext(ctx), req)
+		}
+	}
+	return nil, status.Error(codes.PermissionDenied, "platform operators act through the admin API only")
 }

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -20,10 +21,11 @@ type AccessResolver interface {
 }
 
 // requireRole resolves the caller's Access once per call, refuses a call
-// its role does not permit with a sentence naming role, tenant and tool
-// (access.ReasonRoleForbids), and hands the Access on in the context.
+// its role does not permit (the tool's scope, or a min_role above it) with
+// a sentence naming role, tenant and tool (access.ReasonRoleForbids), and
+// hands the Access on in the context.
 func (s *Server) requireRole(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if s.cfg.Access == nil || s.callerless(info.FullMethod) {
+	if s.cfg.Access == nil || s.callerless(info.FullMethod) || identity.IsOperator(ctx) {
 		return handler(ctx, req)
 	}
 	c, ok := identity.FromContext(ctx)
@@ -38,10 +40,28 @@ func (s *Server) requireRole(ctx context.Context, req any, info *grpc.UnaryServe
 	if err != nil {
 		return nil, s.toStatus(ctx, info.FullMethod, err)
 	}
+	noteAccess(ctx, a)
+	refusal := authz.Refusal{Role: a.Role, Tenant: a.Tenant, Tool: rule.tool, Title: rule.title, Need: rule.scope}
 	if !authz.RoleAllows(a.Role, rule.scope) {
-		return nil, access.RoleForbids(authz.Refusal{
-			Role: a.Role, Tenant: a.Tenant, Tool: rule.tool, Title: rule.title, Need: rule.scope,
-		})
+		return nil, access.RoleForbids(refusal)
+	}
+	if !authz.AtLeast(a.Role, rule.least) {
+		return nil, roleTooWeak(refusal, rule.least)
 	}
 	return handler(access.NewContext(ctx, a), req)
+}
+
+// roleTooWeak is the refusal of a tool whose min_role is stronger than
+// the caller's role: a ROLE_FORBIDS refusal like access.RoleForbids, so
+// the front door shows its sentence as the tool's result, but saying whom
+// the tool is for.
+func roleTooWeak(r authz.Refusal, least string) error {
+	st := status.New(codes.PermissionDenied, r.LeastRoleSentence(least))
+	info := &errdetails.ErrorInfo{Reason: access.ReasonRoleForbids, Domain: access.Domain, Metadata: map[string]string{
+		"role": r.Role, "tool": r.Tool, "scope": r.Need, "min_role": least,
+	}}
+	if withInfo, err := st.WithDetails(info); err == nil {
+		st = withInfo
+	}
+	return st.Err()
 }

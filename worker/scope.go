@@ -22,6 +22,7 @@ import (
 // none), and the tool's name and title, for the refusal message.
 type scopeRule struct {
 	scope string
+	least string // the weakest role allowed (the option's min_role), "" for any
 	tool  string
 	title string
 	err   error // the method is not in the registry
@@ -32,7 +33,7 @@ type scopeRule struct {
 // on, marked access.ReasonInsufficientScope. Methods without the option
 // need only a valid identity.
 func (s *Server) requireScope(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if s.callerless(info.FullMethod) {
+	if s.callerless(info.FullMethod) || identity.IsOperator(ctx) {
 		return handler(ctx, req)
 	}
 	rule := s.ruleFor(info.FullMethod)
@@ -78,5 +79,5 @@ func lookupRule(fullMethod string) scopeRule {
 	if tool == nil {
 		return scopeRule{tool: string(md.Name())}
 	}
-	return scopeRule{scope: tool.GetScope(), tool: tool.GetName(), title: tool.GetTitle()}
+	return scopeRule{scope: tool.GetScope(), least: tool.GetMinRole(), tool: tool.GetName(), title: tool.GetTitle()}
 }

@@ -41,12 +41,24 @@ type Config struct {
 	// no caller: they need the internal key only (e.g. loading the live
 	// revocations at start).
 	Unnamed []string
+	// OperatorServices names services (e.g. "taskwire.admin.v1.AdminService")
+	// whose methods a platform operator may call: a call marked with
+	// identity.MDOperator (trusted only with the internal key) then needs
+	// no caller, skips the scope and role steps, and carries
+	// identity.IsOperator in its context; the service authorizes it.
+	OperatorServices []string
 	// InternalKey, when set, must come with every call (metadata
 	// identity.MDInternalKey): only front doors holding it may name callers.
 	InternalKey string
 	// DrainTimeout bounds how long Stop waits for in-flight calls before it
 	// cuts them off; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
+	// Auditor, when set, records every call a member or operator makes in
+	// the audit log, as it ends (see auditCall); nil turns the log off.
+	Auditor Auditor
+	// AuditQueue bounds the audit events waiting to be written; 0 means
+	// DefaultAuditQueue. When it is full, events are dropped with a warning.
+	AuditQueue int
 }
 
 // TokenChecker tells whether a token (by jti) may still be used, from the
@@ -63,6 +75,8 @@ func (c Config) Validate() error {
 		return errors.New("worker: no logger")
 	case c.DrainTimeout < 0:
 		return errors.New("worker: negative drain timeout")
+	case c.AuditQueue < 0:
+		return errors.New("worker: negative audit queue")
 	}
 	for _, r := range c.Register {
 		if r == nil {
@@ -78,7 +92,8 @@ type Server struct {
 	log    *slog.Logger
 	grpc   *grpc.Server
 	health *health.Server
-	scopes sync.Map // full method name → scopeRule, filled on first call
+	scopes sync.Map  // full method name → scopeRule, filled on first call
+	audit  *auditLog // nil when Config.Auditor is
 
 	// draining is cancelled when Stop begins; it ends long-lived streams
 	// (health Watch) that would otherwise hold GracefulStop until the
@@ -97,6 +112,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.DrainTimeout = DefaultDrainTimeout
 	}
 	s := &Server{cfg: cfg, log: cfg.Logger, health: health.NewServer()}
+	s.audit = newAuditLog(cfg.Auditor, cfg.AuditQueue, cfg.Logger)
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.grpc = grpc.NewServer(
 		grpc.ChainUnaryInterceptor(s.unaryChain()...),
@@ -121,7 +137,8 @@ func (s *Server) Serve(lis net.Listener) error {
 
 // Stop drains the server: health turns NOT_SERVING (for good), streams
 // end, in-flight calls get until ctx ends or DrainTimeout passes to finish,
-// and whatever is left is cut off.
+// and whatever is left is cut off. Then the audit events still queued are
+// written, for up to auditFlushTimeout.
 func (s *Server) Stop(ctx context.Context) {
 	s.health.Shutdown()
 	s.drain()
@@ -139,6 +156,7 @@ func (s *Server) Stop(ctx context.Context) {
 	}
 	s.grpc.Stop()
 	<-done
+	s.audit.stop()
 }
 
 // endOnDrain gives each stream a context that also ends when Stop begins.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -8,8 +9,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/taskwire/taskwire/frontdoor"
 )
 
 // config is what serve and token create read from flags and the
@@ -27,6 +31,15 @@ type config struct {
 	LogLevel       string
 	ShutdownGrace  time.Duration
 	Conformance    bool
+	Rate           rateConfig // rate limits; the zero value has none
+
+	// envErr is a malformed numeric environment variable, reported by
+	// resolve: flags are declared before anything can fail.
+	envErr error
+
+	// OperatorSecretFile holds the platform operators' secret for the
+	// admin API; empty: <data>/operator.secret, created on first start.
+	OperatorSecretFile string
 }
 
 // env returns the environment variable's value, or def.
@@ -54,11 +67,95 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
 	fs.StringVar(&c.LogLevel, "log-level", env("TASKWIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env TASKWIRE_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for calls in flight")
+	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); it must exist (env TASKWIRE_OPERATOR_SECRET_FILE; default <data>/operator.secret, created on first start)")
+	c.rateFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
+}
+
+// rateConfig is the rate limits of `serve`: calls a second and burst, per
+// token and per tenant, each for every method and tool apart; a rate of 0
+// turns its level off. The zero value has no limits.
+type rateConfig struct {
+	Token, Tenant           float64
+	TokenBurst, TenantBurst int
+	Replicas                int // front doors sharing the limits
+}
+
+// rateFlags declares the rate-limit flags: on by default, generous for
+// an assistant at work, tight enough to stop a runaway loop.
+func (c *config) rateFlags(fs *flag.FlagSet) {
+	r := &c.Rate
+	fs.Float64Var(&r.Token, "rate-token", c.envFloat("TASKWIRE_RATE_TOKEN", 10), "calls a second each token may make, to each method and tool apart; 0: no per-token limit (env TASKWIRE_RATE_TOKEN)")
+	fs.IntVar(&r.TokenBurst, "rate-token-burst", c.envInt("TASKWIRE_RATE_TOKEN_BURST", 20), "calls a token may make at once, to each method and tool apart (env TASKWIRE_RATE_TOKEN_BURST)")
+	fs.Float64Var(&r.Tenant, "rate-tenant", c.envFloat("TASKWIRE_RATE_TENANT", 50), "calls a second all tokens of a tenant may make together, to each method and tool apart; 0: no per-tenant limit (env TASKWIRE_RATE_TENANT)")
+	fs.IntVar(&r.TenantBurst, "rate-tenant-burst", c.envInt("TASKWIRE_RATE_TENANT_BURST", 100), "calls all tokens of a tenant may make at once, to each method and tool apart (env TASKWIRE_RATE_TENANT_BURST)")
+	fs.IntVar(&r.Replicas, "rate-replicas", c.envInt("TASKWIRE_RATE_REPLICAS", 1), "front doors serving the endpoint; each enforces this share of every limit (env TASKWIRE_RATE_REPLICAS)")
+}
+
+// envFloat returns the environment variable's value as a number, or def;
+// a malformed value is kept for resolve to report, since flags are
+// declared before anything can fail.
+func (c *config) envFloat(name string, def float64) float64 {
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		return def
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+	if err != nil {
+		c.envErr = errors.Join(c.envErr, fmt.Errorf("%s=%q is not a number", name, v))
+		return def
+	}
+	return f
+}
+
+// envInt is envFloat for whole numbers.
+func (c *config) envInt(name string, def int) int {
+	v, ok := os.LookupEnv(name)
+	if !ok {
+		return def
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		c.envErr = errors.Join(c.envErr, fmt.Errorf("%s=%q is not a whole number", name, v))
+		return def
+	}
+	return n
+}
+
+// checkRates refuses rate flags that make no sense, naming the flag.
+func (c *config) checkRates() error {
+	r := c.Rate
+	switch {
+	case !(r.Token >= 0) || !(r.Tenant >= 0):
+		return errors.New("--rate-token and --rate-tenant are calls a second: 0 or more")
+	case r.Token > 0 && r.TokenBurst < 1:
+		return fmt.Errorf("--rate-token-burst %d: want at least 1 call while --rate-token is set", r.TokenBurst)
+	case r.Tenant > 0 && r.TenantBurst < 1:
+		return fmt.Errorf("--rate-tenant-burst %d: want at least 1 call while --rate-tenant is set", r.TenantBurst)
+	case r.Replicas < 0:
+		return fmt.Errorf("--rate-replicas %d: want the number of front doors", r.Replicas)
+	}
+	return c.rateLimits().Validate()
+}
+
+// rateLimits is the front door's view of the rate flags.
+func (c *config) rateLimits() frontdoor.RateLimits {
+	r := c.Rate
+	return frontdoor.RateLimits{
+		Token:    frontdoor.RateLimit{PerSecond: r.Token, Burst: r.TokenBurst},
+		Tenant:   frontdoor.RateLimit{PerSecond: r.Tenant, Burst: r.TenantBurst},
+		Replicas: r.Replicas,
+	}
 }
 
 // resolve fills the defaults that depend on other settings.
 func (c *config) resolve(listenAddr string) error {
+	if c.envErr != nil {
+		return c.envErr
+	}
+	if err := c.checkRates(); err != nil {
+		return err
+	}
 	if c.DB == "" {
 		c.DB = "sqlite:" + filepath.Join(c.DataDir, "taskwire.db")
 	}

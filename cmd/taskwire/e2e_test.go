@@ -55,7 +55,7 @@ func TestEndToEnd(t *testing.T) {
 			for _, tool := range tools.Tools {
 				names = append(names, tool.Name)
 			}
-			want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import", "whoami"}
+			want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import", "whoami", "audit_list"}
 			if !slices.Equal(names, want) {
 				t.Errorf("tools = %v, want %v", names, want)
 			}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ type setup struct {
 	postgres    bool // PostgreSQL instead of SQLite
 	natsURL     string
 	conformance bool // serve --conformance
+	rate        rateConfig
 }
 
 // setups are the deployments the end-to-end tests run on: the embedded
@@ -48,7 +50,7 @@ func setups() []setup {
 
 func startHarness(t *testing.T, s setup) *harness {
 	t.Helper()
-	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance}
+	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance, Rate: s.rate}
 	if s.postgres {
 		if s.natsURL == "" {
 			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server deployment")
@@ -169,4 +171,26 @@ func recordToken(t testing.TB, db *ent.Client, issuer *authn.Issuer, tenant stri
 		t.Fatalf("recording a token: %v", err)
 	}
 	return token
+}
+
+// toolsListStatus POSTs a 2026-07-28 tools/list with token to url (with
+// Host header host, when set) and returns the HTTP status.
+func toolsListStatus(t testing.TB, url, host, token string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	if host != "" {
+		req.Host = host
+	}
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/list")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -49,7 +49,18 @@ func newHTTPServer(h http.Handler, track func(net.Conn, http.ConnState)) *http.S
 		IdleTimeout:       httpTimeouts.idle,
 		MaxHeaderBytes:    maxHeaderBytes,
 		ConnState:         track,
+		Protocols:         protocols(),
 	}
+}
+
+// protocols are HTTP/1.1 and HTTP/2 without TLS (prior knowledge only):
+// gRPC clients of the admin API (grpcurl -plaintext, grpc-go) reach the
+// front door's port that way. TLS, where used, ends in front of it.
+func protocols() *http.Protocols {
+	p := new(http.Protocols)
+	p.SetHTTP1(true)
+	p.SetUnencryptedHTTP2(true)
+	return p
 }
 
 // dropAbandoned closes the connection of a request that h abandoned: one

@@ -3,6 +3,7 @@
 //	taskwire serve                      front door + worker + NATS + SQLite in one process
 //	taskwire token create --member H    mint a token for member H
 //	taskwire token list | revoke        list or revoke tokens
+//	taskwire admin …                    tenants, members and tokens through the admin API
 package main
 
 import (
@@ -37,8 +38,12 @@ Usage:
   taskwire token list [--member HANDLE]  list tokens (never the tokens themselves)
   taskwire token revoke JTI | --member HANDLE
                                          revoke one token, or all of a member's
+  taskwire admin <tenants|members|tokens> <command>
+                                         manage tenants, members and tokens of a running
+                                         server through its admin API
 
-Run "taskwire serve -h" or "taskwire token create -h" (or list, revoke) for their flags.
+Run "taskwire serve -h" or "taskwire token create -h" (or list, revoke) for their flags,
+and "taskwire admin" for the admin commands.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -51,6 +56,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runServe(ctx, args[1:], stdout, stderr)
 	case "token":
 		return runToken(ctx, args[1:], stdout, stderr)
+	case "admin":
+		return runAdmin(ctx, args[1:], stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"crypto/ed25519"
+	"crypto/hkdf"
+	"crypto/rand"
+	"crypto/sha256"
 	"errors"
 	"log/slog"
 	"net"
@@ -18,6 +21,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/frontdoor"
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/content"
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
@@ -26,6 +30,8 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/frontdoor/toolcall"
 	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/admin"
+	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/board"
 	"github.com/taskwire/taskwire/services/conformance"
@@ -55,6 +61,8 @@ type workerNodeConfig struct {
 	Drain       time.Duration
 	Log         *slog.Logger
 	Conformance bool // also serve the conformance suite's fixtures
+	// Issuer mints the tokens the admin API creates; nil: it cannot.
+	Issuer *authn.Issuer
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
@@ -78,7 +86,20 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	register := []func(grpc.ServiceRegistrar){boards.Register, access.NewService().Register, tokenStore.Register}
+	// Every call a member makes is recorded in the audit log, which owners
+	// and admins read (audit_list).
+	auditLog, err := audit.New(audit.Config{Client: cfg.DB, CursorKey: cfg.auditCursorKey(), Logger: cfg.Log})
+	if err != nil {
+		return nil, err
+	}
+	register := []func(grpc.ServiceRegistrar){boards.Register, access.NewService().Register, tokenStore.Register, auditLog.Register}
+	// The admin API: tenants, members and tokens, for their admins and
+	// the platform operators.
+	adminReg, err := adminRegister(cfg, tokenStore, bus)
+	if err != nil {
+		return nil, err
+	}
+	register = append(register, adminReg)
 	if cfg.Conformance {
 		fixtures, err := conformance.New(conformance.Config{Events: bus})
 		if err != nil {
@@ -91,10 +112,14 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		NATS:         cfg.NATS,
 		Access:       roles,
 		Tokens:       tokenStore,
+		Auditor:      auditLog,
 		Unnamed:      []string{taskwirev1.TokenService_ListRevocations_FullMethodName},
 		InternalKey:  cfg.InternalKey,
 		Register:     register,
 		DrainTimeout: cfg.Drain,
+
+		// Platform operators, who are no member, call the admin API only.
+		OperatorServices: []string{admin.ServiceName},
 	})
 	if err != nil {
 		return nil, err
@@ -108,6 +133,19 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	return n, nil
 }
 
+// auditCursorKey authenticates the audit log's cursors: derived from the
+// internal key, which every worker of a deployment shares, so a page's
+// cursor works on the next worker too; without one, a random key, whose
+// cursors only this worker accepts.
+func (cfg workerNodeConfig) auditCursorKey() []byte {
+	if cfg.InternalKey != "" {
+		if k, err := hkdf.Key(sha256.New, []byte(cfg.InternalKey), nil, "taskwire audit-cursor v1", 32); err == nil {
+			return k
+		}
+	}
+	return []byte(rand.Text())
+}
+
 // stop drains the worker: calls in flight finish within ctx.
 func (n *workerNode) stop(ctx context.Context) { n.srv.Stop(ctx) }
 
@@ -116,6 +154,7 @@ type frontdoorNode struct {
 	conn            *grpc.ClientConn
 	stopRevocations func()
 	mcp             *frontdoor.Handler
+	admin           *adminedge.Edge
 	http            *http.Server
 	idle            newConns
 	lis             net.Listener
@@ -137,6 +176,11 @@ type frontdoorNodeConfig struct {
 	Log         *slog.Logger
 	Conformance bool             // also serve the conformance suite's fixtures
 	Anonymous   *identity.Caller // who requests without a token act as
+	RateLimits  frontdoor.RateLimits
+
+	// Operator recognises the platform operators' secret on the admin
+	// API; nil: nobody acts as an operator.
+	Operator *adminedge.OperatorSecret
 }
 
 func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
@@ -167,13 +211,20 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		return nil, err
 	}
 	n.mcp = h
-	n.http = newHTTPServer(h, n.idle.track)
+	// The admin API (JSON and gRPC) and the JWKS beside the MCP endpoint.
+	if n.admin, err = newAdminEdge(cfg, n.conn, n.endpoint, revs.Refuses); err != nil {
+		n.stopRevocations()
+		n.conn.Close()
+		return nil, err
+	}
+	n.http = newHTTPServer(n.admin.Wrap(h), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.lis) }()
 	return n, nil
 }
 
 func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, revoked func(identity.Caller, time.Time) bool) (*frontdoor.Handler, error) {
-	services := []string{taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName}
+	services := []string{taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName,
+		taskwirev1.AuditService_ServiceDesc.ServiceName}
 	if cfg.Conformance {
 		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
 	}
@@ -195,12 +246,7 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	if err != nil {
 		return nil, err
 	}
-	verifier, err := authn.NewVerifier(authn.VerifierConfig{
-		Keys:     cfg.publicKeys(),
-		Revoked:  revoked,
-		Issuer:   cfg.PublicURL,
-		Audience: endpoint,
-	})
+	verifier, err := newTokenVerifier(cfg, endpoint, revoked)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +272,12 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 		}
 		changes, news = bus, bus
 	}
+	limiter, err := frontdoor.NewRateLimiter(cfg.RateLimits)
+	if err != nil {
+		return nil, err
+	}
 	return frontdoor.New(frontdoor.Config{
+		RateLimiter:    limiter,
 		Mailbox:        mb,
 		Events:         changes,
 		SessionNews:    news,
@@ -288,6 +339,7 @@ func contentBackend(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, stat
 func (n *frontdoorNode) stop(ctx context.Context) error {
 	n.mcp.Shutdown() // listen streams end with their result
 	err := shutdownHTTP(ctx, n.http, &n.idle)
+	n.admin.Stop()
 	n.stopRevocations()
 	n.conn.Close()
 	if errors.Is(err, http.ErrServerClosed) {

@@ -30,24 +30,12 @@ func revocationCluster(t testing.TB) (*cluster, *tokens.Store) {
 	return c, store
 }
 
-// listAt POSTs tools/list with token to front door addr and returns the
-// HTTP status.
+// listAt POSTs tools/list with token to front door addr, as sent to the
+// cluster's public URL, and returns the HTTP status.
 func listAt(t testing.TB, c *cluster, addr, token string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/api/mcp", strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	req.Host = strings.TrimPrefix(strings.TrimSuffix(c.endpoint, "/api/mcp"), "http://")
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/list")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	return resp.StatusCode
+	host := strings.TrimPrefix(strings.TrimSuffix(c.endpoint, "/api/mcp"), "http://")
+	return toolsListStatus(t, "http://"+addr+"/api/mcp", host, token)
 }
 
 // TestRevocationHoldsEverywhere: revoking a token, or all of a member's,

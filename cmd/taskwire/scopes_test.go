@@ -42,7 +42,7 @@ func TestTokenScopes(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if want := []string{"boards_list", "tasks_get", "tasks_list", "whoami"}; !slices.Equal(names, want) {
+	if want := []string{"boards_list", "tasks_get", "tasks_list", "whoami", "audit_list"}; !slices.Equal(names, want) {
 		t.Errorf("read-only token sees tools %v, want %v", names, want)
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_create", Arguments: map[string]any{"title": "x"}}); err == nil {

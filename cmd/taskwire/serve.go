@@ -61,6 +61,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // the token is not stored, so it cannot be shown again.
 func (s *system) firstStart(ctx context.Context, out io.Writer) error {
 	res := s.first
+	defer s.showOperatorSecret(out)
 	if !res.Created {
 		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", s.Endpoint)
 		return nil

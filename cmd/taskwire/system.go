@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
@@ -35,6 +36,9 @@ type system struct {
 
 	first     tenancy.Result   // the first tenant, its owner and board
 	anonymous *identity.Caller // with --conformance: who requests without a token act as
+
+	operator  *adminedge.OperatorSecret // recognises the operator secret on the admin API
+	newSecret string                    // the operator secret, when this start created it: shown once
 
 	bus     *bus
 	worker  *workerNode
@@ -69,6 +73,9 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
 	}
+	if s.operator, s.newSecret, err = loadOperatorSecret(&cfg); err != nil {
+		return nil, err
+	}
 	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
 		return nil, err
 	}
@@ -78,7 +85,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	key := rand.Text()
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
-		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance,
+		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer,
 	})
 	if err != nil {
 		return nil, err
@@ -87,7 +94,8 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		Listener: ln, PublicURL: cfg.PublicURL, AllowedOrigins: cfg.origins(),
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
 		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
-		Conformance: cfg.Conformance, Anonymous: s.anonymous,
+		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
+		RateLimits: cfg.rateLimits(),
 	})
 	if err != nil {
 		return nil, err

@@ -215,7 +215,7 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 	member := fs.String("member", "", "revoke every live token of the member with this handle")
 	natsURL := fs.String("nats", env("TASKWIRE_NATS", ""), "NATS server URL, to tell the front doors at once (env TASKWIRE_NATS)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: taskwire token revoke JTI | --member HANDLE [flags]\n(put an id that starts with a dash after --: taskwire token revoke -- -Xy…)\n")
+		fmt.Fprint(stderr, "usage: taskwire token revoke JTI | --member HANDLE [flags]\n(an id that starts with a dash, from an older version, goes after --: taskwire token revoke -- -Xy…)\n")
 		fs.PrintDefaults()
 	}
 	ids, err := parseWithArgs(fs, args)

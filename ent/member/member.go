@@ -30,6 +30,8 @@ const (
 	FieldSponsorID = "sponsor_id"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldRemovedAt holds the string denoting the removed_at field in the database.
+	FieldRemovedAt = "removed_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeSponsor holds the string denoting the sponsor edge name in mutations.
@@ -65,6 +67,7 @@ var Columns = []string{
 	FieldRole,
 	FieldSponsorID,
 	FieldCreatedAt,
+	FieldRemovedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -180,6 +183,11 @@ func BySponsorID(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByRemovedAt orders the results by the removed_at field.
+func ByRemovedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRemovedAt, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

@@ -57,6 +57,51 @@ var (
 			},
 		},
 	}
+	// AuditEventsColumns holds the columns for the "audit_events" table.
+	AuditEventsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "occurred_at", Type: field.TypeTime},
+		{Name: "member_id", Type: field.TypeInt, Nullable: true},
+		{Name: "member_handle", Type: field.TypeString, Default: ""},
+		{Name: "member_kind", Type: field.TypeEnum, Nullable: true, Enums: []string{"human", "assistant", "operator"}},
+		{Name: "sponsor_handle", Type: field.TypeString, Default: ""},
+		{Name: "token_id", Type: field.TypeString, Default: ""},
+		{Name: "session_label", Type: field.TypeString, Default: ""},
+		{Name: "method", Type: field.TypeString},
+		{Name: "tool", Type: field.TypeString, Default: ""},
+		{Name: "targets", Type: field.TypeJSON, Nullable: true},
+		{Name: "outcome", Type: field.TypeString},
+		{Name: "error_message", Type: field.TypeString, Default: ""},
+		{Name: "trace_id", Type: field.TypeString, Default: ""},
+		{Name: "duration_ms", Type: field.TypeInt64, Default: 0},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// AuditEventsTable holds the schema information for the "audit_events" table.
+	AuditEventsTable = &schema.Table{
+		Name:       "audit_events",
+		Columns:    AuditEventsColumns,
+		PrimaryKey: []*schema.Column{AuditEventsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "audit_events_tenants_tenant",
+				Columns:    []*schema.Column{AuditEventsColumns[15]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "auditevent_tenant_id_occurred_at",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[15], AuditEventsColumns[1]},
+			},
+			{
+				Name:    "auditevent_tenant_id_member_id",
+				Unique:  false,
+				Columns: []*schema.Column{AuditEventsColumns[15], AuditEventsColumns[2]},
+			},
+		},
+	}
 	// BoardsColumns holds the columns for the "boards" table.
 	BoardsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -168,6 +213,7 @@ var (
 		{Name: "kind", Type: field.TypeEnum, Enums: []string{"human", "assistant"}},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"owner", "admin", "member", "viewer"}},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "removed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "sponsor_id", Type: field.TypeInt, Nullable: true},
 	}
@@ -179,13 +225,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "members_tenants_tenant",
-				Columns:    []*schema.Column{MembersColumns[6]},
+				Columns:    []*schema.Column{MembersColumns[7]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "members_members_sponsored",
-				Columns:    []*schema.Column{MembersColumns[7]},
+				Columns:    []*schema.Column{MembersColumns[8]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -194,7 +240,7 @@ var (
 			{
 				Name:    "member_tenant_id_handle",
 				Unique:  true,
-				Columns: []*schema.Column{MembersColumns[6], MembersColumns[1]},
+				Columns: []*schema.Column{MembersColumns[7], MembersColumns[1]},
 			},
 		},
 	}
@@ -316,6 +362,7 @@ var (
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
 		ActivitiesTable,
+		AuditEventsTable,
 		BoardsTable,
 		CommentsTable,
 		ConfirmationsTable,
@@ -330,6 +377,7 @@ func init() {
 	ActivitiesTable.ForeignKeys[0].RefTable = TenantsTable
 	ActivitiesTable.ForeignKeys[1].RefTable = MembersTable
 	ActivitiesTable.ForeignKeys[2].RefTable = TasksTable
+	AuditEventsTable.ForeignKeys[0].RefTable = TenantsTable
 	BoardsTable.ForeignKeys[0].RefTable = TenantsTable
 	CommentsTable.ForeignKeys[0].RefTable = TenantsTable
 	CommentsTable.ForeignKeys[1].RefTable = MembersTable

@@ -9,6 +9,9 @@ import (
 // Activity is the predicate function for activity builders.
 type Activity func(*sql.Selector)
 
+// AuditEvent is the predicate function for auditevent builders.
+type AuditEvent func(*sql.Selector)
+
 // Board is the predicate function for board builders.
 type Board func(*sql.Selector)
 

@@ -135,6 +135,30 @@ func (f ActivityMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ActivityMutation", m)
 }
 
+// The AuditEventQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AuditEventQueryRuleFunc func(context.Context, *ent.AuditEventQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AuditEventQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AuditEventQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AuditEventQuery", q)
+}
+
+// The AuditEventMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AuditEventMutationRuleFunc func(context.Context, *ent.AuditEventMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AuditEventMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AuditEventMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AuditEventMutation", m)
+}
+
 // The BoardQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type BoardQueryRuleFunc func(context.Context, *ent.BoardQuery) error
@@ -340,6 +364,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
 	case *ent.ActivityQuery:
 		return q.Filter(), nil
+	case *ent.AuditEventQuery:
+		return q.Filter(), nil
 	case *ent.BoardQuery:
 		return q.Filter(), nil
 	case *ent.CommentQuery:
@@ -362,6 +388,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
 	case *ent.ActivityMutation:
+		return m.Filter(), nil
+	case *ent.AuditEventMutation:
 		return m.Filter(), nil
 	case *ent.BoardMutation:
 		return m.Filter(), nil

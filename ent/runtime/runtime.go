@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/ent/activity"
+	"github.com/taskwire/taskwire/ent/auditevent"
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
@@ -44,6 +45,64 @@ func init() {
 	activityDescCreatedAt := activityFields[5].Descriptor()
 	// activity.DefaultCreatedAt holds the default value on creation for the created_at field.
 	activity.DefaultCreatedAt = activityDescCreatedAt.Default.(func() time.Time)
+	auditeventMixin := schema.AuditEvent{}.Mixin()
+	auditevent.Policy = privacy.NewPolicies(auditeventMixin[0], schema.AuditEvent{})
+	auditevent.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := auditevent.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	auditeventFields := schema.AuditEvent{}.Fields()
+	_ = auditeventFields
+	// auditeventDescOccurredAt is the schema descriptor for occurred_at field.
+	auditeventDescOccurredAt := auditeventFields[0].Descriptor()
+	// auditevent.DefaultOccurredAt holds the default value on creation for the occurred_at field.
+	auditevent.DefaultOccurredAt = auditeventDescOccurredAt.Default.(func() time.Time)
+	// auditeventDescMemberHandle is the schema descriptor for member_handle field.
+	auditeventDescMemberHandle := auditeventFields[2].Descriptor()
+	// auditevent.DefaultMemberHandle holds the default value on creation for the member_handle field.
+	auditevent.DefaultMemberHandle = auditeventDescMemberHandle.Default.(string)
+	// auditeventDescSponsorHandle is the schema descriptor for sponsor_handle field.
+	auditeventDescSponsorHandle := auditeventFields[4].Descriptor()
+	// auditevent.DefaultSponsorHandle holds the default value on creation for the sponsor_handle field.
+	auditevent.DefaultSponsorHandle = auditeventDescSponsorHandle.Default.(string)
+	// auditeventDescTokenID is the schema descriptor for token_id field.
+	auditeventDescTokenID := auditeventFields[5].Descriptor()
+	// auditevent.DefaultTokenID holds the default value on creation for the token_id field.
+	auditevent.DefaultTokenID = auditeventDescTokenID.Default.(string)
+	// auditeventDescSessionLabel is the schema descriptor for session_label field.
+	auditeventDescSessionLabel := auditeventFields[6].Descriptor()
+	// auditevent.DefaultSessionLabel holds the default value on creation for the session_label field.
+	auditevent.DefaultSessionLabel = auditeventDescSessionLabel.Default.(string)
+	// auditeventDescMethod is the schema descriptor for method field.
+	auditeventDescMethod := auditeventFields[7].Descriptor()
+	// auditevent.MethodValidator is a validator for the "method" field. It is called by the builders before save.
+	auditevent.MethodValidator = auditeventDescMethod.Validators[0].(func(string) error)
+	// auditeventDescTool is the schema descriptor for tool field.
+	auditeventDescTool := auditeventFields[8].Descriptor()
+	// auditevent.DefaultTool holds the default value on creation for the tool field.
+	auditevent.DefaultTool = auditeventDescTool.Default.(string)
+	// auditeventDescOutcome is the schema descriptor for outcome field.
+	auditeventDescOutcome := auditeventFields[10].Descriptor()
+	// auditevent.OutcomeValidator is a validator for the "outcome" field. It is called by the builders before save.
+	auditevent.OutcomeValidator = auditeventDescOutcome.Validators[0].(func(string) error)
+	// auditeventDescErrorMessage is the schema descriptor for error_message field.
+	auditeventDescErrorMessage := auditeventFields[11].Descriptor()
+	// auditevent.DefaultErrorMessage holds the default value on creation for the error_message field.
+	auditevent.DefaultErrorMessage = auditeventDescErrorMessage.Default.(string)
+	// auditeventDescTraceID is the schema descriptor for trace_id field.
+	auditeventDescTraceID := auditeventFields[12].Descriptor()
+	// auditevent.DefaultTraceID holds the default value on creation for the trace_id field.
+	auditevent.DefaultTraceID = auditeventDescTraceID.Default.(string)
+	// auditeventDescDurationMs is the schema descriptor for duration_ms field.
+	auditeventDescDurationMs := auditeventFields[13].Descriptor()
+	// auditevent.DefaultDurationMs holds the default value on creation for the duration_ms field.
+	auditevent.DefaultDurationMs = auditeventDescDurationMs.Default.(int64)
+	// auditevent.DurationMsValidator is a validator for the "duration_ms" field. It is called by the builders before save.
+	auditevent.DurationMsValidator = auditeventDescDurationMs.Validators[0].(func(int64) error)
 	boardMixin := schema.Board{}.Mixin()
 	board.Policy = privacy.NewPolicies(boardMixin[0], schema.Board{})
 	board.Hooks[0] = func(next ent.Mutator) ent.Mutator {

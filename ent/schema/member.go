@@ -28,6 +28,8 @@ func (Member) Fields() []ent.Field {
 		field.Int("sponsor_id").Optional().Nillable().
 			Comment("For an assistant: the human member answerable for it."),
 		field.Time("created_at").Default(now).Immutable(),
+		field.Time("removed_at").Optional().Nillable().
+			Comment("The member was removed: their tokens are revoked and they can no longer act; kept for the audit trail and their comments."),
 	}
 }
 

@@ -23,7 +23,8 @@ var update = flag.Bool("update", false, "rewrite the tool snapshots in testdata/
 func newCatalog(t *testing.T) *catalog.Catalog {
 	t.Helper()
 	c, err := catalog.New(taskwirev1.SourceDescriptor,
-		taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName)
+		taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName,
+		taskwirev1.AuditService_ServiceDesc.ServiceName)
 	if err != nil {
 		t.Fatalf("catalog.New: %v", err)
 	}
@@ -83,7 +84,7 @@ func TestCatalogueFollowsContract(t *testing.T) {
 	for _, tool := range c.Tools() {
 		names = append(names, tool.Def.Name)
 	}
-	want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import", "whoami"}
+	want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import", "whoami", "audit_list"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v (declaration order)", names, want)
 	}

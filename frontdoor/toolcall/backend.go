@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
@@ -109,7 +110,8 @@ func New(cfg Config) (*Backend, error) {
 const accessTimeout = 30 * time.Second
 
 // Tools returns the tools c may call now, in catalogue order: those its
-// role permits and its token's scopes allow. The role comes from the
+// role permits (the tool's scope, and its min_role if any) and its token's
+// scopes allow. The role comes from the
 // workers (AccessService.GetAccess), asked on every list and not cached, so
 // a role changed in the database shows in the next list, as it applies to
 // the next call.
@@ -129,11 +131,22 @@ func (b *Backend) Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, err
 	}
 	var out []mcp.Tool
 	for _, t := range byScope {
-		if authz.RoleAllows(role, t.Scope) {
+		if authz.RoleAllows(role, t.Scope) && authz.AtLeast(role, minRole(t)) {
 			out = append(out, t.Def)
 		}
 	}
 	return out, nil
+}
+
+// minRole is the weakest role t is for (its option's min_role), "" for
+// any role its scope allows. The worker enforces it on every call; here it
+// only keeps the tool out of the lists of those it would refuse.
+func minRole(t *catalog.Tool) string {
+	if t.Method == nil {
+		return ""
+	}
+	opt, _ := proto.GetExtension(t.Method.Options(), mcpv1.E_Tool).(*mcpv1.Tool)
+	return opt.GetMinRole()
 }
 
 // role asks the workers for c's current role.
@@ -192,6 +205,7 @@ func (b *Backend) invoke(ctx context.Context, c identity.Caller, t *catalog.Tool
 	ctx, cancel := context.WithTimeout(ctx, b.cfg.CallTimeout)
 	defer cancel()
 	ctx = identity.AppendToOutgoing(ctx, c)
+	ctx = access.AppendBudget(ctx) // the front door's rate budget, for whoami
 	ctx = traceContext(ctx, call)
 
 	var relay *relay

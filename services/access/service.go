@@ -45,8 +45,8 @@ func (s *Service) GetAccess(ctx context.Context, _ *taskwirev1.GetAccessRequest)
 	}, nil
 }
 
-// Whoami returns the caller's membership, the token's scopes and what the
-// two allow together.
+// Whoami returns the caller's membership, the token's scopes, what the
+// two allow together, and the rate budget the front door sent.
 func (s *Service) Whoami(ctx context.Context, _ *taskwirev1.WhoamiRequest) (*taskwirev1.WhoamiResponse, error) {
 	a, ok := FromContext(ctx)
 	c, idOK := identity.FromContext(ctx)
@@ -59,7 +59,25 @@ func (s *Service) Whoami(ctx context.Context, _ *taskwirev1.WhoamiRequest) (*tas
 		Scopes:  c.Scopes,
 		Allowed: authz.Permitted(a.Role, c.Scopes),
 		Summary: Summary(a, c.Scopes),
+		Budget:  rateBudget(ctx),
 	}, nil
+}
+
+// rateBudget is the budget the front door sent with the call, nil when
+// it sent none: only the front door knows the rate limits.
+func rateBudget(ctx context.Context) *taskwirev1.RateBudget {
+	b, ok := BudgetFromIncoming(ctx)
+	if !ok {
+		return nil
+	}
+	return &taskwirev1.RateBudget{Token: rateLimit(b.Token), Tenant: rateLimit(b.Tenant)}
+}
+
+func rateLimit(l *BudgetLevel) *taskwirev1.RateLimit {
+	if l == nil {
+		return nil
+	}
+	return &taskwirev1.RateLimit{Remaining: int32(l.Remaining), PerSecond: l.PerSecond, Burst: int32(l.Burst)}
 }
 
 // Kinds and Roles map the database's words onto the API's enums.

@@ -2,7 +2,6 @@ package authn
 
 import (
 	"crypto/rand"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"slices"
@@ -138,12 +137,10 @@ func checkMint(r MintRequest) ([]string, error) {
 	return out, nil
 }
 
-// newTokenID returns 128 random bits, base64url: unguessable, so a token id
+// newTokenID returns 130 random bits: unguessable, so a token id
 // can be shown in lists without helping anyone forge or revoke by guessing.
 func newTokenID() (string, error) {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		return "", fmt.Errorf("authn: token id: %w", err)
-	}
-	return base64.RawURLEncoding.EncodeToString(b[:]), nil
+	// rand.Text: 26 base32 letters and digits (130 bits); unlike base64url
+	// it never starts with "-", which command lines would take for a flag.
+	return rand.Text(), nil
 }

@@ -31,8 +31,8 @@ func NewResolver(client *ent.Client) (*Resolver, error) {
 
 // Resolve returns what c is on its tenant now: two queries, the tenant by
 // slug and the member (with its sponsor) by id within it. A tenant or
-// member that does not exist is Unauthenticated, in a sentence the caller
-// can act on.
+// member that does not exist, and a member who was removed, is
+// Unauthenticated, in a sentence the caller can act on.
 func (r *Resolver) Resolve(ctx context.Context, c identity.Caller) (access.Access, error) {
 	if err := c.Validate(); err != nil {
 		return access.Access{}, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
@@ -55,6 +55,12 @@ func (r *Resolver) Resolve(ctx context.Context, c identity.Caller) (access.Acces
 	}
 	if err != nil {
 		return access.Access{}, store.DomainError(ctx, err)
+	}
+	if m.RemovedAt != nil {
+		// Removal revokes the member's tokens too; this holds even for a
+		// token the revocation missed.
+		return access.Access{}, domainerr.New(domainerr.Unauthenticated,
+			"You were removed from tenant %s: ask an owner or admin of %s if that is a mistake", t.Slug, t.Slug)
 	}
 	a := access.Access{
 		TenantID: t.ID, Tenant: t.Slug, TenantName: t.Name,

@@ -3,6 +3,7 @@ package tenancy_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -89,6 +90,41 @@ func TestResolver(t *testing.T) {
 		}
 		if got, err := r.Resolve(ctx, identity.Caller{Tenant: "globex", Member: zed.ID}); err != nil || got.TenantID != globex.ID || got.Handle != "zed" {
 			t.Errorf("Resolve(globex, zed) = %+v, %v; want zed of globex", got, err)
+		}
+	})
+}
+
+// TestResolverRefusesRemoved: a removed member is refused from the next
+// call on, whatever token they hold.
+func TestResolverRefusesRemoved(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, c *ent.Client) {
+		ctx := context.Background()
+		boot, err := tenancy.Bootstrap(ctx, c, acme)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bob, err := tenancy.AddMember(ctx, c, "acme", tenancy.MemberSpec{Handle: "bob"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := tenancy.NewResolver(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		caller := identity.Caller{Tenant: "acme", Member: bob.ID, Scopes: []string{"read"}}
+		if _, err := r.Resolve(ctx, caller); err != nil {
+			t.Fatalf("Resolve(bob) before removal = %v", err)
+		}
+		scoped := tenantscope.NewContext(ctx, boot.Tenant.ID)
+		if err := c.Member.UpdateOneID(bob.ID).SetRemovedAt(time.Now()).Exec(scoped); err != nil {
+			t.Fatal(err)
+		}
+		_, err = r.Resolve(ctx, caller)
+		if k := domainerr.KindOf(err); k != domainerr.Unauthenticated {
+			t.Fatalf("Resolve(bob) after removal = %v (%v), want unauthenticated", err, k)
+		}
+		if want := "You were removed from tenant acme: ask an owner or admin of acme if that is a mistake"; domainerr.Message(err) != want {
+			t.Errorf("Resolve(bob) after removal says %q, want %q", domainerr.Message(err), want)
 		}
 	})
 }

@@ -203,7 +203,9 @@ type WhoamiResponse struct {
 	// What you may do now, weakest first: read, comment, write. It is your role narrowed by your token's scopes; a tool that needs anything else is refused. Absent when you may do nothing.
 	Allowed []string `protobuf:"bytes,8,rep,name=allowed,proto3" json:"allowed,omitempty"`
 	// The same in words you can pass on to the person you work for, saying whether your role or your token limits you.
-	Summary       string `protobuf:"bytes,9,opt,name=summary,proto3" json:"summary,omitempty"`
+	Summary string `protobuf:"bytes,9,opt,name=summary,proto3" json:"summary,omitempty"`
+	// Your rate limits, as the server that answered holds them. Every tool has a budget of its own, for your token and for your whole tenant: a call takes one from each, and is refused with the time to wait when either is empty. Absent when there are no limits.
+	Budget        *RateBudget `protobuf:"bytes,10,opt,name=budget,proto3" json:"budget,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -301,6 +303,132 @@ func (x *WhoamiResponse) GetSummary() string {
 	return ""
 }
 
+func (x *WhoamiResponse) GetBudget() *RateBudget {
+	if x != nil {
+		return x.Budget
+	}
+	return nil
+}
+
+// RateBudget is how fast a caller may call: a token bucket per tool for the token and another for the tenant.
+type RateBudget struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The budget of your token, for each tool. Absent when tokens have no limit.
+	Token *RateLimit `protobuf:"bytes,1,opt,name=token,proto3" json:"token,omitempty"`
+	// The budget your whole tenant shares, for each tool. Absent when tenants have no limit.
+	Tenant        *RateLimit `protobuf:"bytes,2,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RateBudget) Reset() {
+	*x = RateBudget{}
+	mi := &file_taskwire_v1_access_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RateBudget) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RateBudget) ProtoMessage() {}
+
+func (x *RateBudget) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_access_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RateBudget.ProtoReflect.Descriptor instead.
+func (*RateBudget) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *RateBudget) GetToken() *RateLimit {
+	if x != nil {
+		return x.Token
+	}
+	return nil
+}
+
+func (x *RateBudget) GetTenant() *RateLimit {
+	if x != nil {
+		return x.Tenant
+	}
+	return nil
+}
+
+// RateLimit is a budget of calls that refills over time.
+type RateLimit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Calls of whoami itself you may make at once right now; a tool you have not called lately has its full burst.
+	Remaining int32 `protobuf:"varint,1,opt,name=remaining,proto3" json:"remaining,omitempty"`
+	// Calls per second the budget refills by.
+	PerSecond float64 `protobuf:"fixed64,2,opt,name=per_second,json=perSecond,proto3" json:"per_second,omitempty"`
+	// The most calls you may make at once, when the budget is full.
+	Burst         int32 `protobuf:"varint,3,opt,name=burst,proto3" json:"burst,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RateLimit) Reset() {
+	*x = RateLimit{}
+	mi := &file_taskwire_v1_access_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RateLimit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RateLimit) ProtoMessage() {}
+
+func (x *RateLimit) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_access_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RateLimit.ProtoReflect.Descriptor instead.
+func (*RateLimit) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *RateLimit) GetRemaining() int32 {
+	if x != nil {
+		return x.Remaining
+	}
+	return 0
+}
+
+func (x *RateLimit) GetPerSecond() float64 {
+	if x != nil {
+		return x.PerSecond
+	}
+	return 0
+}
+
+func (x *RateLimit) GetBurst() int32 {
+	if x != nil {
+		return x.Burst
+	}
+	return 0
+}
+
 var File_taskwire_v1_access_proto protoreflect.FileDescriptor
 
 const file_taskwire_v1_access_proto_rawDesc = "" +
@@ -314,7 +442,7 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\x04kind\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberKindR\x04kind\x12+\n" +
 	"\x04role\x18\x05 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x18\n" +
 	"\asponsor\x18\x06 \x01(\tR\asponsor\"\x0f\n" +
-	"\rWhoamiRequest\"\xa3\x02\n" +
+	"\rWhoamiRequest\"\xd4\x02\n" +
 	"\x0eWhoamiResponse\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\x12!\n" +
@@ -324,11 +452,22 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\asponsor\x18\x06 \x01(\tR\asponsor\x12\x16\n" +
 	"\x06scopes\x18\a \x03(\tR\x06scopes\x12\x18\n" +
 	"\aallowed\x18\b \x03(\tR\aallowed\x12\x18\n" +
-	"\asummary\x18\t \x01(\tR\asummary2\x83\x05\n" +
+	"\asummary\x18\t \x01(\tR\asummary\x12/\n" +
+	"\x06budget\x18\n" +
+	" \x01(\v2\x17.taskwire.v1.RateBudgetR\x06budget\"j\n" +
+	"\n" +
+	"RateBudget\x12,\n" +
+	"\x05token\x18\x01 \x01(\v2\x16.taskwire.v1.RateLimitR\x05token\x12.\n" +
+	"\x06tenant\x18\x02 \x01(\v2\x16.taskwire.v1.RateLimitR\x06tenant\"^\n" +
+	"\tRateLimit\x12\x1c\n" +
+	"\tremaining\x18\x01 \x01(\x05R\tremaining\x12\x1d\n" +
+	"\n" +
+	"per_second\x18\x02 \x01(\x01R\tperSecond\x12\x14\n" +
+	"\x05burst\x18\x03 \x01(\x05R\x05burst2\xcc\x05\n" +
 	"\rAccessService\x12J\n" +
-	"\tGetAccess\x12\x1d.taskwire.v1.GetAccessRequest\x1a\x1e.taskwire.v1.GetAccessResponse\x12\xa5\x04\n" +
-	"\x06Whoami\x12\x1a.taskwire.v1.WhoamiRequest\x1a\x1b.taskwire.v1.WhoamiResponse\"\xe1\x03\xca\xda\x18\xdc\x03\n" +
-	"\x06whoami\x12\bWho am I\x1a\xbd\x03Find out who you are on this task board and what you may do: your tenant, your member handle and name, whether you are a person or an assistant, your role, the person who sponsors you (for assistants), your token's scopes, and what you are allowed to do now (read, comment, write). What you may do is your role narrowed by your token's scopes. Call it when a tool is refused, to tell whether your role or your token is the limit and whom to ask. \x010\x01B\x04readB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
+	"\tGetAccess\x12\x1d.taskwire.v1.GetAccessRequest\x1a\x1e.taskwire.v1.GetAccessResponse\x12\xee\x04\n" +
+	"\x06Whoami\x12\x1a.taskwire.v1.WhoamiRequest\x1a\x1b.taskwire.v1.WhoamiResponse\"\xaa\x04\xca\xda\x18\xa5\x04\n" +
+	"\x06whoami\x12\bWho am I\x1a\x86\x04Find out who you are on this task board and what you may do: your tenant, your member handle and name, whether you are a person or an assistant, your role, the person who sponsors you (for assistants), your token's scopes, and what you are allowed to do now (read, comment, write). What you may do is your role narrowed by your token's scopes. Call it when a tool is refused, to tell whether your role or your token is the limit and whom to ask, or when a call is refused as rate limited, to see how fast you may call. \x010\x01B\x04readB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
 var (
 	file_taskwire_v1_access_proto_rawDescOnce sync.Once
@@ -342,29 +481,34 @@ func file_taskwire_v1_access_proto_rawDescGZIP() []byte {
 	return file_taskwire_v1_access_proto_rawDescData
 }
 
-var file_taskwire_v1_access_proto_msgTypes = make([]protoimpl.MessageInfo, 4)
+var file_taskwire_v1_access_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
 var file_taskwire_v1_access_proto_goTypes = []any{
 	(*GetAccessRequest)(nil),  // 0: taskwire.v1.GetAccessRequest
 	(*GetAccessResponse)(nil), // 1: taskwire.v1.GetAccessResponse
 	(*WhoamiRequest)(nil),     // 2: taskwire.v1.WhoamiRequest
 	(*WhoamiResponse)(nil),    // 3: taskwire.v1.WhoamiResponse
-	(MemberKind)(0),           // 4: taskwire.v1.MemberKind
-	(MemberRole)(0),           // 5: taskwire.v1.MemberRole
+	(*RateBudget)(nil),        // 4: taskwire.v1.RateBudget
+	(*RateLimit)(nil),         // 5: taskwire.v1.RateLimit
+	(MemberKind)(0),           // 6: taskwire.v1.MemberKind
+	(MemberRole)(0),           // 7: taskwire.v1.MemberRole
 }
 var file_taskwire_v1_access_proto_depIdxs = []int32{
-	4, // 0: taskwire.v1.GetAccessResponse.kind:type_name -> taskwire.v1.MemberKind
-	5, // 1: taskwire.v1.GetAccessResponse.role:type_name -> taskwire.v1.MemberRole
-	4, // 2: taskwire.v1.WhoamiResponse.kind:type_name -> taskwire.v1.MemberKind
-	5, // 3: taskwire.v1.WhoamiResponse.role:type_name -> taskwire.v1.MemberRole
-	0, // 4: taskwire.v1.AccessService.GetAccess:input_type -> taskwire.v1.GetAccessRequest
-	2, // 5: taskwire.v1.AccessService.Whoami:input_type -> taskwire.v1.WhoamiRequest
-	1, // 6: taskwire.v1.AccessService.GetAccess:output_type -> taskwire.v1.GetAccessResponse
-	3, // 7: taskwire.v1.AccessService.Whoami:output_type -> taskwire.v1.WhoamiResponse
-	6, // [6:8] is the sub-list for method output_type
-	4, // [4:6] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	6, // 0: taskwire.v1.GetAccessResponse.kind:type_name -> taskwire.v1.MemberKind
+	7, // 1: taskwire.v1.GetAccessResponse.role:type_name -> taskwire.v1.MemberRole
+	6, // 2: taskwire.v1.WhoamiResponse.kind:type_name -> taskwire.v1.MemberKind
+	7, // 3: taskwire.v1.WhoamiResponse.role:type_name -> taskwire.v1.MemberRole
+	4, // 4: taskwire.v1.WhoamiResponse.budget:type_name -> taskwire.v1.RateBudget
+	5, // 5: taskwire.v1.RateBudget.token:type_name -> taskwire.v1.RateLimit
+	5, // 6: taskwire.v1.RateBudget.tenant:type_name -> taskwire.v1.RateLimit
+	0, // 7: taskwire.v1.AccessService.GetAccess:input_type -> taskwire.v1.GetAccessRequest
+	2, // 8: taskwire.v1.AccessService.Whoami:input_type -> taskwire.v1.WhoamiRequest
+	1, // 9: taskwire.v1.AccessService.GetAccess:output_type -> taskwire.v1.GetAccessResponse
+	3, // 10: taskwire.v1.AccessService.Whoami:output_type -> taskwire.v1.WhoamiResponse
+	9, // [9:11] is the sub-list for method output_type
+	7, // [7:9] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_access_proto_init() }
@@ -379,7 +523,7 @@ func file_taskwire_v1_access_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_access_proto_rawDesc), len(file_taskwire_v1_access_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   4,
+			NumMessages:   6,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -47,7 +47,13 @@ type Tool struct {
 	// door answers the first call with input_required and an elicitation
 	// form showing this question. "{name}" is replaced by the string
 	// argument of that name, e.g. "Delete task {ref}?".
-	Confirm       string `protobuf:"bytes,9,opt,name=confirm,proto3" json:"confirm,omitempty"`
+	Confirm string `protobuf:"bytes,9,opt,name=confirm,proto3" json:"confirm,omitempty"`
+	// The weakest member role that may call the tool: "owner", "admin",
+	// "member" or "viewer"; empty means any role its scope allows. The worker
+	// refuses a weaker role (reason ROLE_FORBIDS), and tools/list does not
+	// show the tool to it. Used for tools over the tenant rather than the
+	// board, e.g. the audit log (owners and admins only).
+	MinRole       string `protobuf:"bytes,10,opt,name=min_role,json=minRole,proto3" json:"min_role,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -141,6 +147,13 @@ func (x *Tool) GetScope() string {
 func (x *Tool) GetConfirm() string {
 	if x != nil {
 		return x.Confirm
+	}
+	return ""
+}
+
+func (x *Tool) GetMinRole() string {
+	if x != nil {
+		return x.MinRole
 	}
 	return ""
 }
@@ -277,7 +290,7 @@ var File_taskwire_mcp_v1_options_proto protoreflect.FileDescriptor
 
 const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\x80\x02\n" +
+	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\x9b\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -290,7 +303,9 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\n" +
 	"open_world\x18\a \x01(\bR\topenWorld\x12\x14\n" +
 	"\x05scope\x18\b \x01(\tR\x05scope\x12\x18\n" +
-	"\aconfirm\x18\t \x01(\tR\aconfirm\"\xfd\x01\n" +
+	"\aconfirm\x18\t \x01(\tR\aconfirm\x12\x19\n" +
+	"\bmin_role\x18\n" +
+	" \x01(\tR\aminRole\"\xfd\x01\n" +
 	"\x05Field\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
 	"\aminimum\x18\x02 \x01(\x03H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+)
+
+const adminUsage = `usage: taskwire admin <tenants|members|tokens> <command> [flags]
+
+  tenants create SLUG --owner HANDLE [--name NAME] [--owner-name NAME] [--owner-token-ttl 2160h]
+  tenants get [SLUG]
+  tenants list
+  members add HANDLE [--name NAME] [--kind human|assistant] [--role ROLE] [--sponsor HANDLE]
+  members list [--removed]
+  members set-role HANDLE owner|admin|member|viewer
+  members remove HANDLE
+  tokens create --member HANDLE [--scopes read,comment,write] [--ttl 2160h] [--label TEXT]
+  tokens list [--member HANDLE]
+  tokens revoke ID
+  tokens revoke-member HANDLE
+
+Every command takes:
+  --url URL                  the Taskwire server (env TASKWIRE_ADMIN_URL; default the local public URL)
+  --token TOKEN              the operator secret or a token of an owner or admin (env TASKWIRE_ADMIN_TOKEN)
+  --operator-secret-file F   read the operator secret from F (env TASKWIRE_OPERATOR_SECRET_FILE;
+                             default <data>/operator.secret when no token is given)
+  --tenant SLUG              the tenant to act on (operators must name it; a tenant token acts on its own)
+  --json                     print the server's JSON instead of a table
+`
+
+// adminCommands are the commands of `taskwire admin`, by group and name.
+var adminCommands = map[string]map[string]func(*adminCmd, []string) error{
+	"tenants": {"create": (*adminCmd).tenantsCreate, "get": (*adminCmd).tenantsGet, "list": (*adminCmd).tenantsList},
+	"members": {
+		"add": (*adminCmd).membersAdd, "list": (*adminCmd).membersList,
+		"set-role": (*adminCmd).membersSetRole, "remove": (*adminCmd).membersRemove,
+	},
+	"tokens": {
+		"create": (*adminCmd).tokensCreate, "list": (*adminCmd).tokensList,
+		"revoke": (*adminCmd).tokensRevoke, "revoke-member": (*adminCmd).tokensRevokeMember,
+	},
+}
+
+// runAdmin runs `taskwire admin <group> <command>` against the admin API
+// of a running server, over HTTP.
+func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) >= 2 {
+		if cmd, ok := adminCommands[args[0]][args[1]]; ok {
+			a := &adminCmd{ctx: ctx, stdout: stdout, stderr: stderr}
+			a.fs = flag.NewFlagSet("taskwire admin "+args[0]+" "+args[1], flag.ContinueOnError)
+			a.fs.SetOutput(stderr)
+			a.fs.Usage = func() {
+				fmt.Fprintf(stderr, "usage of %s (see \"taskwire admin\" for every command):\n", a.fs.Name())
+				a.fs.PrintDefaults()
+			}
+			a.commonFlags()
+			return cmd(a, args[2:])
+		}
+	}
+	fmt.Fprint(stderr, adminUsage)
+	return flag.ErrHelp
+}
+
+// adminCmd is one admin command: its flags, and a client of the API.
+type adminCmd struct {
+	ctx            context.Context
+	stdout, stderr io.Writer
+	fs             *flag.FlagSet
+	url, token     string
+	secretFile     string
+	tenant         string
+	asJSON         bool
+	http           *http.Client
+}
+
+func (a *adminCmd) commonFlags() {
+	a.fs.StringVar(&a.url, "url", env("TASKWIRE_ADMIN_URL", defaultAdminURL()), "the Taskwire server (env TASKWIRE_ADMIN_URL)")
+	a.fs.StringVar(&a.token, "token", env("TASKWIRE_ADMIN_TOKEN", ""), "the operator secret or a token of an owner or admin (env TASKWIRE_ADMIN_TOKEN)")
+	a.fs.StringVar(&a.secretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "read the operator secret from this file (env TASKWIRE_OPERATOR_SECRET_FILE)")
+	a.fs.StringVar(&a.tenant, "tenant", "", "slug of the tenant to act on (a tenant token acts on its own)")
+	a.fs.BoolVar(&a.asJSON, "json", false, "print the server's JSON instead of a table")
+}
+
+// defaultAdminURL is the public URL serve uses by default on this machine.
+func defaultAdminURL() string {
+	if u := os.Getenv("TASKWIRE_PUBLIC_URL"); u != "" {
+		return u
+	}
+	return "http://" + hostPort(env("TASKWIRE_ADDR", "127.0.0.1:8080"))
+}
+
+// parse parses the flags, which may come before or after the n positional
+// arguments the command takes (at most n, at least min).
+func (a *adminCmd) parse(args []string, min, max int) ([]string, error) {
+	pos, err := parseWithArgs(a.fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) < min || len(pos) > max {
+		a.fs.Usage()
+		return nil, fmt.Errorf("%s takes %s", a.fs.Name(), argCount(min, max))
+	}
+	return pos, nil
+}
+
+func argCount(min, max int) string {
+	switch {
+	case min == max && min == 0:
+		return "no arguments"
+	case min == max:
+		return fmt.Sprintf("%d argument(s)", min)
+	}
+	return fmt.Sprintf("%d to %d arguments", min, max)
+}
+
+// credential is the bearer the command sends: --token, else the operator
+// secret file named, else the data directory's.
+func (a *adminCmd) credential() (string, error) {
+	if a.token != "" {
+		return a.token, nil
+	}
+	path := a.secretFile
+	if path == "" {
+		path = filepath.Join(env("TASKWIRE_DATA", "taskwire-data"), operatorSecretName)
+		if _, err := os.Stat(path); err != nil {
+			return "", errors.New("no credential: pass --token (the operator secret or a token of an owner or admin) or --operator-secret-file")
+		}
+	}
+	secret, err := readSecretFile(path)
+	if err != nil {
+		return "", fmt.Errorf("operator secret: %w", err)
+	}
+	return secret, nil
+}
+
+// call calls method of the admin API with req, decoding the answer into
+// resp. A refusal is an error with the server's message.
+func (a *adminCmd) call(method string, req, resp proto.Message) error {
+	bearer, err := a.credential()
+	if err != nil {
+		return err
+	}
+	body, err := protojson.Marshal(req)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
+	defer cancel()
+	u := strings.TrimSuffix(a.url, "/") + adminedge.JSONPrefix + method
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Authorization", "Bearer "+bearer)
+	client := a.http
+	if client == nil {
+		client = http.DefaultClient
+	}
+	hresp, err := client.Do(hreq)
+	if err != nil {
+		return fmt.Errorf("reach the admin API at %s: %w", a.url, err)
+	}
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, 16<<20))
+	if err != nil {
+		return err
+	}
+	if hresp.StatusCode != http.StatusOK {
+		return serverError(hresp.StatusCode, data)
+	}
+	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, resp)
+}
+
+// serverError is the message of an error answer, as the server put it.
+func serverError(code int, data []byte) error {
+	var e struct{ Code, Message string }
+	if json.Unmarshal(data, &e) == nil && e.Message != "" {
+		return errors.New(e.Message)
+	}
+	return fmt.Errorf("the server answered %d %s: is --url a Taskwire server?", code, http.StatusText(code))
+}
+
+// printJSON prints m as protojson, indented.
+func (a *adminCmd) printJSON(m proto.Message) error {
+	b, err := protojson.MarshalOptions{Multiline: true, Indent: "  ", EmitDefaultValues: true}.Marshal(m)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(a.stdout, string(b))
+	return err
+}

@@ -1,0 +1,263 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/services/authn"
+)
+
+// The commands of `taskwire admin`, one per RPC. Each parses its flags,
+// calls the API, and prints a table, or the JSON with --json.
+
+func (a *adminCmd) tenantsCreate(args []string) error {
+	name := a.fs.String("name", "", "the tenant's display name (default the slug)")
+	owner := a.fs.String("owner", "", "handle of the first owner, a person (required)")
+	ownerName := a.fs.String("owner-name", "", "the first owner's display name (default the handle)")
+	ttl := a.fs.Duration("owner-token-ttl", authn.DefaultTTL, "how long the owner's first token is valid")
+	pos, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	resp := &adminv1.CreateTenantResponse{}
+	if err := a.call("CreateTenant", &adminv1.CreateTenantRequest{
+		Slug: pos[0], Name: *name, OwnerHandle: *owner, OwnerName: *ownerName, OwnerTokenTtl: durationpb.New(*ttl),
+	}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	t, o := resp.GetTenant(), resp.GetOwner()
+	fmt.Fprintf(a.stdout, "Created tenant %s (%s) with owner %s and board main.\n", t.GetSlug(), t.GetName(), o.GetHandle())
+	fmt.Fprintf(a.stdout, "The owner's token is shown this once; hand it over safely. It expires %s.\n\n  %s\n",
+		resp.GetOwnerTokenInfo().GetExpireTime().AsTime().Format(time.DateOnly), resp.GetOwnerToken())
+	return nil
+}
+
+func (a *adminCmd) tenantsGet(args []string) error {
+	pos, err := a.parse(args, 0, 1)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 1 {
+		a.tenant = pos[0]
+	}
+	resp := &adminv1.GetTenantResponse{}
+	if err := a.call("GetTenant", &adminv1.GetTenantRequest{Tenant: a.tenant}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	return printTenants(a.stdout, []*adminv1.Tenant{resp.GetTenant()})
+}
+
+func (a *adminCmd) tenantsList(args []string) error {
+	if _, err := a.parse(args, 0, 0); err != nil {
+		return err
+	}
+	all := &adminv1.ListTenantsResponse{}
+	for page := ""; ; {
+		resp := &adminv1.ListTenantsResponse{}
+		if err := a.call("ListTenants", &adminv1.ListTenantsRequest{PageToken: page}, resp); err != nil {
+			return err
+		}
+		all.Tenants = append(all.Tenants, resp.GetTenants()...)
+		if page = resp.GetNextPageToken(); page == "" {
+			break
+		}
+	}
+	if a.asJSON {
+		return a.printJSON(all)
+	}
+	return printTenants(a.stdout, all.GetTenants())
+}
+
+func (a *adminCmd) membersAdd(args []string) error {
+	name := a.fs.String("name", "", "display name (default the handle)")
+	kind := a.fs.String("kind", "human", "human or assistant")
+	role := a.fs.String("role", "member", "owner, admin, member or viewer")
+	sponsor := a.fs.String("sponsor", "", "for an assistant: the handle of the person who sponsors it")
+	pos, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	k, err := parseKind(*kind)
+	if err != nil {
+		return err
+	}
+	r, err := parseRole(*role)
+	if err != nil {
+		return err
+	}
+	resp := &adminv1.AddMemberResponse{}
+	if err := a.call("AddMember", &adminv1.AddMemberRequest{
+		Tenant: a.tenant, Handle: pos[0], DisplayName: *name, Kind: k, Role: r, Sponsor: *sponsor,
+	}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	return printMembers(a.stdout, []*adminv1.Member{resp.GetMember()})
+}
+
+func (a *adminCmd) membersList(args []string) error {
+	removed := a.fs.Bool("removed", false, "also list removed members")
+	if _, err := a.parse(args, 0, 0); err != nil {
+		return err
+	}
+	all := &adminv1.ListMembersResponse{}
+	for page := ""; ; {
+		resp := &adminv1.ListMembersResponse{}
+		if err := a.call("ListMembers", &adminv1.ListMembersRequest{Tenant: a.tenant, ShowRemoved: *removed, PageToken: page}, resp); err != nil {
+			return err
+		}
+		all.Members = append(all.Members, resp.GetMembers()...)
+		if page = resp.GetNextPageToken(); page == "" {
+			break
+		}
+	}
+	if a.asJSON {
+		return a.printJSON(all)
+	}
+	return printMembers(a.stdout, all.GetMembers())
+}
+
+func (a *adminCmd) membersSetRole(args []string) error {
+	pos, err := a.parse(args, 2, 2)
+	if err != nil {
+		return err
+	}
+	r, err := parseRole(pos[1])
+	if err != nil {
+		return err
+	}
+	resp := &adminv1.SetMemberRoleResponse{}
+	if err := a.call("SetMemberRole", &adminv1.SetMemberRoleRequest{Tenant: a.tenant, Handle: pos[0], Role: r}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	return printMembers(a.stdout, []*adminv1.Member{resp.GetMember()})
+}
+
+func (a *adminCmd) membersRemove(args []string) error {
+	pos, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	resp := &adminv1.RemoveMemberResponse{}
+	if err := a.call("RemoveMember", &adminv1.RemoveMemberRequest{Tenant: a.tenant, Handle: pos[0]}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	fmt.Fprintf(a.stdout, "removed %s; revoked %d token(s)\n", resp.GetMember().GetHandle(), resp.GetRevokedTokens())
+	return nil
+}
+
+func (a *adminCmd) tokensCreate(args []string) error {
+	member := a.fs.String("member", "", "handle of the member the token acts as (required)")
+	scopes := a.fs.String("scopes", "read,comment,write", "comma-separated scopes: read, comment, write")
+	ttl := a.fs.Duration("ttl", authn.DefaultTTL, "how long the token is valid")
+	label := a.fs.String("label", "", `what the token is for, e.g. "laptop claude"`)
+	if _, err := a.parse(args, 0, 0); err != nil {
+		return err
+	}
+	resp := &adminv1.CreateTokenResponse{}
+	if err := a.call("CreateToken", &adminv1.CreateTokenRequest{
+		Tenant: a.tenant, Member: *member, Scopes: commaList(*scopes), Ttl: durationpb.New(*ttl), Label: *label,
+	}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	// The token alone on stdout, so it can be captured; the rest on stderr.
+	fmt.Fprintln(a.stdout, resp.GetToken())
+	i := resp.GetInfo()
+	fmt.Fprintf(a.stderr, "token %s for %s, scopes %s, expires %s\n", i.GetId(), i.GetMember(),
+		strings.Join(i.GetScopes(), ","), i.GetExpireTime().AsTime().Format(time.RFC3339))
+	return nil
+}
+
+func (a *adminCmd) tokensList(args []string) error {
+	member := a.fs.String("member", "", "list only the tokens of the member with this handle")
+	if _, err := a.parse(args, 0, 0); err != nil {
+		return err
+	}
+	all := &adminv1.ListTokensResponse{}
+	for page := ""; ; {
+		resp := &adminv1.ListTokensResponse{}
+		if err := a.call("ListTokens", &adminv1.ListTokensRequest{Tenant: a.tenant, Member: *member, PageToken: page}, resp); err != nil {
+			return err
+		}
+		all.Tokens = append(all.Tokens, resp.GetTokens()...)
+		if page = resp.GetNextPageToken(); page == "" {
+			break
+		}
+	}
+	if a.asJSON {
+		return a.printJSON(all)
+	}
+	return printAdminTokens(a.stdout, all.GetTokens())
+}
+
+func (a *adminCmd) tokensRevoke(args []string) error {
+	pos, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	resp := &adminv1.RevokeTokenResponse{}
+	if err := a.call("RevokeToken", &adminv1.RevokeTokenRequest{Tenant: a.tenant, Id: pos[0]}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	fmt.Fprintf(a.stdout, "revoked token %s\n", pos[0])
+	return nil
+}
+
+func (a *adminCmd) tokensRevokeMember(args []string) error {
+	pos, err := a.parse(args, 1, 1)
+	if err != nil {
+		return err
+	}
+	resp := &adminv1.RevokeMemberTokensResponse{}
+	if err := a.call("RevokeMemberTokens", &adminv1.RevokeMemberTokensRequest{Tenant: a.tenant, Member: pos[0]}, resp); err != nil {
+		return err
+	}
+	if a.asJSON {
+		return a.printJSON(resp)
+	}
+	fmt.Fprintf(a.stdout, "revoked %d token(s) of %s\n", resp.GetRevokedTokens(), pos[0])
+	return nil
+}
+
+// parseRole reads a role as people write it, e.g. "admin".
+func parseRole(s string) (taskwirev1.MemberRole, error) {
+	v, ok := taskwirev1.MemberRole_value["MEMBER_ROLE_"+strings.ToUpper(s)]
+	if !ok || v == 0 {
+		return 0, fmt.Errorf("role %q: use owner, admin, member or viewer", s)
+	}
+	return taskwirev1.MemberRole(v), nil
+}
+
+// parseKind reads a member kind: human or assistant.
+func parseKind(s string) (taskwirev1.MemberKind, error) {
+	v, ok := taskwirev1.MemberKind_value["MEMBER_KIND_"+strings.ToUpper(s)]
+	if !ok || v == 0 {
+		return 0, fmt.Errorf("kind %q: use human or assistant", s)
+	}
+	return taskwirev1.MemberKind(v), nil
+}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/services/admin"
+	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/tokens"
+)
+
+// The admin API's wiring: the service on the worker, the edge on the
+// front door, and the operator secret.
+
+// adminRegister returns the registration of a worker node's admin
+// service, over the worker's token store and event bus.
+func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus *events.Bus) (func(grpc.ServiceRegistrar), error) {
+	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Events: bus, Logger: cfg.Log})
+	if err != nil {
+		return nil, err
+	}
+	return svc.Register, nil
+}
+
+// newTokenVerifier is the verifier of tenant tokens a front door uses for
+// the MCP endpoint and the admin API alike.
+func newTokenVerifier(cfg frontdoorNodeConfig, endpoint string, revoked func(identity.Caller, time.Time) bool) (*authn.Verifier, error) {
+	return authn.NewVerifier(authn.VerifierConfig{
+		Keys:     cfg.publicKeys(),
+		Revoked:  revoked,
+		Issuer:   cfg.PublicURL,
+		Audience: endpoint,
+	})
+}
+
+// newAdminEdge returns the admin API's edge of a front door node.
+func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, revoked func(identity.Caller, time.Time) bool) (*adminedge.Edge, error) {
+	verifier, err := newTokenVerifier(cfg, endpoint, revoked)
+	if err != nil {
+		return nil, err
+	}
+	keys := []adminedge.PublicKey{{ID: cfg.Key.ID, Key: cfg.Key.Public()}}
+	for _, k := range cfg.Retired {
+		keys = append(keys, adminedge.PublicKey{ID: k.ID, Key: k.Public()})
+	}
+	return adminedge.New(adminedge.Config{
+		Conn: conn, Verifier: verifier, Operator: cfg.Operator, Keys: keys,
+		Logger: cfg.Log.With("component", "admin"),
+	})
+}
+
+// operatorSecretName is the operator secret's file in the data directory.
+const operatorSecretName = "operator.secret"
+
+// operatorSecretPath is where the operator secret is read: the file
+// configured, which must exist, or the data directory's, created on the
+// first start.
+func (c *config) operatorSecretPath() (path string, create bool) {
+	if c.OperatorSecretFile != "" {
+		return c.OperatorSecretFile, false
+	}
+	return filepath.Join(c.DataDir, operatorSecretName), true
+}
+
+// loadOperatorSecret reads the operator secret of cfg, creating it first
+// when it may. created is the new secret, to be shown once; it is empty
+// when the secret existed.
+func loadOperatorSecret(cfg *config) (_ *adminedge.OperatorSecret, created string, err error) {
+	path, create := cfg.operatorSecretPath()
+	secret, err := readSecretFile(path)
+	if errors.Is(err, fs.ErrNotExist) && create {
+		if created, err = createSecretFile(path); errors.Is(err, fs.ErrExist) {
+			created = "" // another process made it meanwhile
+		}
+		if err == nil || errors.Is(err, fs.ErrExist) {
+			secret, err = readSecretFile(path)
+		}
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("operator secret: %w", err)
+	}
+	op, err := adminedge.NewOperatorSecret(secret)
+	if err != nil {
+		return nil, "", fmt.Errorf("operator secret %s: %w", path, err)
+	}
+	return op, created, nil
+}
+
+// readSecretFile reads a secret from a file private to its owner, trimmed
+// of surrounding space (a trailing newline, as editors leave).
+func readSecretFile(path string) (string, error) {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if mode := info.Mode().Perm(); mode&0o077 != 0 {
+		return "", fmt.Errorf("%s has mode %04o; make it private (chmod 600)", path, mode)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(data)), nil
+}
+
+// createSecretFile writes a new random secret of 32 bytes to path, mode
+// 0600, failing with fs.ErrExist if the file exists, and returns it.
+func createSecretFile(path string) (string, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return "", err
+	}
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	secret := "twop_" + base64.RawURLEncoding.EncodeToString(b[:])
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	if _, err := f.WriteString(secret + "\n"); err != nil {
+		f.Close()
+		os.Remove(path)
+		return "", err
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(path)
+		return "", err
+	}
+	return secret, nil
+}
+
+// printOperatorSecret shows a newly created operator secret, once.
+func printOperatorSecret(out io.Writer, secret, path, url string) {
+	if secret == "" {
+		return
+	}
+	fmt.Fprintf(out, `
+Platform operator secret, shown this once (also in %s, mode 0600).
+It manages every tenant through the admin API, never through MCP; keep it secret.
+
+  %s
+
+  taskwire admin tenants list --url %s --operator-secret-file %s
+`, path, secret, url, path)
+}
+
+// showOperatorSecret prints the operator secret after the welcome when
+// this start created it, and forgets it.
+func (s *system) showOperatorSecret(out io.Writer) {
+	path, _ := s.cfg.operatorSecretPath()
+	printOperatorSecret(out, s.newSecret, path, s.cfg.PublicURL)
+	s.newSecret = ""
+}

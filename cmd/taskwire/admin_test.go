@@ -1,0 +1,254 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+)
+
+// adminClient drives the admin API of a harness three ways: the CLI run
+// in process, JSON over HTTP, and gRPC on the same port.
+type adminClient struct {
+	t    *testing.T
+	base string // the public URL, e.g. http://127.0.0.1:41234
+	grpc adminv1.AdminServiceClient
+}
+
+func newAdminClient(t *testing.T, h *harness) *adminClient {
+	t.Helper()
+	base := h.sys.cfg.PublicURL
+	conn, err := grpc.NewClient(strings.TrimPrefix(base, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	return &adminClient{t: t, base: base, grpc: adminv1.NewAdminServiceClient(conn)}
+}
+
+// cli runs `taskwire admin args… --url … --token bearer`.
+func (a *adminClient) cli(bearer string, args ...string) (stdout string, err error) {
+	var out, errOut bytes.Buffer
+	args = append(append([]string{"admin"}, args...), "--url", a.base, "--token", bearer)
+	err = run(context.Background(), args, &out, &errOut)
+	return out.String(), err
+}
+
+func (a *adminClient) cliOK(bearer string, args ...string) string {
+	a.t.Helper()
+	out, err := a.cli(bearer, args...)
+	if err != nil {
+		a.t.Fatalf("taskwire admin %s: %v", strings.Join(args, " "), err)
+	}
+	return out
+}
+
+// post POSTs body to the JSON method with bearer; it returns the status
+// and the decoded answer.
+func (a *adminClient) post(bearer, method, body string) (int, map[string]any) {
+	a.t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, a.base+"/admin/v1/"+method, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+bearer)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]any
+	data, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(data, &out); err != nil {
+		a.t.Fatalf("%s answered %d %s, not JSON", method, resp.StatusCode, data)
+	}
+	return resp.StatusCode, out
+}
+
+// asGRPC is a context whose gRPC calls carry bearer.
+func asGRPC(bearer string) context.Context {
+	return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+bearer)
+}
+
+// operatorSecret reads the secret the harness's first start created.
+func operatorSecret(t *testing.T, h *harness) string {
+	t.Helper()
+	path, _ := h.sys.cfg.operatorSecretPath()
+	secret, err := readSecretFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(h.out, secret) {
+		t.Errorf("the first start did not show the operator secret:\n%s", h.out)
+	}
+	return secret
+}
+
+// mcpStatus POSTs tools/list with token and returns the HTTP status.
+func mcpStatus(t *testing.T, h *harness, token string) int {
+	t.Helper()
+	return toolsListStatus(t, h.sys.Endpoint, "", token)
+}
+
+// TestAdminAPI: an operator creates a tenant; its owner adds an assistant
+// with a sponsor and mints it a token; the assistant works over MCP; the
+// owner lowers its role and its tools shrink at once (its listen stream
+// is told); the owner removes it and its token is refused everywhere. An
+// owner cannot see another tenant, and the operator secret opens nothing
+// but the admin API.
+func TestAdminAPI(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			h := startHarness(t, s)
+			a := newAdminClient(t, h)
+			op := operatorSecret(t, h)
+
+			// The operator creates acme, with the CLI.
+			out := a.cliOK(op, "tenants", "create", "acme", "--name", "Acme", "--owner", "alice", "--json")
+			var created struct{ OwnerToken string }
+			if err := json.Unmarshal([]byte(out), &created); err != nil || created.OwnerToken == "" {
+				t.Fatalf("tenants create --json printed %s (%v), want the owner's token", out, err)
+			}
+			owner := created.OwnerToken
+			if out := a.cliOK(op, "tenants", "list"); !strings.Contains(out, "acme") || !strings.Contains(out, "default") {
+				t.Errorf("tenants list = %q, want acme and default", out)
+			}
+
+			// The owner adds an assistant over gRPC, and mints its token
+			// over JSON.
+			added, err := a.grpc.AddMember(asGRPC(owner), &adminv1.AddMemberRequest{
+				Handle: "claude", DisplayName: "Claude", Kind: taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT, Sponsor: "alice",
+			})
+			if err != nil || added.GetMember().GetSponsor() != "alice" {
+				t.Fatalf("AddMember over gRPC = %v, %v; want claude sponsored by alice", added, err)
+			}
+			code, minted := a.post(owner, "CreateToken", `{"member":"claude","scopes":["read","comment","write"],"label":"laptop"}`)
+			claude, _ := minted["token"].(string)
+			if code != http.StatusOK || claude == "" {
+				t.Fatalf("CreateToken = %d %v, want a token", code, minted)
+			}
+
+			// The assistant works, and hears of its changes.
+			changed := make(chan struct{}, 16)
+			cs, _ := h.client(t, claude, &mcp.ClientOptions{
+				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+			})
+			callOK(t, cs, "tasks_create", map[string]any{"title": "Ship the admin API"})
+			if tools := listedTools(t, cs); !slices.Contains(tools, "tasks_create") {
+				t.Fatalf("claude's tools = %v, want tasks_create among them", tools)
+			}
+
+			// The owner lowers its role with the CLI: the next tools/list
+			// shrinks, and the listen stream is told (repeated until the
+			// stream has subscribed: setting the same role tells again).
+			waitFor(t, 10*time.Second, "claude's listen stream to hear of its new role", func() bool {
+				a.cliOK(owner, "members", "set-role", "claude", "viewer")
+				select {
+				case <-changed:
+					return true
+				case <-time.After(50 * time.Millisecond):
+					return false
+				}
+			})
+			if tools := listedTools(t, cs); slices.Contains(tools, "tasks_create") || !slices.Contains(tools, "tasks_list") {
+				t.Errorf("claude's tools as a viewer = %v, want reading tools only", tools)
+			}
+
+			// The owner removes it: its token is refused by the MCP
+			// endpoint and by the admin API.
+			if out := a.cliOK(owner, "members", "remove", "claude"); out != "removed claude; revoked 1 token(s)\n" {
+				t.Errorf("members remove = %q", out)
+			}
+			waitFor(t, 10*time.Second, "the MCP endpoint to refuse the removed assistant", func() bool {
+				return mcpStatus(t, h, claude) == http.StatusUnauthorized
+			})
+			if code, body := a.post(claude, "GetTenant", `{}`); code != http.StatusUnauthorized {
+				t.Errorf("the removed assistant's token on the admin API = %d %v, want 401", code, body)
+			}
+			if out := a.cliOK(owner, "members", "list", "--removed"); !strings.Contains(out, "claude") {
+				t.Errorf("members list --removed = %q, want claude", out)
+			}
+
+			// Another tenant is not found, in the words of one that does
+			// not exist, however it is asked.
+			_, errOther := a.cli(owner, "tenants", "get", "default")
+			_, errNone := a.cli(owner, "tenants", "get", "nope")
+			if errOther == nil || errOther.Error() != `no tenant "default"` || errNone == nil || errNone.Error() != `no tenant "nope"` {
+				t.Errorf("acme's owner getting default and nope = %v, %v; want not found, alike", errOther, errNone)
+			}
+			code, body := a.post(owner, "ListMembers", `{"tenant":"default"}`)
+			if code != http.StatusNotFound || body["code"] != "not_found" {
+				t.Errorf("acme's owner listing default's members = %d %v, want 404", code, body)
+			}
+			if _, err := a.grpc.RemoveMember(asGRPC(owner), &adminv1.RemoveMemberRequest{Tenant: "default", Handle: "owner"}); err == nil {
+				t.Errorf("acme's owner removed default's owner over gRPC")
+			}
+
+			// Refusals read as sentences, with fitting statuses.
+			code, body = a.post(owner, "ListTenants", `{}`)
+			if code != http.StatusForbidden || body["message"] != "Only the platform operators of this deployment can list tenants; you act on tenant acme only." {
+				t.Errorf("an owner listing tenants = %d %v, want 403 with a sentence", code, body)
+			}
+			code, body = a.post(owner, "RemoveMember", `{"handle":"alice"}`)
+			if code != http.StatusConflict || body["code"] != "failed_precondition" {
+				t.Errorf("removing the last owner = %d %v, want 409 failed_precondition", code, body)
+			}
+
+			// The operator secret is no MCP token.
+			if s := mcpStatus(t, h, op); s != http.StatusUnauthorized {
+				t.Errorf("the operator secret on the MCP endpoint = %d, want 401", s)
+			}
+
+			// The JWKS has the signing key.
+			resp, err := http.Get(a.base + "/.well-known/jwks.json")
+			if err != nil {
+				t.Fatal(err)
+			}
+			jwks, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.Contains(string(jwks), `"kid":"`+h.sys.Key.ID+`"`) {
+				t.Errorf("JWKS = %s, want key %s", jwks, h.sys.Key.ID)
+			}
+		})
+	}
+}
+
+// TestAdminCLIErrors: the CLI prints the server's sentence and fails;
+// without a credential it says what to pass.
+func TestAdminCLIErrors(t *testing.T) {
+	h := startHarness(t, setups()[0])
+	a := newAdminClient(t, h)
+	if _, err := a.cli(h.token, "members", "set-role", "owner", "viewer"); err == nil ||
+		err.Error() != `owner is the last owner of default and cannot be demoted: make another member owner first` {
+		t.Errorf("demoting the last owner with the CLI = %v", err)
+	}
+	var out, errOut bytes.Buffer
+	t.Setenv("TASKWIRE_DATA", t.TempDir())
+	t.Setenv("TASKWIRE_ADMIN_TOKEN", "")
+	t.Setenv("TASKWIRE_OPERATOR_SECRET_FILE", "")
+	err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.base}, &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "--token") {
+		t.Errorf("admin without a credential = %v, want a hint to pass --token", err)
+	}
+	path, _ := h.sys.cfg.operatorSecretPath()
+	if err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.base, "--operator-secret-file", path}, &out, &errOut); err != nil {
+		t.Errorf("admin with --operator-secret-file = %v", err)
+	}
+	if info, err := os.Stat(path); err != nil {
+		t.Error(err)
+	} else if mode := info.Mode().Perm(); mode != 0o600 {
+		t.Errorf("the operator secret file has mode %04o, want 0600", mode)
+	}
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/tenancy"
+)
+
+// TestAuditLog: the calls members make reach the audit log, which owners
+// and admins read with audit_list: with the tool, what it named and how it
+// ended, refusals included. A viewer does not see the tool and is refused
+// it.
+func TestAuditLog(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			h := startHarness(t, s)
+			ctx := context.Background()
+			tenant := h.sys.first.Tenant
+			owner, _ := h.client(t, h.token, nil)
+			ref := callOK(t, owner, "tasks_create", map[string]any{"title": "Plan the launch"})["task"].(map[string]any)["ref"].(string)
+			callOK(t, owner, "tasks_move", map[string]any{"ref": ref, "lane": "doing"})
+			if res, err := owner.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-99"}}); err != nil || !res.IsError {
+				t.Fatalf("tasks_get T-99 = %v, %v; want an isError result", res, err)
+			}
+
+			vera, err := tenancy.AddMember(ctx, h.sys.DB, tenant.Slug, tenancy.MemberSpec{Handle: "vera", Name: "Vera", Role: member.RoleViewer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			viewer, _ := h.client(t, recordToken(t, h.sys.DB, h.sys.Issuer, tenant.Slug, vera.ID, authz.AllScopes), nil)
+			if slices.Contains(listedTools(t, viewer), "audit_list") {
+				t.Error("a viewer sees audit_list, which only owners and admins may use")
+			}
+			res, err := viewer.CallTool(ctx, &mcp.CallToolParams{Name: "audit_list", Arguments: map[string]any{}})
+			want := "You are a viewer on tenant " + tenant.Slug + ", and only owners and admins may list the audit log (audit_list). Ask an owner or admin of " + tenant.Slug + " if you need it done."
+			if err != nil || !res.IsError || text(res) != want {
+				t.Errorf("viewer audit_list = %v %q, want isError %q", err, text(res), want)
+			}
+			if res, err := viewer.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_move", Arguments: map[string]any{"ref": ref, "lane": "done"}}); err != nil || !res.IsError {
+				t.Errorf("viewer tasks_move = %v, %v; want an isError refusal", res, err)
+			}
+
+			// The owner's calls, newest first, as they are written (the
+			// workers write the log as calls end, asynchronously).
+			mine := auditEvents(t, owner, map[string]any{"member": "me", "outcome": "ok"}, 2, func(e map[string]any) bool { return e["tool"] != "audit_list" })
+			wantTools := []string{"tasks_move", "tasks_create"}
+			for i, e := range mine[:2] {
+				if e["tool"] != wantTools[i] || e["member"] != h.sys.first.Owner.Handle || e["kind"] != "human" || e["outcome"] != "ok" || e["token_id"] == "" {
+					t.Errorf("owner event %d = %v, want %s by %s, ok, with the token", i, e, wantTools[i], h.sys.first.Owner.Handle)
+				}
+			}
+			if !sameStrings(mine[0]["targets"], []string{"ref=" + ref}) {
+				t.Errorf("tasks_move targets = %v, want ref=%s", mine[0]["targets"], ref)
+			}
+			failed := auditEvents(t, owner, map[string]any{"tool": "tasks_get", "outcome": "error"}, 1, nil)
+			if e := failed[0]; e["outcome"] != "NotFound" || !sameStrings(e["targets"], []string{"ref=T-99"}) || e["error"] == "" {
+				t.Errorf("failed tasks_get = %v, want NotFound for ref=T-99 with its message", e)
+			}
+			// What audit_list returns matches the outputSchema it announces.
+			tools, err := owner.ListTools(ctx, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compileOutputSchemas(t, tools.Tools).check(t, "audit_list", callOK(t, owner, "audit_list", map[string]any{"limit": 100}))
+			refused := auditEvents(t, owner, map[string]any{"member": "vera"}, 2, nil)
+			if refused[0]["tool"] != "tasks_move" || refused[1]["tool"] != "audit_list" ||
+				refused[0]["outcome"] != "refused" || refused[1]["outcome"] != "refused" || refused[1]["error"] != want {
+				t.Errorf("vera's events = %v, want her refused tasks_move and audit_list", refused)
+			}
+		})
+	}
+}
+
+// auditEvents lists the audit log with args until at least n events that
+// keep (nil: all) are there, and returns those.
+func auditEvents(t *testing.T, cs *mcp.ClientSession, args map[string]any, n int, keep func(map[string]any) bool) []map[string]any {
+	t.Helper()
+	var events []map[string]any
+	waitFor(t, 10*time.Second, "audit events", func() bool {
+		events = nil
+		list, _ := callOK(t, cs, "audit_list", args)["events"].([]any)
+		for _, e := range list {
+			if e := e.(map[string]any); keep == nil || keep(e) {
+				events = append(events, e)
+			}
+		}
+		return len(events) >= n
+	})
+	return events
+}

@@ -1,0 +1,105 @@
+package admin
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"strings"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// MinOperatorSecretLen is the shortest operator secret accepted, in bytes.
+const MinOperatorSecretLen = 32
+
+// OperatorSecret recognises the deployment's operator secret. It keeps
+// only the secret's SHA-256 and compares in constant time, so neither a
+// memory dump nor response timing gives the secret away.
+type OperatorSecret struct {
+	sum [sha256.Size]byte
+}
+
+// NewOperatorSecret returns the recogniser of secret, which must be at
+// least MinOperatorSecretLen bytes.
+func NewOperatorSecret(secret string) (*OperatorSecret, error) {
+	if len(secret) < MinOperatorSecretLen {
+		return nil, fmt.Errorf("admin: the operator secret has %d bytes, want at least %d", len(secret), MinOperatorSecretLen)
+	}
+	return &OperatorSecret{sum: sha256.Sum256([]byte(secret))}, nil
+}
+
+// Matches reports whether raw is the operator secret.
+func (o *OperatorSecret) Matches(raw string) bool {
+	if o == nil {
+		return false
+	}
+	sum := sha256.Sum256([]byte(raw))
+	return subtle.ConstantTimeCompare(sum[:], o.sum[:]) == 1
+}
+
+// principal is who calls the admin API: an operator, or a member.
+type principal struct {
+	operator bool
+	caller   identity.Caller
+}
+
+// authenticate returns the principal of the Authorization values of a
+// request, or an Unauthenticated status saying what is wrong. Neither the
+// secret nor a token ever reaches a message or a log.
+func (e *Edge) authenticate(ctx context.Context, values []string) (principal, error) {
+	if len(values) == 0 {
+		return principal{}, unauthenticated("send the operator secret or a token of an owner or admin as \"Authorization: Bearer …\"")
+	}
+	if len(values) > 1 {
+		return principal{}, unauthenticated("send one Authorization header")
+	}
+	scheme, raw, _ := strings.Cut(strings.TrimSpace(values[0]), " ")
+	raw = strings.TrimSpace(raw)
+	if !strings.EqualFold(scheme, "Bearer") || raw == "" {
+		return principal{}, unauthenticated("send the operator secret or a token of an owner or admin as \"Authorization: Bearer …\"")
+	}
+	if e.cfg.Operator.Matches(raw) {
+		return principal{operator: true}, nil
+	}
+	c, err := e.cfg.Verifier.Verify(ctx, raw)
+	if err == nil {
+		err = c.Validate()
+	}
+	if err != nil {
+		// The verifier's reasons are written to be shown ("token expired").
+		return principal{}, unauthenticated("the bearer token is not valid: " + err.Error() +
+			"; use the operator secret or a live token of an owner or admin")
+	}
+	return principal{caller: c}, nil
+}
+
+func unauthenticated(msg string) error {
+	return status.Error(codes.Unauthenticated, msg)
+}
+
+// outgoing returns ctx for a call to a worker on behalf of p: with fresh
+// metadata naming p, and nothing the client sent.
+func outgoing(ctx context.Context, p principal) context.Context {
+	ctx = metadata.NewOutgoingContext(ctx, metadata.MD{})
+	if p.operator {
+		return identity.AppendOperatorToOutgoing(ctx)
+	}
+	return identity.AppendToOutgoing(ctx, p.caller)
+}
+
+// invoke forwards one call of m to a worker for p.
+func (e *Edge) invoke(ctx context.Context, p principal, m method, in, out any) error {
+	err := e.cfg.Conn.Invoke(outgoing(ctx, p), m.full, in, out)
+	if err != nil && status.Code(err) == codes.Unknown {
+		// Not a status a worker sent: the connection failed in some
+		// way the caller cannot act on, and its text may name hosts.
+		e.log.ErrorContext(ctx, "admin: forwarding failed", "method", m.name, "err", err)
+		return status.Error(codes.Unavailable, "the admin API could not reach a worker: try again")
+	}
+	return err
+}

@@ -1,0 +1,169 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/store"
+)
+
+// The rules of the admin API, in one place:
+//
+//   - A platform operator may do everything, on every tenant; only
+//     operators create and list tenants.
+//   - A member acts on their own tenant only, with a token holding the
+//     write scope, and only as an owner or admin. Any other tenant is not
+//     found, in the same words as a tenant that does not exist.
+//   - An admin may do what an owner may, except act on owners: make a
+//     member owner, or change, remove, mint tokens for or revoke tokens of
+//     an owner. So no admin can make themselves or anyone an owner, nor
+//     get hold of an owner's power through a token.
+//   - No one demotes or removes a tenant's last owner (members.go).
+
+// actor is who makes an admin call.
+type actor struct {
+	operator bool
+	access   access.Access // the calling member, unless operator
+	scopes   []string      // the calling token's scopes, unless operator
+}
+
+// actor returns who calls: the operator the worker let through, or the
+// verified caller with the membership the worker read for this call (read
+// here only when the worker did not, as in tests calling directly).
+func (s *Service) actor(ctx context.Context) (actor, error) {
+	if identity.IsOperator(ctx) {
+		return actor{operator: true}, nil
+	}
+	c, ok := identity.FromContext(ctx)
+	if !ok || c.Validate() != nil {
+		return actor{}, domainerr.New(domainerr.Unauthenticated,
+			"No verified caller: use the operator secret or a token of an owner or admin of a tenant")
+	}
+	a, ok := access.FromContext(ctx)
+	if !ok || a.Tenant != c.Tenant || a.MemberID != c.Member {
+		var err error
+		if a, err = s.resolver.Resolve(ctx, c); err != nil {
+			return actor{}, err
+		}
+	}
+	return actor{access: a, scopes: c.Scopes}, nil
+}
+
+// hasOwnerPowers reports whether a may act on owners.
+func (a actor) hasOwnerPowers() bool {
+	return a.operator || a.access.Role == authz.RoleOwner
+}
+
+// operatorOnly refuses everyone but operators, for what spans tenants.
+func (a actor) operatorOnly(what string) error {
+	if a.operator {
+		return nil
+	}
+	return domainerr.New(domainerr.PermissionDenied,
+		"Only the platform operators of this deployment can %s; you act on tenant %s only.", what, a.access.Tenant)
+}
+
+// mayManage refuses a member who is no owner or admin, or whose token
+// lacks the write scope.
+func (a actor) mayManage() error {
+	if a.operator {
+		return nil
+	}
+	r, t := a.access.Role, a.access.Tenant
+	if r != authz.RoleOwner && r != authz.RoleAdmin {
+		return domainerr.New(domainerr.PermissionDenied,
+			"You are %s %s on tenant %s: managing members and tokens needs an owner or admin of %s.", article(r), r, t, t)
+	}
+	if !authz.Allows(a.scopes, authz.ScopeWrite) {
+		return domainerr.New(domainerr.PermissionDenied,
+			"This token lacks the write scope the admin API needs: use a token of yours with write scope.")
+	}
+	return nil
+}
+
+// mayActOn refuses an admin acting on an owner; doing says what, e.g.
+// "remove".
+func (a actor) mayActOn(m *ent.Member, doing string) error {
+	if m.Role != member.RoleOwner || a.hasOwnerPowers() {
+		return nil
+	}
+	return domainerr.New(domainerr.PermissionDenied,
+		"%s is an owner of %s, and admins cannot %s owners: ask an owner.", m.Handle, a.access.Tenant, doing)
+}
+
+// mayGrant refuses an admin giving the owner role.
+func (a actor) mayGrant(role member.Role) error {
+	if role != member.RoleOwner || a.hasOwnerPowers() {
+		return nil
+	}
+	return domainerr.New(domainerr.PermissionDenied,
+		"Admins cannot make owners: ask an owner of %s.", a.access.Tenant)
+}
+
+// manage returns the tenant with slug for a to manage, with ctx scoped to
+// it. An empty slug is the caller's own tenant; an operator must name one.
+func (s *Service) manage(ctx context.Context, a actor, slug string) (*ent.Tenant, context.Context, error) {
+	if !a.operator {
+		if slug == "" {
+			slug = a.access.Tenant
+		}
+		if slug != a.access.Tenant {
+			return nil, ctx, noTenant(slug)
+		}
+		if err := a.mayManage(); err != nil {
+			return nil, ctx, err
+		}
+	} else if slug == "" {
+		return nil, ctx, domainerr.New(domainerr.Invalid, "name the tenant: operators act on every tenant, so each call names one")
+	}
+	t, err := s.client.Tenant.Query().Where(tenant.Slug(slug)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, ctx, noTenant(slug)
+	}
+	if err != nil {
+		return nil, ctx, store.DomainError(ctx, err)
+	}
+	return t, tenantscope.NewContext(ctx, t.ID), nil
+}
+
+// noTenant is the answer for a tenant that does not exist and for one the
+// caller may not see: the same words, so they cannot be told apart.
+func noTenant(slug string) error {
+	return domainerr.New(domainerr.NotFound, "no tenant %q", slug)
+}
+
+// article is the indefinite article of a word: "an" before a vowel.
+func article(word string) string {
+	if word != "" && (word[0] == 'a' || word[0] == 'e' || word[0] == 'i' || word[0] == 'o' || word[0] == 'u') {
+		return "an"
+	}
+	return "a"
+}
+
+// findMember returns the member with handle in t; removed members too
+// when withRemoved, else they are refused as removed.
+func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, handle string, withRemoved bool) (*ent.Member, error) {
+	if handle == "" {
+		return nil, domainerr.New(domainerr.Invalid, "name the member by handle")
+	}
+	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.Handle(handle)).WithSponsor().Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no member %q in tenant %s", handle, t.Slug))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.RemovedAt != nil && !withRemoved {
+		return nil, domainerr.New(domainerr.Conflict, "%s was removed from %s on %s: add a member with another handle",
+			handle, t.Slug, m.RemovedAt.UTC().Format("2006-01-02"))
+	}
+	return m, nil
+}

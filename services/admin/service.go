@@ -1,0 +1,145 @@
+// Package admin is the admin API (taskwire.admin.v1.AdminService) over the
+// database: tenants, members and tokens, managed by the owners and admins
+// of a tenant or by the deployment's platform operators. Workers serve it;
+// front doors authenticate its callers and forward the calls.
+//
+// A call acts for whoever the worker's chain put into its context: a
+// platform operator (identity.IsOperator), or a member of a tenant with
+// the scopes of one token (identity.FromContext, access.FromContext). The
+// worker checks neither role nor scope for these RPCs (they are no tools);
+// every rule of who may do what is here, in authorize.go.
+package admin
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"google.golang.org/grpc"
+
+	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/services/tokens"
+)
+
+// Publisher tells front doors of changes; *events.Bus is one.
+type Publisher interface {
+	Publish(tenant string, ev events.Event) error
+}
+
+// Config holds what a Service needs.
+type Config struct {
+	Client *ent.Client   // required
+	Tokens *tokens.Store // required: records, lists and revokes tokens
+	// Issuer mints tokens (CreateToken, CreateTenant's first token). Nil
+	// on a worker without the signing key: those RPCs then fail with a
+	// sentence saying so, and the others work.
+	Issuer *authn.Issuer
+	// Events tells listen streams that a member's tools changed (a new
+	// role, a removal). Nil: nobody is told; tool lists still change at
+	// the member's next call.
+	Events Publisher
+	Now    func() time.Time // nil means time.Now
+	Logger *slog.Logger     // nil means slog.Default()
+}
+
+// Validate reports whether c is complete.
+func (c Config) Validate() error {
+	switch {
+	case c.Client == nil:
+		return errors.New("admin: Config.Client is nil")
+	case c.Tokens == nil:
+		return errors.New("admin: Config.Tokens is nil")
+	}
+	return nil
+}
+
+// Service implements adminv1.AdminServiceServer.
+type Service struct {
+	adminv1.UnimplementedAdminServiceServer
+	client   *ent.Client
+	tokens   *tokens.Store
+	issuer   *authn.Issuer
+	events   Publisher
+	resolver *tenancy.Resolver
+	clock    func() time.Time
+	log      *slog.Logger
+}
+
+var _ adminv1.AdminServiceServer = (*Service)(nil)
+
+// New returns a Service for cfg.
+func New(cfg Config) (*Service, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	resolver, err := tenancy.NewResolver(cfg.Client)
+	if err != nil {
+		return nil, err
+	}
+	s := &Service{
+		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, events: cfg.Events,
+		resolver: resolver, clock: cfg.Now, log: cfg.Logger,
+	}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	return s, nil
+}
+
+// Register adds AdminService to a gRPC server.
+func (s *Service) Register(r grpc.ServiceRegistrar) {
+	adminv1.RegisterAdminServiceServer(r, s)
+}
+
+// ServiceName is the full name of AdminService, for
+// worker.Config.OperatorServices.
+var ServiceName = adminv1.AdminService_ServiceDesc.ServiceName
+
+// now is the clock in UTC to the microsecond, as stored.
+func (s *Service) now() time.Time {
+	return s.clock().UTC().Truncate(time.Microsecond)
+}
+
+// call resolves who calls, runs fn for them, and translates what fails
+// into domain errors, logging internal ones.
+func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
+	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
+	a, err := s.actor(ctx)
+	if err == nil {
+		var resp Resp
+		if resp, err = fn(ctx, a, req); err == nil {
+			return resp, nil
+		}
+	}
+	err = store.DomainError(ctx, err)
+	if domainerr.KindOf(err) == domainerr.Internal && ctx.Err() == nil {
+		s.log.ErrorContext(ctx, "admin: internal error", "op", op, "err", err)
+	}
+	var zero Resp
+	return zero, err
+}
+
+// toolsChanged tells listen streams that member's tools changed. The
+// change is stored already and applies from the member's next call; a
+// failure is Unavailable, since repeating the change repeats the news.
+func (s *Service) toolsChanged(ctx context.Context, tenant string, member int, what string) error {
+	if s.events == nil {
+		return nil
+	}
+	if err := s.events.Publish(tenant, events.Event{Kind: events.ToolsChanged, Member: member}); err != nil {
+		s.log.ErrorContext(ctx, "admin: publishing a tools change failed", "tenant", tenant, "member", member, "err", err)
+		return domainerr.Wrap(domainerr.Unavailable, err,
+			what+" is stored and applies from the member's next call, but open listen streams could not be told: repeat it to retry")
+	}
+	return nil
+}

@@ -1,0 +1,64 @@
+package audit
+
+import (
+	"context"
+	"errors"
+	"math"
+
+	"google.golang.org/protobuf/types/known/timestamppb"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/domainerr"
+)
+
+// Reader is the weakest role that may read the audit log. The tool's
+// min_role option says the same, so the worker refuses weaker roles and
+// tools/list hides the tool from them; ListAudit checks again, so the rule
+// holds wherever the service is served.
+const Reader = authz.RoleAdmin
+
+// errNoAccess is a worker serving this service without an access resolver:
+// a deployment mistake, which the worker reports as Internal.
+var errNoAccess = errors.New("audit: no Access in the call's context; the worker needs an access resolver")
+
+// ListAudit implements the audit_list tool: a page of the caller's
+// tenant's audit log, for owners and admins.
+func (s *Store) ListAudit(ctx context.Context, req *taskwirev1.ListAuditRequest) (*taskwirev1.ListAuditResponse, error) {
+	a, ok := access.FromContext(ctx)
+	if !ok {
+		return nil, errNoAccess
+	}
+	if !authz.AtLeast(a.Role, Reader) {
+		r := authz.Refusal{Role: a.Role, Tenant: a.Tenant, Tool: "audit_list", Title: "List the audit log", Need: authz.ScopeRead}
+		return nil, domainerr.New(domainerr.PermissionDenied, "%s", r.LeastRoleSentence(Reader))
+	}
+	f := Filter{Member: req.GetMember(), Tool: req.GetTool(), Outcome: req.GetOutcome()}
+	if f.Member == "me" {
+		f.Member = a.Handle
+	}
+	if req.GetSince() != nil {
+		f.Since = req.GetSince().AsTime()
+	}
+	if req.GetUntil() != nil {
+		f.Until = req.GetUntil().AsTime()
+	}
+	events, next, err := s.List(ctx, a.Tenant, f, req.GetCursor(), int(req.GetLimit()))
+	if err != nil {
+		return nil, err
+	}
+	resp := &taskwirev1.ListAuditResponse{NextCursor: next, Events: make([]*taskwirev1.AuditEvent, len(events))}
+	for i, e := range events {
+		resp.Events[i] = eventProto(e)
+	}
+	return resp, nil
+}
+
+func eventProto(e Event) *taskwirev1.AuditEvent {
+	return &taskwirev1.AuditEvent{
+		OccurredAt: timestamppb.New(e.OccurredAt), Member: e.Member, Kind: access.Kinds[e.Kind], Sponsor: e.Sponsor,
+		TokenId: e.TokenID, SessionLabel: e.SessionLabel, Tool: e.Tool, Method: e.Method, Targets: e.Targets,
+		Outcome: e.Outcome, Error: e.Error, TraceId: e.TraceID, DurationMs: int32(min(e.Duration.Milliseconds(), math.MaxInt32)), Operator: e.Kind == KindOperator,
+	}
+}
