@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
@@ -264,6 +265,7 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 	if json.Unmarshal(x.req.meta[mcp.MetaLogLevel], &level) == nil && level != "" {
 		call.LogLevel, call.Log = level, x.out.message
 	}
+	call.SessionLabel = sessionLabel(x.r.Header)
 	json.Unmarshal(x.req.meta["traceparent"], &call.TraceParent)
 	json.Unmarshal(x.req.meta["tracestate"], &call.TraceState)
 	return call, nil
@@ -279,4 +281,31 @@ func optionalString(params map[string]json.RawMessage, key string) (string, erro
 		return "", jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.%s must be a string", key)
 	}
 	return s, nil
+}
+
+// hdrSessionLabel is the client's own name for its session ("laptop
+// claude"), recorded in the audit log beside its tool calls.
+const hdrSessionLabel = "Taskwire-Session-Label"
+
+// maxSessionLabel bounds a session label.
+const maxSessionLabel = 100
+
+// sessionLabel returns the request's session label, trimmed, or "" when
+// it is missing, repeated, longer than maxSessionLabel or not printable
+// ASCII: it is only a note, never a reason to refuse a call.
+func sessionLabel(h http.Header) string {
+	values := h.Values(hdrSessionLabel)
+	if len(values) != 1 {
+		return ""
+	}
+	v := strings.TrimSpace(values[0])
+	if len(v) > maxSessionLabel {
+		return ""
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return ""
+		}
+	}
+	return v
 }

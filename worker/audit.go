@@ -37,7 +37,7 @@ type Auditor interface {
 // session (the front door forwards it from the HTTP header
 // Taskwire-Session-Label). It is the client's word, never trusted: the
 // audit log keeps at most maxSessionLabel printable characters of it.
-const MDSessionLabel = "x-taskwire-session-label"
+const MDSessionLabel = identity.MDSessionLabel
 
 // DefaultAuditQueue bounds the events waiting to be written when
 // Config.AuditQueue is 0.

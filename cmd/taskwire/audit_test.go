@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,6 +71,22 @@ func TestAuditLog(t *testing.T) {
 				t.Fatal(err)
 			}
 			compileOutputSchemas(t, tools.Tools).check(t, "audit_list", callOK(t, owner, "audit_list", map[string]any{"limit": 100}))
+			// A client may name its session; the label reaches the log.
+			body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"boards_list","arguments":{},` +
+				`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+			req, _ := http.NewRequest(http.MethodPost, h.sys.Endpoint, strings.NewReader(body))
+			for k, v := range map[string]string{"Authorization": "Bearer " + h.token, "Content-Type": "application/json",
+				"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call",
+				"Mcp-Name": "boards_list", "Taskwire-Session-Label": "laptop claude"} {
+				req.Header.Set(k, v)
+			}
+			if resp, err := http.DefaultClient.Do(req); err != nil || resp.Body.Close() != nil || resp.StatusCode != http.StatusOK {
+				t.Fatalf("boards_list with a session label: %v %v", resp, err)
+			}
+			labelled := auditEvents(t, owner, map[string]any{"tool": "boards_list"}, 1, nil)
+			if labelled[0]["session_label"] != "laptop claude" {
+				t.Errorf("boards_list event = %v, want session_label laptop claude", labelled[0])
+			}
 			refused := auditEvents(t, owner, map[string]any{"member": "vera"}, 2, nil)
 			if refused[0]["tool"] != "tasks_move" || refused[1]["tool"] != "audit_list" ||
 				refused[0]["outcome"] != "refused" || refused[1]["outcome"] != "refused" || refused[1]["error"] != want {

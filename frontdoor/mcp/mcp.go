@@ -205,6 +205,9 @@ type ToolCall struct {
 	// TraceParent and TraceState are the W3C trace context of _meta, to
 	// carry into the calls the tool makes.
 	TraceParent, TraceState string
+	// SessionLabel is the client's own name for its session (HTTP header
+	// Taskwire-Session-Label), printable ASCII, for the audit log.
+	SessionLabel string
 }
 
 // InputRequest asks the client for input: an elicitation/create,

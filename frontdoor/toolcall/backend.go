@@ -207,6 +207,7 @@ func (b *Backend) invoke(ctx context.Context, c identity.Caller, t *catalog.Tool
 	ctx = identity.AppendToOutgoing(ctx, c)
 	ctx = access.AppendBudget(ctx) // the front door's rate budget, for whoami
 	ctx = traceContext(ctx, call)
+	ctx = labelContext(ctx, call)
 
 	var relay *relay
 	logs := call.Log != nil && progress.Severity(call.LogLevel) >= 0

@@ -7,10 +7,20 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/identity"
 )
 
 // traceparentRE is a W3C traceparent of version 00 with non-zero ids.
 var traceparentRE = regexp.MustCompile(`^00-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$`)
+
+// labelContext carries the client's session label to the worker, whose
+// audit log records it.
+func labelContext(ctx context.Context, call *mcp.ToolCall) context.Context {
+	if call.SessionLabel == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, identity.MDSessionLabel, call.SessionLabel)
+}
 
 // traceContext carries the client's W3C trace context into the gRPC call,
 // under the header names W3C propagators read, so the worker's work joins

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/identity"
 )
 
 func TestTraceContext(t *testing.T) {
@@ -26,5 +27,17 @@ func TestTraceContext(t *testing.T) {
 		if (len(got) == 1 && got[0] == tp) != want || (want && md.Get("tracestate")[0] != "vendor=1") {
 			t.Errorf("traceContext(%q) metadata = %v, want carried %v", tp, md, want)
 		}
+	}
+}
+
+func TestLabelContext(t *testing.T) {
+	ctx := labelContext(context.Background(), &mcp.ToolCall{SessionLabel: "laptop claude"})
+	md, _ := metadata.FromOutgoingContext(ctx)
+	if got := md.Get(identity.MDSessionLabel); len(got) != 1 || got[0] != "laptop claude" {
+		t.Errorf("metadata %v, want the label", md)
+	}
+	md, _ = metadata.FromOutgoingContext(labelContext(context.Background(), &mcp.ToolCall{}))
+	if len(md.Get(identity.MDSessionLabel)) != 0 {
+		t.Errorf("no label sent metadata %v", md)
 	}
 }

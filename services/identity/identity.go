@@ -20,6 +20,10 @@ const (
 	MDMember = "x-taskwire-member"
 	MDScopes = "x-taskwire-scopes"
 	MDToken  = "x-taskwire-token-id"
+
+	// MDSessionLabel carries the client's own name for its session, for
+	// the audit log: the client's word, never trusted for anything else.
+	MDSessionLabel = "x-taskwire-session-label"
 )
 
 // Caller is who makes a call: a member of one tenant, acting with the scopes
