@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
@@ -87,6 +88,7 @@ func checkColumn(t, c string) error {
 			comment.Table:      comment.ValidColumn,
 			confirmation.Table: confirmation.ValidColumn,
 			member.Table:       member.ValidColumn,
+			signingkey.Table:   signingkey.ValidColumn,
 			task.Table:         task.ValidColumn,
 			tenant.Table:       tenant.ValidColumn,
 			token.Table:        token.ValidColumn,

@@ -10,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/predicate"
+	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
@@ -22,7 +23,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 9)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 10)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   activity.Table,
@@ -149,6 +150,26 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   signingkey.Table,
+			Columns: signingkey.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: signingkey.FieldID,
+			},
+		},
+		Type: "SigningKey",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			signingkey.FieldKid:         {Type: field.TypeString, Column: signingkey.FieldKid},
+			signingkey.FieldPublicKey:   {Type: field.TypeBytes, Column: signingkey.FieldPublicKey},
+			signingkey.FieldSealedKey:   {Type: field.TypeBytes, Column: signingkey.FieldSealedKey},
+			signingkey.FieldWrappedBy:   {Type: field.TypeString, Column: signingkey.FieldWrappedBy},
+			signingkey.FieldCreatedAt:   {Type: field.TypeTime, Column: signingkey.FieldCreatedAt},
+			signingkey.FieldRetiredAt:   {Type: field.TypeTime, Column: signingkey.FieldRetiredAt},
+			signingkey.FieldVerifyUntil: {Type: field.TypeTime, Column: signingkey.FieldVerifyUntil},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -174,7 +195,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldDeletedAt:   {Type: field.TypeTime, Column: task.FieldDeletedAt},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -191,7 +212,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldCreatedAt: {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -1103,6 +1124,81 @@ func (f *MemberFilter) WhereHasSponsoredWith(preds ...predicate.Member) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SigningKeyQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SigningKeyQuery builder.
+func (_q *SigningKeyQuery) Filter() *SigningKeyFilter {
+	return &SigningKeyFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SigningKeyMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SigningKeyMutation builder.
+func (m *SigningKeyMutation) Filter() *SigningKeyFilter {
+	return &SigningKeyFilter{config: m.config, predicateAdder: m}
+}
+
+// SigningKeyFilter provides a generic filtering capability at runtime for SigningKeyQuery.
+type SigningKeyFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SigningKeyFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *SigningKeyFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(signingkey.FieldID))
+}
+
+// WhereKid applies the entql string predicate on the kid field.
+func (f *SigningKeyFilter) WhereKid(p entql.StringP) {
+	f.Where(p.Field(signingkey.FieldKid))
+}
+
+// WherePublicKey applies the entql []byte predicate on the public_key field.
+func (f *SigningKeyFilter) WherePublicKey(p entql.BytesP) {
+	f.Where(p.Field(signingkey.FieldPublicKey))
+}
+
+// WhereSealedKey applies the entql []byte predicate on the sealed_key field.
+func (f *SigningKeyFilter) WhereSealedKey(p entql.BytesP) {
+	f.Where(p.Field(signingkey.FieldSealedKey))
+}
+
+// WhereWrappedBy applies the entql string predicate on the wrapped_by field.
+func (f *SigningKeyFilter) WhereWrappedBy(p entql.StringP) {
+	f.Where(p.Field(signingkey.FieldWrappedBy))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SigningKeyFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(signingkey.FieldCreatedAt))
+}
+
+// WhereRetiredAt applies the entql time.Time predicate on the retired_at field.
+func (f *SigningKeyFilter) WhereRetiredAt(p entql.TimeP) {
+	f.Where(p.Field(signingkey.FieldRetiredAt))
+}
+
+// WhereVerifyUntil applies the entql time.Time predicate on the verify_until field.
+func (f *SigningKeyFilter) WhereVerifyUntil(p entql.TimeP) {
+	f.Where(p.Field(signingkey.FieldVerifyUntil))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TaskQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1131,7 +1227,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1297,7 +1393,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1357,7 +1453,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/predicate"
+	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
@@ -38,6 +39,7 @@ const (
 	TypeComment      = "Comment"
 	TypeConfirmation = "Confirmation"
 	TypeMember       = "Member"
+	TypeSigningKey   = "SigningKey"
 	TypeTask         = "Task"
 	TypeTenant       = "Tenant"
 	TypeToken        = "Token"
@@ -5158,6 +5160,697 @@ func (m *MemberMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Member edge %s", name)
+}
+
+// SigningKeyMutation represents an operation that mutates the SigningKey nodes in the graph.
+type SigningKeyMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	kid           *string
+	public_key    *[]byte
+	sealed_key    *[]byte
+	wrapped_by    *string
+	created_at    *time.Time
+	retired_at    *time.Time
+	verify_until  *time.Time
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*SigningKey, error)
+	predicates    []predicate.SigningKey
+}
+
+var _ ent.Mutation = (*SigningKeyMutation)(nil)
+
+// signingkeyOption allows management of the mutation configuration using functional options.
+type signingkeyOption func(*SigningKeyMutation)
+
+// newSigningKeyMutation creates new mutation for the SigningKey entity.
+func newSigningKeyMutation(c config, op Op, opts ...signingkeyOption) *SigningKeyMutation {
+	m := &SigningKeyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeSigningKey,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withSigningKeyID sets the ID field of the mutation.
+func withSigningKeyID(id int) signingkeyOption {
+	return func(m *SigningKeyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *SigningKey
+		)
+		m.oldValue = func(ctx context.Context) (*SigningKey, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().SigningKey.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withSigningKey sets the old SigningKey of the mutation.
+func withSigningKey(node *SigningKey) signingkeyOption {
+	return func(m *SigningKeyMutation) {
+		m.oldValue = func(context.Context) (*SigningKey, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m SigningKeyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m SigningKeyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *SigningKeyMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *SigningKeyMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().SigningKey.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetKid sets the "kid" field.
+func (m *SigningKeyMutation) SetKid(s string) {
+	m.kid = &s
+}
+
+// Kid returns the value of the "kid" field in the mutation.
+func (m *SigningKeyMutation) Kid() (r string, exists bool) {
+	v := m.kid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKid returns the old "kid" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldKid(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKid is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKid requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKid: %w", err)
+	}
+	return oldValue.Kid, nil
+}
+
+// ResetKid resets all changes to the "kid" field.
+func (m *SigningKeyMutation) ResetKid() {
+	m.kid = nil
+}
+
+// SetPublicKey sets the "public_key" field.
+func (m *SigningKeyMutation) SetPublicKey(b []byte) {
+	m.public_key = &b
+}
+
+// PublicKey returns the value of the "public_key" field in the mutation.
+func (m *SigningKeyMutation) PublicKey() (r []byte, exists bool) {
+	v := m.public_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPublicKey returns the old "public_key" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldPublicKey(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPublicKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPublicKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPublicKey: %w", err)
+	}
+	return oldValue.PublicKey, nil
+}
+
+// ResetPublicKey resets all changes to the "public_key" field.
+func (m *SigningKeyMutation) ResetPublicKey() {
+	m.public_key = nil
+}
+
+// SetSealedKey sets the "sealed_key" field.
+func (m *SigningKeyMutation) SetSealedKey(b []byte) {
+	m.sealed_key = &b
+}
+
+// SealedKey returns the value of the "sealed_key" field in the mutation.
+func (m *SigningKeyMutation) SealedKey() (r []byte, exists bool) {
+	v := m.sealed_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldSealedKey returns the old "sealed_key" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldSealedKey(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldSealedKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldSealedKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldSealedKey: %w", err)
+	}
+	return oldValue.SealedKey, nil
+}
+
+// ResetSealedKey resets all changes to the "sealed_key" field.
+func (m *SigningKeyMutation) ResetSealedKey() {
+	m.sealed_key = nil
+}
+
+// SetWrappedBy sets the "wrapped_by" field.
+func (m *SigningKeyMutation) SetWrappedBy(s string) {
+	m.wrapped_by = &s
+}
+
+// WrappedBy returns the value of the "wrapped_by" field in the mutation.
+func (m *SigningKeyMutation) WrappedBy() (r string, exists bool) {
+	v := m.wrapped_by
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWrappedBy returns the old "wrapped_by" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldWrappedBy(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWrappedBy is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWrappedBy requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWrappedBy: %w", err)
+	}
+	return oldValue.WrappedBy, nil
+}
+
+// ResetWrappedBy resets all changes to the "wrapped_by" field.
+func (m *SigningKeyMutation) ResetWrappedBy() {
+	m.wrapped_by = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *SigningKeyMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *SigningKeyMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *SigningKeyMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// SetRetiredAt sets the "retired_at" field.
+func (m *SigningKeyMutation) SetRetiredAt(t time.Time) {
+	m.retired_at = &t
+}
+
+// RetiredAt returns the value of the "retired_at" field in the mutation.
+func (m *SigningKeyMutation) RetiredAt() (r time.Time, exists bool) {
+	v := m.retired_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetiredAt returns the old "retired_at" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldRetiredAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetiredAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetiredAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetiredAt: %w", err)
+	}
+	return oldValue.RetiredAt, nil
+}
+
+// ClearRetiredAt clears the value of the "retired_at" field.
+func (m *SigningKeyMutation) ClearRetiredAt() {
+	m.retired_at = nil
+	m.clearedFields[signingkey.FieldRetiredAt] = struct{}{}
+}
+
+// RetiredAtCleared returns if the "retired_at" field was cleared in this mutation.
+func (m *SigningKeyMutation) RetiredAtCleared() bool {
+	_, ok := m.clearedFields[signingkey.FieldRetiredAt]
+	return ok
+}
+
+// ResetRetiredAt resets all changes to the "retired_at" field.
+func (m *SigningKeyMutation) ResetRetiredAt() {
+	m.retired_at = nil
+	delete(m.clearedFields, signingkey.FieldRetiredAt)
+}
+
+// SetVerifyUntil sets the "verify_until" field.
+func (m *SigningKeyMutation) SetVerifyUntil(t time.Time) {
+	m.verify_until = &t
+}
+
+// VerifyUntil returns the value of the "verify_until" field in the mutation.
+func (m *SigningKeyMutation) VerifyUntil() (r time.Time, exists bool) {
+	v := m.verify_until
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVerifyUntil returns the old "verify_until" field's value of the SigningKey entity.
+// If the SigningKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *SigningKeyMutation) OldVerifyUntil(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVerifyUntil is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVerifyUntil requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVerifyUntil: %w", err)
+	}
+	return oldValue.VerifyUntil, nil
+}
+
+// ClearVerifyUntil clears the value of the "verify_until" field.
+func (m *SigningKeyMutation) ClearVerifyUntil() {
+	m.verify_until = nil
+	m.clearedFields[signingkey.FieldVerifyUntil] = struct{}{}
+}
+
+// VerifyUntilCleared returns if the "verify_until" field was cleared in this mutation.
+func (m *SigningKeyMutation) VerifyUntilCleared() bool {
+	_, ok := m.clearedFields[signingkey.FieldVerifyUntil]
+	return ok
+}
+
+// ResetVerifyUntil resets all changes to the "verify_until" field.
+func (m *SigningKeyMutation) ResetVerifyUntil() {
+	m.verify_until = nil
+	delete(m.clearedFields, signingkey.FieldVerifyUntil)
+}
+
+// Where appends a list predicates to the SigningKeyMutation builder.
+func (m *SigningKeyMutation) Where(ps ...predicate.SigningKey) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the SigningKeyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *SigningKeyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.SigningKey, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *SigningKeyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *SigningKeyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (SigningKey).
+func (m *SigningKeyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *SigningKeyMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.kid != nil {
+		fields = append(fields, signingkey.FieldKid)
+	}
+	if m.public_key != nil {
+		fields = append(fields, signingkey.FieldPublicKey)
+	}
+	if m.sealed_key != nil {
+		fields = append(fields, signingkey.FieldSealedKey)
+	}
+	if m.wrapped_by != nil {
+		fields = append(fields, signingkey.FieldWrappedBy)
+	}
+	if m.created_at != nil {
+		fields = append(fields, signingkey.FieldCreatedAt)
+	}
+	if m.retired_at != nil {
+		fields = append(fields, signingkey.FieldRetiredAt)
+	}
+	if m.verify_until != nil {
+		fields = append(fields, signingkey.FieldVerifyUntil)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *SigningKeyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case signingkey.FieldKid:
+		return m.Kid()
+	case signingkey.FieldPublicKey:
+		return m.PublicKey()
+	case signingkey.FieldSealedKey:
+		return m.SealedKey()
+	case signingkey.FieldWrappedBy:
+		return m.WrappedBy()
+	case signingkey.FieldCreatedAt:
+		return m.CreatedAt()
+	case signingkey.FieldRetiredAt:
+		return m.RetiredAt()
+	case signingkey.FieldVerifyUntil:
+		return m.VerifyUntil()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *SigningKeyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case signingkey.FieldKid:
+		return m.OldKid(ctx)
+	case signingkey.FieldPublicKey:
+		return m.OldPublicKey(ctx)
+	case signingkey.FieldSealedKey:
+		return m.OldSealedKey(ctx)
+	case signingkey.FieldWrappedBy:
+		return m.OldWrappedBy(ctx)
+	case signingkey.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case signingkey.FieldRetiredAt:
+		return m.OldRetiredAt(ctx)
+	case signingkey.FieldVerifyUntil:
+		return m.OldVerifyUntil(ctx)
+	}
+	return nil, fmt.Errorf("unknown SigningKey field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SigningKeyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case signingkey.FieldKid:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKid(v)
+		return nil
+	case signingkey.FieldPublicKey:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPublicKey(v)
+		return nil
+	case signingkey.FieldSealedKey:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetSealedKey(v)
+		return nil
+	case signingkey.FieldWrappedBy:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWrappedBy(v)
+		return nil
+	case signingkey.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case signingkey.FieldRetiredAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetiredAt(v)
+		return nil
+	case signingkey.FieldVerifyUntil:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVerifyUntil(v)
+		return nil
+	}
+	return fmt.Errorf("unknown SigningKey field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *SigningKeyMutation) AddedFields() []string {
+	return nil
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *SigningKeyMutation) AddedField(name string) (ent.Value, bool) {
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *SigningKeyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown SigningKey numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *SigningKeyMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(signingkey.FieldRetiredAt) {
+		fields = append(fields, signingkey.FieldRetiredAt)
+	}
+	if m.FieldCleared(signingkey.FieldVerifyUntil) {
+		fields = append(fields, signingkey.FieldVerifyUntil)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *SigningKeyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *SigningKeyMutation) ClearField(name string) error {
+	switch name {
+	case signingkey.FieldRetiredAt:
+		m.ClearRetiredAt()
+		return nil
+	case signingkey.FieldVerifyUntil:
+		m.ClearVerifyUntil()
+		return nil
+	}
+	return fmt.Errorf("unknown SigningKey nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *SigningKeyMutation) ResetField(name string) error {
+	switch name {
+	case signingkey.FieldKid:
+		m.ResetKid()
+		return nil
+	case signingkey.FieldPublicKey:
+		m.ResetPublicKey()
+		return nil
+	case signingkey.FieldSealedKey:
+		m.ResetSealedKey()
+		return nil
+	case signingkey.FieldWrappedBy:
+		m.ResetWrappedBy()
+		return nil
+	case signingkey.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case signingkey.FieldRetiredAt:
+		m.ResetRetiredAt()
+		return nil
+	case signingkey.FieldVerifyUntil:
+		m.ResetVerifyUntil()
+		return nil
+	}
+	return fmt.Errorf("unknown SigningKey field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *SigningKeyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *SigningKeyMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *SigningKeyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *SigningKeyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *SigningKeyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *SigningKeyMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *SigningKeyMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown SigningKey unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *SigningKeyMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown SigningKey edge %s", name)
 }
 
 // TaskMutation represents an operation that mutates the Task nodes in the graph.

@@ -24,6 +24,8 @@ type Tx struct {
 	Confirmation *ConfirmationClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
+	// SigningKey is the client for interacting with the SigningKey builders.
+	SigningKey *SigningKeyClient
 	// Task is the client for interacting with the Task builders.
 	Task *TaskClient
 	// Tenant is the client for interacting with the Tenant builders.
@@ -167,6 +169,7 @@ func (tx *Tx) init() {
 	tx.Comment = NewCommentClient(tx.config)
 	tx.Confirmation = NewConfirmationClient(tx.config)
 	tx.Member = NewMemberClient(tx.config)
+	tx.SigningKey = NewSigningKeyClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
 	tx.Tenant = NewTenantClient(tx.config)
 	tx.Token = NewTokenClient(tx.config)

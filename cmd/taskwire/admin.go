@@ -20,7 +20,7 @@ import (
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 )
 
-const adminUsage = `usage: taskwire admin <tenants|members|tokens> <command> [flags]
+const adminUsage = `usage: taskwire admin <tenants|members|tokens|keys> <command> [flags]
 
   tenants create SLUG --owner HANDLE [--name NAME] [--owner-name NAME] [--owner-token-ttl 2160h]
   tenants get [SLUG]
@@ -33,6 +33,8 @@ const adminUsage = `usage: taskwire admin <tenants|members|tokens> <command> [fl
   tokens list [--member HANDLE]
   tokens revoke ID
   tokens revoke-member HANDLE
+  keys rotate                (operators)
+  keys list                  (operators)
 
 Every command takes:
   --url URL                  the Taskwire server (env TASKWIRE_ADMIN_URL; default the local public URL)
@@ -54,6 +56,7 @@ var adminCommands = map[string]map[string]func(*adminCmd, []string) error{
 		"create": (*adminCmd).tokensCreate, "list": (*adminCmd).tokensList,
 		"revoke": (*adminCmd).tokensRevoke, "revoke-member": (*adminCmd).tokensRevokeMember,
 	},
+	"keys": {"rotate": (*adminCmd).keysRotate, "list": (*adminCmd).keysList},
 }
 
 // runAdmin runs `taskwire admin <group> <command>` against the admin API

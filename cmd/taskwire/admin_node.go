@@ -1,12 +1,14 @@
 package main
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,11 +16,13 @@ import (
 
 	"google.golang.org/grpc"
 
+	"github.com/taskwire/taskwire/ent"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -28,38 +32,63 @@ import (
 // adminRegister returns the registration of a worker node's admin
 // service, over the worker's token store and event bus.
 func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus *events.Bus) (func(grpc.ServiceRegistrar), error) {
-	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Events: bus, Logger: cfg.Log})
+	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}
 	return svc.Register, nil
 }
 
+// tokenChecks are what a front door checks a tenant token against beyond
+// its claims: the live revocations, and the keys that still verify.
+type tokenChecks struct {
+	revoked func(identity.Caller, time.Time) bool
+	keys    *keys.Set
+}
+
 // newTokenVerifier is the verifier of tenant tokens a front door uses for
 // the MCP endpoint and the admin API alike.
-func newTokenVerifier(cfg frontdoorNodeConfig, endpoint string, revoked func(identity.Caller, time.Time) bool) (*authn.Verifier, error) {
+func newTokenVerifier(cfg frontdoorNodeConfig, endpoint string, checks tokenChecks) (*authn.Verifier, error) {
 	return authn.NewVerifier(authn.VerifierConfig{
-		Keys:     cfg.publicKeys(),
-		Revoked:  revoked,
-		Issuer:   cfg.PublicURL,
-		Audience: endpoint,
+		KeySource: checks.keys.Lookup,
+		Revoked:   checks.revoked,
+		Issuer:    cfg.PublicURL,
+		Audience:  endpoint,
 	})
 }
 
 // newAdminEdge returns the admin API's edge of a front door node.
-func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, revoked func(identity.Caller, time.Time) bool) (*adminedge.Edge, error) {
-	verifier, err := newTokenVerifier(cfg, endpoint, revoked)
+func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks) (*adminedge.Edge, error) {
+	verifier, err := newTokenVerifier(cfg, endpoint, checks)
 	if err != nil {
 		return nil, err
 	}
-	keys := []adminedge.PublicKey{{ID: cfg.Key.ID, Key: cfg.Key.Public()}}
-	for _, k := range cfg.Retired {
-		keys = append(keys, adminedge.PublicKey{ID: k.ID, Key: k.Public()})
+	jwks := func() []adminedge.PublicKey {
+		var out []adminedge.PublicKey
+		for _, k := range checks.keys.Public() {
+			out = append(out, adminedge.PublicKey{ID: k.ID, Key: k.Key})
+		}
+		return out
 	}
 	return adminedge.New(adminedge.Config{
-		Conn: conn, Verifier: verifier, Operator: cfg.Operator, Keys: keys,
+		Conn: conn, Verifier: verifier, Operator: cfg.Operator, PublicKeys: jwks,
 		Logger: cfg.Log.With("component", "admin"),
 	})
+}
+
+// openKeyring opens the keyring of the signing keys in db, sealed under
+// root (and the retired root keys), adding root as the first signing key
+// on a database with none. events, when set, tells the others of a
+// rotation.
+func openKeyring(ctx context.Context, db *ent.Client, root *authn.Key, retired []*authn.Key, events keys.Notifier, log *slog.Logger) (*keys.Ring, error) {
+	ring, err := keys.New(keys.Config{Client: db, Root: root, Retired: retired, Events: events, Logger: log})
+	if err != nil {
+		return nil, err
+	}
+	if err := ring.Init(ctx); err != nil {
+		return nil, fmt.Errorf("signing keys: %w", err)
+	}
+	return ring, nil
 }
 
 // operatorSecretName is the operator secret's file in the data directory.

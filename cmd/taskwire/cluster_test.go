@@ -16,6 +16,8 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/store/storetest"
 	"github.com/taskwire/taskwire/services/tenancy"
@@ -33,6 +35,7 @@ type cluster struct {
 	natsURL  string
 	owner    int // the owner's member id
 	issuer   *authn.Issuer
+	keys     *keys.Ring          // the worker's keyring
 	front    frontdoorNodeConfig // what every front door shares
 }
 
@@ -81,9 +84,22 @@ func startCluster(t testing.TB, s setup) *cluster {
 	}
 	c := &cluster{DB: db, logs: &logSink{}, natsURL: natsURL}
 	log := slog.New(c.logs)
+	workerNATS := natstest.Connect(t, natsURL)
+	bus, err := events.New(workerNATS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.keys, err = keys.New(keys.Config{Client: db, Root: key, Events: bus, VerifyFor: s.keysVerifyFor, Logger: log})
+	if err == nil {
+		err = c.keys.Init(ctx)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
 
 	w, err := startWorkerNode(workerNodeConfig{
-		DB: db, NATS: natstest.Connect(t, natsURL), InternalKey: "cluster-key", Listen: "127.0.0.1:0", Drain: 5 * time.Second, Log: log,
+		DB: db, NATS: workerNATS, InternalKey: "cluster-key", Listen: "127.0.0.1:0", Drain: 5 * time.Second, Log: log,
+		Keys: c.keys, Issuer: s.workerIssuer(c.keys),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -92,6 +108,7 @@ func startCluster(t testing.TB, s setup) *cluster {
 
 	c.front = frontdoorNodeConfig{
 		PublicURL: "http://taskwire.test", Worker: "passthrough:///" + w.addr, InternalKey: "cluster-key", Key: key, Log: log,
+		Operator: s.operator,
 	}
 	c.addFront(t)
 	c.addFront(t)

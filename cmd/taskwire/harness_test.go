@@ -16,7 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taskwire/taskwire/ent"
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -36,6 +38,26 @@ type setup struct {
 	natsURL     string
 	conformance bool // serve --conformance
 	rate        rateConfig
+
+	// For startCluster only: the operator secret front doors recognise,
+	// the audience the worker mints tokens for (none: it mints none), and
+	// how long a retired signing key verifies (0: as in production).
+	operator      *adminedge.OperatorSecret
+	audience      string
+	keysVerifyFor time.Duration
+}
+
+// workerIssuer is the issuer of a cluster's worker, signing with ring's
+// current key, when s names an audience.
+func (s setup) workerIssuer(ring *keys.Ring) *authn.Issuer {
+	if s.audience == "" {
+		return nil
+	}
+	is, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: "http://taskwire.test", Audience: s.audience})
+	if err != nil {
+		panic(err)
+	}
+	return is
 }
 
 // setups are the deployments the end-to-end tests run on: the embedded

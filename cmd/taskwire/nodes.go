@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
@@ -37,6 +36,7 @@ import (
 	"github.com/taskwire/taskwire/services/conformance"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
@@ -48,9 +48,10 @@ import (
 
 // workerNode is a worker: the board over the database, served over gRPC.
 type workerNode struct {
-	srv    *worker.Server
-	addr   string
-	served chan error
+	srv      *worker.Server
+	addr     string
+	served   chan error
+	stopKeys func()
 }
 
 type workerNodeConfig struct {
@@ -63,6 +64,10 @@ type workerNodeConfig struct {
 	Conformance bool // also serve the conformance suite's fixtures
 	// Issuer mints the tokens the admin API creates; nil: it cannot.
 	Issuer *authn.Issuer
+	// Keys is the keyring: the Issuer's current key, the public keys
+	// served to front doors (KeyService), rotation through the admin API.
+	// Nil: the worker serves no keys, and front doors cannot start.
+	Keys *keys.Ring
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
@@ -100,6 +105,17 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		return nil, err
 	}
 	register = append(register, adminReg)
+	unnamed := []string{taskwirev1.TokenService_ListRevocations_FullMethodName}
+	stopKeys := func() {}
+	if cfg.Keys != nil {
+		// Front doors load the public keys from the workers, which reload
+		// them from the database when told of a rotation.
+		register = append(register, cfg.Keys.Register)
+		unnamed = append(unnamed, taskwirev1.KeyService_ListPublicKeys_FullMethodName)
+		if stopKeys, err = cfg.Keys.Follow(cfg.NATS); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.Conformance {
 		fixtures, err := conformance.New(conformance.Config{Events: bus})
 		if err != nil {
@@ -113,7 +129,7 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		Access:       roles,
 		Tokens:       tokenStore,
 		Auditor:      auditLog,
-		Unnamed:      []string{taskwirev1.TokenService_ListRevocations_FullMethodName},
+		Unnamed:      unnamed,
 		InternalKey:  cfg.InternalKey,
 		Register:     register,
 		DrainTimeout: cfg.Drain,
@@ -122,13 +138,15 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		OperatorServices: []string{admin.ServiceName},
 	})
 	if err != nil {
+		stopKeys()
 		return nil, err
 	}
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
+		stopKeys()
 		return nil, err
 	}
-	n := &workerNode{srv: srv, addr: lis.Addr().String(), served: make(chan error, 1)}
+	n := &workerNode{srv: srv, addr: lis.Addr().String(), served: make(chan error, 1), stopKeys: stopKeys}
 	go func() { n.served <- srv.Serve(lis) }()
 	return n, nil
 }
@@ -147,12 +165,16 @@ func (cfg workerNodeConfig) auditCursorKey() []byte {
 }
 
 // stop drains the worker: calls in flight finish within ctx.
-func (n *workerNode) stop(ctx context.Context) { n.srv.Stop(ctx) }
+func (n *workerNode) stop(ctx context.Context) {
+	n.srv.Stop(ctx)
+	n.stopKeys()
+}
 
 // frontdoorNode is a front door: MCP over HTTP, calling workers over gRPC.
 type frontdoorNode struct {
 	conn            *grpc.ClientConn
 	stopRevocations func()
+	stopKeys        func()
 	mcp             *frontdoor.Handler
 	admin           *adminedge.Edge
 	http            *http.Server
@@ -169,9 +191,12 @@ type frontdoorNodeConfig struct {
 	Worker         string // gRPC target of the workers
 	InternalKey    string
 	NATS           *nats.Conn
-	Key            *authn.Key // signs and verifies tokens, derives the sealing keys
-	// Retired are signing keys rotated out: tokens they signed still
-	// verify, and what was sealed with keys derived from them still opens.
+	// Key is the deployment's root key: it derives the sealing keys. The
+	// keys tokens are signed with come from the workers (KeyService).
+	Key *authn.Key
+	// Retired are root keys rotated out by configuration: tokens they
+	// signed still verify, and what was sealed with keys derived from
+	// them still opens.
 	Retired     []*authn.Key
 	Log         *slog.Logger
 	Conformance bool             // also serve the conformance suite's fixtures
@@ -204,15 +229,29 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		n.conn.Close()
 		return nil, err
 	}
-	h, err := newMCPHandler(cfg, n.conn, n.endpoint, revs.Refuses)
+	// Tokens verify with the public keys the workers list, reloaded on
+	// each rotation, and the retired keys of the configuration.
+	set, err := keys.NewSet(keys.SetConfig{Load: keys.FromWorker(n.conn), Static: keys.FromConfig(cfg.Retired), Logger: cfg.Log})
+	if err == nil {
+		n.stopKeys, err = set.Start(ctx, cfg.NATS)
+	}
 	if err != nil {
+		n.stopRevocations()
+		n.conn.Close()
+		return nil, err
+	}
+	checks := tokenChecks{revoked: revs.Refuses, keys: set}
+	h, err := newMCPHandler(cfg, n.conn, n.endpoint, checks)
+	if err != nil {
+		n.stopKeys()
 		n.stopRevocations()
 		n.conn.Close()
 		return nil, err
 	}
 	n.mcp = h
 	// The admin API (JSON and gRPC) and the JWKS beside the MCP endpoint.
-	if n.admin, err = newAdminEdge(cfg, n.conn, n.endpoint, revs.Refuses); err != nil {
+	if n.admin, err = newAdminEdge(cfg, n.conn, n.endpoint, checks); err != nil {
+		n.stopKeys()
 		n.stopRevocations()
 		n.conn.Close()
 		return nil, err
@@ -222,7 +261,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	return n, nil
 }
 
-func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, revoked func(identity.Caller, time.Time) bool) (*frontdoor.Handler, error) {
+func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks) (*frontdoor.Handler, error) {
 	services := []string{taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName,
 		taskwirev1.AuditService_ServiceDesc.ServiceName}
 	if cfg.Conformance {
@@ -246,7 +285,7 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	if err != nil {
 		return nil, err
 	}
-	verifier, err := newTokenVerifier(cfg, endpoint, revoked)
+	verifier, err := newTokenVerifier(cfg, endpoint, checks)
 	if err != nil {
 		return nil, err
 	}
@@ -310,15 +349,6 @@ func (cfg frontdoorNodeConfig) derive(purpose string) [][]byte {
 	return keys
 }
 
-// publicKeys are the keys tokens may be signed with, by key id.
-func (cfg frontdoorNodeConfig) publicKeys() map[string]ed25519.PublicKey {
-	keys := map[string]ed25519.PublicKey{cfg.Key.ID: cfg.Key.Public()}
-	for _, k := range cfg.Retired {
-		keys[k.ID] = k.Public()
-	}
-	return keys
-}
-
 // contentBackend serves the board's resources, prompts and completion,
 // and with --conformance the fixtures' beside them, all through the
 // workers.
@@ -340,6 +370,7 @@ func (n *frontdoorNode) stop(ctx context.Context) error {
 	n.mcp.Shutdown() // listen streams end with their result
 	err := shutdownHTTP(ctx, n.http, &n.idle)
 	n.admin.Stop()
+	n.stopKeys()
 	n.stopRevocations()
 	n.conn.Close()
 	if errors.Is(err, http.ErrServerClosed) {

@@ -14,7 +14,9 @@ import (
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -30,7 +32,8 @@ type system struct {
 	cfg      config
 	log      *slog.Logger
 	DB       *ent.Client
-	Key      *authn.Key
+	Key      *authn.Key // the root key: derives the sealing keys, seals the signing keys
+	Keys     *keys.Ring // the signing keys, in the database
 	Issuer   *authn.Issuer
 	Endpoint string
 
@@ -66,8 +69,20 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if err != nil {
 		return nil, err
 	}
+	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
+		return nil, err
+	}
+	keyNews, err := events.New(s.bus.conn)
+	if err != nil {
+		return nil, err
+	}
+	// Tokens are signed with the keyring's current key, which the admin
+	// API rotates; the key file seals it at rest.
+	if s.Keys, err = openKeyring(ctx, s.DB, s.Key, retired, keyNews, log); err != nil {
+		return nil, err
+	}
 	s.Endpoint = cfg.endpoint()
-	if s.Issuer, err = authn.NewIssuer(authn.IssuerConfig{Key: s.Key, Issuer: cfg.PublicURL, Audience: s.Endpoint}); err != nil {
+	if s.Issuer, err = authn.NewIssuer(authn.IssuerConfig{Current: s.Keys.Current, Issuer: cfg.PublicURL, Audience: s.Endpoint}); err != nil {
 		return nil, err
 	}
 	if err := s.bootstrap(ctx); err != nil {
@@ -76,16 +91,13 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if s.operator, s.newSecret, err = loadOperatorSecret(&cfg); err != nil {
 		return nil, err
 	}
-	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
-		return nil, err
-	}
 	// The worker trusts the caller named in metadata only from calls that
 	// carry this process's key, so nothing else on the machine that
 	// reaches the loopback port can act as a member.
 	key := rand.Text()
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
-		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer,
+		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
 	})
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"strings"
 	"text/tabwriter"
@@ -117,7 +118,17 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	is, err := authn.NewIssuer(authn.IssuerConfig{Key: key, Issuer: cfg.PublicURL, Audience: cfg.endpoint()})
+	retired, err := loadRetiredKeys(cfg.retiredKeys(), key)
+	if err != nil {
+		return err
+	}
+	// The token is signed with the current key of the database, as serve
+	// signs; running servers hear of nothing, as nothing rotates here.
+	ring, err := openKeyring(ctx, db, key, retired, nil, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	is, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: cfg.PublicURL, Audience: cfg.endpoint()})
 	if err != nil {
 		return err
 	}

@@ -244,6 +244,23 @@ var (
 			},
 		},
 	}
+	// SigningKeysColumns holds the columns for the "signing_keys" table.
+	SigningKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "kid", Type: field.TypeString, Unique: true},
+		{Name: "public_key", Type: field.TypeBytes},
+		{Name: "sealed_key", Type: field.TypeBytes},
+		{Name: "wrapped_by", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "retired_at", Type: field.TypeTime, Nullable: true},
+		{Name: "verify_until", Type: field.TypeTime, Nullable: true},
+	}
+	// SigningKeysTable holds the schema information for the "signing_keys" table.
+	SigningKeysTable = &schema.Table{
+		Name:       "signing_keys",
+		Columns:    SigningKeysColumns,
+		PrimaryKey: []*schema.Column{SigningKeysColumns[0]},
+	}
 	// TasksColumns holds the columns for the "tasks" table.
 	TasksColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -367,6 +384,7 @@ var (
 		CommentsTable,
 		ConfirmationsTable,
 		MembersTable,
+		SigningKeysTable,
 		TasksTable,
 		TenantsTable,
 		TokensTable,

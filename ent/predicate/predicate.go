@@ -24,6 +24,9 @@ type Confirmation func(*sql.Selector)
 // Member is the predicate function for member builders.
 type Member func(*sql.Selector)
 
+// SigningKey is the predicate function for signingkey builders.
+type SigningKey func(*sql.Selector)
+
 // Task is the predicate function for task builders.
 type Task func(*sql.Selector)
 

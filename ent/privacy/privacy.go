@@ -255,6 +255,30 @@ func (f MemberMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MemberMutation", m)
 }
 
+// The SigningKeyQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SigningKeyQueryRuleFunc func(context.Context, *ent.SigningKeyQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SigningKeyQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SigningKeyQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SigningKeyQuery", q)
+}
+
+// The SigningKeyMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SigningKeyMutationRuleFunc func(context.Context, *ent.SigningKeyMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SigningKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SigningKeyMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SigningKeyMutation", m)
+}
+
 // The TaskQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TaskQueryRuleFunc func(context.Context, *ent.TaskQuery) error
@@ -374,6 +398,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.MemberQuery:
 		return q.Filter(), nil
+	case *ent.SigningKeyQuery:
+		return q.Filter(), nil
 	case *ent.TaskQuery:
 		return q.Filter(), nil
 	case *ent.TenantQuery:
@@ -398,6 +424,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.ConfirmationMutation:
 		return m.Filter(), nil
 	case *ent.MemberMutation:
+		return m.Filter(), nil
+	case *ent.SigningKeyMutation:
 		return m.Filter(), nil
 	case *ent.TaskMutation:
 		return m.Filter(), nil

@@ -13,6 +13,7 @@ import (
 	"github.com/taskwire/taskwire/ent/confirmation"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/schema"
+	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
@@ -195,6 +196,28 @@ func init() {
 	memberDescCreatedAt := memberFields[5].Descriptor()
 	// member.DefaultCreatedAt holds the default value on creation for the created_at field.
 	member.DefaultCreatedAt = memberDescCreatedAt.Default.(func() time.Time)
+	signingkeyFields := schema.SigningKey{}.Fields()
+	_ = signingkeyFields
+	// signingkeyDescKid is the schema descriptor for kid field.
+	signingkeyDescKid := signingkeyFields[0].Descriptor()
+	// signingkey.KidValidator is a validator for the "kid" field. It is called by the builders before save.
+	signingkey.KidValidator = signingkeyDescKid.Validators[0].(func(string) error)
+	// signingkeyDescPublicKey is the schema descriptor for public_key field.
+	signingkeyDescPublicKey := signingkeyFields[1].Descriptor()
+	// signingkey.PublicKeyValidator is a validator for the "public_key" field. It is called by the builders before save.
+	signingkey.PublicKeyValidator = signingkeyDescPublicKey.Validators[0].(func([]byte) error)
+	// signingkeyDescSealedKey is the schema descriptor for sealed_key field.
+	signingkeyDescSealedKey := signingkeyFields[2].Descriptor()
+	// signingkey.SealedKeyValidator is a validator for the "sealed_key" field. It is called by the builders before save.
+	signingkey.SealedKeyValidator = signingkeyDescSealedKey.Validators[0].(func([]byte) error)
+	// signingkeyDescWrappedBy is the schema descriptor for wrapped_by field.
+	signingkeyDescWrappedBy := signingkeyFields[3].Descriptor()
+	// signingkey.WrappedByValidator is a validator for the "wrapped_by" field. It is called by the builders before save.
+	signingkey.WrappedByValidator = signingkeyDescWrappedBy.Validators[0].(func(string) error)
+	// signingkeyDescCreatedAt is the schema descriptor for created_at field.
+	signingkeyDescCreatedAt := signingkeyFields[4].Descriptor()
+	// signingkey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	signingkey.DefaultCreatedAt = signingkeyDescCreatedAt.Default.(func() time.Time)
 	taskMixin := schema.Task{}.Mixin()
 	task.Policy = privacy.NewPolicies(taskMixin[0], schema.Task{})
 	task.Hooks[0] = func(next ent.Mutator) ent.Mutator {

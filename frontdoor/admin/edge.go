@@ -47,6 +47,9 @@ type Config struct {
 	// Keys are the public keys tokens may be signed with, the signing key
 	// first, for /.well-known/jwks.json.
 	Keys []PublicKey
+	// PublicKeys, when set, returns the keys for the JWKS on each request,
+	// instead of Keys: the keys a keyring holds now.
+	PublicKeys func() []PublicKey
 	// MaxBodyBytes caps a JSON request body; 0 means 1 MiB.
 	MaxBodyBytes int64
 	Logger       *slog.Logger // nil: discard
@@ -97,9 +100,12 @@ func New(cfg Config) (*Edge, error) {
 	if err := e.loadMethods(); err != nil {
 		return nil, err
 	}
-	var err error
-	if e.jwks, err = encodeJWKS(cfg.Keys); err != nil {
-		return nil, err
+	if cfg.PublicKeys == nil {
+		jwks, err := encodeJWKS(cfg.Keys)
+		if err != nil {
+			return nil, err
+		}
+		e.jwks = jwks
 	}
 	e.grpc = e.newGRPCServer()
 	return e, nil

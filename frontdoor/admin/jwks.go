@@ -44,14 +44,24 @@ func encodeJWKS(keys []PublicKey) ([]byte, error) {
 
 // serveJWKS answers GET with the public keys tokens may be signed with:
 // the signing key, then the retired ones, whose tokens still verify. It
-// needs no credential.
+// needs no credential. With Config.PublicKeys it is encoded per request,
+// so a rotation shows at once.
 func (e *Edge) serveJWKS(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}
+	body := e.jwks
+	if body == nil {
+		var err error
+		if body, err = encodeJWKS(e.cfg.PublicKeys()); err != nil {
+			e.log.Error("admin: cannot encode the JWKS", "err", err)
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+	}
 	w.Header().Set("Content-Type", "application/jwk-set+json")
 	w.Header().Set("Cache-Control", "public, max-age=300")
-	w.Write(e.jwks)
+	w.Write(body)
 }

@@ -1,5 +1,5 @@
 // Package admin is the admin API (taskwire.admin.v1.AdminService) over the
-// database: tenants, members and tokens, managed by the owners and admins
+// database: tenants, members, tokens and the deployment's signing keys, managed by the owners and admins
 // of a tenant or by the deployment's platform operators. Workers serve it;
 // front doors authenticate its callers and forward the calls.
 //
@@ -23,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -41,6 +42,10 @@ type Config struct {
 	// on a worker without the signing key: those RPCs then fail with a
 	// sentence saying so, and the others work.
 	Issuer *authn.Issuer
+	// Keys rotates and lists the signing keys (RotateSigningKey,
+	// ListSigningKeys). Nil on a worker without a keyring: those RPCs then
+	// fail with a sentence saying so.
+	Keys *keys.Ring
 	// Events tells listen streams that a member's tools changed (a new
 	// role, a removal). Nil: nobody is told; tool lists still change at
 	// the member's next call.
@@ -66,6 +71,7 @@ type Service struct {
 	client   *ent.Client
 	tokens   *tokens.Store
 	issuer   *authn.Issuer
+	keys     *keys.Ring
 	events   Publisher
 	resolver *tenancy.Resolver
 	clock    func() time.Time
@@ -84,7 +90,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{
-		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, events: cfg.Events,
+		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, keys: cfg.Keys, events: cfg.Events,
 		resolver: resolver, clock: cfg.Now, log: cfg.Logger,
 	}
 	if s.clock == nil {

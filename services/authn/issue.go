@@ -27,7 +27,11 @@ type claims struct {
 
 // IssuerConfig configures an Issuer.
 type IssuerConfig struct {
-	Key      *Key   // signs every token; its ID becomes the "kid" header
+	Key *Key // signs every token; its ID becomes the "kid" header
+	// Current, when set instead of Key, returns the key to sign each token
+	// with, so a keyring can rotate keys under a running Issuer; it
+	// returns an error when no key can sign.
+	Current  func() (*Key, error)
 	Issuer   string // the "iss" claim
 	Audience string // the "aud" claim: the URL of the MCP endpoint
 }
@@ -35,8 +39,10 @@ type IssuerConfig struct {
 // Validate reports whether c can mint tokens.
 func (c IssuerConfig) Validate() error {
 	switch {
-	case c.Key == nil || len(c.Key.Private) == 0 || c.Key.ID == "":
+	case c.Current == nil && !c.Key.valid():
 		return errors.New("authn: issuer needs a key")
+	case c.Current != nil && c.Key != nil:
+		return errors.New("authn: issuer takes a key or a function returning one, not both")
 	case c.Issuer == "":
 		return errors.New("authn: issuer needs an issuer name")
 	case c.Audience == "":
@@ -101,13 +107,32 @@ func (is *Issuer) Mint(r MintRequest) (string, Minted, error) {
 		Tenant: r.Tenant,
 		Scope:  strings.Join(scopes, " "),
 	}
+	key, err := is.key()
+	if err != nil {
+		return "", Minted{}, err
+	}
 	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, c)
-	tok.Header["kid"] = is.cfg.Key.ID
-	signed, err := tok.SignedString(is.cfg.Key.Private)
+	tok.Header["kid"] = key.ID
+	signed, err := tok.SignedString(key.Private)
 	if err != nil {
 		return "", Minted{}, fmt.Errorf("authn: sign token: %w", err)
 	}
 	return signed, Minted{ID: jti, ExpiresAt: exp}, nil
+}
+
+// key is the key to sign the next token with.
+func (is *Issuer) key() (*Key, error) {
+	if is.cfg.Current == nil {
+		return is.cfg.Key, nil
+	}
+	k, err := is.cfg.Current()
+	if err != nil {
+		return nil, fmt.Errorf("authn: no signing key: %w", err)
+	}
+	if !k.valid() {
+		return nil, errors.New("authn: no signing key")
+	}
+	return k, nil
 }
 
 // checkMint validates r and returns its scopes without duplicates, weakest

@@ -36,6 +36,23 @@ func KeyID(pub ed25519.PublicKey) string {
 	return base64.RawURLEncoding.EncodeToString(sum[:16])
 }
 
+// valid reports whether k can sign.
+func (k *Key) valid() bool {
+	return k != nil && len(k.Private) == ed25519.PrivateKeySize && k.ID != ""
+}
+
+// NewKey returns the key of priv, with its derived id.
+func NewKey(priv ed25519.PrivateKey) *Key { return newKey(priv) }
+
+// GenerateKey returns a new random key.
+func GenerateKey() (*Key, error) {
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		return nil, fmt.Errorf("authn: generate key: %w", err)
+	}
+	return newKey(priv), nil
+}
+
 func newKey(priv ed25519.PrivateKey) *Key {
 	return &Key{Private: priv, ID: KeyID(priv.Public().(ed25519.PublicKey))}
 }

@@ -41,11 +41,15 @@ var errUnknownKey = errors.New("unknown signing key")
 
 // VerifierConfig configures a Verifier.
 type VerifierConfig struct {
-	Keys     map[string]ed25519.PublicKey // kid → public key
-	Issuer   string                       // the required "iss"
-	Audience string                       // the required "aud": this server's MCP endpoint URL
-	Leeway   time.Duration                // clock skew allowed for exp, nbf, iat; 0 means DefaultLeeway
-	Now      func() time.Time             // optional; time.Now when nil
+	Keys map[string]ed25519.PublicKey // kid → public key, fixed
+	// KeySource, when set, is asked first for the key of a kid, on every
+	// token, so keys can be rotated under a running Verifier; Keys are
+	// looked up when it knows none. It must be safe for concurrent use.
+	KeySource func(kid string) (ed25519.PublicKey, bool)
+	Issuer    string           // the required "iss"
+	Audience  string           // the required "aud": this server's MCP endpoint URL
+	Leeway    time.Duration    // clock skew allowed for exp, nbf, iat; 0 means DefaultLeeway
+	Now       func() time.Time // optional; time.Now when nil
 	// Revoked, when set, refuses a token that verifies but was revoked:
 	// by its id, or as one of its member's tokens issued before a time.
 	Revoked func(c identity.Caller, issuedAt time.Time) bool
@@ -54,8 +58,8 @@ type VerifierConfig struct {
 // Validate reports whether c can verify tokens.
 func (c VerifierConfig) Validate() error {
 	switch {
-	case len(c.Keys) == 0:
-		return errors.New("authn: verifier needs at least one key")
+	case len(c.Keys) == 0 && c.KeySource == nil:
+		return errors.New("authn: verifier needs at least one key or a key source")
 	case c.Issuer == "":
 		return errors.New("authn: verifier needs an issuer name")
 	case c.Audience == "":
@@ -74,6 +78,7 @@ func (c VerifierConfig) Validate() error {
 // Verifier checks tokens and tells who they name.
 type Verifier struct {
 	keys    map[string]ed25519.PublicKey
+	source  func(string) (ed25519.PublicKey, bool)
 	parser  *jwt.Parser
 	revoked func(identity.Caller, time.Time) bool
 }
@@ -97,7 +102,7 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 	if cfg.Now != nil {
 		opts = append(opts, jwt.WithTimeFunc(cfg.Now))
 	}
-	return &Verifier{keys: maps.Clone(cfg.Keys), parser: jwt.NewParser(opts...), revoked: cfg.Revoked}, nil
+	return &Verifier{keys: maps.Clone(cfg.Keys), source: cfg.KeySource, parser: jwt.NewParser(opts...), revoked: cfg.Revoked}, nil
 }
 
 // Verify checks raw (without "Bearer ") and returns the caller it names.
@@ -130,6 +135,11 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 // algorithm was already checked by the parser before it calls keyFor.
 func (v *Verifier) keyFor(t *jwt.Token) (any, error) {
 	kid, _ := t.Header["kid"].(string)
+	if v.source != nil {
+		if k, ok := v.source(kid); ok && len(k) == ed25519.PublicKeySize {
+			return k, nil
+		}
+	}
 	if k, ok := v.keys[kid]; ok {
 		return k, nil
 	}

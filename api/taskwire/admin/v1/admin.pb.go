@@ -1660,6 +1660,260 @@ func (x *RevokeMemberTokensResponse) GetRevokedTokens() int32 {
 	return 0
 }
 
+// SigningKey is a key tokens are signed with, by its id: never the key.
+type SigningKey struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The JWT "kid" of the tokens it signs.
+	Kid string `protobuf:"bytes,1,opt,name=kid,proto3" json:"kid,omitempty"`
+	// When the key was made.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// When the key stopped signing; unset for the current key.
+	RetireTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=retire_time,json=retireTime,proto3" json:"retire_time,omitempty"`
+	// After this, tokens it signed are refused; unset for the current key.
+	VerifyUntil *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=verify_until,json=verifyUntil,proto3" json:"verify_until,omitempty"`
+	// Whether the key signs new tokens.
+	Current       bool `protobuf:"varint,5,opt,name=current,proto3" json:"current,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SigningKey) Reset() {
+	*x = SigningKey{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SigningKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SigningKey) ProtoMessage() {}
+
+func (x *SigningKey) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SigningKey.ProtoReflect.Descriptor instead.
+func (*SigningKey) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *SigningKey) GetKid() string {
+	if x != nil {
+		return x.Kid
+	}
+	return ""
+}
+
+func (x *SigningKey) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *SigningKey) GetRetireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.RetireTime
+	}
+	return nil
+}
+
+func (x *SigningKey) GetVerifyUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.VerifyUntil
+	}
+	return nil
+}
+
+func (x *SigningKey) GetCurrent() bool {
+	if x != nil {
+		return x.Current
+	}
+	return false
+}
+
+type RotateSigningKeyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotateSigningKeyRequest) Reset() {
+	*x = RotateSigningKeyRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateSigningKeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateSigningKeyRequest) ProtoMessage() {}
+
+func (x *RotateSigningKeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateSigningKeyRequest.ProtoReflect.Descriptor instead.
+func (*RotateSigningKeyRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
+}
+
+type RotateSigningKeyResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new key, which signs from now on.
+	Current *SigningKey `protobuf:"bytes,1,opt,name=current,proto3" json:"current,omitempty"`
+	// The key retired by this call, with the time until which its tokens
+	// still verify.
+	Previous      *SigningKey `protobuf:"bytes,2,opt,name=previous,proto3" json:"previous,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RotateSigningKeyResponse) Reset() {
+	*x = RotateSigningKeyResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RotateSigningKeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RotateSigningKeyResponse) ProtoMessage() {}
+
+func (x *RotateSigningKeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RotateSigningKeyResponse.ProtoReflect.Descriptor instead.
+func (*RotateSigningKeyResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RotateSigningKeyResponse) GetCurrent() *SigningKey {
+	if x != nil {
+		return x.Current
+	}
+	return nil
+}
+
+func (x *RotateSigningKeyResponse) GetPrevious() *SigningKey {
+	if x != nil {
+		return x.Previous
+	}
+	return nil
+}
+
+type ListSigningKeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSigningKeysRequest) Reset() {
+	*x = ListSigningKeysRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSigningKeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSigningKeysRequest) ProtoMessage() {}
+
+func (x *ListSigningKeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSigningKeysRequest.ProtoReflect.Descriptor instead.
+func (*ListSigningKeysRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
+}
+
+type ListSigningKeysResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Every key, newest first, those past verify_until included.
+	Keys          []*SigningKey `protobuf:"bytes,1,rep,name=keys,proto3" json:"keys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListSigningKeysResponse) Reset() {
+	*x = ListSigningKeysResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListSigningKeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListSigningKeysResponse) ProtoMessage() {}
+
+func (x *ListSigningKeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListSigningKeysResponse.ProtoReflect.Descriptor instead.
+func (*ListSigningKeysResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *ListSigningKeysResponse) GetKeys() []*SigningKey {
+	if x != nil {
+		return x.Keys
+	}
+	return nil
+}
+
 var File_taskwire_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
@@ -1774,13 +2028,30 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x16\n" +
 	"\x06member\x18\x02 \x01(\tR\x06member\"C\n" +
 	"\x1aRevokeMemberTokensResponse\x12%\n" +
-	"\x0erevoked_tokens\x18\x01 \x01(\x05R\rrevokedTokens*q\n" +
+	"\x0erevoked_tokens\x18\x01 \x01(\x05R\rrevokedTokens\"\xf1\x01\n" +
+	"\n" +
+	"SigningKey\x12\x10\n" +
+	"\x03kid\x18\x01 \x01(\tR\x03kid\x12;\n" +
+	"\vcreate_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12;\n" +
+	"\vretire_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"retireTime\x12=\n" +
+	"\fverify_until\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vverifyUntil\x12\x18\n" +
+	"\acurrent\x18\x05 \x01(\bR\acurrent\"\x19\n" +
+	"\x17RotateSigningKeyRequest\"\x8e\x01\n" +
+	"\x18RotateSigningKeyResponse\x127\n" +
+	"\acurrent\x18\x01 \x01(\v2\x1d.taskwire.admin.v1.SigningKeyR\acurrent\x129\n" +
+	"\bprevious\x18\x02 \x01(\v2\x1d.taskwire.admin.v1.SigningKeyR\bprevious\"\x18\n" +
+	"\x16ListSigningKeysRequest\"L\n" +
+	"\x17ListSigningKeysResponse\x121\n" +
+	"\x04keys\x18\x01 \x03(\v2\x1d.taskwire.admin.v1.SigningKeyR\x04keys*q\n" +
 	"\n" +
 	"TokenState\x12\x1b\n" +
 	"\x17TOKEN_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10TOKEN_STATE_LIVE\x10\x01\x12\x17\n" +
 	"\x13TOKEN_STATE_REVOKED\x10\x02\x12\x17\n" +
-	"\x13TOKEN_STATE_EXPIRED\x10\x032\xaa\b\n" +
+	"\x13TOKEN_STATE_EXPIRED\x10\x032\x81\n" +
+	"\n" +
 	"\fAdminService\x12_\n" +
 	"\fCreateTenant\x12&.taskwire.admin.v1.CreateTenantRequest\x1a'.taskwire.admin.v1.CreateTenantResponse\x12V\n" +
 	"\tGetTenant\x12#.taskwire.admin.v1.GetTenantRequest\x1a$.taskwire.admin.v1.GetTenantResponse\x12\\\n" +
@@ -1793,7 +2064,9 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
 	"ListTokens\x12$.taskwire.admin.v1.ListTokensRequest\x1a%.taskwire.admin.v1.ListTokensResponse\x12\\\n" +
 	"\vRevokeToken\x12%.taskwire.admin.v1.RevokeTokenRequest\x1a&.taskwire.admin.v1.RevokeTokenResponse\x12q\n" +
-	"\x12RevokeMemberTokens\x12,.taskwire.admin.v1.RevokeMemberTokensRequest\x1a-.taskwire.admin.v1.RevokeMemberTokensResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
+	"\x12RevokeMemberTokens\x12,.taskwire.admin.v1.RevokeMemberTokensRequest\x1a-.taskwire.admin.v1.RevokeMemberTokensResponse\x12k\n" +
+	"\x10RotateSigningKey\x12*.taskwire.admin.v1.RotateSigningKeyRequest\x1a+.taskwire.admin.v1.RotateSigningKeyResponse\x12h\n" +
+	"\x0fListSigningKeys\x12).taskwire.admin.v1.ListSigningKeysRequest\x1a*.taskwire.admin.v1.ListSigningKeysResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
 
 var (
 	file_taskwire_admin_v1_admin_proto_rawDescOnce sync.Once
@@ -1808,7 +2081,7 @@ func file_taskwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
+var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
 var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(TokenState)(0),                    // 0: taskwire.admin.v1.TokenState
 	(*Tenant)(nil),                     // 1: taskwire.admin.v1.Tenant
@@ -1836,65 +2109,80 @@ var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(*RevokeTokenResponse)(nil),        // 23: taskwire.admin.v1.RevokeTokenResponse
 	(*RevokeMemberTokensRequest)(nil),  // 24: taskwire.admin.v1.RevokeMemberTokensRequest
 	(*RevokeMemberTokensResponse)(nil), // 25: taskwire.admin.v1.RevokeMemberTokensResponse
-	(*timestamppb.Timestamp)(nil),      // 26: google.protobuf.Timestamp
-	(v1.MemberKind)(0),                 // 27: taskwire.v1.MemberKind
-	(v1.MemberRole)(0),                 // 28: taskwire.v1.MemberRole
-	(*durationpb.Duration)(nil),        // 29: google.protobuf.Duration
+	(*SigningKey)(nil),                 // 26: taskwire.admin.v1.SigningKey
+	(*RotateSigningKeyRequest)(nil),    // 27: taskwire.admin.v1.RotateSigningKeyRequest
+	(*RotateSigningKeyResponse)(nil),   // 28: taskwire.admin.v1.RotateSigningKeyResponse
+	(*ListSigningKeysRequest)(nil),     // 29: taskwire.admin.v1.ListSigningKeysRequest
+	(*ListSigningKeysResponse)(nil),    // 30: taskwire.admin.v1.ListSigningKeysResponse
+	(*timestamppb.Timestamp)(nil),      // 31: google.protobuf.Timestamp
+	(v1.MemberKind)(0),                 // 32: taskwire.v1.MemberKind
+	(v1.MemberRole)(0),                 // 33: taskwire.v1.MemberRole
+	(*durationpb.Duration)(nil),        // 34: google.protobuf.Duration
 }
 var file_taskwire_admin_v1_admin_proto_depIdxs = []int32{
-	26, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
-	27, // 1: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
-	28, // 2: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
-	26, // 3: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
-	26, // 4: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
-	26, // 5: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
-	26, // 6: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
-	26, // 7: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
-	26, // 8: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
+	31, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
+	32, // 1: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
+	33, // 2: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
+	31, // 3: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
+	31, // 4: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
+	31, // 5: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
+	31, // 6: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
+	31, // 7: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
+	31, // 8: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
 	0,  // 9: taskwire.admin.v1.Token.state:type_name -> taskwire.admin.v1.TokenState
-	29, // 10: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
+	34, // 10: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
 	1,  // 11: taskwire.admin.v1.CreateTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	2,  // 12: taskwire.admin.v1.CreateTenantResponse.owner:type_name -> taskwire.admin.v1.Member
 	3,  // 13: taskwire.admin.v1.CreateTenantResponse.owner_token_info:type_name -> taskwire.admin.v1.Token
 	1,  // 14: taskwire.admin.v1.GetTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	1,  // 15: taskwire.admin.v1.ListTenantsResponse.tenants:type_name -> taskwire.admin.v1.Tenant
-	27, // 16: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
-	28, // 17: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
+	32, // 16: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
+	33, // 17: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
 	2,  // 18: taskwire.admin.v1.AddMemberResponse.member:type_name -> taskwire.admin.v1.Member
 	2,  // 19: taskwire.admin.v1.ListMembersResponse.members:type_name -> taskwire.admin.v1.Member
-	28, // 20: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
+	33, // 20: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
 	2,  // 21: taskwire.admin.v1.SetMemberRoleResponse.member:type_name -> taskwire.admin.v1.Member
 	2,  // 22: taskwire.admin.v1.RemoveMemberResponse.member:type_name -> taskwire.admin.v1.Member
-	29, // 23: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
+	34, // 23: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
 	3,  // 24: taskwire.admin.v1.CreateTokenResponse.info:type_name -> taskwire.admin.v1.Token
 	3,  // 25: taskwire.admin.v1.ListTokensResponse.tokens:type_name -> taskwire.admin.v1.Token
-	4,  // 26: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
-	6,  // 27: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
-	8,  // 28: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
-	10, // 29: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
-	12, // 30: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
-	14, // 31: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
-	16, // 32: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
-	18, // 33: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
-	20, // 34: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
-	22, // 35: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
-	24, // 36: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
-	5,  // 37: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
-	7,  // 38: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
-	9,  // 39: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
-	11, // 40: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
-	13, // 41: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
-	15, // 42: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
-	17, // 43: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
-	19, // 44: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
-	21, // 45: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
-	23, // 46: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
-	25, // 47: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
-	37, // [37:48] is the sub-list for method output_type
-	26, // [26:37] is the sub-list for method input_type
-	26, // [26:26] is the sub-list for extension type_name
-	26, // [26:26] is the sub-list for extension extendee
-	0,  // [0:26] is the sub-list for field type_name
+	31, // 26: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
+	31, // 27: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
+	31, // 28: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
+	26, // 29: taskwire.admin.v1.RotateSigningKeyResponse.current:type_name -> taskwire.admin.v1.SigningKey
+	26, // 30: taskwire.admin.v1.RotateSigningKeyResponse.previous:type_name -> taskwire.admin.v1.SigningKey
+	26, // 31: taskwire.admin.v1.ListSigningKeysResponse.keys:type_name -> taskwire.admin.v1.SigningKey
+	4,  // 32: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
+	6,  // 33: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
+	8,  // 34: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
+	10, // 35: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
+	12, // 36: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
+	14, // 37: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
+	16, // 38: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
+	18, // 39: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
+	20, // 40: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
+	22, // 41: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
+	24, // 42: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
+	27, // 43: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
+	29, // 44: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
+	5,  // 45: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
+	7,  // 46: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
+	9,  // 47: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
+	11, // 48: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
+	13, // 49: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
+	15, // 50: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
+	17, // 51: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
+	19, // 52: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
+	21, // 53: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
+	23, // 54: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
+	25, // 55: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
+	28, // 56: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
+	30, // 57: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
+	45, // [45:58] is the sub-list for method output_type
+	32, // [32:45] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_admin_v1_admin_proto_init() }
@@ -1908,7 +2196,7 @@ func file_taskwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_admin_v1_admin_proto_rawDesc), len(file_taskwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   25,
+			NumMessages:   30,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

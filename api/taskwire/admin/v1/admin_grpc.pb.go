@@ -30,6 +30,8 @@ const (
 	AdminService_ListTokens_FullMethodName         = "/taskwire.admin.v1.AdminService/ListTokens"
 	AdminService_RevokeToken_FullMethodName        = "/taskwire.admin.v1.AdminService/RevokeToken"
 	AdminService_RevokeMemberTokens_FullMethodName = "/taskwire.admin.v1.AdminService/RevokeMemberTokens"
+	AdminService_RotateSigningKey_FullMethodName   = "/taskwire.admin.v1.AdminService/RotateSigningKey"
+	AdminService_ListSigningKeys_FullMethodName    = "/taskwire.admin.v1.AdminService/ListSigningKeys"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -89,6 +91,15 @@ type AdminServiceClient interface {
 	// RevokeMemberTokens revokes every live token of one member, as when a
 	// laptop is lost; the member stays and may get new tokens.
 	RevokeMemberTokens(ctx context.Context, in *RevokeMemberTokensRequest, opts ...grpc.CallOption) (*RevokeMemberTokensResponse, error)
+	// RotateSigningKey makes a new key sign every token from now on. The
+	// key that signed until now is retired: tokens it signed still verify
+	// until its verify_until, which every token it signed outlives no
+	// longer than the longest live one. Every worker and front door
+	// reloads the keys at once. Platform operators only.
+	RotateSigningKey(ctx context.Context, in *RotateSigningKeyRequest, opts ...grpc.CallOption) (*RotateSigningKeyResponse, error)
+	// ListSigningKeys lists the signing keys, newest first: ids and times,
+	// never private material. Platform operators only.
+	ListSigningKeys(ctx context.Context, in *ListSigningKeysRequest, opts ...grpc.CallOption) (*ListSigningKeysResponse, error)
 }
 
 type adminServiceClient struct {
@@ -209,6 +220,26 @@ func (c *adminServiceClient) RevokeMemberTokens(ctx context.Context, in *RevokeM
 	return out, nil
 }
 
+func (c *adminServiceClient) RotateSigningKey(ctx context.Context, in *RotateSigningKeyRequest, opts ...grpc.CallOption) (*RotateSigningKeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RotateSigningKeyResponse)
+	err := c.cc.Invoke(ctx, AdminService_RotateSigningKey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListSigningKeys(ctx context.Context, in *ListSigningKeysRequest, opts ...grpc.CallOption) (*ListSigningKeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListSigningKeysResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListSigningKeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -266,6 +297,15 @@ type AdminServiceServer interface {
 	// RevokeMemberTokens revokes every live token of one member, as when a
 	// laptop is lost; the member stays and may get new tokens.
 	RevokeMemberTokens(context.Context, *RevokeMemberTokensRequest) (*RevokeMemberTokensResponse, error)
+	// RotateSigningKey makes a new key sign every token from now on. The
+	// key that signed until now is retired: tokens it signed still verify
+	// until its verify_until, which every token it signed outlives no
+	// longer than the longest live one. Every worker and front door
+	// reloads the keys at once. Platform operators only.
+	RotateSigningKey(context.Context, *RotateSigningKeyRequest) (*RotateSigningKeyResponse, error)
+	// ListSigningKeys lists the signing keys, newest first: ids and times,
+	// never private material. Platform operators only.
+	ListSigningKeys(context.Context, *ListSigningKeysRequest) (*ListSigningKeysResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -308,6 +348,12 @@ func (UnimplementedAdminServiceServer) RevokeToken(context.Context, *RevokeToken
 }
 func (UnimplementedAdminServiceServer) RevokeMemberTokens(context.Context, *RevokeMemberTokensRequest) (*RevokeMemberTokensResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method RevokeMemberTokens not implemented")
+}
+func (UnimplementedAdminServiceServer) RotateSigningKey(context.Context, *RotateSigningKeyRequest) (*RotateSigningKeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RotateSigningKey not implemented")
+}
+func (UnimplementedAdminServiceServer) ListSigningKeys(context.Context, *ListSigningKeysRequest) (*ListSigningKeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListSigningKeys not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -528,6 +574,42 @@ func _AdminService_RevokeMemberTokens_Handler(srv interface{}, ctx context.Conte
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_RotateSigningKey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RotateSigningKeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).RotateSigningKey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_RotateSigningKey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).RotateSigningKey(ctx, req.(*RotateSigningKeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListSigningKeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListSigningKeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListSigningKeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListSigningKeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListSigningKeys(ctx, req.(*ListSigningKeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -578,6 +660,14 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "RevokeMemberTokens",
 			Handler:    _AdminService_RevokeMemberTokens_Handler,
+		},
+		{
+			MethodName: "RotateSigningKey",
+			Handler:    _AdminService_RotateSigningKey_Handler,
+		},
+		{
+			MethodName: "ListSigningKeys",
+			Handler:    _AdminService_ListSigningKeys_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
