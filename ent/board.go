@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -28,6 +29,8 @@ type Board struct {
 	IsDefault bool `json:"is_default,omitempty"`
 	// Standing rules for work on the board, in Markdown.
 	Rules string `json:"rules,omitempty"`
+	// The most tasks a lane may hold, by lane name; a lane left out has no limit.
+	WipLimits map[string]int `json:"wip_limits,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -72,6 +75,8 @@ func (*Board) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case board.FieldWipLimits:
+			values[i] = new([]byte)
 		case board.FieldIsDefault:
 			values[i] = new(sql.NullBool)
 		case board.FieldID, board.FieldTenantID:
@@ -130,6 +135,14 @@ func (_m *Board) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field rules", values[i])
 			} else if value.Valid {
 				_m.Rules = value.String
+			}
+		case board.FieldWipLimits:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field wip_limits", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.WipLimits); err != nil {
+					return fmt.Errorf("unmarshal field wip_limits: %w", err)
+				}
 			}
 		case board.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -197,6 +210,9 @@ func (_m *Board) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("rules=")
 	builder.WriteString(_m.Rules)
+	builder.WriteString(", ")
+	builder.WriteString("wip_limits=")
+	builder.WriteString(fmt.Sprintf("%v", _m.WipLimits))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

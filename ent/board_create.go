@@ -68,6 +68,12 @@ func (_c *BoardCreate) SetNillableRules(v *string) *BoardCreate {
 	return _c
 }
 
+// SetWipLimits sets the "wip_limits" field.
+func (_c *BoardCreate) SetWipLimits(v map[string]int) *BoardCreate {
+	_c.mutation.SetWipLimits(v)
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *BoardCreate) SetCreatedAt(v time.Time) *BoardCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -147,6 +153,10 @@ func (_c *BoardCreate) defaults() error {
 		v := board.DefaultRules
 		_c.mutation.SetRules(v)
 	}
+	if _, ok := _c.mutation.WipLimits(); !ok {
+		v := board.DefaultWipLimits
+		_c.mutation.SetWipLimits(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if board.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized board.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -178,6 +188,9 @@ func (_c *BoardCreate) check() error {
 	}
 	if _, ok := _c.mutation.Rules(); !ok {
 		return &ValidationError{Name: "rules", err: errors.New(`ent: missing required field "Board.rules"`)}
+	}
+	if _, ok := _c.mutation.WipLimits(); !ok {
+		return &ValidationError{Name: "wip_limits", err: errors.New(`ent: missing required field "Board.wip_limits"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Board.created_at"`)}
@@ -226,6 +239,10 @@ func (_c *BoardCreate) createSpec() (*Board, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Rules(); ok {
 		_spec.SetField(board.FieldRules, field.TypeString, value)
 		_node.Rules = value
+	}
+	if value, ok := _c.mutation.WipLimits(); ok {
+		_spec.SetField(board.FieldWipLimits, field.TypeJSON, value)
+		_node.WipLimits = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(board.FieldCreatedAt, field.TypeTime, value)

@@ -84,6 +84,12 @@ func (_u *BoardUpdate) SetNillableRules(v *string) *BoardUpdate {
 	return _u
 }
 
+// SetWipLimits sets the "wip_limits" field.
+func (_u *BoardUpdate) SetWipLimits(v map[string]int) *BoardUpdate {
+	_u.mutation.SetWipLimits(v)
+	return _u
+}
+
 // AddTaskIDs adds the "tasks" edge to the Task entity by IDs.
 func (_u *BoardUpdate) AddTaskIDs(ids ...int) *BoardUpdate {
 	_u.mutation.AddTaskIDs(ids...)
@@ -188,6 +194,9 @@ func (_u *BoardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Rules(); ok {
 		_spec.SetField(board.FieldRules, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.WipLimits(); ok {
+		_spec.SetField(board.FieldWipLimits, field.TypeJSON, value)
 	}
 	if _u.mutation.TasksCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -307,6 +316,12 @@ func (_u *BoardUpdateOne) SetNillableRules(v *string) *BoardUpdateOne {
 	if v != nil {
 		_u.SetRules(*v)
 	}
+	return _u
+}
+
+// SetWipLimits sets the "wip_limits" field.
+func (_u *BoardUpdateOne) SetWipLimits(v map[string]int) *BoardUpdateOne {
+	_u.mutation.SetWipLimits(v)
 	return _u
 }
 
@@ -444,6 +459,9 @@ func (_u *BoardUpdateOne) sqlSave(ctx context.Context) (_node *Board, err error)
 	}
 	if value, ok := _u.mutation.Rules(); ok {
 		_spec.SetField(board.FieldRules, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.WipLimits(); ok {
+		_spec.SetField(board.FieldWipLimits, field.TypeJSON, value)
 	}
 	if _u.mutation.TasksCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -20,11 +20,15 @@ import (
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
+	"github.com/taskwire/taskwire/ent/contextnote"
+	"github.com/taskwire/taskwire/ent/idempotencykey"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 // Client is the client that holds all ent builders.
@@ -42,16 +46,24 @@ type Client struct {
 	Comment *CommentClient
 	// Confirmation is the client for interacting with the Confirmation builders.
 	Confirmation *ConfirmationClient
+	// ContextNote is the client for interacting with the ContextNote builders.
+	ContextNote *ContextNoteClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
 	// SigningKey is the client for interacting with the SigningKey builders.
 	SigningKey *SigningKeyClient
 	// Task is the client for interacting with the Task builders.
 	Task *TaskClient
+	// TaskLink is the client for interacting with the TaskLink builders.
+	TaskLink *TaskLinkClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 	// Token is the client for interacting with the Token builders.
 	Token *TokenClient
+	// WorkItem is the client for interacting with the WorkItem builders.
+	WorkItem *WorkItemClient
 }
 
 // NewClient creates a new client configured with the given options.
@@ -68,11 +80,15 @@ func (c *Client) init() {
 	c.Board = NewBoardClient(c.config)
 	c.Comment = NewCommentClient(c.config)
 	c.Confirmation = NewConfirmationClient(c.config)
+	c.ContextNote = NewContextNoteClient(c.config)
+	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Member = NewMemberClient(c.config)
 	c.SigningKey = NewSigningKeyClient(c.config)
 	c.Task = NewTaskClient(c.config)
+	c.TaskLink = NewTaskLinkClient(c.config)
 	c.Tenant = NewTenantClient(c.config)
 	c.Token = NewTokenClient(c.config)
+	c.WorkItem = NewWorkItemClient(c.config)
 }
 
 type (
@@ -163,18 +179,22 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:          ctx,
-		config:       cfg,
-		Activity:     NewActivityClient(cfg),
-		AuditEvent:   NewAuditEventClient(cfg),
-		Board:        NewBoardClient(cfg),
-		Comment:      NewCommentClient(cfg),
-		Confirmation: NewConfirmationClient(cfg),
-		Member:       NewMemberClient(cfg),
-		SigningKey:   NewSigningKeyClient(cfg),
-		Task:         NewTaskClient(cfg),
-		Tenant:       NewTenantClient(cfg),
-		Token:        NewTokenClient(cfg),
+		ctx:            ctx,
+		config:         cfg,
+		Activity:       NewActivityClient(cfg),
+		AuditEvent:     NewAuditEventClient(cfg),
+		Board:          NewBoardClient(cfg),
+		Comment:        NewCommentClient(cfg),
+		Confirmation:   NewConfirmationClient(cfg),
+		ContextNote:    NewContextNoteClient(cfg),
+		IdempotencyKey: NewIdempotencyKeyClient(cfg),
+		Member:         NewMemberClient(cfg),
+		SigningKey:     NewSigningKeyClient(cfg),
+		Task:           NewTaskClient(cfg),
+		TaskLink:       NewTaskLinkClient(cfg),
+		Tenant:         NewTenantClient(cfg),
+		Token:          NewTokenClient(cfg),
+		WorkItem:       NewWorkItemClient(cfg),
 	}, nil
 }
 
@@ -192,18 +212,22 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:          ctx,
-		config:       cfg,
-		Activity:     NewActivityClient(cfg),
-		AuditEvent:   NewAuditEventClient(cfg),
-		Board:        NewBoardClient(cfg),
-		Comment:      NewCommentClient(cfg),
-		Confirmation: NewConfirmationClient(cfg),
-		Member:       NewMemberClient(cfg),
-		SigningKey:   NewSigningKeyClient(cfg),
-		Task:         NewTaskClient(cfg),
-		Tenant:       NewTenantClient(cfg),
-		Token:        NewTokenClient(cfg),
+		ctx:            ctx,
+		config:         cfg,
+		Activity:       NewActivityClient(cfg),
+		AuditEvent:     NewAuditEventClient(cfg),
+		Board:          NewBoardClient(cfg),
+		Comment:        NewCommentClient(cfg),
+		Confirmation:   NewConfirmationClient(cfg),
+		ContextNote:    NewContextNoteClient(cfg),
+		IdempotencyKey: NewIdempotencyKeyClient(cfg),
+		Member:         NewMemberClient(cfg),
+		SigningKey:     NewSigningKeyClient(cfg),
+		Task:           NewTaskClient(cfg),
+		TaskLink:       NewTaskLinkClient(cfg),
+		Tenant:         NewTenantClient(cfg),
+		Token:          NewTokenClient(cfg),
+		WorkItem:       NewWorkItemClient(cfg),
 	}, nil
 }
 
@@ -233,8 +257,9 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Activity, c.AuditEvent, c.Board, c.Comment, c.Confirmation, c.Member,
-		c.SigningKey, c.Task, c.Tenant, c.Token,
+		c.Activity, c.AuditEvent, c.Board, c.Comment, c.Confirmation, c.ContextNote,
+		c.IdempotencyKey, c.Member, c.SigningKey, c.Task, c.TaskLink, c.Tenant,
+		c.Token, c.WorkItem,
 	} {
 		n.Use(hooks...)
 	}
@@ -244,8 +269,9 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Activity, c.AuditEvent, c.Board, c.Comment, c.Confirmation, c.Member,
-		c.SigningKey, c.Task, c.Tenant, c.Token,
+		c.Activity, c.AuditEvent, c.Board, c.Comment, c.Confirmation, c.ContextNote,
+		c.IdempotencyKey, c.Member, c.SigningKey, c.Task, c.TaskLink, c.Tenant,
+		c.Token, c.WorkItem,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -264,16 +290,24 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Comment.mutate(ctx, m)
 	case *ConfirmationMutation:
 		return c.Confirmation.mutate(ctx, m)
+	case *ContextNoteMutation:
+		return c.ContextNote.mutate(ctx, m)
+	case *IdempotencyKeyMutation:
+		return c.IdempotencyKey.mutate(ctx, m)
 	case *MemberMutation:
 		return c.Member.mutate(ctx, m)
 	case *SigningKeyMutation:
 		return c.SigningKey.mutate(ctx, m)
 	case *TaskMutation:
 		return c.Task.mutate(ctx, m)
+	case *TaskLinkMutation:
+		return c.TaskLink.mutate(ctx, m)
 	case *TenantMutation:
 		return c.Tenant.mutate(ctx, m)
 	case *TokenMutation:
 		return c.Token.mutate(ctx, m)
+	case *WorkItemMutation:
+		return c.WorkItem.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
 	}
@@ -1109,6 +1143,338 @@ func (c *ConfirmationClient) mutate(ctx context.Context, m *ConfirmationMutation
 	}
 }
 
+// ContextNoteClient is a client for the ContextNote schema.
+type ContextNoteClient struct {
+	config
+}
+
+// NewContextNoteClient returns a client for the ContextNote from the given config.
+func NewContextNoteClient(c config) *ContextNoteClient {
+	return &ContextNoteClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `contextnote.Hooks(f(g(h())))`.
+func (c *ContextNoteClient) Use(hooks ...Hook) {
+	c.hooks.ContextNote = append(c.hooks.ContextNote, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `contextnote.Intercept(f(g(h())))`.
+func (c *ContextNoteClient) Intercept(interceptors ...Interceptor) {
+	c.inters.ContextNote = append(c.inters.ContextNote, interceptors...)
+}
+
+// Create returns a builder for creating a ContextNote entity.
+func (c *ContextNoteClient) Create() *ContextNoteCreate {
+	mutation := newContextNoteMutation(c.config, OpCreate)
+	return &ContextNoteCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of ContextNote entities.
+func (c *ContextNoteClient) CreateBulk(builders ...*ContextNoteCreate) *ContextNoteCreateBulk {
+	return &ContextNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *ContextNoteClient) MapCreateBulk(slice any, setFunc func(*ContextNoteCreate, int)) *ContextNoteCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &ContextNoteCreateBulk{err: fmt.Errorf("calling to ContextNoteClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*ContextNoteCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &ContextNoteCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for ContextNote.
+func (c *ContextNoteClient) Update() *ContextNoteUpdate {
+	mutation := newContextNoteMutation(c.config, OpUpdate)
+	return &ContextNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *ContextNoteClient) UpdateOne(_m *ContextNote) *ContextNoteUpdateOne {
+	mutation := newContextNoteMutation(c.config, OpUpdateOne, withContextNote(_m))
+	return &ContextNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *ContextNoteClient) UpdateOneID(id int) *ContextNoteUpdateOne {
+	mutation := newContextNoteMutation(c.config, OpUpdateOne, withContextNoteID(id))
+	return &ContextNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for ContextNote.
+func (c *ContextNoteClient) Delete() *ContextNoteDelete {
+	mutation := newContextNoteMutation(c.config, OpDelete)
+	return &ContextNoteDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *ContextNoteClient) DeleteOne(_m *ContextNote) *ContextNoteDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *ContextNoteClient) DeleteOneID(id int) *ContextNoteDeleteOne {
+	builder := c.Delete().Where(contextnote.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &ContextNoteDeleteOne{builder}
+}
+
+// Query returns a query builder for ContextNote.
+func (c *ContextNoteClient) Query() *ContextNoteQuery {
+	return &ContextNoteQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeContextNote},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a ContextNote entity by its id.
+func (c *ContextNoteClient) Get(ctx context.Context, id int) (*ContextNote, error) {
+	return c.Query().Where(contextnote.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *ContextNoteClient) GetX(ctx context.Context, id int) *ContextNote {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a ContextNote.
+func (c *ContextNoteClient) QueryTenant(_m *ContextNote) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contextnote.Table, contextnote.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contextnote.TenantTable, contextnote.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryBoard queries the board edge of a ContextNote.
+func (c *ContextNoteClient) QueryBoard(_m *ContextNote) *BoardQuery {
+	query := (&BoardClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contextnote.Table, contextnote.FieldID, id),
+			sqlgraph.To(board.Table, board.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contextnote.BoardTable, contextnote.BoardColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryAuthor queries the author edge of a ContextNote.
+func (c *ContextNoteClient) QueryAuthor(_m *ContextNote) *MemberQuery {
+	query := (&MemberClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(contextnote.Table, contextnote.FieldID, id),
+			sqlgraph.To(member.Table, member.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, contextnote.AuthorTable, contextnote.AuthorColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *ContextNoteClient) Hooks() []Hook {
+	hooks := c.hooks.ContextNote
+	return append(hooks[:len(hooks):len(hooks)], contextnote.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *ContextNoteClient) Interceptors() []Interceptor {
+	return c.inters.ContextNote
+}
+
+func (c *ContextNoteClient) mutate(ctx context.Context, m *ContextNoteMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&ContextNoteCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&ContextNoteUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&ContextNoteUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&ContextNoteDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown ContextNote mutation op: %q", m.Op())
+	}
+}
+
+// IdempotencyKeyClient is a client for the IdempotencyKey schema.
+type IdempotencyKeyClient struct {
+	config
+}
+
+// NewIdempotencyKeyClient returns a client for the IdempotencyKey from the given config.
+func NewIdempotencyKeyClient(c config) *IdempotencyKeyClient {
+	return &IdempotencyKeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `idempotencykey.Hooks(f(g(h())))`.
+func (c *IdempotencyKeyClient) Use(hooks ...Hook) {
+	c.hooks.IdempotencyKey = append(c.hooks.IdempotencyKey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `idempotencykey.Intercept(f(g(h())))`.
+func (c *IdempotencyKeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.IdempotencyKey = append(c.inters.IdempotencyKey, interceptors...)
+}
+
+// Create returns a builder for creating a IdempotencyKey entity.
+func (c *IdempotencyKeyClient) Create() *IdempotencyKeyCreate {
+	mutation := newIdempotencyKeyMutation(c.config, OpCreate)
+	return &IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of IdempotencyKey entities.
+func (c *IdempotencyKeyClient) CreateBulk(builders ...*IdempotencyKeyCreate) *IdempotencyKeyCreateBulk {
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *IdempotencyKeyClient) MapCreateBulk(slice any, setFunc func(*IdempotencyKeyCreate, int)) *IdempotencyKeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &IdempotencyKeyCreateBulk{err: fmt.Errorf("calling to IdempotencyKeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*IdempotencyKeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &IdempotencyKeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Update() *IdempotencyKeyUpdate {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdate)
+	return &IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *IdempotencyKeyClient) UpdateOne(_m *IdempotencyKey) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKey(_m))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *IdempotencyKeyClient) UpdateOneID(id int) *IdempotencyKeyUpdateOne {
+	mutation := newIdempotencyKeyMutation(c.config, OpUpdateOne, withIdempotencyKeyID(id))
+	return &IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Delete() *IdempotencyKeyDelete {
+	mutation := newIdempotencyKeyMutation(c.config, OpDelete)
+	return &IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *IdempotencyKeyClient) DeleteOne(_m *IdempotencyKey) *IdempotencyKeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *IdempotencyKeyClient) DeleteOneID(id int) *IdempotencyKeyDeleteOne {
+	builder := c.Delete().Where(idempotencykey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &IdempotencyKeyDeleteOne{builder}
+}
+
+// Query returns a query builder for IdempotencyKey.
+func (c *IdempotencyKeyClient) Query() *IdempotencyKeyQuery {
+	return &IdempotencyKeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeIdempotencyKey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a IdempotencyKey entity by its id.
+func (c *IdempotencyKeyClient) Get(ctx context.Context, id int) (*IdempotencyKey, error) {
+	return c.Query().Where(idempotencykey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *IdempotencyKeyClient) GetX(ctx context.Context, id int) *IdempotencyKey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a IdempotencyKey.
+func (c *IdempotencyKeyClient) QueryTenant(_m *IdempotencyKey) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(idempotencykey.Table, idempotencykey.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, idempotencykey.TenantTable, idempotencykey.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *IdempotencyKeyClient) Hooks() []Hook {
+	hooks := c.hooks.IdempotencyKey
+	return append(hooks[:len(hooks):len(hooks)], idempotencykey.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *IdempotencyKeyClient) Interceptors() []Interceptor {
+	return c.inters.IdempotencyKey
+}
+
+func (c *IdempotencyKeyClient) mutate(ctx context.Context, m *IdempotencyKeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&IdempotencyKeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&IdempotencyKeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&IdempotencyKeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&IdempotencyKeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown IdempotencyKey mutation op: %q", m.Op())
+	}
+}
+
 // MemberClient is a client for the Member schema.
 type MemberClient struct {
 	config
@@ -1596,6 +1962,38 @@ func (c *TaskClient) QueryComments(_m *Task) *CommentQuery {
 	return query
 }
 
+// QueryLinks queries the links edge of a Task.
+func (c *TaskClient) QueryLinks(_m *Task) *TaskLinkQuery {
+	query := (&TaskLinkClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, id),
+			sqlgraph.To(tasklink.Table, tasklink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, task.LinksTable, task.LinksColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryWork queries the work edge of a Task.
+func (c *TaskClient) QueryWork(_m *Task) *WorkItemQuery {
+	query := (&WorkItemClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, id),
+			sqlgraph.To(workitem.Table, workitem.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, task.WorkTable, task.WorkColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *TaskClient) Hooks() []Hook {
 	hooks := c.hooks.Task
@@ -1619,6 +2017,188 @@ func (c *TaskClient) mutate(ctx context.Context, m *TaskMutation) (Value, error)
 		return (&TaskDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Task mutation op: %q", m.Op())
+	}
+}
+
+// TaskLinkClient is a client for the TaskLink schema.
+type TaskLinkClient struct {
+	config
+}
+
+// NewTaskLinkClient returns a client for the TaskLink from the given config.
+func NewTaskLinkClient(c config) *TaskLinkClient {
+	return &TaskLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `tasklink.Hooks(f(g(h())))`.
+func (c *TaskLinkClient) Use(hooks ...Hook) {
+	c.hooks.TaskLink = append(c.hooks.TaskLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `tasklink.Intercept(f(g(h())))`.
+func (c *TaskLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TaskLink = append(c.inters.TaskLink, interceptors...)
+}
+
+// Create returns a builder for creating a TaskLink entity.
+func (c *TaskLinkClient) Create() *TaskLinkCreate {
+	mutation := newTaskLinkMutation(c.config, OpCreate)
+	return &TaskLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TaskLink entities.
+func (c *TaskLinkClient) CreateBulk(builders ...*TaskLinkCreate) *TaskLinkCreateBulk {
+	return &TaskLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TaskLinkClient) MapCreateBulk(slice any, setFunc func(*TaskLinkCreate, int)) *TaskLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TaskLinkCreateBulk{err: fmt.Errorf("calling to TaskLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TaskLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TaskLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TaskLink.
+func (c *TaskLinkClient) Update() *TaskLinkUpdate {
+	mutation := newTaskLinkMutation(c.config, OpUpdate)
+	return &TaskLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TaskLinkClient) UpdateOne(_m *TaskLink) *TaskLinkUpdateOne {
+	mutation := newTaskLinkMutation(c.config, OpUpdateOne, withTaskLink(_m))
+	return &TaskLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TaskLinkClient) UpdateOneID(id int) *TaskLinkUpdateOne {
+	mutation := newTaskLinkMutation(c.config, OpUpdateOne, withTaskLinkID(id))
+	return &TaskLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TaskLink.
+func (c *TaskLinkClient) Delete() *TaskLinkDelete {
+	mutation := newTaskLinkMutation(c.config, OpDelete)
+	return &TaskLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TaskLinkClient) DeleteOne(_m *TaskLink) *TaskLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TaskLinkClient) DeleteOneID(id int) *TaskLinkDeleteOne {
+	builder := c.Delete().Where(tasklink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TaskLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for TaskLink.
+func (c *TaskLinkClient) Query() *TaskLinkQuery {
+	return &TaskLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTaskLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TaskLink entity by its id.
+func (c *TaskLinkClient) Get(ctx context.Context, id int) (*TaskLink, error) {
+	return c.Query().Where(tasklink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TaskLinkClient) GetX(ctx context.Context, id int) *TaskLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a TaskLink.
+func (c *TaskLinkClient) QueryTenant(_m *TaskLink) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tasklink.Table, tasklink.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, tasklink.TenantTable, tasklink.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryFromTask queries the from_task edge of a TaskLink.
+func (c *TaskLinkClient) QueryFromTask(_m *TaskLink) *TaskQuery {
+	query := (&TaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tasklink.Table, tasklink.FieldID, id),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, tasklink.FromTaskTable, tasklink.FromTaskColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryToTask queries the to_task edge of a TaskLink.
+func (c *TaskLinkClient) QueryToTask(_m *TaskLink) *TaskQuery {
+	query := (&TaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tasklink.Table, tasklink.FieldID, id),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, tasklink.ToTaskTable, tasklink.ToTaskColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TaskLinkClient) Hooks() []Hook {
+	hooks := c.hooks.TaskLink
+	return append(hooks[:len(hooks):len(hooks)], tasklink.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TaskLinkClient) Interceptors() []Interceptor {
+	return c.inters.TaskLink
+}
+
+func (c *TaskLinkClient) mutate(ctx context.Context, m *TaskLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TaskLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TaskLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TaskLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TaskLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TaskLink mutation op: %q", m.Op())
 	}
 }
 
@@ -1921,14 +2501,180 @@ func (c *TokenClient) mutate(ctx context.Context, m *TokenMutation) (Value, erro
 	}
 }
 
+// WorkItemClient is a client for the WorkItem schema.
+type WorkItemClient struct {
+	config
+}
+
+// NewWorkItemClient returns a client for the WorkItem from the given config.
+func NewWorkItemClient(c config) *WorkItemClient {
+	return &WorkItemClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `workitem.Hooks(f(g(h())))`.
+func (c *WorkItemClient) Use(hooks ...Hook) {
+	c.hooks.WorkItem = append(c.hooks.WorkItem, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `workitem.Intercept(f(g(h())))`.
+func (c *WorkItemClient) Intercept(interceptors ...Interceptor) {
+	c.inters.WorkItem = append(c.inters.WorkItem, interceptors...)
+}
+
+// Create returns a builder for creating a WorkItem entity.
+func (c *WorkItemClient) Create() *WorkItemCreate {
+	mutation := newWorkItemMutation(c.config, OpCreate)
+	return &WorkItemCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of WorkItem entities.
+func (c *WorkItemClient) CreateBulk(builders ...*WorkItemCreate) *WorkItemCreateBulk {
+	return &WorkItemCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *WorkItemClient) MapCreateBulk(slice any, setFunc func(*WorkItemCreate, int)) *WorkItemCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &WorkItemCreateBulk{err: fmt.Errorf("calling to WorkItemClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*WorkItemCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &WorkItemCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for WorkItem.
+func (c *WorkItemClient) Update() *WorkItemUpdate {
+	mutation := newWorkItemMutation(c.config, OpUpdate)
+	return &WorkItemUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *WorkItemClient) UpdateOne(_m *WorkItem) *WorkItemUpdateOne {
+	mutation := newWorkItemMutation(c.config, OpUpdateOne, withWorkItem(_m))
+	return &WorkItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *WorkItemClient) UpdateOneID(id int) *WorkItemUpdateOne {
+	mutation := newWorkItemMutation(c.config, OpUpdateOne, withWorkItemID(id))
+	return &WorkItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for WorkItem.
+func (c *WorkItemClient) Delete() *WorkItemDelete {
+	mutation := newWorkItemMutation(c.config, OpDelete)
+	return &WorkItemDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *WorkItemClient) DeleteOne(_m *WorkItem) *WorkItemDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *WorkItemClient) DeleteOneID(id int) *WorkItemDeleteOne {
+	builder := c.Delete().Where(workitem.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &WorkItemDeleteOne{builder}
+}
+
+// Query returns a query builder for WorkItem.
+func (c *WorkItemClient) Query() *WorkItemQuery {
+	return &WorkItemQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeWorkItem},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a WorkItem entity by its id.
+func (c *WorkItemClient) Get(ctx context.Context, id int) (*WorkItem, error) {
+	return c.Query().Where(workitem.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *WorkItemClient) GetX(ctx context.Context, id int) *WorkItem {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a WorkItem.
+func (c *WorkItemClient) QueryTenant(_m *WorkItem) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(workitem.Table, workitem.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, workitem.TenantTable, workitem.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTask queries the task edge of a WorkItem.
+func (c *WorkItemClient) QueryTask(_m *WorkItem) *TaskQuery {
+	query := (&TaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(workitem.Table, workitem.FieldID, id),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, true, workitem.TaskTable, workitem.TaskColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *WorkItemClient) Hooks() []Hook {
+	hooks := c.hooks.WorkItem
+	return append(hooks[:len(hooks):len(hooks)], workitem.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *WorkItemClient) Interceptors() []Interceptor {
+	return c.inters.WorkItem
+}
+
+func (c *WorkItemClient) mutate(ctx context.Context, m *WorkItemMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&WorkItemCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&WorkItemUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&WorkItemUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&WorkItemDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown WorkItem mutation op: %q", m.Op())
+	}
+}
+
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Activity, AuditEvent, Board, Comment, Confirmation, Member, SigningKey, Task,
-		Tenant, Token []ent.Hook
+		Activity, AuditEvent, Board, Comment, Confirmation, ContextNote, IdempotencyKey,
+		Member, SigningKey, Task, TaskLink, Tenant, Token, WorkItem []ent.Hook
 	}
 	inters struct {
-		Activity, AuditEvent, Board, Comment, Confirmation, Member, SigningKey, Task,
-		Tenant, Token []ent.Interceptor
+		Activity, AuditEvent, Board, Comment, Confirmation, ContextNote, IdempotencyKey,
+		Member, SigningKey, Task, TaskLink, Tenant, Token, WorkItem []ent.Interceptor
 	}
 )

@@ -61,6 +61,34 @@ func (_c *CommentCreate) SetNillableCreatedAt(v *time.Time) *CommentCreate {
 	return _c
 }
 
+// SetEditedAt sets the "edited_at" field.
+func (_c *CommentCreate) SetEditedAt(v time.Time) *CommentCreate {
+	_c.mutation.SetEditedAt(v)
+	return _c
+}
+
+// SetNillableEditedAt sets the "edited_at" field if the given value is not nil.
+func (_c *CommentCreate) SetNillableEditedAt(v *time.Time) *CommentCreate {
+	if v != nil {
+		_c.SetEditedAt(*v)
+	}
+	return _c
+}
+
+// SetVersion sets the "version" field.
+func (_c *CommentCreate) SetVersion(v int) *CommentCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *CommentCreate) SetNillableVersion(v *int) *CommentCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *CommentCreate) SetTenant(v *Tenant) *CommentCreate {
 	return _c.SetTenantID(v.ID)
@@ -120,6 +148,10 @@ func (_c *CommentCreate) defaults() error {
 		v := comment.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Version(); !ok {
+		v := comment.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	return nil
 }
 
@@ -144,6 +176,14 @@ func (_c *CommentCreate) check() error {
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Comment.created_at"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "Comment.version"`)}
+	}
+	if v, ok := _c.mutation.Version(); ok {
+		if err := comment.VersionValidator(v); err != nil {
+			return &ValidationError{Name: "version", err: fmt.Errorf(`ent: validator failed for field "Comment.version": %w`, err)}
+		}
 	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Comment.tenant"`)}
@@ -187,6 +227,14 @@ func (_c *CommentCreate) createSpec() (*Comment, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(comment.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.EditedAt(); ok {
+		_spec.SetField(comment.FieldEditedAt, field.TypeTime, value)
+		_node.EditedAt = &value
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(comment.FieldVersion, field.TypeInt, value)
+		_node.Version = value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -38,6 +39,47 @@ func (_u *CommentUpdate) SetNillableBody(v *string) *CommentUpdate {
 	if v != nil {
 		_u.SetBody(*v)
 	}
+	return _u
+}
+
+// SetEditedAt sets the "edited_at" field.
+func (_u *CommentUpdate) SetEditedAt(v time.Time) *CommentUpdate {
+	_u.mutation.SetEditedAt(v)
+	return _u
+}
+
+// SetNillableEditedAt sets the "edited_at" field if the given value is not nil.
+func (_u *CommentUpdate) SetNillableEditedAt(v *time.Time) *CommentUpdate {
+	if v != nil {
+		_u.SetEditedAt(*v)
+	}
+	return _u
+}
+
+// ClearEditedAt clears the value of the "edited_at" field.
+func (_u *CommentUpdate) ClearEditedAt() *CommentUpdate {
+	_u.mutation.ClearEditedAt()
+	return _u
+}
+
+// SetVersion sets the "version" field.
+func (_u *CommentUpdate) SetVersion(v int) *CommentUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CommentUpdate) SetNillableVersion(v *int) *CommentUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CommentUpdate) AddVersion(v int) *CommentUpdate {
+	_u.mutation.AddVersion(v)
 	return _u
 }
 
@@ -80,6 +122,11 @@ func (_u *CommentUpdate) check() error {
 			return &ValidationError{Name: "body", err: fmt.Errorf(`ent: validator failed for field "Comment.body": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Version(); ok {
+		if err := comment.VersionValidator(v); err != nil {
+			return &ValidationError{Name: "version", err: fmt.Errorf(`ent: validator failed for field "Comment.version": %w`, err)}
+		}
+	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Comment.tenant"`)
 	}
@@ -106,6 +153,18 @@ func (_u *CommentUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Body(); ok {
 		_spec.SetField(comment.FieldBody, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.EditedAt(); ok {
+		_spec.SetField(comment.FieldEditedAt, field.TypeTime, value)
+	}
+	if _u.mutation.EditedAtCleared() {
+		_spec.ClearField(comment.FieldEditedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(comment.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(comment.FieldVersion, field.TypeInt, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -138,6 +197,47 @@ func (_u *CommentUpdateOne) SetNillableBody(v *string) *CommentUpdateOne {
 	if v != nil {
 		_u.SetBody(*v)
 	}
+	return _u
+}
+
+// SetEditedAt sets the "edited_at" field.
+func (_u *CommentUpdateOne) SetEditedAt(v time.Time) *CommentUpdateOne {
+	_u.mutation.SetEditedAt(v)
+	return _u
+}
+
+// SetNillableEditedAt sets the "edited_at" field if the given value is not nil.
+func (_u *CommentUpdateOne) SetNillableEditedAt(v *time.Time) *CommentUpdateOne {
+	if v != nil {
+		_u.SetEditedAt(*v)
+	}
+	return _u
+}
+
+// ClearEditedAt clears the value of the "edited_at" field.
+func (_u *CommentUpdateOne) ClearEditedAt() *CommentUpdateOne {
+	_u.mutation.ClearEditedAt()
+	return _u
+}
+
+// SetVersion sets the "version" field.
+func (_u *CommentUpdateOne) SetVersion(v int) *CommentUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *CommentUpdateOne) SetNillableVersion(v *int) *CommentUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *CommentUpdateOne) AddVersion(v int) *CommentUpdateOne {
+	_u.mutation.AddVersion(v)
 	return _u
 }
 
@@ -193,6 +293,11 @@ func (_u *CommentUpdateOne) check() error {
 			return &ValidationError{Name: "body", err: fmt.Errorf(`ent: validator failed for field "Comment.body": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.Version(); ok {
+		if err := comment.VersionValidator(v); err != nil {
+			return &ValidationError{Name: "version", err: fmt.Errorf(`ent: validator failed for field "Comment.version": %w`, err)}
+		}
+	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Comment.tenant"`)
 	}
@@ -236,6 +341,18 @@ func (_u *CommentUpdateOne) sqlSave(ctx context.Context) (_node *Comment, err er
 	}
 	if value, ok := _u.mutation.Body(); ok {
 		_spec.SetField(comment.FieldBody, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.EditedAt(); ok {
+		_spec.SetField(comment.FieldEditedAt, field.TypeTime, value)
+	}
+	if _u.mutation.EditedAtCleared() {
+		_spec.ClearField(comment.FieldEditedAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(comment.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(comment.FieldVersion, field.TypeInt, value)
 	}
 	_node = &Comment{config: _u.config}
 	_spec.Assign = _node.assignValues

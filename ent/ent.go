@@ -17,11 +17,15 @@ import (
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
+	"github.com/taskwire/taskwire/ent/contextnote"
+	"github.com/taskwire/taskwire/ent/idempotencykey"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -82,16 +86,20 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			activity.Table:     activity.ValidColumn,
-			auditevent.Table:   auditevent.ValidColumn,
-			board.Table:        board.ValidColumn,
-			comment.Table:      comment.ValidColumn,
-			confirmation.Table: confirmation.ValidColumn,
-			member.Table:       member.ValidColumn,
-			signingkey.Table:   signingkey.ValidColumn,
-			task.Table:         task.ValidColumn,
-			tenant.Table:       tenant.ValidColumn,
-			token.Table:        token.ValidColumn,
+			activity.Table:       activity.ValidColumn,
+			auditevent.Table:     auditevent.ValidColumn,
+			board.Table:          board.ValidColumn,
+			comment.Table:        comment.ValidColumn,
+			confirmation.Table:   confirmation.ValidColumn,
+			contextnote.Table:    contextnote.ValidColumn,
+			idempotencykey.Table: idempotencykey.ValidColumn,
+			member.Table:         member.ValidColumn,
+			signingkey.Table:     signingkey.ValidColumn,
+			task.Table:           task.ValidColumn,
+			tasklink.Table:       tasklink.ValidColumn,
+			tenant.Table:         tenant.ValidColumn,
+			token.Table:          token.ValidColumn,
+			workitem.Table:       workitem.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -8,12 +8,16 @@ import (
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
+	"github.com/taskwire/taskwire/ent/contextnote"
+	"github.com/taskwire/taskwire/ent/idempotencykey"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/ent/workitem"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -23,7 +27,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 10)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 14)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   activity.Table,
@@ -88,6 +92,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			board.FieldName:      {Type: field.TypeString, Column: board.FieldName},
 			board.FieldIsDefault: {Type: field.TypeBool, Column: board.FieldIsDefault},
 			board.FieldRules:     {Type: field.TypeString, Column: board.FieldRules},
+			board.FieldWipLimits: {Type: field.TypeJSON, Column: board.FieldWipLimits},
 			board.FieldCreatedAt: {Type: field.TypeTime, Column: board.FieldCreatedAt},
 		},
 	}
@@ -107,6 +112,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			comment.FieldAuthorID:  {Type: field.TypeInt, Column: comment.FieldAuthorID},
 			comment.FieldBody:      {Type: field.TypeString, Column: comment.FieldBody},
 			comment.FieldCreatedAt: {Type: field.TypeTime, Column: comment.FieldCreatedAt},
+			comment.FieldEditedAt:  {Type: field.TypeTime, Column: comment.FieldEditedAt},
+			comment.FieldVersion:   {Type: field.TypeInt, Column: comment.FieldVersion},
 		},
 	}
 	graph.Nodes[4] = &sqlgraph.Node{
@@ -129,6 +136,44 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   contextnote.Table,
+			Columns: contextnote.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: contextnote.FieldID,
+			},
+		},
+		Type: "ContextNote",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			contextnote.FieldTenantID:  {Type: field.TypeInt, Column: contextnote.FieldTenantID},
+			contextnote.FieldBoardID:   {Type: field.TypeInt, Column: contextnote.FieldBoardID},
+			contextnote.FieldAuthorID:  {Type: field.TypeInt, Column: contextnote.FieldAuthorID},
+			contextnote.FieldBody:      {Type: field.TypeString, Column: contextnote.FieldBody},
+			contextnote.FieldCreatedAt: {Type: field.TypeTime, Column: contextnote.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[6] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   idempotencykey.Table,
+			Columns: idempotencykey.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: idempotencykey.FieldID,
+			},
+		},
+		Type: "IdempotencyKey",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			idempotencykey.FieldTenantID:      {Type: field.TypeInt, Column: idempotencykey.FieldTenantID},
+			idempotencykey.FieldMemberID:      {Type: field.TypeInt, Column: idempotencykey.FieldMemberID},
+			idempotencykey.FieldKey:           {Type: field.TypeString, Column: idempotencykey.FieldKey},
+			idempotencykey.FieldMethod:        {Type: field.TypeString, Column: idempotencykey.FieldMethod},
+			idempotencykey.FieldRequestDigest: {Type: field.TypeBytes, Column: idempotencykey.FieldRequestDigest},
+			idempotencykey.FieldResponse:      {Type: field.TypeBytes, Column: idempotencykey.FieldResponse},
+			idempotencykey.FieldCreatedAt:     {Type: field.TypeTime, Column: idempotencykey.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[7] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   member.Table,
 			Columns: member.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -148,7 +193,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			member.FieldRemovedAt:   {Type: field.TypeTime, Column: member.FieldRemovedAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signingkey.Table,
 			Columns: signingkey.Columns,
@@ -168,7 +213,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signingkey.FieldVerifyUntil: {Type: field.TypeTime, Column: signingkey.FieldVerifyUntil},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -179,23 +224,48 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Task",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			task.FieldTenantID:    {Type: field.TypeInt, Column: task.FieldTenantID},
-			task.FieldBoardID:     {Type: field.TypeInt, Column: task.FieldBoardID},
-			task.FieldNumber:      {Type: field.TypeInt, Column: task.FieldNumber},
-			task.FieldTitle:       {Type: field.TypeString, Column: task.FieldTitle},
-			task.FieldNote:        {Type: field.TypeString, Column: task.FieldNote},
-			task.FieldLane:        {Type: field.TypeEnum, Column: task.FieldLane},
-			task.FieldKind:        {Type: field.TypeEnum, Column: task.FieldKind},
-			task.FieldSize:        {Type: field.TypeEnum, Column: task.FieldSize},
-			task.FieldAssigneeIds: {Type: field.TypeJSON, Column: task.FieldAssigneeIds},
-			task.FieldVersion:     {Type: field.TypeInt, Column: task.FieldVersion},
-			task.FieldCreatedByID: {Type: field.TypeInt, Column: task.FieldCreatedByID},
-			task.FieldCreatedAt:   {Type: field.TypeTime, Column: task.FieldCreatedAt},
-			task.FieldUpdatedAt:   {Type: field.TypeTime, Column: task.FieldUpdatedAt},
-			task.FieldDeletedAt:   {Type: field.TypeTime, Column: task.FieldDeletedAt},
+			task.FieldTenantID:      {Type: field.TypeInt, Column: task.FieldTenantID},
+			task.FieldBoardID:       {Type: field.TypeInt, Column: task.FieldBoardID},
+			task.FieldNumber:        {Type: field.TypeInt, Column: task.FieldNumber},
+			task.FieldTitle:         {Type: field.TypeString, Column: task.FieldTitle},
+			task.FieldNote:          {Type: field.TypeString, Column: task.FieldNote},
+			task.FieldLane:          {Type: field.TypeEnum, Column: task.FieldLane},
+			task.FieldKind:          {Type: field.TypeEnum, Column: task.FieldKind},
+			task.FieldSize:          {Type: field.TypeEnum, Column: task.FieldSize},
+			task.FieldAssigneeIds:   {Type: field.TypeJSON, Column: task.FieldAssigneeIds},
+			task.FieldVersion:       {Type: field.TypeInt, Column: task.FieldVersion},
+			task.FieldCreatedByID:   {Type: field.TypeInt, Column: task.FieldCreatedByID},
+			task.FieldCreatedAt:     {Type: field.TypeTime, Column: task.FieldCreatedAt},
+			task.FieldUpdatedAt:     {Type: field.TypeTime, Column: task.FieldUpdatedAt},
+			task.FieldDeletedAt:     {Type: field.TypeTime, Column: task.FieldDeletedAt},
+			task.FieldLabels:        {Type: field.TypeJSON, Column: task.FieldLabels},
+			task.FieldProject:       {Type: field.TypeString, Column: task.FieldProject},
+			task.FieldPosition:      {Type: field.TypeInt, Column: task.FieldPosition},
+			task.FieldFlagged:       {Type: field.TypeBool, Column: task.FieldFlagged},
+			task.FieldFlagReason:    {Type: field.TypeString, Column: task.FieldFlagReason},
+			task.FieldTextAuthorIds: {Type: field.TypeJSON, Column: task.FieldTextAuthorIds},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   tasklink.Table,
+			Columns: tasklink.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: tasklink.FieldID,
+			},
+		},
+		Type: "TaskLink",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			tasklink.FieldTenantID:    {Type: field.TypeInt, Column: tasklink.FieldTenantID},
+			tasklink.FieldFromTaskID:  {Type: field.TypeInt, Column: tasklink.FieldFromTaskID},
+			tasklink.FieldToTaskID:    {Type: field.TypeInt, Column: tasklink.FieldToTaskID},
+			tasklink.FieldKind:        {Type: field.TypeEnum, Column: tasklink.FieldKind},
+			tasklink.FieldCreatedByID: {Type: field.TypeInt, Column: tasklink.FieldCreatedByID},
+			tasklink.FieldCreatedAt:   {Type: field.TypeTime, Column: tasklink.FieldCreatedAt},
+		},
+	}
+	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -212,7 +282,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldCreatedAt: {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[12] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -232,6 +302,37 @@ var schemaGraph = func() *sqlgraph.Schema {
 			token.FieldExpiresAt:  {Type: field.TypeTime, Column: token.FieldExpiresAt},
 			token.FieldLastUsedAt: {Type: field.TypeTime, Column: token.FieldLastUsedAt},
 			token.FieldRevokedAt:  {Type: field.TypeTime, Column: token.FieldRevokedAt},
+			token.FieldToolsets:   {Type: field.TypeJSON, Column: token.FieldToolsets},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   workitem.Table,
+			Columns: workitem.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: workitem.FieldID,
+			},
+		},
+		Type: "WorkItem",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			workitem.FieldTenantID:          {Type: field.TypeInt, Column: workitem.FieldTenantID},
+			workitem.FieldTaskID:            {Type: field.TypeInt, Column: workitem.FieldTaskID},
+			workitem.FieldBoardID:           {Type: field.TypeInt, Column: workitem.FieldBoardID},
+			workitem.FieldState:             {Type: field.TypeEnum, Column: workitem.FieldState},
+			workitem.FieldPlan:              {Type: field.TypeString, Column: workitem.FieldPlan},
+			workitem.FieldApprovedByID:      {Type: field.TypeInt, Column: workitem.FieldApprovedByID},
+			workitem.FieldApprovedAt:        {Type: field.TypeTime, Column: workitem.FieldApprovedAt},
+			workitem.FieldLeaseMinutes:      {Type: field.TypeInt, Column: workitem.FieldLeaseMinutes},
+			workitem.FieldMaxClaims:         {Type: field.TypeInt, Column: workitem.FieldMaxClaims},
+			workitem.FieldClaims:            {Type: field.TypeInt, Column: workitem.FieldClaims},
+			workitem.FieldFence:             {Type: field.TypeInt, Column: workitem.FieldFence},
+			workitem.FieldHolderID:          {Type: field.TypeInt, Column: workitem.FieldHolderID},
+			workitem.FieldLeaseSecretHash:   {Type: field.TypeBytes, Column: workitem.FieldLeaseSecretHash},
+			workitem.FieldLeaseExpiresAt:    {Type: field.TypeTime, Column: workitem.FieldLeaseExpiresAt},
+			workitem.FieldLastReleaseReason: {Type: field.TypeString, Column: workitem.FieldLastReleaseReason},
+			workitem.FieldTestStatus:        {Type: field.TypeEnum, Column: workitem.FieldTestStatus},
+			workitem.FieldCompletedAt:       {Type: field.TypeTime, Column: workitem.FieldCompletedAt},
 		},
 	}
 	graph.MustAddE(
@@ -359,6 +460,54 @@ var schemaGraph = func() *sqlgraph.Schema {
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
 			Inverse: false,
+			Table:   contextnote.TenantTable,
+			Columns: []string{contextnote.TenantColumn},
+			Bidi:    false,
+		},
+		"ContextNote",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"board",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contextnote.BoardTable,
+			Columns: []string{contextnote.BoardColumn},
+			Bidi:    false,
+		},
+		"ContextNote",
+		"Board",
+	)
+	graph.MustAddE(
+		"author",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   contextnote.AuthorTable,
+			Columns: []string{contextnote.AuthorColumn},
+			Bidi:    false,
+		},
+		"ContextNote",
+		"Member",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   idempotencykey.TenantTable,
+			Columns: []string{idempotencykey.TenantColumn},
+			Bidi:    false,
+		},
+		"IdempotencyKey",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
 			Table:   member.TenantTable,
 			Columns: []string{member.TenantColumn},
 			Bidi:    false,
@@ -439,6 +588,66 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"Comment",
 	)
 	graph.MustAddE(
+		"links",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+		},
+		"Task",
+		"TaskLink",
+	)
+	graph.MustAddE(
+		"work",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   task.WorkTable,
+			Columns: []string{task.WorkColumn},
+			Bidi:    false,
+		},
+		"Task",
+		"WorkItem",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   tasklink.TenantTable,
+			Columns: []string{tasklink.TenantColumn},
+			Bidi:    false,
+		},
+		"TaskLink",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"from_task",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   tasklink.FromTaskTable,
+			Columns: []string{tasklink.FromTaskColumn},
+			Bidi:    false,
+		},
+		"TaskLink",
+		"Task",
+	)
+	graph.MustAddE(
+		"to_task",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   tasklink.ToTaskTable,
+			Columns: []string{tasklink.ToTaskColumn},
+			Bidi:    false,
+		},
+		"TaskLink",
+		"Task",
+	)
+	graph.MustAddE(
 		"tenant",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -461,6 +670,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Token",
 		"Member",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   workitem.TenantTable,
+			Columns: []string{workitem.TenantColumn},
+			Bidi:    false,
+		},
+		"WorkItem",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"task",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: true,
+			Table:   workitem.TaskTable,
+			Columns: []string{workitem.TaskColumn},
+			Bidi:    false,
+		},
+		"WorkItem",
+		"Task",
 	)
 	return graph
 }()
@@ -782,6 +1015,11 @@ func (f *BoardFilter) WhereRules(p entql.StringP) {
 	f.Where(p.Field(board.FieldRules))
 }
 
+// WhereWipLimits applies the entql json.RawMessage predicate on the wip_limits field.
+func (f *BoardFilter) WhereWipLimits(p entql.BytesP) {
+	f.Where(p.Field(board.FieldWipLimits))
+}
+
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *BoardFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(board.FieldCreatedAt))
@@ -878,6 +1116,16 @@ func (f *CommentFilter) WhereBody(p entql.StringP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *CommentFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(comment.FieldCreatedAt))
+}
+
+// WhereEditedAt applies the entql time.Time predicate on the edited_at field.
+func (f *CommentFilter) WhereEditedAt(p entql.TimeP) {
+	f.Where(p.Field(comment.FieldEditedAt))
+}
+
+// WhereVersion applies the entql int predicate on the version field.
+func (f *CommentFilter) WhereVersion(p entql.IntP) {
+	f.Where(p.Field(comment.FieldVersion))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
@@ -1002,6 +1250,202 @@ func (f *ConfirmationFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *ContextNoteQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the ContextNoteQuery builder.
+func (_q *ContextNoteQuery) Filter() *ContextNoteFilter {
+	return &ContextNoteFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *ContextNoteMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the ContextNoteMutation builder.
+func (m *ContextNoteMutation) Filter() *ContextNoteFilter {
+	return &ContextNoteFilter{config: m.config, predicateAdder: m}
+}
+
+// ContextNoteFilter provides a generic filtering capability at runtime for ContextNoteQuery.
+type ContextNoteFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *ContextNoteFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *ContextNoteFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(contextnote.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *ContextNoteFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(contextnote.FieldTenantID))
+}
+
+// WhereBoardID applies the entql int predicate on the board_id field.
+func (f *ContextNoteFilter) WhereBoardID(p entql.IntP) {
+	f.Where(p.Field(contextnote.FieldBoardID))
+}
+
+// WhereAuthorID applies the entql int predicate on the author_id field.
+func (f *ContextNoteFilter) WhereAuthorID(p entql.IntP) {
+	f.Where(p.Field(contextnote.FieldAuthorID))
+}
+
+// WhereBody applies the entql string predicate on the body field.
+func (f *ContextNoteFilter) WhereBody(p entql.StringP) {
+	f.Where(p.Field(contextnote.FieldBody))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *ContextNoteFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(contextnote.FieldCreatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *ContextNoteFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *ContextNoteFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasBoard applies a predicate to check if query has an edge board.
+func (f *ContextNoteFilter) WhereHasBoard() {
+	f.Where(entql.HasEdge("board"))
+}
+
+// WhereHasBoardWith applies a predicate to check if query has an edge board with a given conditions (other predicates).
+func (f *ContextNoteFilter) WhereHasBoardWith(preds ...predicate.Board) {
+	f.Where(entql.HasEdgeWith("board", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasAuthor applies a predicate to check if query has an edge author.
+func (f *ContextNoteFilter) WhereHasAuthor() {
+	f.Where(entql.HasEdge("author"))
+}
+
+// WhereHasAuthorWith applies a predicate to check if query has an edge author with a given conditions (other predicates).
+func (f *ContextNoteFilter) WhereHasAuthorWith(preds ...predicate.Member) {
+	f.Where(entql.HasEdgeWith("author", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *IdempotencyKeyQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the IdempotencyKeyQuery builder.
+func (_q *IdempotencyKeyQuery) Filter() *IdempotencyKeyFilter {
+	return &IdempotencyKeyFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *IdempotencyKeyMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the IdempotencyKeyMutation builder.
+func (m *IdempotencyKeyMutation) Filter() *IdempotencyKeyFilter {
+	return &IdempotencyKeyFilter{config: m.config, predicateAdder: m}
+}
+
+// IdempotencyKeyFilter provides a generic filtering capability at runtime for IdempotencyKeyQuery.
+type IdempotencyKeyFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *IdempotencyKeyFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *IdempotencyKeyFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(idempotencykey.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *IdempotencyKeyFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(idempotencykey.FieldTenantID))
+}
+
+// WhereMemberID applies the entql int predicate on the member_id field.
+func (f *IdempotencyKeyFilter) WhereMemberID(p entql.IntP) {
+	f.Where(p.Field(idempotencykey.FieldMemberID))
+}
+
+// WhereKey applies the entql string predicate on the key field.
+func (f *IdempotencyKeyFilter) WhereKey(p entql.StringP) {
+	f.Where(p.Field(idempotencykey.FieldKey))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *IdempotencyKeyFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(idempotencykey.FieldMethod))
+}
+
+// WhereRequestDigest applies the entql []byte predicate on the request_digest field.
+func (f *IdempotencyKeyFilter) WhereRequestDigest(p entql.BytesP) {
+	f.Where(p.Field(idempotencykey.FieldRequestDigest))
+}
+
+// WhereResponse applies the entql []byte predicate on the response field.
+func (f *IdempotencyKeyFilter) WhereResponse(p entql.BytesP) {
+	f.Where(p.Field(idempotencykey.FieldResponse))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *IdempotencyKeyFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(idempotencykey.FieldCreatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *IdempotencyKeyFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *IdempotencyKeyFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *MemberQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1030,7 +1474,7 @@ type MemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1152,7 +1596,7 @@ type SigningKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SigningKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1227,7 +1671,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1308,6 +1752,36 @@ func (f *TaskFilter) WhereDeletedAt(p entql.TimeP) {
 	f.Where(p.Field(task.FieldDeletedAt))
 }
 
+// WhereLabels applies the entql json.RawMessage predicate on the labels field.
+func (f *TaskFilter) WhereLabels(p entql.BytesP) {
+	f.Where(p.Field(task.FieldLabels))
+}
+
+// WhereProject applies the entql string predicate on the project field.
+func (f *TaskFilter) WhereProject(p entql.StringP) {
+	f.Where(p.Field(task.FieldProject))
+}
+
+// WherePosition applies the entql int predicate on the position field.
+func (f *TaskFilter) WherePosition(p entql.IntP) {
+	f.Where(p.Field(task.FieldPosition))
+}
+
+// WhereFlagged applies the entql bool predicate on the flagged field.
+func (f *TaskFilter) WhereFlagged(p entql.BoolP) {
+	f.Where(p.Field(task.FieldFlagged))
+}
+
+// WhereFlagReason applies the entql string predicate on the flag_reason field.
+func (f *TaskFilter) WhereFlagReason(p entql.StringP) {
+	f.Where(p.Field(task.FieldFlagReason))
+}
+
+// WhereTextAuthorIds applies the entql json.RawMessage predicate on the text_author_ids field.
+func (f *TaskFilter) WhereTextAuthorIds(p entql.BytesP) {
+	f.Where(p.Field(task.FieldTextAuthorIds))
+}
+
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *TaskFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -1364,6 +1838,146 @@ func (f *TaskFilter) WhereHasCommentsWith(preds ...predicate.Comment) {
 	})))
 }
 
+// WhereHasLinks applies a predicate to check if query has an edge links.
+func (f *TaskFilter) WhereHasLinks() {
+	f.Where(entql.HasEdge("links"))
+}
+
+// WhereHasLinksWith applies a predicate to check if query has an edge links with a given conditions (other predicates).
+func (f *TaskFilter) WhereHasLinksWith(preds ...predicate.TaskLink) {
+	f.Where(entql.HasEdgeWith("links", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasWork applies a predicate to check if query has an edge work.
+func (f *TaskFilter) WhereHasWork() {
+	f.Where(entql.HasEdge("work"))
+}
+
+// WhereHasWorkWith applies a predicate to check if query has an edge work with a given conditions (other predicates).
+func (f *TaskFilter) WhereHasWorkWith(preds ...predicate.WorkItem) {
+	f.Where(entql.HasEdgeWith("work", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *TaskLinkQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TaskLinkQuery builder.
+func (_q *TaskLinkQuery) Filter() *TaskLinkFilter {
+	return &TaskLinkFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TaskLinkMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TaskLinkMutation builder.
+func (m *TaskLinkMutation) Filter() *TaskLinkFilter {
+	return &TaskLinkFilter{config: m.config, predicateAdder: m}
+}
+
+// TaskLinkFilter provides a generic filtering capability at runtime for TaskLinkQuery.
+type TaskLinkFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TaskLinkFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *TaskLinkFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(tasklink.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *TaskLinkFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(tasklink.FieldTenantID))
+}
+
+// WhereFromTaskID applies the entql int predicate on the from_task_id field.
+func (f *TaskLinkFilter) WhereFromTaskID(p entql.IntP) {
+	f.Where(p.Field(tasklink.FieldFromTaskID))
+}
+
+// WhereToTaskID applies the entql int predicate on the to_task_id field.
+func (f *TaskLinkFilter) WhereToTaskID(p entql.IntP) {
+	f.Where(p.Field(tasklink.FieldToTaskID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *TaskLinkFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(tasklink.FieldKind))
+}
+
+// WhereCreatedByID applies the entql int predicate on the created_by_id field.
+func (f *TaskLinkFilter) WhereCreatedByID(p entql.IntP) {
+	f.Where(p.Field(tasklink.FieldCreatedByID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *TaskLinkFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(tasklink.FieldCreatedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *TaskLinkFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *TaskLinkFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasFromTask applies a predicate to check if query has an edge from_task.
+func (f *TaskLinkFilter) WhereHasFromTask() {
+	f.Where(entql.HasEdge("from_task"))
+}
+
+// WhereHasFromTaskWith applies a predicate to check if query has an edge from_task with a given conditions (other predicates).
+func (f *TaskLinkFilter) WhereHasFromTaskWith(preds ...predicate.Task) {
+	f.Where(entql.HasEdgeWith("from_task", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasToTask applies a predicate to check if query has an edge to_task.
+func (f *TaskLinkFilter) WhereHasToTask() {
+	f.Where(entql.HasEdge("to_task"))
+}
+
+// WhereHasToTaskWith applies a predicate to check if query has an edge to_task with a given conditions (other predicates).
+func (f *TaskLinkFilter) WhereHasToTaskWith(preds ...predicate.Task) {
+	f.Where(entql.HasEdgeWith("to_task", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *TenantQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -1393,7 +2007,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1453,7 +2067,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1509,6 +2123,11 @@ func (f *TokenFilter) WhereRevokedAt(p entql.TimeP) {
 	f.Where(p.Field(token.FieldRevokedAt))
 }
 
+// WhereToolsets applies the entql json.RawMessage predicate on the toolsets field.
+func (f *TokenFilter) WhereToolsets(p entql.BytesP) {
+	f.Where(p.Field(token.FieldToolsets))
+}
+
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *TokenFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -1531,6 +2150,159 @@ func (f *TokenFilter) WhereHasMember() {
 // WhereHasMemberWith applies a predicate to check if query has an edge member with a given conditions (other predicates).
 func (f *TokenFilter) WhereHasMemberWith(preds ...predicate.Member) {
 	f.Where(entql.HasEdgeWith("member", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *WorkItemQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the WorkItemQuery builder.
+func (_q *WorkItemQuery) Filter() *WorkItemFilter {
+	return &WorkItemFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *WorkItemMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the WorkItemMutation builder.
+func (m *WorkItemMutation) Filter() *WorkItemFilter {
+	return &WorkItemFilter{config: m.config, predicateAdder: m}
+}
+
+// WorkItemFilter provides a generic filtering capability at runtime for WorkItemQuery.
+type WorkItemFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *WorkItemFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *WorkItemFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *WorkItemFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldTenantID))
+}
+
+// WhereTaskID applies the entql int predicate on the task_id field.
+func (f *WorkItemFilter) WhereTaskID(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldTaskID))
+}
+
+// WhereBoardID applies the entql int predicate on the board_id field.
+func (f *WorkItemFilter) WhereBoardID(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldBoardID))
+}
+
+// WhereState applies the entql string predicate on the state field.
+func (f *WorkItemFilter) WhereState(p entql.StringP) {
+	f.Where(p.Field(workitem.FieldState))
+}
+
+// WherePlan applies the entql string predicate on the plan field.
+func (f *WorkItemFilter) WherePlan(p entql.StringP) {
+	f.Where(p.Field(workitem.FieldPlan))
+}
+
+// WhereApprovedByID applies the entql int predicate on the approved_by_id field.
+func (f *WorkItemFilter) WhereApprovedByID(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldApprovedByID))
+}
+
+// WhereApprovedAt applies the entql time.Time predicate on the approved_at field.
+func (f *WorkItemFilter) WhereApprovedAt(p entql.TimeP) {
+	f.Where(p.Field(workitem.FieldApprovedAt))
+}
+
+// WhereLeaseMinutes applies the entql int predicate on the lease_minutes field.
+func (f *WorkItemFilter) WhereLeaseMinutes(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldLeaseMinutes))
+}
+
+// WhereMaxClaims applies the entql int predicate on the max_claims field.
+func (f *WorkItemFilter) WhereMaxClaims(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldMaxClaims))
+}
+
+// WhereClaims applies the entql int predicate on the claims field.
+func (f *WorkItemFilter) WhereClaims(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldClaims))
+}
+
+// WhereFence applies the entql int predicate on the fence field.
+func (f *WorkItemFilter) WhereFence(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldFence))
+}
+
+// WhereHolderID applies the entql int predicate on the holder_id field.
+func (f *WorkItemFilter) WhereHolderID(p entql.IntP) {
+	f.Where(p.Field(workitem.FieldHolderID))
+}
+
+// WhereLeaseSecretHash applies the entql []byte predicate on the lease_secret_hash field.
+func (f *WorkItemFilter) WhereLeaseSecretHash(p entql.BytesP) {
+	f.Where(p.Field(workitem.FieldLeaseSecretHash))
+}
+
+// WhereLeaseExpiresAt applies the entql time.Time predicate on the lease_expires_at field.
+func (f *WorkItemFilter) WhereLeaseExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(workitem.FieldLeaseExpiresAt))
+}
+
+// WhereLastReleaseReason applies the entql string predicate on the last_release_reason field.
+func (f *WorkItemFilter) WhereLastReleaseReason(p entql.StringP) {
+	f.Where(p.Field(workitem.FieldLastReleaseReason))
+}
+
+// WhereTestStatus applies the entql string predicate on the test_status field.
+func (f *WorkItemFilter) WhereTestStatus(p entql.StringP) {
+	f.Where(p.Field(workitem.FieldTestStatus))
+}
+
+// WhereCompletedAt applies the entql time.Time predicate on the completed_at field.
+func (f *WorkItemFilter) WhereCompletedAt(p entql.TimeP) {
+	f.Where(p.Field(workitem.FieldCompletedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *WorkItemFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *WorkItemFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTask applies a predicate to check if query has an edge task.
+func (f *WorkItemFilter) WhereHasTask() {
+	f.Where(entql.HasEdge("task"))
+}
+
+// WhereHasTaskWith applies a predicate to check if query has an edge task with a given conditions (other predicates).
+func (f *WorkItemFilter) WhereHasTaskWith(preds ...predicate.Task) {
+	f.Where(entql.HasEdgeWith("task", sqlgraph.WrapFunc(func(s *sql.Selector) {
 		for _, p := range preds {
 			p(s)
 		}

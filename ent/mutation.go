@@ -16,12 +16,16 @@ import (
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
+	"github.com/taskwire/taskwire/ent/contextnote"
+	"github.com/taskwire/taskwire/ent/idempotencykey"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 const (
@@ -33,16 +37,20 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
-	TypeActivity     = "Activity"
-	TypeAuditEvent   = "AuditEvent"
-	TypeBoard        = "Board"
-	TypeComment      = "Comment"
-	TypeConfirmation = "Confirmation"
-	TypeMember       = "Member"
-	TypeSigningKey   = "SigningKey"
-	TypeTask         = "Task"
-	TypeTenant       = "Tenant"
-	TypeToken        = "Token"
+	TypeActivity       = "Activity"
+	TypeAuditEvent     = "AuditEvent"
+	TypeBoard          = "Board"
+	TypeComment        = "Comment"
+	TypeConfirmation   = "Confirmation"
+	TypeContextNote    = "ContextNote"
+	TypeIdempotencyKey = "IdempotencyKey"
+	TypeMember         = "Member"
+	TypeSigningKey     = "SigningKey"
+	TypeTask           = "Task"
+	TypeTaskLink       = "TaskLink"
+	TypeTenant         = "Tenant"
+	TypeToken          = "Token"
+	TypeWorkItem       = "WorkItem"
 )
 
 // ActivityMutation represents an operation that mutates the Activity nodes in the graph.
@@ -2178,6 +2186,7 @@ type BoardMutation struct {
 	name          *string
 	is_default    *bool
 	rules         *string
+	wip_limits    *map[string]int
 	created_at    *time.Time
 	clearedFields map[string]struct{}
 	tenant        *int
@@ -2468,6 +2477,42 @@ func (m *BoardMutation) ResetRules() {
 	m.rules = nil
 }
 
+// SetWipLimits sets the "wip_limits" field.
+func (m *BoardMutation) SetWipLimits(value map[string]int) {
+	m.wip_limits = &value
+}
+
+// WipLimits returns the value of the "wip_limits" field in the mutation.
+func (m *BoardMutation) WipLimits() (r map[string]int, exists bool) {
+	v := m.wip_limits
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWipLimits returns the old "wip_limits" field's value of the Board entity.
+// If the Board object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardMutation) OldWipLimits(ctx context.Context) (v map[string]int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWipLimits is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWipLimits requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWipLimits: %w", err)
+	}
+	return oldValue.WipLimits, nil
+}
+
+// ResetWipLimits resets all changes to the "wip_limits" field.
+func (m *BoardMutation) ResetWipLimits() {
+	m.wip_limits = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *BoardMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -2619,7 +2664,7 @@ func (m *BoardMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BoardMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.tenant != nil {
 		fields = append(fields, board.FieldTenantID)
 	}
@@ -2634,6 +2679,9 @@ func (m *BoardMutation) Fields() []string {
 	}
 	if m.rules != nil {
 		fields = append(fields, board.FieldRules)
+	}
+	if m.wip_limits != nil {
+		fields = append(fields, board.FieldWipLimits)
 	}
 	if m.created_at != nil {
 		fields = append(fields, board.FieldCreatedAt)
@@ -2656,6 +2704,8 @@ func (m *BoardMutation) Field(name string) (ent.Value, bool) {
 		return m.IsDefault()
 	case board.FieldRules:
 		return m.Rules()
+	case board.FieldWipLimits:
+		return m.WipLimits()
 	case board.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -2677,6 +2727,8 @@ func (m *BoardMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldIsDefault(ctx)
 	case board.FieldRules:
 		return m.OldRules(ctx)
+	case board.FieldWipLimits:
+		return m.OldWipLimits(ctx)
 	case board.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -2722,6 +2774,13 @@ func (m *BoardMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRules(v)
+		return nil
+	case board.FieldWipLimits:
+		v, ok := value.(map[string]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWipLimits(v)
 		return nil
 	case board.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -2796,6 +2855,9 @@ func (m *BoardMutation) ResetField(name string) error {
 		return nil
 	case board.FieldRules:
 		m.ResetRules()
+		return nil
+	case board.FieldWipLimits:
+		m.ResetWipLimits()
 		return nil
 	case board.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -2914,6 +2976,9 @@ type CommentMutation struct {
 	id            *int
 	body          *string
 	created_at    *time.Time
+	edited_at     *time.Time
+	version       *int
+	addversion    *int
 	clearedFields map[string]struct{}
 	tenant        *int
 	clearedtenant bool
@@ -3204,6 +3269,111 @@ func (m *CommentMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetEditedAt sets the "edited_at" field.
+func (m *CommentMutation) SetEditedAt(t time.Time) {
+	m.edited_at = &t
+}
+
+// EditedAt returns the value of the "edited_at" field in the mutation.
+func (m *CommentMutation) EditedAt() (r time.Time, exists bool) {
+	v := m.edited_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEditedAt returns the old "edited_at" field's value of the Comment entity.
+// If the Comment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommentMutation) OldEditedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEditedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEditedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEditedAt: %w", err)
+	}
+	return oldValue.EditedAt, nil
+}
+
+// ClearEditedAt clears the value of the "edited_at" field.
+func (m *CommentMutation) ClearEditedAt() {
+	m.edited_at = nil
+	m.clearedFields[comment.FieldEditedAt] = struct{}{}
+}
+
+// EditedAtCleared returns if the "edited_at" field was cleared in this mutation.
+func (m *CommentMutation) EditedAtCleared() bool {
+	_, ok := m.clearedFields[comment.FieldEditedAt]
+	return ok
+}
+
+// ResetEditedAt resets all changes to the "edited_at" field.
+func (m *CommentMutation) ResetEditedAt() {
+	m.edited_at = nil
+	delete(m.clearedFields, comment.FieldEditedAt)
+}
+
+// SetVersion sets the "version" field.
+func (m *CommentMutation) SetVersion(i int) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *CommentMutation) Version() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Comment entity.
+// If the Comment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommentMutation) OldVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *CommentMutation) AddVersion(i int) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *CommentMutation) AddedVersion() (r int, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *CommentMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *CommentMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -3319,7 +3489,7 @@ func (m *CommentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CommentMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 7)
 	if m.tenant != nil {
 		fields = append(fields, comment.FieldTenantID)
 	}
@@ -3334,6 +3504,12 @@ func (m *CommentMutation) Fields() []string {
 	}
 	if m.created_at != nil {
 		fields = append(fields, comment.FieldCreatedAt)
+	}
+	if m.edited_at != nil {
+		fields = append(fields, comment.FieldEditedAt)
+	}
+	if m.version != nil {
+		fields = append(fields, comment.FieldVersion)
 	}
 	return fields
 }
@@ -3353,6 +3529,10 @@ func (m *CommentMutation) Field(name string) (ent.Value, bool) {
 		return m.Body()
 	case comment.FieldCreatedAt:
 		return m.CreatedAt()
+	case comment.FieldEditedAt:
+		return m.EditedAt()
+	case comment.FieldVersion:
+		return m.Version()
 	}
 	return nil, false
 }
@@ -3372,6 +3552,10 @@ func (m *CommentMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldBody(ctx)
 	case comment.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case comment.FieldEditedAt:
+		return m.OldEditedAt(ctx)
+	case comment.FieldVersion:
+		return m.OldVersion(ctx)
 	}
 	return nil, fmt.Errorf("unknown Comment field %s", name)
 }
@@ -3416,6 +3600,20 @@ func (m *CommentMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case comment.FieldEditedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEditedAt(v)
+		return nil
+	case comment.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Comment field %s", name)
 }
@@ -3424,6 +3622,9 @@ func (m *CommentMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *CommentMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, comment.FieldVersion)
+	}
 	return fields
 }
 
@@ -3432,6 +3633,8 @@ func (m *CommentMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *CommentMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case comment.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -3441,6 +3644,13 @@ func (m *CommentMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *CommentMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case comment.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Comment numeric field %s", name)
 }
@@ -3448,7 +3658,11 @@ func (m *CommentMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *CommentMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(comment.FieldEditedAt) {
+		fields = append(fields, comment.FieldEditedAt)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -3461,6 +3675,11 @@ func (m *CommentMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *CommentMutation) ClearField(name string) error {
+	switch name {
+	case comment.FieldEditedAt:
+		m.ClearEditedAt()
+		return nil
+	}
 	return fmt.Errorf("unknown Comment nullable field %s", name)
 }
 
@@ -3482,6 +3701,12 @@ func (m *CommentMutation) ResetField(name string) error {
 		return nil
 	case comment.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case comment.FieldEditedAt:
+		m.ResetEditedAt()
+		return nil
+	case comment.FieldVersion:
+		m.ResetVersion()
 		return nil
 	}
 	return fmt.Errorf("unknown Comment field %s", name)
@@ -4227,6 +4452,1459 @@ func (m *ConfirmationMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Confirmation edge %s", name)
+}
+
+// ContextNoteMutation represents an operation that mutates the ContextNote nodes in the graph.
+type ContextNoteMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	body          *string
+	created_at    *time.Time
+	clearedFields map[string]struct{}
+	tenant        *int
+	clearedtenant bool
+	board         *int
+	clearedboard  bool
+	author        *int
+	clearedauthor bool
+	done          bool
+	oldValue      func(context.Context) (*ContextNote, error)
+	predicates    []predicate.ContextNote
+}
+
+var _ ent.Mutation = (*ContextNoteMutation)(nil)
+
+// contextnoteOption allows management of the mutation configuration using functional options.
+type contextnoteOption func(*ContextNoteMutation)
+
+// newContextNoteMutation creates new mutation for the ContextNote entity.
+func newContextNoteMutation(c config, op Op, opts ...contextnoteOption) *ContextNoteMutation {
+	m := &ContextNoteMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeContextNote,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withContextNoteID sets the ID field of the mutation.
+func withContextNoteID(id int) contextnoteOption {
+	return func(m *ContextNoteMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *ContextNote
+		)
+		m.oldValue = func(ctx context.Context) (*ContextNote, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().ContextNote.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withContextNote sets the old ContextNote of the mutation.
+func withContextNote(node *ContextNote) contextnoteOption {
+	return func(m *ContextNoteMutation) {
+		m.oldValue = func(context.Context) (*ContextNote, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m ContextNoteMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m ContextNoteMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *ContextNoteMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *ContextNoteMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().ContextNote.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *ContextNoteMutation) SetTenantID(i int) {
+	m.tenant = &i
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *ContextNoteMutation) TenantID() (r int, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the ContextNote entity.
+// If the ContextNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContextNoteMutation) OldTenantID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *ContextNoteMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetBoardID sets the "board_id" field.
+func (m *ContextNoteMutation) SetBoardID(i int) {
+	m.board = &i
+}
+
+// BoardID returns the value of the "board_id" field in the mutation.
+func (m *ContextNoteMutation) BoardID() (r int, exists bool) {
+	v := m.board
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBoardID returns the old "board_id" field's value of the ContextNote entity.
+// If the ContextNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContextNoteMutation) OldBoardID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBoardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBoardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBoardID: %w", err)
+	}
+	return oldValue.BoardID, nil
+}
+
+// ResetBoardID resets all changes to the "board_id" field.
+func (m *ContextNoteMutation) ResetBoardID() {
+	m.board = nil
+}
+
+// SetAuthorID sets the "author_id" field.
+func (m *ContextNoteMutation) SetAuthorID(i int) {
+	m.author = &i
+}
+
+// AuthorID returns the value of the "author_id" field in the mutation.
+func (m *ContextNoteMutation) AuthorID() (r int, exists bool) {
+	v := m.author
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAuthorID returns the old "author_id" field's value of the ContextNote entity.
+// If the ContextNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContextNoteMutation) OldAuthorID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAuthorID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAuthorID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAuthorID: %w", err)
+	}
+	return oldValue.AuthorID, nil
+}
+
+// ResetAuthorID resets all changes to the "author_id" field.
+func (m *ContextNoteMutation) ResetAuthorID() {
+	m.author = nil
+}
+
+// SetBody sets the "body" field.
+func (m *ContextNoteMutation) SetBody(s string) {
+	m.body = &s
+}
+
+// Body returns the value of the "body" field in the mutation.
+func (m *ContextNoteMutation) Body() (r string, exists bool) {
+	v := m.body
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBody returns the old "body" field's value of the ContextNote entity.
+// If the ContextNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContextNoteMutation) OldBody(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBody is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBody requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBody: %w", err)
+	}
+	return oldValue.Body, nil
+}
+
+// ResetBody resets all changes to the "body" field.
+func (m *ContextNoteMutation) ResetBody() {
+	m.body = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *ContextNoteMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *ContextNoteMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the ContextNote entity.
+// If the ContextNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContextNoteMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *ContextNoteMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *ContextNoteMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[contextnote.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *ContextNoteMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *ContextNoteMutation) TenantIDs() (ids []int) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *ContextNoteMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearBoard clears the "board" edge to the Board entity.
+func (m *ContextNoteMutation) ClearBoard() {
+	m.clearedboard = true
+	m.clearedFields[contextnote.FieldBoardID] = struct{}{}
+}
+
+// BoardCleared reports if the "board" edge to the Board entity was cleared.
+func (m *ContextNoteMutation) BoardCleared() bool {
+	return m.clearedboard
+}
+
+// BoardIDs returns the "board" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// BoardID instead. It exists only for internal usage by the builders.
+func (m *ContextNoteMutation) BoardIDs() (ids []int) {
+	if id := m.board; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetBoard resets all changes to the "board" edge.
+func (m *ContextNoteMutation) ResetBoard() {
+	m.board = nil
+	m.clearedboard = false
+}
+
+// ClearAuthor clears the "author" edge to the Member entity.
+func (m *ContextNoteMutation) ClearAuthor() {
+	m.clearedauthor = true
+	m.clearedFields[contextnote.FieldAuthorID] = struct{}{}
+}
+
+// AuthorCleared reports if the "author" edge to the Member entity was cleared.
+func (m *ContextNoteMutation) AuthorCleared() bool {
+	return m.clearedauthor
+}
+
+// AuthorIDs returns the "author" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// AuthorID instead. It exists only for internal usage by the builders.
+func (m *ContextNoteMutation) AuthorIDs() (ids []int) {
+	if id := m.author; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetAuthor resets all changes to the "author" edge.
+func (m *ContextNoteMutation) ResetAuthor() {
+	m.author = nil
+	m.clearedauthor = false
+}
+
+// Where appends a list predicates to the ContextNoteMutation builder.
+func (m *ContextNoteMutation) Where(ps ...predicate.ContextNote) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the ContextNoteMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *ContextNoteMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.ContextNote, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *ContextNoteMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *ContextNoteMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (ContextNote).
+func (m *ContextNoteMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *ContextNoteMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.tenant != nil {
+		fields = append(fields, contextnote.FieldTenantID)
+	}
+	if m.board != nil {
+		fields = append(fields, contextnote.FieldBoardID)
+	}
+	if m.author != nil {
+		fields = append(fields, contextnote.FieldAuthorID)
+	}
+	if m.body != nil {
+		fields = append(fields, contextnote.FieldBody)
+	}
+	if m.created_at != nil {
+		fields = append(fields, contextnote.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *ContextNoteMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case contextnote.FieldTenantID:
+		return m.TenantID()
+	case contextnote.FieldBoardID:
+		return m.BoardID()
+	case contextnote.FieldAuthorID:
+		return m.AuthorID()
+	case contextnote.FieldBody:
+		return m.Body()
+	case contextnote.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *ContextNoteMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case contextnote.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case contextnote.FieldBoardID:
+		return m.OldBoardID(ctx)
+	case contextnote.FieldAuthorID:
+		return m.OldAuthorID(ctx)
+	case contextnote.FieldBody:
+		return m.OldBody(ctx)
+	case contextnote.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown ContextNote field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContextNoteMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case contextnote.FieldTenantID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case contextnote.FieldBoardID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBoardID(v)
+		return nil
+	case contextnote.FieldAuthorID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAuthorID(v)
+		return nil
+	case contextnote.FieldBody:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBody(v)
+		return nil
+	case contextnote.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown ContextNote field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *ContextNoteMutation) AddedFields() []string {
+	var fields []string
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *ContextNoteMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *ContextNoteMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	}
+	return fmt.Errorf("unknown ContextNote numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *ContextNoteMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *ContextNoteMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *ContextNoteMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown ContextNote nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *ContextNoteMutation) ResetField(name string) error {
+	switch name {
+	case contextnote.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case contextnote.FieldBoardID:
+		m.ResetBoardID()
+		return nil
+	case contextnote.FieldAuthorID:
+		m.ResetAuthorID()
+		return nil
+	case contextnote.FieldBody:
+		m.ResetBody()
+		return nil
+	case contextnote.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown ContextNote field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *ContextNoteMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.tenant != nil {
+		edges = append(edges, contextnote.EdgeTenant)
+	}
+	if m.board != nil {
+		edges = append(edges, contextnote.EdgeBoard)
+	}
+	if m.author != nil {
+		edges = append(edges, contextnote.EdgeAuthor)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *ContextNoteMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case contextnote.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case contextnote.EdgeBoard:
+		if id := m.board; id != nil {
+			return []ent.Value{*id}
+		}
+	case contextnote.EdgeAuthor:
+		if id := m.author; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *ContextNoteMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *ContextNoteMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *ContextNoteMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedtenant {
+		edges = append(edges, contextnote.EdgeTenant)
+	}
+	if m.clearedboard {
+		edges = append(edges, contextnote.EdgeBoard)
+	}
+	if m.clearedauthor {
+		edges = append(edges, contextnote.EdgeAuthor)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *ContextNoteMutation) EdgeCleared(name string) bool {
+	switch name {
+	case contextnote.EdgeTenant:
+		return m.clearedtenant
+	case contextnote.EdgeBoard:
+		return m.clearedboard
+	case contextnote.EdgeAuthor:
+		return m.clearedauthor
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *ContextNoteMutation) ClearEdge(name string) error {
+	switch name {
+	case contextnote.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case contextnote.EdgeBoard:
+		m.ClearBoard()
+		return nil
+	case contextnote.EdgeAuthor:
+		m.ClearAuthor()
+		return nil
+	}
+	return fmt.Errorf("unknown ContextNote unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *ContextNoteMutation) ResetEdge(name string) error {
+	switch name {
+	case contextnote.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case contextnote.EdgeBoard:
+		m.ResetBoard()
+		return nil
+	case contextnote.EdgeAuthor:
+		m.ResetAuthor()
+		return nil
+	}
+	return fmt.Errorf("unknown ContextNote edge %s", name)
+}
+
+// IdempotencyKeyMutation represents an operation that mutates the IdempotencyKey nodes in the graph.
+type IdempotencyKeyMutation struct {
+	config
+	op             Op
+	typ            string
+	id             *int
+	member_id      *int
+	addmember_id   *int
+	key            *string
+	method         *string
+	request_digest *[]byte
+	response       *[]byte
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	tenant         *int
+	clearedtenant  bool
+	done           bool
+	oldValue       func(context.Context) (*IdempotencyKey, error)
+	predicates     []predicate.IdempotencyKey
+}
+
+var _ ent.Mutation = (*IdempotencyKeyMutation)(nil)
+
+// idempotencykeyOption allows management of the mutation configuration using functional options.
+type idempotencykeyOption func(*IdempotencyKeyMutation)
+
+// newIdempotencyKeyMutation creates new mutation for the IdempotencyKey entity.
+func newIdempotencyKeyMutation(c config, op Op, opts ...idempotencykeyOption) *IdempotencyKeyMutation {
+	m := &IdempotencyKeyMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeIdempotencyKey,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withIdempotencyKeyID sets the ID field of the mutation.
+func withIdempotencyKeyID(id int) idempotencykeyOption {
+	return func(m *IdempotencyKeyMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *IdempotencyKey
+		)
+		m.oldValue = func(ctx context.Context) (*IdempotencyKey, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().IdempotencyKey.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withIdempotencyKey sets the old IdempotencyKey of the mutation.
+func withIdempotencyKey(node *IdempotencyKey) idempotencykeyOption {
+	return func(m *IdempotencyKeyMutation) {
+		m.oldValue = func(context.Context) (*IdempotencyKey, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m IdempotencyKeyMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m IdempotencyKeyMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *IdempotencyKeyMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *IdempotencyKeyMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().IdempotencyKey.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *IdempotencyKeyMutation) SetTenantID(i int) {
+	m.tenant = &i
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *IdempotencyKeyMutation) TenantID() (r int, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldTenantID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *IdempotencyKeyMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetMemberID sets the "member_id" field.
+func (m *IdempotencyKeyMutation) SetMemberID(i int) {
+	m.member_id = &i
+	m.addmember_id = nil
+}
+
+// MemberID returns the value of the "member_id" field in the mutation.
+func (m *IdempotencyKeyMutation) MemberID() (r int, exists bool) {
+	v := m.member_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMemberID returns the old "member_id" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldMemberID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMemberID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMemberID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMemberID: %w", err)
+	}
+	return oldValue.MemberID, nil
+}
+
+// AddMemberID adds i to the "member_id" field.
+func (m *IdempotencyKeyMutation) AddMemberID(i int) {
+	if m.addmember_id != nil {
+		*m.addmember_id += i
+	} else {
+		m.addmember_id = &i
+	}
+}
+
+// AddedMemberID returns the value that was added to the "member_id" field in this mutation.
+func (m *IdempotencyKeyMutation) AddedMemberID() (r int, exists bool) {
+	v := m.addmember_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMemberID resets all changes to the "member_id" field.
+func (m *IdempotencyKeyMutation) ResetMemberID() {
+	m.member_id = nil
+	m.addmember_id = nil
+}
+
+// SetKey sets the "key" field.
+func (m *IdempotencyKeyMutation) SetKey(s string) {
+	m.key = &s
+}
+
+// Key returns the value of the "key" field in the mutation.
+func (m *IdempotencyKeyMutation) Key() (r string, exists bool) {
+	v := m.key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKey returns the old "key" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldKey(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKey: %w", err)
+	}
+	return oldValue.Key, nil
+}
+
+// ResetKey resets all changes to the "key" field.
+func (m *IdempotencyKeyMutation) ResetKey() {
+	m.key = nil
+}
+
+// SetMethod sets the "method" field.
+func (m *IdempotencyKeyMutation) SetMethod(s string) {
+	m.method = &s
+}
+
+// Method returns the value of the "method" field in the mutation.
+func (m *IdempotencyKeyMutation) Method() (r string, exists bool) {
+	v := m.method
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMethod returns the old "method" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldMethod(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMethod is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMethod requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMethod: %w", err)
+	}
+	return oldValue.Method, nil
+}
+
+// ResetMethod resets all changes to the "method" field.
+func (m *IdempotencyKeyMutation) ResetMethod() {
+	m.method = nil
+}
+
+// SetRequestDigest sets the "request_digest" field.
+func (m *IdempotencyKeyMutation) SetRequestDigest(b []byte) {
+	m.request_digest = &b
+}
+
+// RequestDigest returns the value of the "request_digest" field in the mutation.
+func (m *IdempotencyKeyMutation) RequestDigest() (r []byte, exists bool) {
+	v := m.request_digest
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestDigest returns the old "request_digest" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldRequestDigest(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestDigest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestDigest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestDigest: %w", err)
+	}
+	return oldValue.RequestDigest, nil
+}
+
+// ResetRequestDigest resets all changes to the "request_digest" field.
+func (m *IdempotencyKeyMutation) ResetRequestDigest() {
+	m.request_digest = nil
+}
+
+// SetResponse sets the "response" field.
+func (m *IdempotencyKeyMutation) SetResponse(b []byte) {
+	m.response = &b
+}
+
+// Response returns the value of the "response" field in the mutation.
+func (m *IdempotencyKeyMutation) Response() (r []byte, exists bool) {
+	v := m.response
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldResponse returns the old "response" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldResponse(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldResponse is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldResponse requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldResponse: %w", err)
+	}
+	return oldValue.Response, nil
+}
+
+// ClearResponse clears the value of the "response" field.
+func (m *IdempotencyKeyMutation) ClearResponse() {
+	m.response = nil
+	m.clearedFields[idempotencykey.FieldResponse] = struct{}{}
+}
+
+// ResponseCleared returns if the "response" field was cleared in this mutation.
+func (m *IdempotencyKeyMutation) ResponseCleared() bool {
+	_, ok := m.clearedFields[idempotencykey.FieldResponse]
+	return ok
+}
+
+// ResetResponse resets all changes to the "response" field.
+func (m *IdempotencyKeyMutation) ResetResponse() {
+	m.response = nil
+	delete(m.clearedFields, idempotencykey.FieldResponse)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *IdempotencyKeyMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *IdempotencyKeyMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the IdempotencyKey entity.
+// If the IdempotencyKey object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *IdempotencyKeyMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *IdempotencyKeyMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *IdempotencyKeyMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[idempotencykey.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *IdempotencyKeyMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *IdempotencyKeyMutation) TenantIDs() (ids []int) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *IdempotencyKeyMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// Where appends a list predicates to the IdempotencyKeyMutation builder.
+func (m *IdempotencyKeyMutation) Where(ps ...predicate.IdempotencyKey) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the IdempotencyKeyMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *IdempotencyKeyMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.IdempotencyKey, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *IdempotencyKeyMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *IdempotencyKeyMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (IdempotencyKey).
+func (m *IdempotencyKeyMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *IdempotencyKeyMutation) Fields() []string {
+	fields := make([]string, 0, 7)
+	if m.tenant != nil {
+		fields = append(fields, idempotencykey.FieldTenantID)
+	}
+	if m.member_id != nil {
+		fields = append(fields, idempotencykey.FieldMemberID)
+	}
+	if m.key != nil {
+		fields = append(fields, idempotencykey.FieldKey)
+	}
+	if m.method != nil {
+		fields = append(fields, idempotencykey.FieldMethod)
+	}
+	if m.request_digest != nil {
+		fields = append(fields, idempotencykey.FieldRequestDigest)
+	}
+	if m.response != nil {
+		fields = append(fields, idempotencykey.FieldResponse)
+	}
+	if m.created_at != nil {
+		fields = append(fields, idempotencykey.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *IdempotencyKeyMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case idempotencykey.FieldTenantID:
+		return m.TenantID()
+	case idempotencykey.FieldMemberID:
+		return m.MemberID()
+	case idempotencykey.FieldKey:
+		return m.Key()
+	case idempotencykey.FieldMethod:
+		return m.Method()
+	case idempotencykey.FieldRequestDigest:
+		return m.RequestDigest()
+	case idempotencykey.FieldResponse:
+		return m.Response()
+	case idempotencykey.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *IdempotencyKeyMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case idempotencykey.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case idempotencykey.FieldMemberID:
+		return m.OldMemberID(ctx)
+	case idempotencykey.FieldKey:
+		return m.OldKey(ctx)
+	case idempotencykey.FieldMethod:
+		return m.OldMethod(ctx)
+	case idempotencykey.FieldRequestDigest:
+		return m.OldRequestDigest(ctx)
+	case idempotencykey.FieldResponse:
+		return m.OldResponse(ctx)
+	case idempotencykey.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown IdempotencyKey field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *IdempotencyKeyMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case idempotencykey.FieldTenantID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case idempotencykey.FieldMemberID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMemberID(v)
+		return nil
+	case idempotencykey.FieldKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKey(v)
+		return nil
+	case idempotencykey.FieldMethod:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMethod(v)
+		return nil
+	case idempotencykey.FieldRequestDigest:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestDigest(v)
+		return nil
+	case idempotencykey.FieldResponse:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetResponse(v)
+		return nil
+	case idempotencykey.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown IdempotencyKey field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *IdempotencyKeyMutation) AddedFields() []string {
+	var fields []string
+	if m.addmember_id != nil {
+		fields = append(fields, idempotencykey.FieldMemberID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *IdempotencyKeyMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case idempotencykey.FieldMemberID:
+		return m.AddedMemberID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *IdempotencyKeyMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case idempotencykey.FieldMemberID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMemberID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown IdempotencyKey numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *IdempotencyKeyMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(idempotencykey.FieldResponse) {
+		fields = append(fields, idempotencykey.FieldResponse)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *IdempotencyKeyMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *IdempotencyKeyMutation) ClearField(name string) error {
+	switch name {
+	case idempotencykey.FieldResponse:
+		m.ClearResponse()
+		return nil
+	}
+	return fmt.Errorf("unknown IdempotencyKey nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *IdempotencyKeyMutation) ResetField(name string) error {
+	switch name {
+	case idempotencykey.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case idempotencykey.FieldMemberID:
+		m.ResetMemberID()
+		return nil
+	case idempotencykey.FieldKey:
+		m.ResetKey()
+		return nil
+	case idempotencykey.FieldMethod:
+		m.ResetMethod()
+		return nil
+	case idempotencykey.FieldRequestDigest:
+		m.ResetRequestDigest()
+		return nil
+	case idempotencykey.FieldResponse:
+		m.ResetResponse()
+		return nil
+	case idempotencykey.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown IdempotencyKey field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *IdempotencyKeyMutation) AddedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.tenant != nil {
+		edges = append(edges, idempotencykey.EdgeTenant)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *IdempotencyKeyMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case idempotencykey.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *IdempotencyKeyMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 1)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *IdempotencyKeyMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *IdempotencyKeyMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 1)
+	if m.clearedtenant {
+		edges = append(edges, idempotencykey.EdgeTenant)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *IdempotencyKeyMutation) EdgeCleared(name string) bool {
+	switch name {
+	case idempotencykey.EdgeTenant:
+		return m.clearedtenant
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *IdempotencyKeyMutation) ClearEdge(name string) error {
+	switch name {
+	case idempotencykey.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown IdempotencyKey unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *IdempotencyKeyMutation) ResetEdge(name string) error {
+	switch name {
+	case idempotencykey.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	}
+	return fmt.Errorf("unknown IdempotencyKey edge %s", name)
 }
 
 // MemberMutation represents an operation that mutates the Member nodes in the graph.
@@ -5856,36 +7534,50 @@ func (m *SigningKeyMutation) ResetEdge(name string) error {
 // TaskMutation represents an operation that mutates the Task nodes in the graph.
 type TaskMutation struct {
 	config
-	op                 Op
-	typ                string
-	id                 *int
-	number             *int
-	addnumber          *int
-	title              *string
-	note               *string
-	lane               *task.Lane
-	kind               *task.Kind
-	size               *task.Size
-	assignee_ids       *[]int
-	appendassignee_ids []int
-	version            *int
-	addversion         *int
-	created_at         *time.Time
-	updated_at         *time.Time
-	deleted_at         *time.Time
-	clearedFields      map[string]struct{}
-	tenant             *int
-	clearedtenant      bool
-	board              *int
-	clearedboard       bool
-	created_by         *int
-	clearedcreated_by  bool
-	comments           map[int]struct{}
-	removedcomments    map[int]struct{}
-	clearedcomments    bool
-	done               bool
-	oldValue           func(context.Context) (*Task, error)
-	predicates         []predicate.Task
+	op                    Op
+	typ                   string
+	id                    *int
+	number                *int
+	addnumber             *int
+	title                 *string
+	note                  *string
+	lane                  *task.Lane
+	kind                  *task.Kind
+	size                  *task.Size
+	assignee_ids          *[]int
+	appendassignee_ids    []int
+	version               *int
+	addversion            *int
+	created_at            *time.Time
+	updated_at            *time.Time
+	deleted_at            *time.Time
+	labels                *[]string
+	appendlabels          []string
+	project               *string
+	position              *int
+	addposition           *int
+	flagged               *bool
+	flag_reason           *string
+	text_author_ids       *[]int
+	appendtext_author_ids []int
+	clearedFields         map[string]struct{}
+	tenant                *int
+	clearedtenant         bool
+	board                 *int
+	clearedboard          bool
+	created_by            *int
+	clearedcreated_by     bool
+	comments              map[int]struct{}
+	removedcomments       map[int]struct{}
+	clearedcomments       bool
+	links                 map[int]struct{}
+	removedlinks          map[int]struct{}
+	clearedlinks          bool
+	work                  *int
+	clearedwork           bool
+	done                  bool
+	oldValue              func(context.Context) (*Task, error)
+	predicates            []predicate.Task
 }
 
 var _ ent.Mutation = (*TaskMutation)(nil)
@@ -6571,6 +8263,272 @@ func (m *TaskMutation) ResetDeletedAt() {
 	delete(m.clearedFields, task.FieldDeletedAt)
 }
 
+// SetLabels sets the "labels" field.
+func (m *TaskMutation) SetLabels(s []string) {
+	m.labels = &s
+	m.appendlabels = nil
+}
+
+// Labels returns the value of the "labels" field in the mutation.
+func (m *TaskMutation) Labels() (r []string, exists bool) {
+	v := m.labels
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLabels returns the old "labels" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldLabels(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLabels is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLabels requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLabels: %w", err)
+	}
+	return oldValue.Labels, nil
+}
+
+// AppendLabels adds s to the "labels" field.
+func (m *TaskMutation) AppendLabels(s []string) {
+	m.appendlabels = append(m.appendlabels, s...)
+}
+
+// AppendedLabels returns the list of values that were appended to the "labels" field in this mutation.
+func (m *TaskMutation) AppendedLabels() ([]string, bool) {
+	if len(m.appendlabels) == 0 {
+		return nil, false
+	}
+	return m.appendlabels, true
+}
+
+// ResetLabels resets all changes to the "labels" field.
+func (m *TaskMutation) ResetLabels() {
+	m.labels = nil
+	m.appendlabels = nil
+}
+
+// SetProject sets the "project" field.
+func (m *TaskMutation) SetProject(s string) {
+	m.project = &s
+}
+
+// Project returns the value of the "project" field in the mutation.
+func (m *TaskMutation) Project() (r string, exists bool) {
+	v := m.project
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProject returns the old "project" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldProject(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProject is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProject requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProject: %w", err)
+	}
+	return oldValue.Project, nil
+}
+
+// ResetProject resets all changes to the "project" field.
+func (m *TaskMutation) ResetProject() {
+	m.project = nil
+}
+
+// SetPosition sets the "position" field.
+func (m *TaskMutation) SetPosition(i int) {
+	m.position = &i
+	m.addposition = nil
+}
+
+// Position returns the value of the "position" field in the mutation.
+func (m *TaskMutation) Position() (r int, exists bool) {
+	v := m.position
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPosition returns the old "position" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldPosition(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPosition is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPosition requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPosition: %w", err)
+	}
+	return oldValue.Position, nil
+}
+
+// AddPosition adds i to the "position" field.
+func (m *TaskMutation) AddPosition(i int) {
+	if m.addposition != nil {
+		*m.addposition += i
+	} else {
+		m.addposition = &i
+	}
+}
+
+// AddedPosition returns the value that was added to the "position" field in this mutation.
+func (m *TaskMutation) AddedPosition() (r int, exists bool) {
+	v := m.addposition
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPosition resets all changes to the "position" field.
+func (m *TaskMutation) ResetPosition() {
+	m.position = nil
+	m.addposition = nil
+}
+
+// SetFlagged sets the "flagged" field.
+func (m *TaskMutation) SetFlagged(b bool) {
+	m.flagged = &b
+}
+
+// Flagged returns the value of the "flagged" field in the mutation.
+func (m *TaskMutation) Flagged() (r bool, exists bool) {
+	v := m.flagged
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFlagged returns the old "flagged" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldFlagged(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFlagged is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFlagged requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFlagged: %w", err)
+	}
+	return oldValue.Flagged, nil
+}
+
+// ResetFlagged resets all changes to the "flagged" field.
+func (m *TaskMutation) ResetFlagged() {
+	m.flagged = nil
+}
+
+// SetFlagReason sets the "flag_reason" field.
+func (m *TaskMutation) SetFlagReason(s string) {
+	m.flag_reason = &s
+}
+
+// FlagReason returns the value of the "flag_reason" field in the mutation.
+func (m *TaskMutation) FlagReason() (r string, exists bool) {
+	v := m.flag_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFlagReason returns the old "flag_reason" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldFlagReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFlagReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFlagReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFlagReason: %w", err)
+	}
+	return oldValue.FlagReason, nil
+}
+
+// ResetFlagReason resets all changes to the "flag_reason" field.
+func (m *TaskMutation) ResetFlagReason() {
+	m.flag_reason = nil
+}
+
+// SetTextAuthorIds sets the "text_author_ids" field.
+func (m *TaskMutation) SetTextAuthorIds(i []int) {
+	m.text_author_ids = &i
+	m.appendtext_author_ids = nil
+}
+
+// TextAuthorIds returns the value of the "text_author_ids" field in the mutation.
+func (m *TaskMutation) TextAuthorIds() (r []int, exists bool) {
+	v := m.text_author_ids
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTextAuthorIds returns the old "text_author_ids" field's value of the Task entity.
+// If the Task object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskMutation) OldTextAuthorIds(ctx context.Context) (v []int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTextAuthorIds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTextAuthorIds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTextAuthorIds: %w", err)
+	}
+	return oldValue.TextAuthorIds, nil
+}
+
+// AppendTextAuthorIds adds i to the "text_author_ids" field.
+func (m *TaskMutation) AppendTextAuthorIds(i []int) {
+	m.appendtext_author_ids = append(m.appendtext_author_ids, i...)
+}
+
+// AppendedTextAuthorIds returns the list of values that were appended to the "text_author_ids" field in this mutation.
+func (m *TaskMutation) AppendedTextAuthorIds() ([]int, bool) {
+	if len(m.appendtext_author_ids) == 0 {
+		return nil, false
+	}
+	return m.appendtext_author_ids, true
+}
+
+// ResetTextAuthorIds resets all changes to the "text_author_ids" field.
+func (m *TaskMutation) ResetTextAuthorIds() {
+	m.text_author_ids = nil
+	m.appendtext_author_ids = nil
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *TaskMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -6706,6 +8664,99 @@ func (m *TaskMutation) ResetComments() {
 	m.removedcomments = nil
 }
 
+// AddLinkIDs adds the "links" edge to the TaskLink entity by ids.
+func (m *TaskMutation) AddLinkIDs(ids ...int) {
+	if m.links == nil {
+		m.links = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.links[ids[i]] = struct{}{}
+	}
+}
+
+// ClearLinks clears the "links" edge to the TaskLink entity.
+func (m *TaskMutation) ClearLinks() {
+	m.clearedlinks = true
+}
+
+// LinksCleared reports if the "links" edge to the TaskLink entity was cleared.
+func (m *TaskMutation) LinksCleared() bool {
+	return m.clearedlinks
+}
+
+// RemoveLinkIDs removes the "links" edge to the TaskLink entity by IDs.
+func (m *TaskMutation) RemoveLinkIDs(ids ...int) {
+	if m.removedlinks == nil {
+		m.removedlinks = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.links, ids[i])
+		m.removedlinks[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedLinks returns the removed IDs of the "links" edge to the TaskLink entity.
+func (m *TaskMutation) RemovedLinksIDs() (ids []int) {
+	for id := range m.removedlinks {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// LinksIDs returns the "links" edge IDs in the mutation.
+func (m *TaskMutation) LinksIDs() (ids []int) {
+	for id := range m.links {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetLinks resets all changes to the "links" edge.
+func (m *TaskMutation) ResetLinks() {
+	m.links = nil
+	m.clearedlinks = false
+	m.removedlinks = nil
+}
+
+// SetWorkID sets the "work" edge to the WorkItem entity by id.
+func (m *TaskMutation) SetWorkID(id int) {
+	m.work = &id
+}
+
+// ClearWork clears the "work" edge to the WorkItem entity.
+func (m *TaskMutation) ClearWork() {
+	m.clearedwork = true
+}
+
+// WorkCleared reports if the "work" edge to the WorkItem entity was cleared.
+func (m *TaskMutation) WorkCleared() bool {
+	return m.clearedwork
+}
+
+// WorkID returns the "work" edge ID in the mutation.
+func (m *TaskMutation) WorkID() (id int, exists bool) {
+	if m.work != nil {
+		return *m.work, true
+	}
+	return
+}
+
+// WorkIDs returns the "work" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// WorkID instead. It exists only for internal usage by the builders.
+func (m *TaskMutation) WorkIDs() (ids []int) {
+	if id := m.work; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetWork resets all changes to the "work" edge.
+func (m *TaskMutation) ResetWork() {
+	m.work = nil
+	m.clearedwork = false
+}
+
 // Where appends a list predicates to the TaskMutation builder.
 func (m *TaskMutation) Where(ps ...predicate.Task) {
 	m.predicates = append(m.predicates, ps...)
@@ -6740,7 +8791,7 @@ func (m *TaskMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TaskMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 20)
 	if m.tenant != nil {
 		fields = append(fields, task.FieldTenantID)
 	}
@@ -6783,6 +8834,24 @@ func (m *TaskMutation) Fields() []string {
 	if m.deleted_at != nil {
 		fields = append(fields, task.FieldDeletedAt)
 	}
+	if m.labels != nil {
+		fields = append(fields, task.FieldLabels)
+	}
+	if m.project != nil {
+		fields = append(fields, task.FieldProject)
+	}
+	if m.position != nil {
+		fields = append(fields, task.FieldPosition)
+	}
+	if m.flagged != nil {
+		fields = append(fields, task.FieldFlagged)
+	}
+	if m.flag_reason != nil {
+		fields = append(fields, task.FieldFlagReason)
+	}
+	if m.text_author_ids != nil {
+		fields = append(fields, task.FieldTextAuthorIds)
+	}
 	return fields
 }
 
@@ -6819,6 +8888,18 @@ func (m *TaskMutation) Field(name string) (ent.Value, bool) {
 		return m.UpdatedAt()
 	case task.FieldDeletedAt:
 		return m.DeletedAt()
+	case task.FieldLabels:
+		return m.Labels()
+	case task.FieldProject:
+		return m.Project()
+	case task.FieldPosition:
+		return m.Position()
+	case task.FieldFlagged:
+		return m.Flagged()
+	case task.FieldFlagReason:
+		return m.FlagReason()
+	case task.FieldTextAuthorIds:
+		return m.TextAuthorIds()
 	}
 	return nil, false
 }
@@ -6856,6 +8937,18 @@ func (m *TaskMutation) OldField(ctx context.Context, name string) (ent.Value, er
 		return m.OldUpdatedAt(ctx)
 	case task.FieldDeletedAt:
 		return m.OldDeletedAt(ctx)
+	case task.FieldLabels:
+		return m.OldLabels(ctx)
+	case task.FieldProject:
+		return m.OldProject(ctx)
+	case task.FieldPosition:
+		return m.OldPosition(ctx)
+	case task.FieldFlagged:
+		return m.OldFlagged(ctx)
+	case task.FieldFlagReason:
+		return m.OldFlagReason(ctx)
+	case task.FieldTextAuthorIds:
+		return m.OldTextAuthorIds(ctx)
 	}
 	return nil, fmt.Errorf("unknown Task field %s", name)
 }
@@ -6963,6 +9056,48 @@ func (m *TaskMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetDeletedAt(v)
 		return nil
+	case task.FieldLabels:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLabels(v)
+		return nil
+	case task.FieldProject:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProject(v)
+		return nil
+	case task.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPosition(v)
+		return nil
+	case task.FieldFlagged:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFlagged(v)
+		return nil
+	case task.FieldFlagReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFlagReason(v)
+		return nil
+	case task.FieldTextAuthorIds:
+		v, ok := value.([]int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTextAuthorIds(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Task field %s", name)
 }
@@ -6977,6 +9112,9 @@ func (m *TaskMutation) AddedFields() []string {
 	if m.addversion != nil {
 		fields = append(fields, task.FieldVersion)
 	}
+	if m.addposition != nil {
+		fields = append(fields, task.FieldPosition)
+	}
 	return fields
 }
 
@@ -6989,6 +9127,8 @@ func (m *TaskMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedNumber()
 	case task.FieldVersion:
 		return m.AddedVersion()
+	case task.FieldPosition:
+		return m.AddedPosition()
 	}
 	return nil, false
 }
@@ -7011,6 +9151,13 @@ func (m *TaskMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddVersion(v)
+		return nil
+	case task.FieldPosition:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPosition(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Task numeric field %s", name)
@@ -7096,13 +9243,31 @@ func (m *TaskMutation) ResetField(name string) error {
 	case task.FieldDeletedAt:
 		m.ResetDeletedAt()
 		return nil
+	case task.FieldLabels:
+		m.ResetLabels()
+		return nil
+	case task.FieldProject:
+		m.ResetProject()
+		return nil
+	case task.FieldPosition:
+		m.ResetPosition()
+		return nil
+	case task.FieldFlagged:
+		m.ResetFlagged()
+		return nil
+	case task.FieldFlagReason:
+		m.ResetFlagReason()
+		return nil
+	case task.FieldTextAuthorIds:
+		m.ResetTextAuthorIds()
+		return nil
 	}
 	return fmt.Errorf("unknown Task field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *TaskMutation) AddedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 6)
 	if m.tenant != nil {
 		edges = append(edges, task.EdgeTenant)
 	}
@@ -7114,6 +9279,12 @@ func (m *TaskMutation) AddedEdges() []string {
 	}
 	if m.comments != nil {
 		edges = append(edges, task.EdgeComments)
+	}
+	if m.links != nil {
+		edges = append(edges, task.EdgeLinks)
+	}
+	if m.work != nil {
+		edges = append(edges, task.EdgeWork)
 	}
 	return edges
 }
@@ -7140,15 +9311,28 @@ func (m *TaskMutation) AddedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case task.EdgeLinks:
+		ids := make([]ent.Value, 0, len(m.links))
+		for id := range m.links {
+			ids = append(ids, id)
+		}
+		return ids
+	case task.EdgeWork:
+		if id := m.work; id != nil {
+			return []ent.Value{*id}
+		}
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *TaskMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 6)
 	if m.removedcomments != nil {
 		edges = append(edges, task.EdgeComments)
+	}
+	if m.removedlinks != nil {
+		edges = append(edges, task.EdgeLinks)
 	}
 	return edges
 }
@@ -7163,13 +9347,19 @@ func (m *TaskMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case task.EdgeLinks:
+		ids := make([]ent.Value, 0, len(m.removedlinks))
+		for id := range m.removedlinks {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *TaskMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 4)
+	edges := make([]string, 0, 6)
 	if m.clearedtenant {
 		edges = append(edges, task.EdgeTenant)
 	}
@@ -7181,6 +9371,12 @@ func (m *TaskMutation) ClearedEdges() []string {
 	}
 	if m.clearedcomments {
 		edges = append(edges, task.EdgeComments)
+	}
+	if m.clearedlinks {
+		edges = append(edges, task.EdgeLinks)
+	}
+	if m.clearedwork {
+		edges = append(edges, task.EdgeWork)
 	}
 	return edges
 }
@@ -7197,6 +9393,10 @@ func (m *TaskMutation) EdgeCleared(name string) bool {
 		return m.clearedcreated_by
 	case task.EdgeComments:
 		return m.clearedcomments
+	case task.EdgeLinks:
+		return m.clearedlinks
+	case task.EdgeWork:
+		return m.clearedwork
 	}
 	return false
 }
@@ -7213,6 +9413,9 @@ func (m *TaskMutation) ClearEdge(name string) error {
 		return nil
 	case task.EdgeCreatedBy:
 		m.ClearCreatedBy()
+		return nil
+	case task.EdgeWork:
+		m.ClearWork()
 		return nil
 	}
 	return fmt.Errorf("unknown Task unique edge %s", name)
@@ -7234,8 +9437,792 @@ func (m *TaskMutation) ResetEdge(name string) error {
 	case task.EdgeComments:
 		m.ResetComments()
 		return nil
+	case task.EdgeLinks:
+		m.ResetLinks()
+		return nil
+	case task.EdgeWork:
+		m.ResetWork()
+		return nil
 	}
 	return fmt.Errorf("unknown Task edge %s", name)
+}
+
+// TaskLinkMutation represents an operation that mutates the TaskLink nodes in the graph.
+type TaskLinkMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *int
+	kind             *tasklink.Kind
+	created_by_id    *int
+	addcreated_by_id *int
+	created_at       *time.Time
+	clearedFields    map[string]struct{}
+	tenant           *int
+	clearedtenant    bool
+	from_task        *int
+	clearedfrom_task bool
+	to_task          *int
+	clearedto_task   bool
+	done             bool
+	oldValue         func(context.Context) (*TaskLink, error)
+	predicates       []predicate.TaskLink
+}
+
+var _ ent.Mutation = (*TaskLinkMutation)(nil)
+
+// tasklinkOption allows management of the mutation configuration using functional options.
+type tasklinkOption func(*TaskLinkMutation)
+
+// newTaskLinkMutation creates new mutation for the TaskLink entity.
+func newTaskLinkMutation(c config, op Op, opts ...tasklinkOption) *TaskLinkMutation {
+	m := &TaskLinkMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTaskLink,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTaskLinkID sets the ID field of the mutation.
+func withTaskLinkID(id int) tasklinkOption {
+	return func(m *TaskLinkMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TaskLink
+		)
+		m.oldValue = func(ctx context.Context) (*TaskLink, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TaskLink.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTaskLink sets the old TaskLink of the mutation.
+func withTaskLink(node *TaskLink) tasklinkOption {
+	return func(m *TaskLinkMutation) {
+		m.oldValue = func(context.Context) (*TaskLink, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TaskLinkMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TaskLinkMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TaskLinkMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TaskLinkMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TaskLink.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *TaskLinkMutation) SetTenantID(i int) {
+	m.tenant = &i
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *TaskLinkMutation) TenantID() (r int, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the TaskLink entity.
+// If the TaskLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskLinkMutation) OldTenantID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *TaskLinkMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetFromTaskID sets the "from_task_id" field.
+func (m *TaskLinkMutation) SetFromTaskID(i int) {
+	m.from_task = &i
+}
+
+// FromTaskID returns the value of the "from_task_id" field in the mutation.
+func (m *TaskLinkMutation) FromTaskID() (r int, exists bool) {
+	v := m.from_task
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFromTaskID returns the old "from_task_id" field's value of the TaskLink entity.
+// If the TaskLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskLinkMutation) OldFromTaskID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFromTaskID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFromTaskID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFromTaskID: %w", err)
+	}
+	return oldValue.FromTaskID, nil
+}
+
+// ResetFromTaskID resets all changes to the "from_task_id" field.
+func (m *TaskLinkMutation) ResetFromTaskID() {
+	m.from_task = nil
+}
+
+// SetToTaskID sets the "to_task_id" field.
+func (m *TaskLinkMutation) SetToTaskID(i int) {
+	m.to_task = &i
+}
+
+// ToTaskID returns the value of the "to_task_id" field in the mutation.
+func (m *TaskLinkMutation) ToTaskID() (r int, exists bool) {
+	v := m.to_task
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToTaskID returns the old "to_task_id" field's value of the TaskLink entity.
+// If the TaskLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskLinkMutation) OldToTaskID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToTaskID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToTaskID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToTaskID: %w", err)
+	}
+	return oldValue.ToTaskID, nil
+}
+
+// ResetToTaskID resets all changes to the "to_task_id" field.
+func (m *TaskLinkMutation) ResetToTaskID() {
+	m.to_task = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *TaskLinkMutation) SetKind(t tasklink.Kind) {
+	m.kind = &t
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *TaskLinkMutation) Kind() (r tasklink.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the TaskLink entity.
+// If the TaskLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskLinkMutation) OldKind(ctx context.Context) (v tasklink.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *TaskLinkMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetCreatedByID sets the "created_by_id" field.
+func (m *TaskLinkMutation) SetCreatedByID(i int) {
+	m.created_by_id = &i
+	m.addcreated_by_id = nil
+}
+
+// CreatedByID returns the value of the "created_by_id" field in the mutation.
+func (m *TaskLinkMutation) CreatedByID() (r int, exists bool) {
+	v := m.created_by_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedByID returns the old "created_by_id" field's value of the TaskLink entity.
+// If the TaskLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskLinkMutation) OldCreatedByID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedByID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedByID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedByID: %w", err)
+	}
+	return oldValue.CreatedByID, nil
+}
+
+// AddCreatedByID adds i to the "created_by_id" field.
+func (m *TaskLinkMutation) AddCreatedByID(i int) {
+	if m.addcreated_by_id != nil {
+		*m.addcreated_by_id += i
+	} else {
+		m.addcreated_by_id = &i
+	}
+}
+
+// AddedCreatedByID returns the value that was added to the "created_by_id" field in this mutation.
+func (m *TaskLinkMutation) AddedCreatedByID() (r int, exists bool) {
+	v := m.addcreated_by_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCreatedByID resets all changes to the "created_by_id" field.
+func (m *TaskLinkMutation) ResetCreatedByID() {
+	m.created_by_id = nil
+	m.addcreated_by_id = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *TaskLinkMutation) SetCreatedAt(t time.Time) {
+	m.created_at = &t
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *TaskLinkMutation) CreatedAt() (r time.Time, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the TaskLink entity.
+// If the TaskLink object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskLinkMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *TaskLinkMutation) ResetCreatedAt() {
+	m.created_at = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *TaskLinkMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[tasklink.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *TaskLinkMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *TaskLinkMutation) TenantIDs() (ids []int) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *TaskLinkMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearFromTask clears the "from_task" edge to the Task entity.
+func (m *TaskLinkMutation) ClearFromTask() {
+	m.clearedfrom_task = true
+	m.clearedFields[tasklink.FieldFromTaskID] = struct{}{}
+}
+
+// FromTaskCleared reports if the "from_task" edge to the Task entity was cleared.
+func (m *TaskLinkMutation) FromTaskCleared() bool {
+	return m.clearedfrom_task
+}
+
+// FromTaskIDs returns the "from_task" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// FromTaskID instead. It exists only for internal usage by the builders.
+func (m *TaskLinkMutation) FromTaskIDs() (ids []int) {
+	if id := m.from_task; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetFromTask resets all changes to the "from_task" edge.
+func (m *TaskLinkMutation) ResetFromTask() {
+	m.from_task = nil
+	m.clearedfrom_task = false
+}
+
+// ClearToTask clears the "to_task" edge to the Task entity.
+func (m *TaskLinkMutation) ClearToTask() {
+	m.clearedto_task = true
+	m.clearedFields[tasklink.FieldToTaskID] = struct{}{}
+}
+
+// ToTaskCleared reports if the "to_task" edge to the Task entity was cleared.
+func (m *TaskLinkMutation) ToTaskCleared() bool {
+	return m.clearedto_task
+}
+
+// ToTaskIDs returns the "to_task" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// ToTaskID instead. It exists only for internal usage by the builders.
+func (m *TaskLinkMutation) ToTaskIDs() (ids []int) {
+	if id := m.to_task; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetToTask resets all changes to the "to_task" edge.
+func (m *TaskLinkMutation) ResetToTask() {
+	m.to_task = nil
+	m.clearedto_task = false
+}
+
+// Where appends a list predicates to the TaskLinkMutation builder.
+func (m *TaskLinkMutation) Where(ps ...predicate.TaskLink) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TaskLinkMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TaskLinkMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TaskLink, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TaskLinkMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TaskLinkMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TaskLink).
+func (m *TaskLinkMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TaskLinkMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.tenant != nil {
+		fields = append(fields, tasklink.FieldTenantID)
+	}
+	if m.from_task != nil {
+		fields = append(fields, tasklink.FieldFromTaskID)
+	}
+	if m.to_task != nil {
+		fields = append(fields, tasklink.FieldToTaskID)
+	}
+	if m.kind != nil {
+		fields = append(fields, tasklink.FieldKind)
+	}
+	if m.created_by_id != nil {
+		fields = append(fields, tasklink.FieldCreatedByID)
+	}
+	if m.created_at != nil {
+		fields = append(fields, tasklink.FieldCreatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TaskLinkMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case tasklink.FieldTenantID:
+		return m.TenantID()
+	case tasklink.FieldFromTaskID:
+		return m.FromTaskID()
+	case tasklink.FieldToTaskID:
+		return m.ToTaskID()
+	case tasklink.FieldKind:
+		return m.Kind()
+	case tasklink.FieldCreatedByID:
+		return m.CreatedByID()
+	case tasklink.FieldCreatedAt:
+		return m.CreatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TaskLinkMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case tasklink.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case tasklink.FieldFromTaskID:
+		return m.OldFromTaskID(ctx)
+	case tasklink.FieldToTaskID:
+		return m.OldToTaskID(ctx)
+	case tasklink.FieldKind:
+		return m.OldKind(ctx)
+	case tasklink.FieldCreatedByID:
+		return m.OldCreatedByID(ctx)
+	case tasklink.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown TaskLink field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskLinkMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case tasklink.FieldTenantID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case tasklink.FieldFromTaskID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFromTaskID(v)
+		return nil
+	case tasklink.FieldToTaskID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToTaskID(v)
+		return nil
+	case tasklink.FieldKind:
+		v, ok := value.(tasklink.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case tasklink.FieldCreatedByID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedByID(v)
+		return nil
+	case tasklink.FieldCreatedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TaskLink field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TaskLinkMutation) AddedFields() []string {
+	var fields []string
+	if m.addcreated_by_id != nil {
+		fields = append(fields, tasklink.FieldCreatedByID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TaskLinkMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case tasklink.FieldCreatedByID:
+		return m.AddedCreatedByID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskLinkMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case tasklink.FieldCreatedByID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCreatedByID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TaskLink numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TaskLinkMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TaskLinkMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TaskLinkMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown TaskLink nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TaskLinkMutation) ResetField(name string) error {
+	switch name {
+	case tasklink.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case tasklink.FieldFromTaskID:
+		m.ResetFromTaskID()
+		return nil
+	case tasklink.FieldToTaskID:
+		m.ResetToTaskID()
+		return nil
+	case tasklink.FieldKind:
+		m.ResetKind()
+		return nil
+	case tasklink.FieldCreatedByID:
+		m.ResetCreatedByID()
+		return nil
+	case tasklink.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown TaskLink field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TaskLinkMutation) AddedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.tenant != nil {
+		edges = append(edges, tasklink.EdgeTenant)
+	}
+	if m.from_task != nil {
+		edges = append(edges, tasklink.EdgeFromTask)
+	}
+	if m.to_task != nil {
+		edges = append(edges, tasklink.EdgeToTask)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TaskLinkMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case tasklink.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case tasklink.EdgeFromTask:
+		if id := m.from_task; id != nil {
+			return []ent.Value{*id}
+		}
+	case tasklink.EdgeToTask:
+		if id := m.to_task; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TaskLinkMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 3)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TaskLinkMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TaskLinkMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 3)
+	if m.clearedtenant {
+		edges = append(edges, tasklink.EdgeTenant)
+	}
+	if m.clearedfrom_task {
+		edges = append(edges, tasklink.EdgeFromTask)
+	}
+	if m.clearedto_task {
+		edges = append(edges, tasklink.EdgeToTask)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TaskLinkMutation) EdgeCleared(name string) bool {
+	switch name {
+	case tasklink.EdgeTenant:
+		return m.clearedtenant
+	case tasklink.EdgeFromTask:
+		return m.clearedfrom_task
+	case tasklink.EdgeToTask:
+		return m.clearedto_task
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TaskLinkMutation) ClearEdge(name string) error {
+	switch name {
+	case tasklink.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case tasklink.EdgeFromTask:
+		m.ClearFromTask()
+		return nil
+	case tasklink.EdgeToTask:
+		m.ClearToTask()
+		return nil
+	}
+	return fmt.Errorf("unknown TaskLink unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TaskLinkMutation) ResetEdge(name string) error {
+	switch name {
+	case tasklink.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case tasklink.EdgeFromTask:
+		m.ResetFromTask()
+		return nil
+	case tasklink.EdgeToTask:
+		m.ResetToTask()
+		return nil
+	}
+	return fmt.Errorf("unknown TaskLink edge %s", name)
 }
 
 // TenantMutation represents an operation that mutates the Tenant nodes in the graph.
@@ -7765,25 +10752,27 @@ func (m *TenantMutation) ResetEdge(name string) error {
 // TokenMutation represents an operation that mutates the Token nodes in the graph.
 type TokenMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *int
-	jti           *string
-	scopes        *[]string
-	appendscopes  []string
-	label         *string
-	created_at    *time.Time
-	expires_at    *time.Time
-	last_used_at  *time.Time
-	revoked_at    *time.Time
-	clearedFields map[string]struct{}
-	tenant        *int
-	clearedtenant bool
-	member        *int
-	clearedmember bool
-	done          bool
-	oldValue      func(context.Context) (*Token, error)
-	predicates    []predicate.Token
+	op             Op
+	typ            string
+	id             *int
+	jti            *string
+	scopes         *[]string
+	appendscopes   []string
+	label          *string
+	created_at     *time.Time
+	expires_at     *time.Time
+	last_used_at   *time.Time
+	revoked_at     *time.Time
+	toolsets       *[]string
+	appendtoolsets []string
+	clearedFields  map[string]struct{}
+	tenant         *int
+	clearedtenant  bool
+	member         *int
+	clearedmember  bool
+	done           bool
+	oldValue       func(context.Context) (*Token, error)
+	predicates     []predicate.Token
 }
 
 var _ ent.Mutation = (*TokenMutation)(nil)
@@ -8249,6 +11238,57 @@ func (m *TokenMutation) ResetRevokedAt() {
 	delete(m.clearedFields, token.FieldRevokedAt)
 }
 
+// SetToolsets sets the "toolsets" field.
+func (m *TokenMutation) SetToolsets(s []string) {
+	m.toolsets = &s
+	m.appendtoolsets = nil
+}
+
+// Toolsets returns the value of the "toolsets" field in the mutation.
+func (m *TokenMutation) Toolsets() (r []string, exists bool) {
+	v := m.toolsets
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToolsets returns the old "toolsets" field's value of the Token entity.
+// If the Token object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TokenMutation) OldToolsets(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToolsets is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToolsets requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToolsets: %w", err)
+	}
+	return oldValue.Toolsets, nil
+}
+
+// AppendToolsets adds s to the "toolsets" field.
+func (m *TokenMutation) AppendToolsets(s []string) {
+	m.appendtoolsets = append(m.appendtoolsets, s...)
+}
+
+// AppendedToolsets returns the list of values that were appended to the "toolsets" field in this mutation.
+func (m *TokenMutation) AppendedToolsets() ([]string, bool) {
+	if len(m.appendtoolsets) == 0 {
+		return nil, false
+	}
+	return m.appendtoolsets, true
+}
+
+// ResetToolsets resets all changes to the "toolsets" field.
+func (m *TokenMutation) ResetToolsets() {
+	m.toolsets = nil
+	m.appendtoolsets = nil
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *TokenMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -8337,7 +11377,7 @@ func (m *TokenMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TokenMutation) Fields() []string {
-	fields := make([]string, 0, 9)
+	fields := make([]string, 0, 10)
 	if m.tenant != nil {
 		fields = append(fields, token.FieldTenantID)
 	}
@@ -8365,6 +11405,9 @@ func (m *TokenMutation) Fields() []string {
 	if m.revoked_at != nil {
 		fields = append(fields, token.FieldRevokedAt)
 	}
+	if m.toolsets != nil {
+		fields = append(fields, token.FieldToolsets)
+	}
 	return fields
 }
 
@@ -8391,6 +11434,8 @@ func (m *TokenMutation) Field(name string) (ent.Value, bool) {
 		return m.LastUsedAt()
 	case token.FieldRevokedAt:
 		return m.RevokedAt()
+	case token.FieldToolsets:
+		return m.Toolsets()
 	}
 	return nil, false
 }
@@ -8418,6 +11463,8 @@ func (m *TokenMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldLastUsedAt(ctx)
 	case token.FieldRevokedAt:
 		return m.OldRevokedAt(ctx)
+	case token.FieldToolsets:
+		return m.OldToolsets(ctx)
 	}
 	return nil, fmt.Errorf("unknown Token field %s", name)
 }
@@ -8489,6 +11536,13 @@ func (m *TokenMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRevokedAt(v)
+		return nil
+	case token.FieldToolsets:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToolsets(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Token field %s", name)
@@ -8584,6 +11638,9 @@ func (m *TokenMutation) ResetField(name string) error {
 	case token.FieldRevokedAt:
 		m.ResetRevokedAt()
 		return nil
+	case token.FieldToolsets:
+		m.ResetToolsets()
+		return nil
 	}
 	return fmt.Errorf("unknown Token field %s", name)
 }
@@ -8678,4 +11735,1627 @@ func (m *TokenMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown Token edge %s", name)
+}
+
+// WorkItemMutation represents an operation that mutates the WorkItem nodes in the graph.
+type WorkItemMutation struct {
+	config
+	op                  Op
+	typ                 string
+	id                  *int
+	board_id            *int
+	addboard_id         *int
+	state               *workitem.State
+	plan                *string
+	approved_by_id      *int
+	addapproved_by_id   *int
+	approved_at         *time.Time
+	lease_minutes       *int
+	addlease_minutes    *int
+	max_claims          *int
+	addmax_claims       *int
+	claims              *int
+	addclaims           *int
+	fence               *int
+	addfence            *int
+	holder_id           *int
+	addholder_id        *int
+	lease_secret_hash   *[]byte
+	lease_expires_at    *time.Time
+	last_release_reason *string
+	test_status         *workitem.TestStatus
+	completed_at        *time.Time
+	clearedFields       map[string]struct{}
+	tenant              *int
+	clearedtenant       bool
+	task                *int
+	clearedtask         bool
+	done                bool
+	oldValue            func(context.Context) (*WorkItem, error)
+	predicates          []predicate.WorkItem
+}
+
+var _ ent.Mutation = (*WorkItemMutation)(nil)
+
+// workitemOption allows management of the mutation configuration using functional options.
+type workitemOption func(*WorkItemMutation)
+
+// newWorkItemMutation creates new mutation for the WorkItem entity.
+func newWorkItemMutation(c config, op Op, opts ...workitemOption) *WorkItemMutation {
+	m := &WorkItemMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeWorkItem,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withWorkItemID sets the ID field of the mutation.
+func withWorkItemID(id int) workitemOption {
+	return func(m *WorkItemMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *WorkItem
+		)
+		m.oldValue = func(ctx context.Context) (*WorkItem, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().WorkItem.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withWorkItem sets the old WorkItem of the mutation.
+func withWorkItem(node *WorkItem) workitemOption {
+	return func(m *WorkItemMutation) {
+		m.oldValue = func(context.Context) (*WorkItem, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m WorkItemMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m WorkItemMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *WorkItemMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *WorkItemMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().WorkItem.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *WorkItemMutation) SetTenantID(i int) {
+	m.tenant = &i
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *WorkItemMutation) TenantID() (r int, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldTenantID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *WorkItemMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetTaskID sets the "task_id" field.
+func (m *WorkItemMutation) SetTaskID(i int) {
+	m.task = &i
+}
+
+// TaskID returns the value of the "task_id" field in the mutation.
+func (m *WorkItemMutation) TaskID() (r int, exists bool) {
+	v := m.task
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskID returns the old "task_id" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldTaskID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskID: %w", err)
+	}
+	return oldValue.TaskID, nil
+}
+
+// ResetTaskID resets all changes to the "task_id" field.
+func (m *WorkItemMutation) ResetTaskID() {
+	m.task = nil
+}
+
+// SetBoardID sets the "board_id" field.
+func (m *WorkItemMutation) SetBoardID(i int) {
+	m.board_id = &i
+	m.addboard_id = nil
+}
+
+// BoardID returns the value of the "board_id" field in the mutation.
+func (m *WorkItemMutation) BoardID() (r int, exists bool) {
+	v := m.board_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBoardID returns the old "board_id" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldBoardID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBoardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBoardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBoardID: %w", err)
+	}
+	return oldValue.BoardID, nil
+}
+
+// AddBoardID adds i to the "board_id" field.
+func (m *WorkItemMutation) AddBoardID(i int) {
+	if m.addboard_id != nil {
+		*m.addboard_id += i
+	} else {
+		m.addboard_id = &i
+	}
+}
+
+// AddedBoardID returns the value that was added to the "board_id" field in this mutation.
+func (m *WorkItemMutation) AddedBoardID() (r int, exists bool) {
+	v := m.addboard_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBoardID resets all changes to the "board_id" field.
+func (m *WorkItemMutation) ResetBoardID() {
+	m.board_id = nil
+	m.addboard_id = nil
+}
+
+// SetState sets the "state" field.
+func (m *WorkItemMutation) SetState(w workitem.State) {
+	m.state = &w
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *WorkItemMutation) State() (r workitem.State, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldState(ctx context.Context) (v workitem.State, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *WorkItemMutation) ResetState() {
+	m.state = nil
+}
+
+// SetPlan sets the "plan" field.
+func (m *WorkItemMutation) SetPlan(s string) {
+	m.plan = &s
+}
+
+// Plan returns the value of the "plan" field in the mutation.
+func (m *WorkItemMutation) Plan() (r string, exists bool) {
+	v := m.plan
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPlan returns the old "plan" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldPlan(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPlan is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPlan requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPlan: %w", err)
+	}
+	return oldValue.Plan, nil
+}
+
+// ResetPlan resets all changes to the "plan" field.
+func (m *WorkItemMutation) ResetPlan() {
+	m.plan = nil
+}
+
+// SetApprovedByID sets the "approved_by_id" field.
+func (m *WorkItemMutation) SetApprovedByID(i int) {
+	m.approved_by_id = &i
+	m.addapproved_by_id = nil
+}
+
+// ApprovedByID returns the value of the "approved_by_id" field in the mutation.
+func (m *WorkItemMutation) ApprovedByID() (r int, exists bool) {
+	v := m.approved_by_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApprovedByID returns the old "approved_by_id" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldApprovedByID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApprovedByID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApprovedByID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApprovedByID: %w", err)
+	}
+	return oldValue.ApprovedByID, nil
+}
+
+// AddApprovedByID adds i to the "approved_by_id" field.
+func (m *WorkItemMutation) AddApprovedByID(i int) {
+	if m.addapproved_by_id != nil {
+		*m.addapproved_by_id += i
+	} else {
+		m.addapproved_by_id = &i
+	}
+}
+
+// AddedApprovedByID returns the value that was added to the "approved_by_id" field in this mutation.
+func (m *WorkItemMutation) AddedApprovedByID() (r int, exists bool) {
+	v := m.addapproved_by_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetApprovedByID resets all changes to the "approved_by_id" field.
+func (m *WorkItemMutation) ResetApprovedByID() {
+	m.approved_by_id = nil
+	m.addapproved_by_id = nil
+}
+
+// SetApprovedAt sets the "approved_at" field.
+func (m *WorkItemMutation) SetApprovedAt(t time.Time) {
+	m.approved_at = &t
+}
+
+// ApprovedAt returns the value of the "approved_at" field in the mutation.
+func (m *WorkItemMutation) ApprovedAt() (r time.Time, exists bool) {
+	v := m.approved_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldApprovedAt returns the old "approved_at" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldApprovedAt(ctx context.Context) (v time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldApprovedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldApprovedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldApprovedAt: %w", err)
+	}
+	return oldValue.ApprovedAt, nil
+}
+
+// ResetApprovedAt resets all changes to the "approved_at" field.
+func (m *WorkItemMutation) ResetApprovedAt() {
+	m.approved_at = nil
+}
+
+// SetLeaseMinutes sets the "lease_minutes" field.
+func (m *WorkItemMutation) SetLeaseMinutes(i int) {
+	m.lease_minutes = &i
+	m.addlease_minutes = nil
+}
+
+// LeaseMinutes returns the value of the "lease_minutes" field in the mutation.
+func (m *WorkItemMutation) LeaseMinutes() (r int, exists bool) {
+	v := m.lease_minutes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseMinutes returns the old "lease_minutes" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldLeaseMinutes(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseMinutes is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseMinutes requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseMinutes: %w", err)
+	}
+	return oldValue.LeaseMinutes, nil
+}
+
+// AddLeaseMinutes adds i to the "lease_minutes" field.
+func (m *WorkItemMutation) AddLeaseMinutes(i int) {
+	if m.addlease_minutes != nil {
+		*m.addlease_minutes += i
+	} else {
+		m.addlease_minutes = &i
+	}
+}
+
+// AddedLeaseMinutes returns the value that was added to the "lease_minutes" field in this mutation.
+func (m *WorkItemMutation) AddedLeaseMinutes() (r int, exists bool) {
+	v := m.addlease_minutes
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetLeaseMinutes resets all changes to the "lease_minutes" field.
+func (m *WorkItemMutation) ResetLeaseMinutes() {
+	m.lease_minutes = nil
+	m.addlease_minutes = nil
+}
+
+// SetMaxClaims sets the "max_claims" field.
+func (m *WorkItemMutation) SetMaxClaims(i int) {
+	m.max_claims = &i
+	m.addmax_claims = nil
+}
+
+// MaxClaims returns the value of the "max_claims" field in the mutation.
+func (m *WorkItemMutation) MaxClaims() (r int, exists bool) {
+	v := m.max_claims
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxClaims returns the old "max_claims" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldMaxClaims(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxClaims is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxClaims requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxClaims: %w", err)
+	}
+	return oldValue.MaxClaims, nil
+}
+
+// AddMaxClaims adds i to the "max_claims" field.
+func (m *WorkItemMutation) AddMaxClaims(i int) {
+	if m.addmax_claims != nil {
+		*m.addmax_claims += i
+	} else {
+		m.addmax_claims = &i
+	}
+}
+
+// AddedMaxClaims returns the value that was added to the "max_claims" field in this mutation.
+func (m *WorkItemMutation) AddedMaxClaims() (r int, exists bool) {
+	v := m.addmax_claims
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxClaims resets all changes to the "max_claims" field.
+func (m *WorkItemMutation) ResetMaxClaims() {
+	m.max_claims = nil
+	m.addmax_claims = nil
+}
+
+// SetClaims sets the "claims" field.
+func (m *WorkItemMutation) SetClaims(i int) {
+	m.claims = &i
+	m.addclaims = nil
+}
+
+// Claims returns the value of the "claims" field in the mutation.
+func (m *WorkItemMutation) Claims() (r int, exists bool) {
+	v := m.claims
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClaims returns the old "claims" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldClaims(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClaims is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClaims requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClaims: %w", err)
+	}
+	return oldValue.Claims, nil
+}
+
+// AddClaims adds i to the "claims" field.
+func (m *WorkItemMutation) AddClaims(i int) {
+	if m.addclaims != nil {
+		*m.addclaims += i
+	} else {
+		m.addclaims = &i
+	}
+}
+
+// AddedClaims returns the value that was added to the "claims" field in this mutation.
+func (m *WorkItemMutation) AddedClaims() (r int, exists bool) {
+	v := m.addclaims
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetClaims resets all changes to the "claims" field.
+func (m *WorkItemMutation) ResetClaims() {
+	m.claims = nil
+	m.addclaims = nil
+}
+
+// SetFence sets the "fence" field.
+func (m *WorkItemMutation) SetFence(i int) {
+	m.fence = &i
+	m.addfence = nil
+}
+
+// Fence returns the value of the "fence" field in the mutation.
+func (m *WorkItemMutation) Fence() (r int, exists bool) {
+	v := m.fence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFence returns the old "fence" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldFence(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFence is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFence requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFence: %w", err)
+	}
+	return oldValue.Fence, nil
+}
+
+// AddFence adds i to the "fence" field.
+func (m *WorkItemMutation) AddFence(i int) {
+	if m.addfence != nil {
+		*m.addfence += i
+	} else {
+		m.addfence = &i
+	}
+}
+
+// AddedFence returns the value that was added to the "fence" field in this mutation.
+func (m *WorkItemMutation) AddedFence() (r int, exists bool) {
+	v := m.addfence
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFence resets all changes to the "fence" field.
+func (m *WorkItemMutation) ResetFence() {
+	m.fence = nil
+	m.addfence = nil
+}
+
+// SetHolderID sets the "holder_id" field.
+func (m *WorkItemMutation) SetHolderID(i int) {
+	m.holder_id = &i
+	m.addholder_id = nil
+}
+
+// HolderID returns the value of the "holder_id" field in the mutation.
+func (m *WorkItemMutation) HolderID() (r int, exists bool) {
+	v := m.holder_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHolderID returns the old "holder_id" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldHolderID(ctx context.Context) (v *int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHolderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHolderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHolderID: %w", err)
+	}
+	return oldValue.HolderID, nil
+}
+
+// AddHolderID adds i to the "holder_id" field.
+func (m *WorkItemMutation) AddHolderID(i int) {
+	if m.addholder_id != nil {
+		*m.addholder_id += i
+	} else {
+		m.addholder_id = &i
+	}
+}
+
+// AddedHolderID returns the value that was added to the "holder_id" field in this mutation.
+func (m *WorkItemMutation) AddedHolderID() (r int, exists bool) {
+	v := m.addholder_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearHolderID clears the value of the "holder_id" field.
+func (m *WorkItemMutation) ClearHolderID() {
+	m.holder_id = nil
+	m.addholder_id = nil
+	m.clearedFields[workitem.FieldHolderID] = struct{}{}
+}
+
+// HolderIDCleared returns if the "holder_id" field was cleared in this mutation.
+func (m *WorkItemMutation) HolderIDCleared() bool {
+	_, ok := m.clearedFields[workitem.FieldHolderID]
+	return ok
+}
+
+// ResetHolderID resets all changes to the "holder_id" field.
+func (m *WorkItemMutation) ResetHolderID() {
+	m.holder_id = nil
+	m.addholder_id = nil
+	delete(m.clearedFields, workitem.FieldHolderID)
+}
+
+// SetLeaseSecretHash sets the "lease_secret_hash" field.
+func (m *WorkItemMutation) SetLeaseSecretHash(b []byte) {
+	m.lease_secret_hash = &b
+}
+
+// LeaseSecretHash returns the value of the "lease_secret_hash" field in the mutation.
+func (m *WorkItemMutation) LeaseSecretHash() (r []byte, exists bool) {
+	v := m.lease_secret_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseSecretHash returns the old "lease_secret_hash" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldLeaseSecretHash(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseSecretHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseSecretHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseSecretHash: %w", err)
+	}
+	return oldValue.LeaseSecretHash, nil
+}
+
+// ClearLeaseSecretHash clears the value of the "lease_secret_hash" field.
+func (m *WorkItemMutation) ClearLeaseSecretHash() {
+	m.lease_secret_hash = nil
+	m.clearedFields[workitem.FieldLeaseSecretHash] = struct{}{}
+}
+
+// LeaseSecretHashCleared returns if the "lease_secret_hash" field was cleared in this mutation.
+func (m *WorkItemMutation) LeaseSecretHashCleared() bool {
+	_, ok := m.clearedFields[workitem.FieldLeaseSecretHash]
+	return ok
+}
+
+// ResetLeaseSecretHash resets all changes to the "lease_secret_hash" field.
+func (m *WorkItemMutation) ResetLeaseSecretHash() {
+	m.lease_secret_hash = nil
+	delete(m.clearedFields, workitem.FieldLeaseSecretHash)
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (m *WorkItemMutation) SetLeaseExpiresAt(t time.Time) {
+	m.lease_expires_at = &t
+}
+
+// LeaseExpiresAt returns the value of the "lease_expires_at" field in the mutation.
+func (m *WorkItemMutation) LeaseExpiresAt() (r time.Time, exists bool) {
+	v := m.lease_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseExpiresAt returns the old "lease_expires_at" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldLeaseExpiresAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseExpiresAt: %w", err)
+	}
+	return oldValue.LeaseExpiresAt, nil
+}
+
+// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
+func (m *WorkItemMutation) ClearLeaseExpiresAt() {
+	m.lease_expires_at = nil
+	m.clearedFields[workitem.FieldLeaseExpiresAt] = struct{}{}
+}
+
+// LeaseExpiresAtCleared returns if the "lease_expires_at" field was cleared in this mutation.
+func (m *WorkItemMutation) LeaseExpiresAtCleared() bool {
+	_, ok := m.clearedFields[workitem.FieldLeaseExpiresAt]
+	return ok
+}
+
+// ResetLeaseExpiresAt resets all changes to the "lease_expires_at" field.
+func (m *WorkItemMutation) ResetLeaseExpiresAt() {
+	m.lease_expires_at = nil
+	delete(m.clearedFields, workitem.FieldLeaseExpiresAt)
+}
+
+// SetLastReleaseReason sets the "last_release_reason" field.
+func (m *WorkItemMutation) SetLastReleaseReason(s string) {
+	m.last_release_reason = &s
+}
+
+// LastReleaseReason returns the value of the "last_release_reason" field in the mutation.
+func (m *WorkItemMutation) LastReleaseReason() (r string, exists bool) {
+	v := m.last_release_reason
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLastReleaseReason returns the old "last_release_reason" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldLastReleaseReason(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLastReleaseReason is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLastReleaseReason requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLastReleaseReason: %w", err)
+	}
+	return oldValue.LastReleaseReason, nil
+}
+
+// ResetLastReleaseReason resets all changes to the "last_release_reason" field.
+func (m *WorkItemMutation) ResetLastReleaseReason() {
+	m.last_release_reason = nil
+}
+
+// SetTestStatus sets the "test_status" field.
+func (m *WorkItemMutation) SetTestStatus(ws workitem.TestStatus) {
+	m.test_status = &ws
+}
+
+// TestStatus returns the value of the "test_status" field in the mutation.
+func (m *WorkItemMutation) TestStatus() (r workitem.TestStatus, exists bool) {
+	v := m.test_status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTestStatus returns the old "test_status" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldTestStatus(ctx context.Context) (v *workitem.TestStatus, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTestStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTestStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTestStatus: %w", err)
+	}
+	return oldValue.TestStatus, nil
+}
+
+// ClearTestStatus clears the value of the "test_status" field.
+func (m *WorkItemMutation) ClearTestStatus() {
+	m.test_status = nil
+	m.clearedFields[workitem.FieldTestStatus] = struct{}{}
+}
+
+// TestStatusCleared returns if the "test_status" field was cleared in this mutation.
+func (m *WorkItemMutation) TestStatusCleared() bool {
+	_, ok := m.clearedFields[workitem.FieldTestStatus]
+	return ok
+}
+
+// ResetTestStatus resets all changes to the "test_status" field.
+func (m *WorkItemMutation) ResetTestStatus() {
+	m.test_status = nil
+	delete(m.clearedFields, workitem.FieldTestStatus)
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *WorkItemMutation) SetCompletedAt(t time.Time) {
+	m.completed_at = &t
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *WorkItemMutation) CompletedAt() (r time.Time, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the WorkItem entity.
+// If the WorkItem object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WorkItemMutation) OldCompletedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *WorkItemMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.clearedFields[workitem.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *WorkItemMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[workitem.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *WorkItemMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	delete(m.clearedFields, workitem.FieldCompletedAt)
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *WorkItemMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[workitem.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *WorkItemMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *WorkItemMutation) TenantIDs() (ids []int) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *WorkItemMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearTask clears the "task" edge to the Task entity.
+func (m *WorkItemMutation) ClearTask() {
+	m.clearedtask = true
+	m.clearedFields[workitem.FieldTaskID] = struct{}{}
+}
+
+// TaskCleared reports if the "task" edge to the Task entity was cleared.
+func (m *WorkItemMutation) TaskCleared() bool {
+	return m.clearedtask
+}
+
+// TaskIDs returns the "task" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TaskID instead. It exists only for internal usage by the builders.
+func (m *WorkItemMutation) TaskIDs() (ids []int) {
+	if id := m.task; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTask resets all changes to the "task" edge.
+func (m *WorkItemMutation) ResetTask() {
+	m.task = nil
+	m.clearedtask = false
+}
+
+// Where appends a list predicates to the WorkItemMutation builder.
+func (m *WorkItemMutation) Where(ps ...predicate.WorkItem) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the WorkItemMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *WorkItemMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.WorkItem, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *WorkItemMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *WorkItemMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (WorkItem).
+func (m *WorkItemMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *WorkItemMutation) Fields() []string {
+	fields := make([]string, 0, 17)
+	if m.tenant != nil {
+		fields = append(fields, workitem.FieldTenantID)
+	}
+	if m.task != nil {
+		fields = append(fields, workitem.FieldTaskID)
+	}
+	if m.board_id != nil {
+		fields = append(fields, workitem.FieldBoardID)
+	}
+	if m.state != nil {
+		fields = append(fields, workitem.FieldState)
+	}
+	if m.plan != nil {
+		fields = append(fields, workitem.FieldPlan)
+	}
+	if m.approved_by_id != nil {
+		fields = append(fields, workitem.FieldApprovedByID)
+	}
+	if m.approved_at != nil {
+		fields = append(fields, workitem.FieldApprovedAt)
+	}
+	if m.lease_minutes != nil {
+		fields = append(fields, workitem.FieldLeaseMinutes)
+	}
+	if m.max_claims != nil {
+		fields = append(fields, workitem.FieldMaxClaims)
+	}
+	if m.claims != nil {
+		fields = append(fields, workitem.FieldClaims)
+	}
+	if m.fence != nil {
+		fields = append(fields, workitem.FieldFence)
+	}
+	if m.holder_id != nil {
+		fields = append(fields, workitem.FieldHolderID)
+	}
+	if m.lease_secret_hash != nil {
+		fields = append(fields, workitem.FieldLeaseSecretHash)
+	}
+	if m.lease_expires_at != nil {
+		fields = append(fields, workitem.FieldLeaseExpiresAt)
+	}
+	if m.last_release_reason != nil {
+		fields = append(fields, workitem.FieldLastReleaseReason)
+	}
+	if m.test_status != nil {
+		fields = append(fields, workitem.FieldTestStatus)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, workitem.FieldCompletedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *WorkItemMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case workitem.FieldTenantID:
+		return m.TenantID()
+	case workitem.FieldTaskID:
+		return m.TaskID()
+	case workitem.FieldBoardID:
+		return m.BoardID()
+	case workitem.FieldState:
+		return m.State()
+	case workitem.FieldPlan:
+		return m.Plan()
+	case workitem.FieldApprovedByID:
+		return m.ApprovedByID()
+	case workitem.FieldApprovedAt:
+		return m.ApprovedAt()
+	case workitem.FieldLeaseMinutes:
+		return m.LeaseMinutes()
+	case workitem.FieldMaxClaims:
+		return m.MaxClaims()
+	case workitem.FieldClaims:
+		return m.Claims()
+	case workitem.FieldFence:
+		return m.Fence()
+	case workitem.FieldHolderID:
+		return m.HolderID()
+	case workitem.FieldLeaseSecretHash:
+		return m.LeaseSecretHash()
+	case workitem.FieldLeaseExpiresAt:
+		return m.LeaseExpiresAt()
+	case workitem.FieldLastReleaseReason:
+		return m.LastReleaseReason()
+	case workitem.FieldTestStatus:
+		return m.TestStatus()
+	case workitem.FieldCompletedAt:
+		return m.CompletedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *WorkItemMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case workitem.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case workitem.FieldTaskID:
+		return m.OldTaskID(ctx)
+	case workitem.FieldBoardID:
+		return m.OldBoardID(ctx)
+	case workitem.FieldState:
+		return m.OldState(ctx)
+	case workitem.FieldPlan:
+		return m.OldPlan(ctx)
+	case workitem.FieldApprovedByID:
+		return m.OldApprovedByID(ctx)
+	case workitem.FieldApprovedAt:
+		return m.OldApprovedAt(ctx)
+	case workitem.FieldLeaseMinutes:
+		return m.OldLeaseMinutes(ctx)
+	case workitem.FieldMaxClaims:
+		return m.OldMaxClaims(ctx)
+	case workitem.FieldClaims:
+		return m.OldClaims(ctx)
+	case workitem.FieldFence:
+		return m.OldFence(ctx)
+	case workitem.FieldHolderID:
+		return m.OldHolderID(ctx)
+	case workitem.FieldLeaseSecretHash:
+		return m.OldLeaseSecretHash(ctx)
+	case workitem.FieldLeaseExpiresAt:
+		return m.OldLeaseExpiresAt(ctx)
+	case workitem.FieldLastReleaseReason:
+		return m.OldLastReleaseReason(ctx)
+	case workitem.FieldTestStatus:
+		return m.OldTestStatus(ctx)
+	case workitem.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown WorkItem field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WorkItemMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case workitem.FieldTenantID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case workitem.FieldTaskID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskID(v)
+		return nil
+	case workitem.FieldBoardID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBoardID(v)
+		return nil
+	case workitem.FieldState:
+		v, ok := value.(workitem.State)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case workitem.FieldPlan:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPlan(v)
+		return nil
+	case workitem.FieldApprovedByID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApprovedByID(v)
+		return nil
+	case workitem.FieldApprovedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetApprovedAt(v)
+		return nil
+	case workitem.FieldLeaseMinutes:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseMinutes(v)
+		return nil
+	case workitem.FieldMaxClaims:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxClaims(v)
+		return nil
+	case workitem.FieldClaims:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClaims(v)
+		return nil
+	case workitem.FieldFence:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFence(v)
+		return nil
+	case workitem.FieldHolderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHolderID(v)
+		return nil
+	case workitem.FieldLeaseSecretHash:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseSecretHash(v)
+		return nil
+	case workitem.FieldLeaseExpiresAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseExpiresAt(v)
+		return nil
+	case workitem.FieldLastReleaseReason:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLastReleaseReason(v)
+		return nil
+	case workitem.FieldTestStatus:
+		v, ok := value.(workitem.TestStatus)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTestStatus(v)
+		return nil
+	case workitem.FieldCompletedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WorkItem field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *WorkItemMutation) AddedFields() []string {
+	var fields []string
+	if m.addboard_id != nil {
+		fields = append(fields, workitem.FieldBoardID)
+	}
+	if m.addapproved_by_id != nil {
+		fields = append(fields, workitem.FieldApprovedByID)
+	}
+	if m.addlease_minutes != nil {
+		fields = append(fields, workitem.FieldLeaseMinutes)
+	}
+	if m.addmax_claims != nil {
+		fields = append(fields, workitem.FieldMaxClaims)
+	}
+	if m.addclaims != nil {
+		fields = append(fields, workitem.FieldClaims)
+	}
+	if m.addfence != nil {
+		fields = append(fields, workitem.FieldFence)
+	}
+	if m.addholder_id != nil {
+		fields = append(fields, workitem.FieldHolderID)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *WorkItemMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case workitem.FieldBoardID:
+		return m.AddedBoardID()
+	case workitem.FieldApprovedByID:
+		return m.AddedApprovedByID()
+	case workitem.FieldLeaseMinutes:
+		return m.AddedLeaseMinutes()
+	case workitem.FieldMaxClaims:
+		return m.AddedMaxClaims()
+	case workitem.FieldClaims:
+		return m.AddedClaims()
+	case workitem.FieldFence:
+		return m.AddedFence()
+	case workitem.FieldHolderID:
+		return m.AddedHolderID()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *WorkItemMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case workitem.FieldBoardID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBoardID(v)
+		return nil
+	case workitem.FieldApprovedByID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddApprovedByID(v)
+		return nil
+	case workitem.FieldLeaseMinutes:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLeaseMinutes(v)
+		return nil
+	case workitem.FieldMaxClaims:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxClaims(v)
+		return nil
+	case workitem.FieldClaims:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddClaims(v)
+		return nil
+	case workitem.FieldFence:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFence(v)
+		return nil
+	case workitem.FieldHolderID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddHolderID(v)
+		return nil
+	}
+	return fmt.Errorf("unknown WorkItem numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *WorkItemMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(workitem.FieldHolderID) {
+		fields = append(fields, workitem.FieldHolderID)
+	}
+	if m.FieldCleared(workitem.FieldLeaseSecretHash) {
+		fields = append(fields, workitem.FieldLeaseSecretHash)
+	}
+	if m.FieldCleared(workitem.FieldLeaseExpiresAt) {
+		fields = append(fields, workitem.FieldLeaseExpiresAt)
+	}
+	if m.FieldCleared(workitem.FieldTestStatus) {
+		fields = append(fields, workitem.FieldTestStatus)
+	}
+	if m.FieldCleared(workitem.FieldCompletedAt) {
+		fields = append(fields, workitem.FieldCompletedAt)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *WorkItemMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *WorkItemMutation) ClearField(name string) error {
+	switch name {
+	case workitem.FieldHolderID:
+		m.ClearHolderID()
+		return nil
+	case workitem.FieldLeaseSecretHash:
+		m.ClearLeaseSecretHash()
+		return nil
+	case workitem.FieldLeaseExpiresAt:
+		m.ClearLeaseExpiresAt()
+		return nil
+	case workitem.FieldTestStatus:
+		m.ClearTestStatus()
+		return nil
+	case workitem.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkItem nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *WorkItemMutation) ResetField(name string) error {
+	switch name {
+	case workitem.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case workitem.FieldTaskID:
+		m.ResetTaskID()
+		return nil
+	case workitem.FieldBoardID:
+		m.ResetBoardID()
+		return nil
+	case workitem.FieldState:
+		m.ResetState()
+		return nil
+	case workitem.FieldPlan:
+		m.ResetPlan()
+		return nil
+	case workitem.FieldApprovedByID:
+		m.ResetApprovedByID()
+		return nil
+	case workitem.FieldApprovedAt:
+		m.ResetApprovedAt()
+		return nil
+	case workitem.FieldLeaseMinutes:
+		m.ResetLeaseMinutes()
+		return nil
+	case workitem.FieldMaxClaims:
+		m.ResetMaxClaims()
+		return nil
+	case workitem.FieldClaims:
+		m.ResetClaims()
+		return nil
+	case workitem.FieldFence:
+		m.ResetFence()
+		return nil
+	case workitem.FieldHolderID:
+		m.ResetHolderID()
+		return nil
+	case workitem.FieldLeaseSecretHash:
+		m.ResetLeaseSecretHash()
+		return nil
+	case workitem.FieldLeaseExpiresAt:
+		m.ResetLeaseExpiresAt()
+		return nil
+	case workitem.FieldLastReleaseReason:
+		m.ResetLastReleaseReason()
+		return nil
+	case workitem.FieldTestStatus:
+		m.ResetTestStatus()
+		return nil
+	case workitem.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkItem field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *WorkItemMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.tenant != nil {
+		edges = append(edges, workitem.EdgeTenant)
+	}
+	if m.task != nil {
+		edges = append(edges, workitem.EdgeTask)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *WorkItemMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case workitem.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case workitem.EdgeTask:
+		if id := m.task; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *WorkItemMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *WorkItemMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *WorkItemMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedtenant {
+		edges = append(edges, workitem.EdgeTenant)
+	}
+	if m.clearedtask {
+		edges = append(edges, workitem.EdgeTask)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *WorkItemMutation) EdgeCleared(name string) bool {
+	switch name {
+	case workitem.EdgeTenant:
+		return m.clearedtenant
+	case workitem.EdgeTask:
+		return m.clearedtask
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *WorkItemMutation) ClearEdge(name string) error {
+	switch name {
+	case workitem.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case workitem.EdgeTask:
+		m.ClearTask()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkItem unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *WorkItemMutation) ResetEdge(name string) error {
+	switch name {
+	case workitem.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case workitem.EdgeTask:
+		m.ResetTask()
+		return nil
+	}
+	return fmt.Errorf("unknown WorkItem edge %s", name)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 // Task is the model entity for the Task schema.
@@ -49,6 +50,18 @@ type Task struct {
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// Set while the task is deleted (soft delete); tasks_restore clears it.
 	DeletedAt *time.Time `json:"deleted_at,omitempty"`
+	// Lowercase labels, sorted.
+	Labels []string `json:"labels,omitempty"`
+	// Project holds the value of the "project" field.
+	Project string `json:"project,omitempty"`
+	// Order within the lane, smallest first; gaps allowed, renumbered by moves.
+	Position int `json:"position,omitempty"`
+	// Flagged holds the value of the "flagged" field.
+	Flagged bool `json:"flagged,omitempty"`
+	// FlagReason holds the value of the "flag_reason" field.
+	FlagReason string `json:"flag_reason,omitempty"`
+	// Members who wrote the title or note: the task's text is trusted only by a caller who is the sole author.
+	TextAuthorIds []int `json:"text_author_ids,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the TaskQuery when eager-loading is set.
 	Edges        TaskEdges `json:"edges"`
@@ -65,9 +78,13 @@ type TaskEdges struct {
 	CreatedBy *Member `json:"created_by,omitempty"`
 	// Comments holds the value of the comments edge.
 	Comments []*Comment `json:"comments,omitempty"`
+	// Links holds the value of the links edge.
+	Links []*TaskLink `json:"links,omitempty"`
+	// Work holds the value of the work edge.
+	Work *WorkItem `json:"work,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [4]bool
+	loadedTypes [6]bool
 }
 
 // TenantOrErr returns the Tenant value or an error if the edge
@@ -112,16 +129,38 @@ func (e TaskEdges) CommentsOrErr() ([]*Comment, error) {
 	return nil, &NotLoadedError{edge: "comments"}
 }
 
+// LinksOrErr returns the Links value or an error if the edge
+// was not loaded in eager-loading.
+func (e TaskEdges) LinksOrErr() ([]*TaskLink, error) {
+	if e.loadedTypes[4] {
+		return e.Links, nil
+	}
+	return nil, &NotLoadedError{edge: "links"}
+}
+
+// WorkOrErr returns the Work value or an error if the edge
+// was not loaded in eager-loading, or loaded but was not found.
+func (e TaskEdges) WorkOrErr() (*WorkItem, error) {
+	if e.Work != nil {
+		return e.Work, nil
+	} else if e.loadedTypes[5] {
+		return nil, &NotFoundError{label: workitem.Label}
+	}
+	return nil, &NotLoadedError{edge: "work"}
+}
+
 // scanValues returns the types for scanning values from sql.Rows.
 func (*Task) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case task.FieldAssigneeIds:
+		case task.FieldAssigneeIds, task.FieldLabels, task.FieldTextAuthorIds:
 			values[i] = new([]byte)
-		case task.FieldID, task.FieldTenantID, task.FieldBoardID, task.FieldNumber, task.FieldVersion, task.FieldCreatedByID:
+		case task.FieldFlagged:
+			values[i] = new(sql.NullBool)
+		case task.FieldID, task.FieldTenantID, task.FieldBoardID, task.FieldNumber, task.FieldVersion, task.FieldCreatedByID, task.FieldPosition:
 			values[i] = new(sql.NullInt64)
-		case task.FieldTitle, task.FieldNote, task.FieldLane, task.FieldKind, task.FieldSize:
+		case task.FieldTitle, task.FieldNote, task.FieldLane, task.FieldKind, task.FieldSize, task.FieldProject, task.FieldFlagReason:
 			values[i] = new(sql.NullString)
 		case task.FieldCreatedAt, task.FieldUpdatedAt, task.FieldDeletedAt:
 			values[i] = new(sql.NullTime)
@@ -234,6 +273,46 @@ func (_m *Task) assignValues(columns []string, values []any) error {
 				_m.DeletedAt = new(time.Time)
 				*_m.DeletedAt = value.Time
 			}
+		case task.FieldLabels:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field labels", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Labels); err != nil {
+					return fmt.Errorf("unmarshal field labels: %w", err)
+				}
+			}
+		case task.FieldProject:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field project", values[i])
+			} else if value.Valid {
+				_m.Project = value.String
+			}
+		case task.FieldPosition:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field position", values[i])
+			} else if value.Valid {
+				_m.Position = int(value.Int64)
+			}
+		case task.FieldFlagged:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field flagged", values[i])
+			} else if value.Valid {
+				_m.Flagged = value.Bool
+			}
+		case task.FieldFlagReason:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field flag_reason", values[i])
+			} else if value.Valid {
+				_m.FlagReason = value.String
+			}
+		case task.FieldTextAuthorIds:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field text_author_ids", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.TextAuthorIds); err != nil {
+					return fmt.Errorf("unmarshal field text_author_ids: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -265,6 +344,16 @@ func (_m *Task) QueryCreatedBy() *MemberQuery {
 // QueryComments queries the "comments" edge of the Task entity.
 func (_m *Task) QueryComments() *CommentQuery {
 	return NewTaskClient(_m.config).QueryComments(_m)
+}
+
+// QueryLinks queries the "links" edge of the Task entity.
+func (_m *Task) QueryLinks() *TaskLinkQuery {
+	return NewTaskClient(_m.config).QueryLinks(_m)
+}
+
+// QueryWork queries the "work" edge of the Task entity.
+func (_m *Task) QueryWork() *WorkItemQuery {
+	return NewTaskClient(_m.config).QueryWork(_m)
 }
 
 // Update returns a builder for updating this Task.
@@ -335,6 +424,24 @@ func (_m *Task) String() string {
 		builder.WriteString("deleted_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("labels=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Labels))
+	builder.WriteString(", ")
+	builder.WriteString("project=")
+	builder.WriteString(_m.Project)
+	builder.WriteString(", ")
+	builder.WriteString("position=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Position))
+	builder.WriteString(", ")
+	builder.WriteString("flagged=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Flagged))
+	builder.WriteString(", ")
+	builder.WriteString("flag_reason=")
+	builder.WriteString(_m.FlagReason)
+	builder.WriteString(", ")
+	builder.WriteString("text_author_ids=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TextAuthorIds))
 	builder.WriteByte(')')
 	return builder.String()
 }

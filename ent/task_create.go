@@ -14,7 +14,9 @@ import (
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 // TaskCreate is the builder for creating a Task entity.
@@ -172,6 +174,74 @@ func (_c *TaskCreate) SetNillableDeletedAt(v *time.Time) *TaskCreate {
 	return _c
 }
 
+// SetLabels sets the "labels" field.
+func (_c *TaskCreate) SetLabels(v []string) *TaskCreate {
+	_c.mutation.SetLabels(v)
+	return _c
+}
+
+// SetProject sets the "project" field.
+func (_c *TaskCreate) SetProject(v string) *TaskCreate {
+	_c.mutation.SetProject(v)
+	return _c
+}
+
+// SetNillableProject sets the "project" field if the given value is not nil.
+func (_c *TaskCreate) SetNillableProject(v *string) *TaskCreate {
+	if v != nil {
+		_c.SetProject(*v)
+	}
+	return _c
+}
+
+// SetPosition sets the "position" field.
+func (_c *TaskCreate) SetPosition(v int) *TaskCreate {
+	_c.mutation.SetPosition(v)
+	return _c
+}
+
+// SetNillablePosition sets the "position" field if the given value is not nil.
+func (_c *TaskCreate) SetNillablePosition(v *int) *TaskCreate {
+	if v != nil {
+		_c.SetPosition(*v)
+	}
+	return _c
+}
+
+// SetFlagged sets the "flagged" field.
+func (_c *TaskCreate) SetFlagged(v bool) *TaskCreate {
+	_c.mutation.SetFlagged(v)
+	return _c
+}
+
+// SetNillableFlagged sets the "flagged" field if the given value is not nil.
+func (_c *TaskCreate) SetNillableFlagged(v *bool) *TaskCreate {
+	if v != nil {
+		_c.SetFlagged(*v)
+	}
+	return _c
+}
+
+// SetFlagReason sets the "flag_reason" field.
+func (_c *TaskCreate) SetFlagReason(v string) *TaskCreate {
+	_c.mutation.SetFlagReason(v)
+	return _c
+}
+
+// SetNillableFlagReason sets the "flag_reason" field if the given value is not nil.
+func (_c *TaskCreate) SetNillableFlagReason(v *string) *TaskCreate {
+	if v != nil {
+		_c.SetFlagReason(*v)
+	}
+	return _c
+}
+
+// SetTextAuthorIds sets the "text_author_ids" field.
+func (_c *TaskCreate) SetTextAuthorIds(v []int) *TaskCreate {
+	_c.mutation.SetTextAuthorIds(v)
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *TaskCreate) SetTenant(v *Tenant) *TaskCreate {
 	return _c.SetTenantID(v.ID)
@@ -200,6 +270,40 @@ func (_c *TaskCreate) AddComments(v ...*Comment) *TaskCreate {
 		ids[i] = v[i].ID
 	}
 	return _c.AddCommentIDs(ids...)
+}
+
+// AddLinkIDs adds the "links" edge to the TaskLink entity by IDs.
+func (_c *TaskCreate) AddLinkIDs(ids ...int) *TaskCreate {
+	_c.mutation.AddLinkIDs(ids...)
+	return _c
+}
+
+// AddLinks adds the "links" edges to the TaskLink entity.
+func (_c *TaskCreate) AddLinks(v ...*TaskLink) *TaskCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddLinkIDs(ids...)
+}
+
+// SetWorkID sets the "work" edge to the WorkItem entity by ID.
+func (_c *TaskCreate) SetWorkID(id int) *TaskCreate {
+	_c.mutation.SetWorkID(id)
+	return _c
+}
+
+// SetNillableWorkID sets the "work" edge to the WorkItem entity by ID if the given value is not nil.
+func (_c *TaskCreate) SetNillableWorkID(id *int) *TaskCreate {
+	if id != nil {
+		_c = _c.SetWorkID(*id)
+	}
+	return _c
+}
+
+// SetWork sets the "work" edge to the WorkItem entity.
+func (_c *TaskCreate) SetWork(v *WorkItem) *TaskCreate {
+	return _c.SetWorkID(v.ID)
 }
 
 // Mutation returns the TaskMutation object of the builder.
@@ -273,6 +377,30 @@ func (_c *TaskCreate) defaults() error {
 		v := task.DefaultUpdatedAt()
 		_c.mutation.SetUpdatedAt(v)
 	}
+	if _, ok := _c.mutation.Labels(); !ok {
+		v := task.DefaultLabels
+		_c.mutation.SetLabels(v)
+	}
+	if _, ok := _c.mutation.Project(); !ok {
+		v := task.DefaultProject
+		_c.mutation.SetProject(v)
+	}
+	if _, ok := _c.mutation.Position(); !ok {
+		v := task.DefaultPosition
+		_c.mutation.SetPosition(v)
+	}
+	if _, ok := _c.mutation.Flagged(); !ok {
+		v := task.DefaultFlagged
+		_c.mutation.SetFlagged(v)
+	}
+	if _, ok := _c.mutation.FlagReason(); !ok {
+		v := task.DefaultFlagReason
+		_c.mutation.SetFlagReason(v)
+	}
+	if _, ok := _c.mutation.TextAuthorIds(); !ok {
+		v := task.DefaultTextAuthorIds
+		_c.mutation.SetTextAuthorIds(v)
+	}
 	return nil
 }
 
@@ -343,6 +471,24 @@ func (_c *TaskCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Task.updated_at"`)}
+	}
+	if _, ok := _c.mutation.Labels(); !ok {
+		return &ValidationError{Name: "labels", err: errors.New(`ent: missing required field "Task.labels"`)}
+	}
+	if _, ok := _c.mutation.Project(); !ok {
+		return &ValidationError{Name: "project", err: errors.New(`ent: missing required field "Task.project"`)}
+	}
+	if _, ok := _c.mutation.Position(); !ok {
+		return &ValidationError{Name: "position", err: errors.New(`ent: missing required field "Task.position"`)}
+	}
+	if _, ok := _c.mutation.Flagged(); !ok {
+		return &ValidationError{Name: "flagged", err: errors.New(`ent: missing required field "Task.flagged"`)}
+	}
+	if _, ok := _c.mutation.FlagReason(); !ok {
+		return &ValidationError{Name: "flag_reason", err: errors.New(`ent: missing required field "Task.flag_reason"`)}
+	}
+	if _, ok := _c.mutation.TextAuthorIds(); !ok {
+		return &ValidationError{Name: "text_author_ids", err: errors.New(`ent: missing required field "Task.text_author_ids"`)}
 	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Task.tenant"`)}
@@ -423,6 +569,30 @@ func (_c *TaskCreate) createSpec() (*Task, *sqlgraph.CreateSpec) {
 		_spec.SetField(task.FieldDeletedAt, field.TypeTime, value)
 		_node.DeletedAt = &value
 	}
+	if value, ok := _c.mutation.Labels(); ok {
+		_spec.SetField(task.FieldLabels, field.TypeJSON, value)
+		_node.Labels = value
+	}
+	if value, ok := _c.mutation.Project(); ok {
+		_spec.SetField(task.FieldProject, field.TypeString, value)
+		_node.Project = value
+	}
+	if value, ok := _c.mutation.Position(); ok {
+		_spec.SetField(task.FieldPosition, field.TypeInt, value)
+		_node.Position = value
+	}
+	if value, ok := _c.mutation.Flagged(); ok {
+		_spec.SetField(task.FieldFlagged, field.TypeBool, value)
+		_node.Flagged = value
+	}
+	if value, ok := _c.mutation.FlagReason(); ok {
+		_spec.SetField(task.FieldFlagReason, field.TypeString, value)
+		_node.FlagReason = value
+	}
+	if value, ok := _c.mutation.TextAuthorIds(); ok {
+		_spec.SetField(task.FieldTextAuthorIds, field.TypeJSON, value)
+		_node.TextAuthorIds = value
+	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -483,6 +653,38 @@ func (_c *TaskCreate) createSpec() (*Task, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(comment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.LinksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasklink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.WorkIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   task.WorkTable,
+			Columns: []string{task.WorkColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -18,7 +18,9 @@ import (
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 // TaskQuery is the builder for querying Task entities.
@@ -32,6 +34,8 @@ type TaskQuery struct {
 	withBoard     *BoardQuery
 	withCreatedBy *MemberQuery
 	withComments  *CommentQuery
+	withLinks     *TaskLinkQuery
+	withWork      *WorkItemQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -149,6 +153,50 @@ func (_q *TaskQuery) QueryComments() *CommentQuery {
 			sqlgraph.From(task.Table, task.FieldID, selector),
 			sqlgraph.To(comment.Table, comment.FieldID),
 			sqlgraph.Edge(sqlgraph.O2M, false, task.CommentsTable, task.CommentsColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryLinks chains the current query on the "links" edge.
+func (_q *TaskQuery) QueryLinks() *TaskLinkQuery {
+	query := (&TaskLinkClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, selector),
+			sqlgraph.To(tasklink.Table, tasklink.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, task.LinksTable, task.LinksColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryWork chains the current query on the "work" edge.
+func (_q *TaskQuery) QueryWork() *WorkItemQuery {
+	query := (&WorkItemClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, selector),
+			sqlgraph.To(workitem.Table, workitem.FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, task.WorkTable, task.WorkColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -352,6 +400,8 @@ func (_q *TaskQuery) Clone() *TaskQuery {
 		withBoard:     _q.withBoard.Clone(),
 		withCreatedBy: _q.withCreatedBy.Clone(),
 		withComments:  _q.withComments.Clone(),
+		withLinks:     _q.withLinks.Clone(),
+		withWork:      _q.withWork.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -399,6 +449,28 @@ func (_q *TaskQuery) WithComments(opts ...func(*CommentQuery)) *TaskQuery {
 		opt(query)
 	}
 	_q.withComments = query
+	return _q
+}
+
+// WithLinks tells the query-builder to eager-load the nodes that are connected to
+// the "links" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *TaskQuery) WithLinks(opts ...func(*TaskLinkQuery)) *TaskQuery {
+	query := (&TaskLinkClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withLinks = query
+	return _q
+}
+
+// WithWork tells the query-builder to eager-load the nodes that are connected to
+// the "work" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *TaskQuery) WithWork(opts ...func(*WorkItemQuery)) *TaskQuery {
+	query := (&WorkItemClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withWork = query
 	return _q
 }
 
@@ -486,11 +558,13 @@ func (_q *TaskQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Task, e
 	var (
 		nodes       = []*Task{}
 		_spec       = _q.querySpec()
-		loadedTypes = [4]bool{
+		loadedTypes = [6]bool{
 			_q.withTenant != nil,
 			_q.withBoard != nil,
 			_q.withCreatedBy != nil,
 			_q.withComments != nil,
+			_q.withLinks != nil,
+			_q.withWork != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -533,6 +607,19 @@ func (_q *TaskQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Task, e
 		if err := _q.loadComments(ctx, query, nodes,
 			func(n *Task) { n.Edges.Comments = []*Comment{} },
 			func(n *Task, e *Comment) { n.Edges.Comments = append(n.Edges.Comments, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withLinks; query != nil {
+		if err := _q.loadLinks(ctx, query, nodes,
+			func(n *Task) { n.Edges.Links = []*TaskLink{} },
+			func(n *Task, e *TaskLink) { n.Edges.Links = append(n.Edges.Links, e) }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withWork; query != nil {
+		if err := _q.loadWork(ctx, query, nodes, nil,
+			func(n *Task, e *WorkItem) { n.Edges.Work = e }); err != nil {
 			return nil, err
 		}
 	}
@@ -641,6 +728,63 @@ func (_q *TaskQuery) loadComments(ctx context.Context, query *CommentQuery, node
 	}
 	query.Where(predicate.Comment(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(task.CommentsColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.TaskID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "task_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *TaskQuery) loadLinks(ctx context.Context, query *TaskLinkQuery, nodes []*Task, init func(*Task), assign func(*Task, *TaskLink)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Task)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(tasklink.FieldFromTaskID)
+	}
+	query.Where(predicate.TaskLink(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(task.LinksColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.FromTaskID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "from_task_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *TaskQuery) loadWork(ctx context.Context, query *WorkItemQuery, nodes []*Task, init func(*Task), assign func(*Task, *WorkItem)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Task)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(workitem.FieldTaskID)
+	}
+	query.Where(predicate.WorkItem(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(task.WorkColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

@@ -16,6 +16,8 @@ import (
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 // TaskUpdate is the builder for updating Task entities.
@@ -180,6 +182,93 @@ func (_u *TaskUpdate) ClearDeletedAt() *TaskUpdate {
 	return _u
 }
 
+// SetLabels sets the "labels" field.
+func (_u *TaskUpdate) SetLabels(v []string) *TaskUpdate {
+	_u.mutation.SetLabels(v)
+	return _u
+}
+
+// AppendLabels appends value to the "labels" field.
+func (_u *TaskUpdate) AppendLabels(v []string) *TaskUpdate {
+	_u.mutation.AppendLabels(v)
+	return _u
+}
+
+// SetProject sets the "project" field.
+func (_u *TaskUpdate) SetProject(v string) *TaskUpdate {
+	_u.mutation.SetProject(v)
+	return _u
+}
+
+// SetNillableProject sets the "project" field if the given value is not nil.
+func (_u *TaskUpdate) SetNillableProject(v *string) *TaskUpdate {
+	if v != nil {
+		_u.SetProject(*v)
+	}
+	return _u
+}
+
+// SetPosition sets the "position" field.
+func (_u *TaskUpdate) SetPosition(v int) *TaskUpdate {
+	_u.mutation.ResetPosition()
+	_u.mutation.SetPosition(v)
+	return _u
+}
+
+// SetNillablePosition sets the "position" field if the given value is not nil.
+func (_u *TaskUpdate) SetNillablePosition(v *int) *TaskUpdate {
+	if v != nil {
+		_u.SetPosition(*v)
+	}
+	return _u
+}
+
+// AddPosition adds value to the "position" field.
+func (_u *TaskUpdate) AddPosition(v int) *TaskUpdate {
+	_u.mutation.AddPosition(v)
+	return _u
+}
+
+// SetFlagged sets the "flagged" field.
+func (_u *TaskUpdate) SetFlagged(v bool) *TaskUpdate {
+	_u.mutation.SetFlagged(v)
+	return _u
+}
+
+// SetNillableFlagged sets the "flagged" field if the given value is not nil.
+func (_u *TaskUpdate) SetNillableFlagged(v *bool) *TaskUpdate {
+	if v != nil {
+		_u.SetFlagged(*v)
+	}
+	return _u
+}
+
+// SetFlagReason sets the "flag_reason" field.
+func (_u *TaskUpdate) SetFlagReason(v string) *TaskUpdate {
+	_u.mutation.SetFlagReason(v)
+	return _u
+}
+
+// SetNillableFlagReason sets the "flag_reason" field if the given value is not nil.
+func (_u *TaskUpdate) SetNillableFlagReason(v *string) *TaskUpdate {
+	if v != nil {
+		_u.SetFlagReason(*v)
+	}
+	return _u
+}
+
+// SetTextAuthorIds sets the "text_author_ids" field.
+func (_u *TaskUpdate) SetTextAuthorIds(v []int) *TaskUpdate {
+	_u.mutation.SetTextAuthorIds(v)
+	return _u
+}
+
+// AppendTextAuthorIds appends value to the "text_author_ids" field.
+func (_u *TaskUpdate) AppendTextAuthorIds(v []int) *TaskUpdate {
+	_u.mutation.AppendTextAuthorIds(v)
+	return _u
+}
+
 // SetBoard sets the "board" edge to the Board entity.
 func (_u *TaskUpdate) SetBoard(v *Board) *TaskUpdate {
 	return _u.SetBoardID(v.ID)
@@ -198,6 +287,40 @@ func (_u *TaskUpdate) AddComments(v ...*Comment) *TaskUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.AddCommentIDs(ids...)
+}
+
+// AddLinkIDs adds the "links" edge to the TaskLink entity by IDs.
+func (_u *TaskUpdate) AddLinkIDs(ids ...int) *TaskUpdate {
+	_u.mutation.AddLinkIDs(ids...)
+	return _u
+}
+
+// AddLinks adds the "links" edges to the TaskLink entity.
+func (_u *TaskUpdate) AddLinks(v ...*TaskLink) *TaskUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLinkIDs(ids...)
+}
+
+// SetWorkID sets the "work" edge to the WorkItem entity by ID.
+func (_u *TaskUpdate) SetWorkID(id int) *TaskUpdate {
+	_u.mutation.SetWorkID(id)
+	return _u
+}
+
+// SetNillableWorkID sets the "work" edge to the WorkItem entity by ID if the given value is not nil.
+func (_u *TaskUpdate) SetNillableWorkID(id *int) *TaskUpdate {
+	if id != nil {
+		_u = _u.SetWorkID(*id)
+	}
+	return _u
+}
+
+// SetWork sets the "work" edge to the WorkItem entity.
+func (_u *TaskUpdate) SetWork(v *WorkItem) *TaskUpdate {
+	return _u.SetWorkID(v.ID)
 }
 
 // Mutation returns the TaskMutation object of the builder.
@@ -230,6 +353,33 @@ func (_u *TaskUpdate) RemoveComments(v ...*Comment) *TaskUpdate {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommentIDs(ids...)
+}
+
+// ClearLinks clears all "links" edges to the TaskLink entity.
+func (_u *TaskUpdate) ClearLinks() *TaskUpdate {
+	_u.mutation.ClearLinks()
+	return _u
+}
+
+// RemoveLinkIDs removes the "links" edge to TaskLink entities by IDs.
+func (_u *TaskUpdate) RemoveLinkIDs(ids ...int) *TaskUpdate {
+	_u.mutation.RemoveLinkIDs(ids...)
+	return _u
+}
+
+// RemoveLinks removes "links" edges to TaskLink entities.
+func (_u *TaskUpdate) RemoveLinks(v ...*TaskLink) *TaskUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLinkIDs(ids...)
+}
+
+// ClearWork clears the "work" edge to the WorkItem entity.
+func (_u *TaskUpdate) ClearWork() *TaskUpdate {
+	_u.mutation.ClearWork()
+	return _u
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -366,6 +516,37 @@ func (_u *TaskUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.DeletedAtCleared() {
 		_spec.ClearField(task.FieldDeletedAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.Labels(); ok {
+		_spec.SetField(task.FieldLabels, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedLabels(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, task.FieldLabels, value)
+		})
+	}
+	if value, ok := _u.mutation.Project(); ok {
+		_spec.SetField(task.FieldProject, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Position(); ok {
+		_spec.SetField(task.FieldPosition, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPosition(); ok {
+		_spec.AddField(task.FieldPosition, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Flagged(); ok {
+		_spec.SetField(task.FieldFlagged, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.FlagReason(); ok {
+		_spec.SetField(task.FieldFlagReason, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.TextAuthorIds(); ok {
+		_spec.SetField(task.FieldTextAuthorIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedTextAuthorIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, task.FieldTextAuthorIds, value)
+		})
+	}
 	if _u.mutation.BoardCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -433,6 +614,80 @@ func (_u *TaskUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(comment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LinksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasklink.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLinksIDs(); len(nodes) > 0 && !_u.mutation.LinksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasklink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LinksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasklink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WorkCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   task.WorkTable,
+			Columns: []string{task.WorkColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WorkIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   task.WorkTable,
+			Columns: []string{task.WorkColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -609,6 +864,93 @@ func (_u *TaskUpdateOne) ClearDeletedAt() *TaskUpdateOne {
 	return _u
 }
 
+// SetLabels sets the "labels" field.
+func (_u *TaskUpdateOne) SetLabels(v []string) *TaskUpdateOne {
+	_u.mutation.SetLabels(v)
+	return _u
+}
+
+// AppendLabels appends value to the "labels" field.
+func (_u *TaskUpdateOne) AppendLabels(v []string) *TaskUpdateOne {
+	_u.mutation.AppendLabels(v)
+	return _u
+}
+
+// SetProject sets the "project" field.
+func (_u *TaskUpdateOne) SetProject(v string) *TaskUpdateOne {
+	_u.mutation.SetProject(v)
+	return _u
+}
+
+// SetNillableProject sets the "project" field if the given value is not nil.
+func (_u *TaskUpdateOne) SetNillableProject(v *string) *TaskUpdateOne {
+	if v != nil {
+		_u.SetProject(*v)
+	}
+	return _u
+}
+
+// SetPosition sets the "position" field.
+func (_u *TaskUpdateOne) SetPosition(v int) *TaskUpdateOne {
+	_u.mutation.ResetPosition()
+	_u.mutation.SetPosition(v)
+	return _u
+}
+
+// SetNillablePosition sets the "position" field if the given value is not nil.
+func (_u *TaskUpdateOne) SetNillablePosition(v *int) *TaskUpdateOne {
+	if v != nil {
+		_u.SetPosition(*v)
+	}
+	return _u
+}
+
+// AddPosition adds value to the "position" field.
+func (_u *TaskUpdateOne) AddPosition(v int) *TaskUpdateOne {
+	_u.mutation.AddPosition(v)
+	return _u
+}
+
+// SetFlagged sets the "flagged" field.
+func (_u *TaskUpdateOne) SetFlagged(v bool) *TaskUpdateOne {
+	_u.mutation.SetFlagged(v)
+	return _u
+}
+
+// SetNillableFlagged sets the "flagged" field if the given value is not nil.
+func (_u *TaskUpdateOne) SetNillableFlagged(v *bool) *TaskUpdateOne {
+	if v != nil {
+		_u.SetFlagged(*v)
+	}
+	return _u
+}
+
+// SetFlagReason sets the "flag_reason" field.
+func (_u *TaskUpdateOne) SetFlagReason(v string) *TaskUpdateOne {
+	_u.mutation.SetFlagReason(v)
+	return _u
+}
+
+// SetNillableFlagReason sets the "flag_reason" field if the given value is not nil.
+func (_u *TaskUpdateOne) SetNillableFlagReason(v *string) *TaskUpdateOne {
+	if v != nil {
+		_u.SetFlagReason(*v)
+	}
+	return _u
+}
+
+// SetTextAuthorIds sets the "text_author_ids" field.
+func (_u *TaskUpdateOne) SetTextAuthorIds(v []int) *TaskUpdateOne {
+	_u.mutation.SetTextAuthorIds(v)
+	return _u
+}
+
+// AppendTextAuthorIds appends value to the "text_author_ids" field.
+func (_u *TaskUpdateOne) AppendTextAuthorIds(v []int) *TaskUpdateOne {
+	_u.mutation.AppendTextAuthorIds(v)
+	return _u
+}
+
 // SetBoard sets the "board" edge to the Board entity.
 func (_u *TaskUpdateOne) SetBoard(v *Board) *TaskUpdateOne {
 	return _u.SetBoardID(v.ID)
@@ -627,6 +969,40 @@ func (_u *TaskUpdateOne) AddComments(v ...*Comment) *TaskUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.AddCommentIDs(ids...)
+}
+
+// AddLinkIDs adds the "links" edge to the TaskLink entity by IDs.
+func (_u *TaskUpdateOne) AddLinkIDs(ids ...int) *TaskUpdateOne {
+	_u.mutation.AddLinkIDs(ids...)
+	return _u
+}
+
+// AddLinks adds the "links" edges to the TaskLink entity.
+func (_u *TaskUpdateOne) AddLinks(v ...*TaskLink) *TaskUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddLinkIDs(ids...)
+}
+
+// SetWorkID sets the "work" edge to the WorkItem entity by ID.
+func (_u *TaskUpdateOne) SetWorkID(id int) *TaskUpdateOne {
+	_u.mutation.SetWorkID(id)
+	return _u
+}
+
+// SetNillableWorkID sets the "work" edge to the WorkItem entity by ID if the given value is not nil.
+func (_u *TaskUpdateOne) SetNillableWorkID(id *int) *TaskUpdateOne {
+	if id != nil {
+		_u = _u.SetWorkID(*id)
+	}
+	return _u
+}
+
+// SetWork sets the "work" edge to the WorkItem entity.
+func (_u *TaskUpdateOne) SetWork(v *WorkItem) *TaskUpdateOne {
+	return _u.SetWorkID(v.ID)
 }
 
 // Mutation returns the TaskMutation object of the builder.
@@ -659,6 +1035,33 @@ func (_u *TaskUpdateOne) RemoveComments(v ...*Comment) *TaskUpdateOne {
 		ids[i] = v[i].ID
 	}
 	return _u.RemoveCommentIDs(ids...)
+}
+
+// ClearLinks clears all "links" edges to the TaskLink entity.
+func (_u *TaskUpdateOne) ClearLinks() *TaskUpdateOne {
+	_u.mutation.ClearLinks()
+	return _u
+}
+
+// RemoveLinkIDs removes the "links" edge to TaskLink entities by IDs.
+func (_u *TaskUpdateOne) RemoveLinkIDs(ids ...int) *TaskUpdateOne {
+	_u.mutation.RemoveLinkIDs(ids...)
+	return _u
+}
+
+// RemoveLinks removes "links" edges to TaskLink entities.
+func (_u *TaskUpdateOne) RemoveLinks(v ...*TaskLink) *TaskUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveLinkIDs(ids...)
+}
+
+// ClearWork clears the "work" edge to the WorkItem entity.
+func (_u *TaskUpdateOne) ClearWork() *TaskUpdateOne {
+	_u.mutation.ClearWork()
+	return _u
 }
 
 // Where appends a list predicates to the TaskUpdate builder.
@@ -825,6 +1228,37 @@ func (_u *TaskUpdateOne) sqlSave(ctx context.Context) (_node *Task, err error) {
 	if _u.mutation.DeletedAtCleared() {
 		_spec.ClearField(task.FieldDeletedAt, field.TypeTime)
 	}
+	if value, ok := _u.mutation.Labels(); ok {
+		_spec.SetField(task.FieldLabels, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedLabels(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, task.FieldLabels, value)
+		})
+	}
+	if value, ok := _u.mutation.Project(); ok {
+		_spec.SetField(task.FieldProject, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.Position(); ok {
+		_spec.SetField(task.FieldPosition, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPosition(); ok {
+		_spec.AddField(task.FieldPosition, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Flagged(); ok {
+		_spec.SetField(task.FieldFlagged, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.FlagReason(); ok {
+		_spec.SetField(task.FieldFlagReason, field.TypeString, value)
+	}
+	if value, ok := _u.mutation.TextAuthorIds(); ok {
+		_spec.SetField(task.FieldTextAuthorIds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedTextAuthorIds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, task.FieldTextAuthorIds, value)
+		})
+	}
 	if _u.mutation.BoardCleared() {
 		edge := &sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -892,6 +1326,80 @@ func (_u *TaskUpdateOne) sqlSave(ctx context.Context) (_node *Task, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(comment.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.LinksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasklink.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedLinksIDs(); len(nodes) > 0 && !_u.mutation.LinksCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasklink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.LinksIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.LinksTable,
+			Columns: []string{task.LinksColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasklink.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.WorkCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   task.WorkTable,
+			Columns: []string{task.WorkColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.WorkIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2O,
+			Inverse: false,
+			Table:   task.WorkTable,
+			Columns: []string{task.WorkColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -38,6 +38,8 @@ type Token struct {
 	LastUsedAt *time.Time `json:"last_used_at,omitempty"`
 	// RevokedAt holds the value of the "revoked_at" field.
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
+	// The toolsets the token is limited to; empty means all.
+	Toolsets []string `json:"toolsets,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the TokenQuery when eager-loading is set.
 	Edges        TokenEdges `json:"edges"`
@@ -82,7 +84,7 @@ func (*Token) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case token.FieldScopes:
+		case token.FieldScopes, token.FieldToolsets:
 			values[i] = new([]byte)
 		case token.FieldID, token.FieldTenantID, token.FieldMemberID:
 			values[i] = new(sql.NullInt64)
@@ -169,6 +171,14 @@ func (_m *Token) assignValues(columns []string, values []any) error {
 				_m.RevokedAt = new(time.Time)
 				*_m.RevokedAt = value.Time
 			}
+		case token.FieldToolsets:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field toolsets", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Toolsets); err != nil {
+					return fmt.Errorf("unmarshal field toolsets: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -245,6 +255,9 @@ func (_m *Token) String() string {
 		builder.WriteString("revoked_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("toolsets=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Toolsets))
 	builder.WriteByte(')')
 	return builder.String()
 }

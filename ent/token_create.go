@@ -108,6 +108,12 @@ func (_c *TokenCreate) SetNillableRevokedAt(v *time.Time) *TokenCreate {
 	return _c
 }
 
+// SetToolsets sets the "toolsets" field.
+func (_c *TokenCreate) SetToolsets(v []string) *TokenCreate {
+	_c.mutation.SetToolsets(v)
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *TokenCreate) SetTenant(v *Tenant) *TokenCreate {
 	return _c.SetTenantID(v.ID)
@@ -166,6 +172,10 @@ func (_c *TokenCreate) defaults() error {
 		v := token.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Toolsets(); !ok {
+		v := token.DefaultToolsets
+		_c.mutation.SetToolsets(v)
+	}
 	return nil
 }
 
@@ -196,6 +206,9 @@ func (_c *TokenCreate) check() error {
 	}
 	if _, ok := _c.mutation.ExpiresAt(); !ok {
 		return &ValidationError{Name: "expires_at", err: errors.New(`ent: missing required field "Token.expires_at"`)}
+	}
+	if _, ok := _c.mutation.Toolsets(); !ok {
+		return &ValidationError{Name: "toolsets", err: errors.New(`ent: missing required field "Token.toolsets"`)}
 	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Token.tenant"`)}
@@ -256,6 +269,10 @@ func (_c *TokenCreate) createSpec() (*Token, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RevokedAt(); ok {
 		_spec.SetField(token.FieldRevokedAt, field.TypeTime, value)
 		_node.RevokedAt = &value
+	}
+	if value, ok := _c.mutation.Toolsets(); ok {
+		_spec.SetField(token.FieldToolsets, field.TypeJSON, value)
+		_node.Toolsets = value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{

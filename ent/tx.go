@@ -22,16 +22,24 @@ type Tx struct {
 	Comment *CommentClient
 	// Confirmation is the client for interacting with the Confirmation builders.
 	Confirmation *ConfirmationClient
+	// ContextNote is the client for interacting with the ContextNote builders.
+	ContextNote *ContextNoteClient
+	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
+	IdempotencyKey *IdempotencyKeyClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
 	// SigningKey is the client for interacting with the SigningKey builders.
 	SigningKey *SigningKeyClient
 	// Task is the client for interacting with the Task builders.
 	Task *TaskClient
+	// TaskLink is the client for interacting with the TaskLink builders.
+	TaskLink *TaskLinkClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 	// Token is the client for interacting with the Token builders.
 	Token *TokenClient
+	// WorkItem is the client for interacting with the WorkItem builders.
+	WorkItem *WorkItemClient
 
 	// lazily loaded.
 	client     *Client
@@ -168,11 +176,15 @@ func (tx *Tx) init() {
 	tx.Board = NewBoardClient(tx.config)
 	tx.Comment = NewCommentClient(tx.config)
 	tx.Confirmation = NewConfirmationClient(tx.config)
+	tx.ContextNote = NewContextNoteClient(tx.config)
+	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Member = NewMemberClient(tx.config)
 	tx.SigningKey = NewSigningKeyClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
+	tx.TaskLink = NewTaskLinkClient(tx.config)
 	tx.Tenant = NewTenantClient(tx.config)
 	tx.Token = NewTokenClient(tx.config)
+	tx.WorkItem = NewWorkItemClient(tx.config)
 }
 
 // txDriver wraps the given dialect.Tx with a nop dialect.Driver implementation.

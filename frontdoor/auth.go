@@ -137,6 +137,19 @@ func (h *Handler) insufficientScope(id json.RawMessage, e *mcp.ScopeError) *fail
 	}
 }
 
+// toolsetForbids is the 403 of a token whose toolsets do not hold the
+// tool: refused like a missing scope (a client may ask for another
+// token), with no scope to name, since every scope would still be refused.
+func (h *Handler) toolsetForbids(id json.RawMessage, e *mcp.ToolsetError) *failure {
+	ch := `Bearer error="insufficient_scope", error_description=` + quote(e.Message) + `, resource_metadata="` + h.metadataURL + `"`
+	return &failure{
+		status: http.StatusForbidden,
+		id:     id,
+		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "forbidden: " + e.Error()},
+		header: http.Header{"Www-Authenticate": {ch}},
+	}
+}
+
 // quote makes s an RFC 9110 quoted-string, dropping what a challenge
 // parameter may not hold (RFC 6750 allows no '"' or backslash in these values).
 func quote(s string) string {

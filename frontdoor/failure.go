@@ -59,6 +59,7 @@ func refusal(status int, msg string, header http.Header) *failure {
 func (x *exchange) failureFor(err error) *failure {
 	var je *jsonrpc.Error
 	var se *mcp.ScopeError
+	var te *mcp.ToolsetError
 	var nf *mcp.ResourceNotFoundError
 	var re *mcp.RevokedError
 	switch {
@@ -73,6 +74,8 @@ func (x *exchange) failureFor(err error) *failure {
 		return &failure{id: x.msg.ID, err: je}
 	case errors.As(err, &se):
 		return x.h.insufficientScope(x.msg.ID, se)
+	case errors.As(err, &te):
+		return x.h.toolsetForbids(x.msg.ID, te)
 	case errors.As(err, &nf):
 		return &failure{id: x.msg.ID, err: x.resourceNotFound(nf)}
 	case errors.As(err, &re):

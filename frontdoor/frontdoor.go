@@ -37,7 +37,8 @@ type TokenVerifier interface {
 // ToolBackend lists and runs the tools of one caller.
 type ToolBackend interface {
 	// Tools returns the tools c may call now (its role narrowed by its
-	// token's scopes), in a stable order. Its errors follow CallTool's.
+	// token's scopes and toolsets), in a stable order. Its errors follow
+	// CallTool's.
 	Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, error)
 	// CallTool runs call for c.
 	// report is nil when the request carried no progressToken; otherwise
@@ -46,7 +47,7 @@ type ToolBackend interface {
 	//
 	// Errors: a *jsonrpc.Error is sent as is (e.g. -32602 for an unknown
 	// tool or arguments that do not fit the schema); a *mcp.ScopeError
-	// becomes HTTP 403; after the client left nothing is sent; anything
+	// or *mcp.ToolsetError becomes HTTP 403; after the client left nothing is sent; anything
 	// else becomes -32603 with a neutral message and a short ref, and is
 	// logged in full.
 	CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error)

@@ -21,17 +21,22 @@ import (
 // scopeRule is what a method needs: the scope its tool option names ("" for
 // none), and the tool's name and title, for the refusal message.
 type scopeRule struct {
-	scope string
-	least string // the weakest role allowed (the option's min_role), "" for any
-	tool  string
-	title string
-	err   error // the method is not in the registry
+	scope   string
+	least   string // the weakest role allowed (the option's min_role), "" for any
+	isTool  bool   // the method carries the tool option
+	toolset string // the tool's toolset
+	tool    string
+	title   string
+	err     error // the method is not in the registry
 }
 
 // requireScope refuses a call whose token scopes do not cover the scope of
 // the method's (taskwire.mcp.v1.tool) option, in a sentence a model can act
-// on, marked access.ReasonInsufficientScope. Methods without the option
-// need only a valid identity.
+// on, marked access.ReasonInsufficientScope, and a call to a tool outside
+// the toolsets its token is limited to (access.ReasonToolsetForbids). The
+// front door refuses both before calling; this second check keeps a front
+// door's bug from widening a token. Methods without the option need only a
+// valid identity.
 func (s *Server) requireScope(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	if s.callerless(info.FullMethod) || identity.IsOperator(ctx) {
 		return handler(ctx, req)
@@ -49,6 +54,9 @@ func (s *Server) requireScope(ctx context.Context, req any, info *grpc.UnaryServ
 		return nil, access.InsufficientScope(rule.tool, rule.scope, fmt.Sprintf(
 			"This token lacks the %[1]s scope needed by %[2]s; ask an admin for a token with %[1]s.",
 			rule.scope, rule.tool))
+	}
+	if rule.isTool && !authz.ToolsetAllows(c.Toolsets, rule.toolset) {
+		return nil, access.ToolsetForbids(rule.tool, rule.toolset, c.Toolsets)
 	}
 	return handler(ctx, req)
 }
@@ -79,5 +87,5 @@ func lookupRule(fullMethod string) scopeRule {
 	if tool == nil {
 		return scopeRule{tool: string(md.Name())}
 	}
-	return scopeRule{scope: tool.GetScope(), least: tool.GetMinRole(), tool: tool.GetName(), title: tool.GetTitle()}
+	return scopeRule{scope: tool.GetScope(), least: tool.GetMinRole(), isTool: true, toolset: tool.GetToolset(), tool: tool.GetName(), title: tool.GetTitle()}
 }

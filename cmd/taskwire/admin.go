@@ -29,7 +29,7 @@ const adminUsage = `usage: taskwire admin <tenants|members|tokens|keys> <command
   members list [--removed]
   members set-role HANDLE owner|admin|member|viewer
   members remove HANDLE
-  tokens create --member HANDLE [--scopes read,comment,write] [--ttl 2160h] [--label TEXT]
+  tokens create --member HANDLE [--scopes read,comment,write] [--toolsets tasks,comments] [--ttl 2160h] [--label TEXT]
   tokens list [--member HANDLE]
   tokens revoke ID
   tokens revoke-member HANDLE

@@ -10,6 +10,7 @@ import (
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/authz"
 )
 
 // The commands of `taskwire admin`, one per RPC. Each parses its flags,
@@ -168,6 +169,7 @@ func (a *adminCmd) membersRemove(args []string) error {
 func (a *adminCmd) tokensCreate(args []string) error {
 	member := a.fs.String("member", "", "handle of the member the token acts as (required)")
 	scopes := a.fs.String("scopes", "read,comment,write", "comma-separated scopes: read, comment, write")
+	toolsets := a.fs.String("toolsets", "", toolsetsFlagUsage)
 	ttl := a.fs.Duration("ttl", authn.DefaultTTL, "how long the token is valid")
 	label := a.fs.String("label", "", `what the token is for, e.g. "laptop claude"`)
 	if _, err := a.parse(args, 0, 0); err != nil {
@@ -175,7 +177,8 @@ func (a *adminCmd) tokensCreate(args []string) error {
 	}
 	resp := &adminv1.CreateTokenResponse{}
 	if err := a.call("CreateToken", &adminv1.CreateTokenRequest{
-		Tenant: a.tenant, Member: *member, Scopes: commaList(*scopes), Ttl: durationpb.New(*ttl), Label: *label,
+		Tenant: a.tenant, Member: *member, Scopes: commaList(*scopes), Toolsets: commaList(*toolsets),
+		Ttl: durationpb.New(*ttl), Label: *label,
 	}, resp); err != nil {
 		return err
 	}
@@ -185,8 +188,8 @@ func (a *adminCmd) tokensCreate(args []string) error {
 	// The token alone on stdout, so it can be captured; the rest on stderr.
 	fmt.Fprintln(a.stdout, resp.GetToken())
 	i := resp.GetInfo()
-	fmt.Fprintf(a.stderr, "token %s for %s, scopes %s, expires %s\n", i.GetId(), i.GetMember(),
-		strings.Join(i.GetScopes(), ","), i.GetExpireTime().AsTime().Format(time.RFC3339))
+	fmt.Fprintf(a.stderr, "token %s for %s, scopes %s, toolsets %s, expires %s\n", i.GetId(), i.GetMember(),
+		strings.Join(i.GetScopes(), ","), authz.ToolsetsText(i.GetToolsets()), i.GetExpireTime().AsTime().Format(time.RFC3339))
 	return nil
 }
 

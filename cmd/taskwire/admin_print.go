@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
+	"github.com/taskwire/taskwire/services/authz"
 )
 
 // Tables of `taskwire admin`, aligned with text/tabwriter.
@@ -39,10 +40,10 @@ func printMembers(w io.Writer, list []*adminv1.Member) error {
 
 func printAdminTokens(w io.Writer, list []*adminv1.Token) error {
 	tw := newTable(w)
-	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
+	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tTOOLSETS\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
 	for _, t := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.GetId(), t.GetMember(), strings.Join(t.GetScopes(), ","),
-			orDash(t.GetLabel()), stamp(t.GetCreateTime()), stamp(t.GetExpireTime()), stamp(t.GetLastUseTime()),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.GetId(), t.GetMember(), strings.Join(t.GetScopes(), ","),
+			authz.ToolsetsText(t.GetToolsets()), orDash(t.GetLabel()), stamp(t.GetCreateTime()), stamp(t.GetExpireTime()), stamp(t.GetLastUseTime()),
 			enumWord(t.GetState().String(), "TOKEN_STATE_"))
 	}
 	return tw.Flush()

@@ -103,7 +103,7 @@ func auditEvents(t *testing.T, cs *mcp.ClientSession, args map[string]any, n int
 	var events []map[string]any
 	waitFor(t, 10*time.Second, "audit events", func() bool {
 		events = nil
-		list, _ := callOK(t, cs, "audit_list", args)["events"].([]any)
+		list, _ := callOK(t, cs, "audit_list", args)["items"].([]any)
 		for _, e := range list {
 			if e := e.(map[string]any); keep == nil || keep(e) {
 				events = append(events, e)

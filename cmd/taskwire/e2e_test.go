@@ -55,7 +55,12 @@ func TestEndToEnd(t *testing.T) {
 			for _, tool := range tools.Tools {
 				names = append(names, tool.Name)
 			}
-			want := []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import", "whoami", "audit_list"}
+			want := []string{
+				"boards_list", "boards_get", "boards_update", "members_list", "context_get", "context_add",
+				"tasks_get", "tasks_list", "tasks_search", "tasks_create", "tasks_update", "tasks_move", "tasks_assign", "tasks_flag",
+				"tasks_delete", "tasks_restore", "tasks_import", "comments_list", "comments_add", "comments_edit",
+				"work_approve", "work_next", "work_heartbeat", "work_release", "work_complete", "whoami", "audit_list",
+			}
 			if !slices.Equal(names, want) {
 				t.Errorf("tools = %v, want %v", names, want)
 			}
@@ -129,11 +134,11 @@ func TestEndToEnd(t *testing.T) {
 			}
 
 			list := callOK(t, cs, "tasks_list", map[string]any{"limit": 100})
-			if n := len(list["tasks"].([]any)); n != 100 || list["next_cursor"] == "" {
+			if n := len(list["items"].([]any)); n != 100 || list["next_cursor"] == "" {
 				t.Errorf("tasks_list limit 100 gave %d tasks, cursor %q; want 100 and a cursor", n, list["next_cursor"])
 			}
 			rest := callOK(t, cs, "tasks_list", map[string]any{"limit": 100, "cursor": list["next_cursor"]})
-			if n := len(rest["tasks"].([]any)); n != 21 {
+			if n := len(rest["items"].([]any)); n != 21 {
 				t.Errorf("second page has %d tasks, want 21 (121 in all)", n)
 			}
 		})

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -71,7 +72,7 @@ type workerNodeConfig struct {
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
-	boards, err := board.New(board.Config{Client: cfg.DB, Logger: cfg.Log})
+	boards, err := board.New(board.Config{Client: cfg.DB, Logger: cfg.Log, CursorKey: cfg.cursorKey("taskwire list-cursor v1")})
 	if err != nil {
 		return nil, err
 	}
@@ -93,7 +94,7 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	}
 	// Every call a member makes is recorded in the audit log, which owners
 	// and admins read (audit_list).
-	auditLog, err := audit.New(audit.Config{Client: cfg.DB, CursorKey: cfg.auditCursorKey(), Logger: cfg.Log})
+	auditLog, err := audit.New(audit.Config{Client: cfg.DB, CursorKey: cfg.cursorKey("taskwire audit-cursor v1"), Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -151,13 +152,13 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	return n, nil
 }
 
-// auditCursorKey authenticates the audit log's cursors: derived from the
-// internal key, which every worker of a deployment shares, so a page's
-// cursor works on the next worker too; without one, a random key, whose
-// cursors only this worker accepts.
-func (cfg workerNodeConfig) auditCursorKey() []byte {
+// cursorKey authenticates the cursors of lists (purpose names which):
+// derived from the internal key, which every worker of a deployment
+// shares, so a page's cursor works on the next worker too; without one, a
+// random key, whose cursors only this worker accepts.
+func (cfg workerNodeConfig) cursorKey(purpose string) []byte {
 	if cfg.InternalKey != "" {
-		if k, err := hkdf.Key(sha256.New, []byte(cfg.InternalKey), nil, "taskwire audit-cursor v1", 32); err == nil {
+		if k, err := hkdf.Key(sha256.New, []byte(cfg.InternalKey), nil, purpose, 32); err == nil {
 			return k
 		}
 	}
@@ -262,8 +263,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 }
 
 func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks) (*frontdoor.Handler, error) {
-	services := []string{taskwirev1.BoardService_ServiceDesc.ServiceName, taskwirev1.AccessService_ServiceDesc.ServiceName,
-		taskwirev1.AuditService_ServiceDesc.ServiceName}
+	services := slices.Clone(taskwirev1.ToolServices)
 	if cfg.Conformance {
 		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
 	}

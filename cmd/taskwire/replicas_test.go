@@ -58,7 +58,7 @@ func TestReplicas(t *testing.T) {
 			// input_required from one replica, the confirmed retry at the other.
 			callOK(t, cs, "tasks_delete", map[string]any{"ref": "T-2"})
 			list := callOK(t, cs, "tasks_list", map[string]any{"limit": 100})
-			if n := len(list["tasks"].([]any)); n != 52 {
+			if n := len(list["items"].([]any)); n != 52 {
 				t.Errorf("tasks after deleting one of 53 = %d, want 52", n)
 			}
 			for i := range alt.served {

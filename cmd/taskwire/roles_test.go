@@ -42,7 +42,7 @@ func TestRoles(t *testing.T) {
 			ref := callOK(t, owner, "tasks_create", map[string]any{"title": "Plan the launch"})["task"].(map[string]any)["ref"].(string)
 
 			viewer, _ := h.client(t, mint(vera, authz.AllScopes...), nil)
-			if got, want := listedTools(t, viewer), []string{"boards_list", "tasks_get", "tasks_list", "whoami"}; !slices.Equal(got, want) {
+			if got, want := listedTools(t, viewer), []string{"boards_list", "boards_get", "members_list", "context_get", "tasks_get", "tasks_list", "tasks_search", "comments_list", "whoami"}; !slices.Equal(got, want) {
 				t.Errorf("viewer sees tools %v, want %v", got, want)
 			}
 			move := &mcp.CallToolParams{Name: "tasks_move", Arguments: map[string]any{"ref": ref, "lane": "doing"}}

@@ -42,14 +42,14 @@ func TestTokenScopes(t *testing.T) {
 	for _, tool := range tools.Tools {
 		names = append(names, tool.Name)
 	}
-	if want := []string{"boards_list", "tasks_get", "tasks_list", "whoami", "audit_list"}; !slices.Equal(names, want) {
+	if want := []string{"boards_list", "boards_get", "members_list", "context_get", "tasks_get", "tasks_list", "tasks_search", "comments_list", "whoami", "audit_list"}; !slices.Equal(names, want) {
 		t.Errorf("read-only token sees tools %v, want %v", names, want)
 	}
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_create", Arguments: map[string]any{"title": "x"}}); err == nil {
 		t.Error("tasks_create with a read-only token succeeded, want a refusal")
 	}
 	boards := callOK(t, cs, "boards_list", nil)
-	if b := boards["boards"].([]any)[0].(map[string]any); b["slug"] != "main" || b["is_default"] != true {
+	if b := boards["items"].([]any)[0].(map[string]any); b["slug"] != "main" || b["is_default"] != true {
 		t.Errorf("boards_list = %v, want the default board main", boards)
 	}
 

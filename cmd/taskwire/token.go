@@ -17,6 +17,7 @@ import (
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
@@ -24,7 +25,7 @@ import (
 )
 
 const tokenUsage = `usage:
-  taskwire token create --member HANDLE [--scopes read,comment,write] [--ttl 2160h] [--label TEXT]
+  taskwire token create --member HANDLE [--scopes read,comment,write] [--toolsets tasks,comments] [--ttl 2160h] [--label TEXT]
   taskwire token list [--member HANDLE] [--json]
   taskwire token revoke JTI
   taskwire token revoke --member HANDLE
@@ -96,6 +97,7 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	fs, tenant := tokenFlags("create", &cfg, stderr)
 	member := fs.String("member", "", "handle of the member the token acts as (required)")
 	scopes := fs.String("scopes", "read,comment,write", "comma-separated scopes: read, comment, write")
+	toolsets := fs.String("toolsets", "", toolsetsFlagUsage)
 	ttl := fs.Duration("ttl", authn.DefaultTTL, "how long the token is valid")
 	label := fs.String("label", "", `what the token is for, shown by "token list", e.g. "laptop claude"`)
 	if err := fs.Parse(args); err != nil {
@@ -133,16 +135,19 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	token, info, err := st.Create(ctx, is, tokens.CreateRequest{
-		Tenant: *tenant, Member: m.ID, Scopes: strings.Split(*scopes, ","), TTL: *ttl, Label: *label,
+		Tenant: *tenant, Member: m.ID, Scopes: strings.Split(*scopes, ","), Toolsets: commaList(*toolsets), TTL: *ttl, Label: *label,
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, token)
-	fmt.Fprintf(stderr, "token %s for %s on tenant %s, scopes %s, expires %s, audience %s\n",
-		info.ID, *member, *tenant, strings.Join(info.Scopes, ","), info.ExpiresAt.Format(time.RFC3339), cfg.endpoint())
+	fmt.Fprintf(stderr, "token %s for %s on tenant %s, scopes %s, toolsets %s, expires %s, audience %s\n",
+		info.ID, *member, *tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), cfg.endpoint())
 	return nil
 }
+
+// toolsetsFlagUsage describes --toolsets of the token commands.
+const toolsetsFlagUsage = "comma-separated toolsets the token is limited to: context, tasks, comments, work, audit (default all)"
 
 // runTokenList prints a tenant's tokens, without the tokens themselves.
 func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -194,10 +199,10 @@ func printTokensJSON(w io.Writer, list []tokens.Info, now time.Time) error {
 
 func printTokens(w io.Writer, list []tokens.Info, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
+	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tTOOLSETS\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
 	for _, t := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, strings.Join(t.Scopes, ","),
-			orDash(t.Label), shortTime(&t.CreatedAt), shortTime(&t.ExpiresAt), shortTime(t.LastUsedAt), t.State(now))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, strings.Join(t.Scopes, ","),
+			authz.ToolsetsText(t.Toolsets), orDash(t.Label), shortTime(&t.CreatedAt), shortTime(&t.ExpiresAt), shortTime(t.LastUsedAt), t.State(now))
 	}
 	return tw.Flush()
 }

@@ -25,6 +25,8 @@ const (
 	FieldIsDefault = "is_default"
 	// FieldRules holds the string denoting the rules field in the database.
 	FieldRules = "rules"
+	// FieldWipLimits holds the string denoting the wip_limits field in the database.
+	FieldWipLimits = "wip_limits"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -57,6 +59,7 @@ var Columns = []string{
 	FieldName,
 	FieldIsDefault,
 	FieldRules,
+	FieldWipLimits,
 	FieldCreatedAt,
 }
 
@@ -84,6 +87,8 @@ var (
 	DefaultIsDefault bool
 	// DefaultRules holds the default value on creation for the "rules" field.
 	DefaultRules string
+	// DefaultWipLimits holds the default value on creation for the "wip_limits" field.
+	DefaultWipLimits map[string]int
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )

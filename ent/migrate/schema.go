@@ -109,6 +109,7 @@ var (
 		{Name: "name", Type: field.TypeString},
 		{Name: "is_default", Type: field.TypeBool, Default: false},
 		{Name: "rules", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "wip_limits", Type: field.TypeJSON},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "tenant_id", Type: field.TypeInt},
 	}
@@ -120,7 +121,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "boards_tenants_tenant",
-				Columns:    []*schema.Column{BoardsColumns[6]},
+				Columns:    []*schema.Column{BoardsColumns[7]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -129,7 +130,7 @@ var (
 			{
 				Name:    "board_tenant_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{BoardsColumns[6], BoardsColumns[1]},
+				Columns: []*schema.Column{BoardsColumns[7], BoardsColumns[1]},
 			},
 		},
 	}
@@ -138,6 +139,8 @@ var (
 		{Name: "id", Type: field.TypeInt, Increment: true},
 		{Name: "body", Type: field.TypeString, Size: 2147483647},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "edited_at", Type: field.TypeTime, Nullable: true},
+		{Name: "version", Type: field.TypeInt, Default: 1},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "author_id", Type: field.TypeInt},
 		{Name: "task_id", Type: field.TypeInt},
@@ -150,19 +153,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "comments_tenants_tenant",
-				Columns:    []*schema.Column{CommentsColumns[3]},
+				Columns:    []*schema.Column{CommentsColumns[5]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "comments_members_author",
-				Columns:    []*schema.Column{CommentsColumns[4]},
+				Columns:    []*schema.Column{CommentsColumns[6]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "comments_tasks_comments",
-				Columns:    []*schema.Column{CommentsColumns[5]},
+				Columns:    []*schema.Column{CommentsColumns[7]},
 				RefColumns: []*schema.Column{TasksColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -171,7 +174,7 @@ var (
 			{
 				Name:    "comment_tenant_id_task_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommentsColumns[3], CommentsColumns[5]},
+				Columns: []*schema.Column{CommentsColumns[5], CommentsColumns[7]},
 			},
 		},
 	}
@@ -202,6 +205,85 @@ var (
 				Name:    "confirmation_tenant_id_nonce",
 				Unique:  true,
 				Columns: []*schema.Column{ConfirmationsColumns[5], ConfirmationsColumns[1]},
+			},
+		},
+	}
+	// ContextNotesColumns holds the columns for the "context_notes" table.
+	ContextNotesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "body", Type: field.TypeString, Size: 2147483647},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeInt},
+		{Name: "board_id", Type: field.TypeInt},
+		{Name: "author_id", Type: field.TypeInt},
+	}
+	// ContextNotesTable holds the schema information for the "context_notes" table.
+	ContextNotesTable = &schema.Table{
+		Name:       "context_notes",
+		Columns:    ContextNotesColumns,
+		PrimaryKey: []*schema.Column{ContextNotesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "context_notes_tenants_tenant",
+				Columns:    []*schema.Column{ContextNotesColumns[3]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "context_notes_boards_board",
+				Columns:    []*schema.Column{ContextNotesColumns[4]},
+				RefColumns: []*schema.Column{BoardsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "context_notes_members_author",
+				Columns:    []*schema.Column{ContextNotesColumns[5]},
+				RefColumns: []*schema.Column{MembersColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "contextnote_tenant_id_board_id_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{ContextNotesColumns[3], ContextNotesColumns[4], ContextNotesColumns[2]},
+			},
+		},
+	}
+	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
+	IdempotencyKeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "member_id", Type: field.TypeInt},
+		{Name: "key", Type: field.TypeString},
+		{Name: "method", Type: field.TypeString},
+		{Name: "request_digest", Type: field.TypeBytes},
+		{Name: "response", Type: field.TypeBytes, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// IdempotencyKeysTable holds the schema information for the "idempotency_keys" table.
+	IdempotencyKeysTable = &schema.Table{
+		Name:       "idempotency_keys",
+		Columns:    IdempotencyKeysColumns,
+		PrimaryKey: []*schema.Column{IdempotencyKeysColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "idempotency_keys_tenants_tenant",
+				Columns:    []*schema.Column{IdempotencyKeysColumns[7]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "idempotencykey_tenant_id_member_id_key",
+				Unique:  true,
+				Columns: []*schema.Column{IdempotencyKeysColumns[7], IdempotencyKeysColumns[1], IdempotencyKeysColumns[2]},
+			},
+			{
+				Name:    "idempotencykey_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{IdempotencyKeysColumns[6]},
 			},
 		},
 	}
@@ -275,6 +357,12 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "deleted_at", Type: field.TypeTime, Nullable: true},
+		{Name: "labels", Type: field.TypeJSON},
+		{Name: "project", Type: field.TypeString, Default: ""},
+		{Name: "position", Type: field.TypeInt, Default: 0},
+		{Name: "flagged", Type: field.TypeBool, Default: false},
+		{Name: "flag_reason", Type: field.TypeString, Default: ""},
+		{Name: "text_author_ids", Type: field.TypeJSON},
 		{Name: "board_id", Type: field.TypeInt},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "created_by_id", Type: field.TypeInt},
@@ -287,19 +375,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tasks_boards_tasks",
-				Columns:    []*schema.Column{TasksColumns[12]},
+				Columns:    []*schema.Column{TasksColumns[18]},
 				RefColumns: []*schema.Column{BoardsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "tasks_tenants_tenant",
-				Columns:    []*schema.Column{TasksColumns[13]},
+				Columns:    []*schema.Column{TasksColumns[19]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "tasks_members_created_by",
-				Columns:    []*schema.Column{TasksColumns[14]},
+				Columns:    []*schema.Column{TasksColumns[20]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -308,12 +396,65 @@ var (
 			{
 				Name:    "task_tenant_id_number",
 				Unique:  true,
-				Columns: []*schema.Column{TasksColumns[13], TasksColumns[1]},
+				Columns: []*schema.Column{TasksColumns[19], TasksColumns[1]},
 			},
 			{
-				Name:    "task_tenant_id_board_id_lane",
+				Name:    "task_tenant_id_board_id_lane_position",
 				Unique:  false,
-				Columns: []*schema.Column{TasksColumns[13], TasksColumns[12], TasksColumns[4]},
+				Columns: []*schema.Column{TasksColumns[19], TasksColumns[18], TasksColumns[4], TasksColumns[14]},
+			},
+			{
+				Name:    "task_tenant_id_updated_at",
+				Unique:  false,
+				Columns: []*schema.Column{TasksColumns[19], TasksColumns[10]},
+			},
+		},
+	}
+	// TaskLinksColumns holds the columns for the "task_links" table.
+	TaskLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"blocks", "relates_to", "duplicates"}},
+		{Name: "created_by_id", Type: field.TypeInt},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "from_task_id", Type: field.TypeInt},
+		{Name: "tenant_id", Type: field.TypeInt},
+		{Name: "to_task_id", Type: field.TypeInt},
+	}
+	// TaskLinksTable holds the schema information for the "task_links" table.
+	TaskLinksTable = &schema.Table{
+		Name:       "task_links",
+		Columns:    TaskLinksColumns,
+		PrimaryKey: []*schema.Column{TaskLinksColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "task_links_tasks_links",
+				Columns:    []*schema.Column{TaskLinksColumns[4]},
+				RefColumns: []*schema.Column{TasksColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "task_links_tenants_tenant",
+				Columns:    []*schema.Column{TaskLinksColumns[5]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "task_links_tasks_to_task",
+				Columns:    []*schema.Column{TaskLinksColumns[6]},
+				RefColumns: []*schema.Column{TasksColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "tasklink_tenant_id_from_task_id_to_task_id_kind",
+				Unique:  true,
+				Columns: []*schema.Column{TaskLinksColumns[5], TaskLinksColumns[4], TaskLinksColumns[6], TaskLinksColumns[1]},
+			},
+			{
+				Name:    "tasklink_tenant_id_to_task_id",
+				Unique:  false,
+				Columns: []*schema.Column{TaskLinksColumns[5], TaskLinksColumns[6]},
 			},
 		},
 	}
@@ -341,6 +482,7 @@ var (
 		{Name: "expires_at", Type: field.TypeTime},
 		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "toolsets", Type: field.TypeJSON},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "member_id", Type: field.TypeInt},
 	}
@@ -352,13 +494,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tokens_tenants_tenant",
-				Columns:    []*schema.Column{TokensColumns[8]},
+				Columns:    []*schema.Column{TokensColumns[9]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "tokens_members_member",
-				Columns:    []*schema.Column{TokensColumns[9]},
+				Columns:    []*schema.Column{TokensColumns[10]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -367,12 +509,60 @@ var (
 			{
 				Name:    "token_tenant_id_member_id",
 				Unique:  false,
-				Columns: []*schema.Column{TokensColumns[8], TokensColumns[9]},
+				Columns: []*schema.Column{TokensColumns[9], TokensColumns[10]},
 			},
 			{
 				Name:    "token_revoked_at_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{TokensColumns[7], TokensColumns[5]},
+			},
+		},
+	}
+	// WorkItemsColumns holds the columns for the "work_items" table.
+	WorkItemsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "board_id", Type: field.TypeInt},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"approved", "claimed", "completed", "exhausted"}, Default: "approved"},
+		{Name: "plan", Type: field.TypeString, Size: 2147483647},
+		{Name: "approved_by_id", Type: field.TypeInt},
+		{Name: "approved_at", Type: field.TypeTime},
+		{Name: "lease_minutes", Type: field.TypeInt},
+		{Name: "max_claims", Type: field.TypeInt},
+		{Name: "claims", Type: field.TypeInt, Default: 0},
+		{Name: "fence", Type: field.TypeInt, Default: 0},
+		{Name: "holder_id", Type: field.TypeInt, Nullable: true},
+		{Name: "lease_secret_hash", Type: field.TypeBytes, Nullable: true},
+		{Name: "lease_expires_at", Type: field.TypeTime, Nullable: true},
+		{Name: "last_release_reason", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "test_status", Type: field.TypeEnum, Nullable: true, Enums: []string{"passed", "failed", "not_run"}},
+		{Name: "completed_at", Type: field.TypeTime, Nullable: true},
+		{Name: "task_id", Type: field.TypeInt, Unique: true},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// WorkItemsTable holds the schema information for the "work_items" table.
+	WorkItemsTable = &schema.Table{
+		Name:       "work_items",
+		Columns:    WorkItemsColumns,
+		PrimaryKey: []*schema.Column{WorkItemsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "work_items_tasks_work",
+				Columns:    []*schema.Column{WorkItemsColumns[16]},
+				RefColumns: []*schema.Column{TasksColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+			{
+				Symbol:     "work_items_tenants_tenant",
+				Columns:    []*schema.Column{WorkItemsColumns[17]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "workitem_tenant_id_state_approved_at",
+				Unique:  false,
+				Columns: []*schema.Column{WorkItemsColumns[17], WorkItemsColumns[2], WorkItemsColumns[5]},
 			},
 		},
 	}
@@ -383,11 +573,15 @@ var (
 		BoardsTable,
 		CommentsTable,
 		ConfirmationsTable,
+		ContextNotesTable,
+		IdempotencyKeysTable,
 		MembersTable,
 		SigningKeysTable,
 		TasksTable,
+		TaskLinksTable,
 		TenantsTable,
 		TokensTable,
+		WorkItemsTable,
 	}
 )
 
@@ -401,11 +595,20 @@ func init() {
 	CommentsTable.ForeignKeys[1].RefTable = MembersTable
 	CommentsTable.ForeignKeys[2].RefTable = TasksTable
 	ConfirmationsTable.ForeignKeys[0].RefTable = TenantsTable
+	ContextNotesTable.ForeignKeys[0].RefTable = TenantsTable
+	ContextNotesTable.ForeignKeys[1].RefTable = BoardsTable
+	ContextNotesTable.ForeignKeys[2].RefTable = MembersTable
+	IdempotencyKeysTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[1].RefTable = MembersTable
 	TasksTable.ForeignKeys[0].RefTable = BoardsTable
 	TasksTable.ForeignKeys[1].RefTable = TenantsTable
 	TasksTable.ForeignKeys[2].RefTable = MembersTable
+	TaskLinksTable.ForeignKeys[0].RefTable = TasksTable
+	TaskLinksTable.ForeignKeys[1].RefTable = TenantsTable
+	TaskLinksTable.ForeignKeys[2].RefTable = TasksTable
 	TokensTable.ForeignKeys[0].RefTable = TenantsTable
 	TokensTable.ForeignKeys[1].RefTable = MembersTable
+	WorkItemsTable.ForeignKeys[0].RefTable = TasksTable
+	WorkItemsTable.ForeignKeys[1].RefTable = TenantsTable
 }

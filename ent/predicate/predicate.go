@@ -21,6 +21,12 @@ type Comment func(*sql.Selector)
 // Confirmation is the predicate function for confirmation builders.
 type Confirmation func(*sql.Selector)
 
+// ContextNote is the predicate function for contextnote builders.
+type ContextNote func(*sql.Selector)
+
+// IdempotencyKey is the predicate function for idempotencykey builders.
+type IdempotencyKey func(*sql.Selector)
+
 // Member is the predicate function for member builders.
 type Member func(*sql.Selector)
 
@@ -30,8 +36,14 @@ type SigningKey func(*sql.Selector)
 // Task is the predicate function for task builders.
 type Task func(*sql.Selector)
 
+// TaskLink is the predicate function for tasklink builders.
+type TaskLink func(*sql.Selector)
+
 // Tenant is the predicate function for tenant builders.
 type Tenant func(*sql.Selector)
 
 // Token is the predicate function for token builders.
 type Token func(*sql.Selector)
+
+// WorkItem is the predicate function for workitem builders.
+type WorkItem func(*sql.Selector)

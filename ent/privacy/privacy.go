@@ -231,6 +231,54 @@ func (f ConfirmationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mu
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ConfirmationMutation", m)
 }
 
+// The ContextNoteQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type ContextNoteQueryRuleFunc func(context.Context, *ent.ContextNoteQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f ContextNoteQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.ContextNoteQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.ContextNoteQuery", q)
+}
+
+// The ContextNoteMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type ContextNoteMutationRuleFunc func(context.Context, *ent.ContextNoteMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f ContextNoteMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.ContextNoteMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContextNoteMutation", m)
+}
+
+// The IdempotencyKeyQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type IdempotencyKeyQueryRuleFunc func(context.Context, *ent.IdempotencyKeyQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f IdempotencyKeyQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.IdempotencyKeyQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.IdempotencyKeyQuery", q)
+}
+
+// The IdempotencyKeyMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type IdempotencyKeyMutationRuleFunc func(context.Context, *ent.IdempotencyKeyMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f IdempotencyKeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.IdempotencyKeyMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.IdempotencyKeyMutation", m)
+}
+
 // The MemberQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type MemberQueryRuleFunc func(context.Context, *ent.MemberQuery) error
@@ -303,6 +351,30 @@ func (f TaskMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) 
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaskMutation", m)
 }
 
+// The TaskLinkQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TaskLinkQueryRuleFunc func(context.Context, *ent.TaskLinkQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TaskLinkQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TaskLinkQuery", q)
+}
+
+// The TaskLinkMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TaskLinkMutationRuleFunc func(context.Context, *ent.TaskLinkMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TaskLinkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TaskLinkMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaskLinkMutation", m)
+}
+
 // The TenantQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TenantQueryRuleFunc func(context.Context, *ent.TenantQuery) error
@@ -351,6 +423,30 @@ func (f TokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation)
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TokenMutation", m)
 }
 
+// The WorkItemQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type WorkItemQueryRuleFunc func(context.Context, *ent.WorkItemQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f WorkItemQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.WorkItemQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.WorkItemQuery", q)
+}
+
+// The WorkItemMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type WorkItemMutationRuleFunc func(context.Context, *ent.WorkItemMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f WorkItemMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.WorkItemMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.WorkItemMutation", m)
+}
+
 type (
 	// Filter is the interface that wraps the Where function
 	// for filtering nodes in queries and mutations.
@@ -396,15 +492,23 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ConfirmationQuery:
 		return q.Filter(), nil
+	case *ent.ContextNoteQuery:
+		return q.Filter(), nil
+	case *ent.IdempotencyKeyQuery:
+		return q.Filter(), nil
 	case *ent.MemberQuery:
 		return q.Filter(), nil
 	case *ent.SigningKeyQuery:
 		return q.Filter(), nil
 	case *ent.TaskQuery:
 		return q.Filter(), nil
+	case *ent.TaskLinkQuery:
+		return q.Filter(), nil
 	case *ent.TenantQuery:
 		return q.Filter(), nil
 	case *ent.TokenQuery:
+		return q.Filter(), nil
+	case *ent.WorkItemQuery:
 		return q.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected query type %T for query filter", q)
@@ -423,15 +527,23 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ConfirmationMutation:
 		return m.Filter(), nil
+	case *ent.ContextNoteMutation:
+		return m.Filter(), nil
+	case *ent.IdempotencyKeyMutation:
+		return m.Filter(), nil
 	case *ent.MemberMutation:
 		return m.Filter(), nil
 	case *ent.SigningKeyMutation:
 		return m.Filter(), nil
 	case *ent.TaskMutation:
 		return m.Filter(), nil
+	case *ent.TaskLinkMutation:
+		return m.Filter(), nil
 	case *ent.TenantMutation:
 		return m.Filter(), nil
 	case *ent.TokenMutation:
+		return m.Filter(), nil
+	case *ent.WorkItemMutation:
 		return m.Filter(), nil
 	default:
 		return nil, Denyf("ent/privacy: unexpected mutation type %T for mutation filter", m)

@@ -11,12 +11,16 @@ import (
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
+	"github.com/taskwire/taskwire/ent/contextnote"
+	"github.com/taskwire/taskwire/ent/idempotencykey"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/schema"
 	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/ent/workitem"
 
 	"entgo.io/ent"
 	"entgo.io/ent/privacy"
@@ -128,8 +132,12 @@ func init() {
 	boardDescRules := boardFields[3].Descriptor()
 	// board.DefaultRules holds the default value on creation for the rules field.
 	board.DefaultRules = boardDescRules.Default.(string)
+	// boardDescWipLimits is the schema descriptor for wip_limits field.
+	boardDescWipLimits := boardFields[4].Descriptor()
+	// board.DefaultWipLimits holds the default value on creation for the wip_limits field.
+	board.DefaultWipLimits = boardDescWipLimits.Default.(map[string]int)
 	// boardDescCreatedAt is the schema descriptor for created_at field.
-	boardDescCreatedAt := boardFields[4].Descriptor()
+	boardDescCreatedAt := boardFields[5].Descriptor()
 	// board.DefaultCreatedAt holds the default value on creation for the created_at field.
 	board.DefaultCreatedAt = boardDescCreatedAt.Default.(func() time.Time)
 	commentMixin := schema.Comment{}.Mixin()
@@ -152,6 +160,12 @@ func init() {
 	commentDescCreatedAt := commentFields[3].Descriptor()
 	// comment.DefaultCreatedAt holds the default value on creation for the created_at field.
 	comment.DefaultCreatedAt = commentDescCreatedAt.Default.(func() time.Time)
+	// commentDescVersion is the schema descriptor for version field.
+	commentDescVersion := commentFields[5].Descriptor()
+	// comment.DefaultVersion holds the default value on creation for the version field.
+	comment.DefaultVersion = commentDescVersion.Default.(int)
+	// comment.VersionValidator is a validator for the "version" field. It is called by the builders before save.
+	comment.VersionValidator = commentDescVersion.Validators[0].(func(int) error)
 	confirmationMixin := schema.Confirmation{}.Mixin()
 	confirmation.Policy = privacy.NewPolicies(confirmationMixin[0], schema.Confirmation{})
 	confirmation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -176,6 +190,50 @@ func init() {
 	confirmationDescCreatedAt := confirmationFields[3].Descriptor()
 	// confirmation.DefaultCreatedAt holds the default value on creation for the created_at field.
 	confirmation.DefaultCreatedAt = confirmationDescCreatedAt.Default.(func() time.Time)
+	contextnoteMixin := schema.ContextNote{}.Mixin()
+	contextnote.Policy = privacy.NewPolicies(contextnoteMixin[0], schema.ContextNote{})
+	contextnote.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := contextnote.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	contextnoteFields := schema.ContextNote{}.Fields()
+	_ = contextnoteFields
+	// contextnoteDescBody is the schema descriptor for body field.
+	contextnoteDescBody := contextnoteFields[2].Descriptor()
+	// contextnote.BodyValidator is a validator for the "body" field. It is called by the builders before save.
+	contextnote.BodyValidator = contextnoteDescBody.Validators[0].(func(string) error)
+	// contextnoteDescCreatedAt is the schema descriptor for created_at field.
+	contextnoteDescCreatedAt := contextnoteFields[3].Descriptor()
+	// contextnote.DefaultCreatedAt holds the default value on creation for the created_at field.
+	contextnote.DefaultCreatedAt = contextnoteDescCreatedAt.Default.(func() time.Time)
+	idempotencykeyMixin := schema.IdempotencyKey{}.Mixin()
+	idempotencykey.Policy = privacy.NewPolicies(idempotencykeyMixin[0], schema.IdempotencyKey{})
+	idempotencykey.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := idempotencykey.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	idempotencykeyFields := schema.IdempotencyKey{}.Fields()
+	_ = idempotencykeyFields
+	// idempotencykeyDescKey is the schema descriptor for key field.
+	idempotencykeyDescKey := idempotencykeyFields[1].Descriptor()
+	// idempotencykey.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	idempotencykey.KeyValidator = idempotencykeyDescKey.Validators[0].(func(string) error)
+	// idempotencykeyDescMethod is the schema descriptor for method field.
+	idempotencykeyDescMethod := idempotencykeyFields[2].Descriptor()
+	// idempotencykey.MethodValidator is a validator for the "method" field. It is called by the builders before save.
+	idempotencykey.MethodValidator = idempotencykeyDescMethod.Validators[0].(func(string) error)
+	// idempotencykeyDescCreatedAt is the schema descriptor for created_at field.
+	idempotencykeyDescCreatedAt := idempotencykeyFields[5].Descriptor()
+	// idempotencykey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	idempotencykey.DefaultCreatedAt = idempotencykeyDescCreatedAt.Default.(func() time.Time)
 	memberMixin := schema.Member{}.Mixin()
 	member.Policy = privacy.NewPolicies(memberMixin[0], schema.Member{})
 	member.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -262,6 +320,46 @@ func init() {
 	task.DefaultUpdatedAt = taskDescUpdatedAt.Default.(func() time.Time)
 	// task.UpdateDefaultUpdatedAt holds the default value on update for the updated_at field.
 	task.UpdateDefaultUpdatedAt = taskDescUpdatedAt.UpdateDefault.(func() time.Time)
+	// taskDescLabels is the schema descriptor for labels field.
+	taskDescLabels := taskFields[13].Descriptor()
+	// task.DefaultLabels holds the default value on creation for the labels field.
+	task.DefaultLabels = taskDescLabels.Default.([]string)
+	// taskDescProject is the schema descriptor for project field.
+	taskDescProject := taskFields[14].Descriptor()
+	// task.DefaultProject holds the default value on creation for the project field.
+	task.DefaultProject = taskDescProject.Default.(string)
+	// taskDescPosition is the schema descriptor for position field.
+	taskDescPosition := taskFields[15].Descriptor()
+	// task.DefaultPosition holds the default value on creation for the position field.
+	task.DefaultPosition = taskDescPosition.Default.(int)
+	// taskDescFlagged is the schema descriptor for flagged field.
+	taskDescFlagged := taskFields[16].Descriptor()
+	// task.DefaultFlagged holds the default value on creation for the flagged field.
+	task.DefaultFlagged = taskDescFlagged.Default.(bool)
+	// taskDescFlagReason is the schema descriptor for flag_reason field.
+	taskDescFlagReason := taskFields[17].Descriptor()
+	// task.DefaultFlagReason holds the default value on creation for the flag_reason field.
+	task.DefaultFlagReason = taskDescFlagReason.Default.(string)
+	// taskDescTextAuthorIds is the schema descriptor for text_author_ids field.
+	taskDescTextAuthorIds := taskFields[18].Descriptor()
+	// task.DefaultTextAuthorIds holds the default value on creation for the text_author_ids field.
+	task.DefaultTextAuthorIds = taskDescTextAuthorIds.Default.([]int)
+	tasklinkMixin := schema.TaskLink{}.Mixin()
+	tasklink.Policy = privacy.NewPolicies(tasklinkMixin[0], schema.TaskLink{})
+	tasklink.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := tasklink.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	tasklinkFields := schema.TaskLink{}.Fields()
+	_ = tasklinkFields
+	// tasklinkDescCreatedAt is the schema descriptor for created_at field.
+	tasklinkDescCreatedAt := tasklinkFields[4].Descriptor()
+	// tasklink.DefaultCreatedAt holds the default value on creation for the created_at field.
+	tasklink.DefaultCreatedAt = tasklinkDescCreatedAt.Default.(func() time.Time)
 	tenantFields := schema.Tenant{}.Fields()
 	_ = tenantFields
 	// tenantDescSlug is the schema descriptor for slug field.
@@ -306,6 +404,54 @@ func init() {
 	tokenDescCreatedAt := tokenFields[4].Descriptor()
 	// token.DefaultCreatedAt holds the default value on creation for the created_at field.
 	token.DefaultCreatedAt = tokenDescCreatedAt.Default.(func() time.Time)
+	// tokenDescToolsets is the schema descriptor for toolsets field.
+	tokenDescToolsets := tokenFields[8].Descriptor()
+	// token.DefaultToolsets holds the default value on creation for the toolsets field.
+	token.DefaultToolsets = tokenDescToolsets.Default.([]string)
+	workitemMixin := schema.WorkItem{}.Mixin()
+	workitem.Policy = privacy.NewPolicies(workitemMixin[0], schema.WorkItem{})
+	workitem.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := workitem.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	workitemFields := schema.WorkItem{}.Fields()
+	_ = workitemFields
+	// workitemDescPlan is the schema descriptor for plan field.
+	workitemDescPlan := workitemFields[3].Descriptor()
+	// workitem.PlanValidator is a validator for the "plan" field. It is called by the builders before save.
+	workitem.PlanValidator = workitemDescPlan.Validators[0].(func(string) error)
+	// workitemDescApprovedAt is the schema descriptor for approved_at field.
+	workitemDescApprovedAt := workitemFields[5].Descriptor()
+	// workitem.DefaultApprovedAt holds the default value on creation for the approved_at field.
+	workitem.DefaultApprovedAt = workitemDescApprovedAt.Default.(func() time.Time)
+	// workitemDescLeaseMinutes is the schema descriptor for lease_minutes field.
+	workitemDescLeaseMinutes := workitemFields[6].Descriptor()
+	// workitem.LeaseMinutesValidator is a validator for the "lease_minutes" field. It is called by the builders before save.
+	workitem.LeaseMinutesValidator = workitemDescLeaseMinutes.Validators[0].(func(int) error)
+	// workitemDescMaxClaims is the schema descriptor for max_claims field.
+	workitemDescMaxClaims := workitemFields[7].Descriptor()
+	// workitem.MaxClaimsValidator is a validator for the "max_claims" field. It is called by the builders before save.
+	workitem.MaxClaimsValidator = workitemDescMaxClaims.Validators[0].(func(int) error)
+	// workitemDescClaims is the schema descriptor for claims field.
+	workitemDescClaims := workitemFields[8].Descriptor()
+	// workitem.DefaultClaims holds the default value on creation for the claims field.
+	workitem.DefaultClaims = workitemDescClaims.Default.(int)
+	// workitem.ClaimsValidator is a validator for the "claims" field. It is called by the builders before save.
+	workitem.ClaimsValidator = workitemDescClaims.Validators[0].(func(int) error)
+	// workitemDescFence is the schema descriptor for fence field.
+	workitemDescFence := workitemFields[9].Descriptor()
+	// workitem.DefaultFence holds the default value on creation for the fence field.
+	workitem.DefaultFence = workitemDescFence.Default.(int)
+	// workitem.FenceValidator is a validator for the "fence" field. It is called by the builders before save.
+	workitem.FenceValidator = workitemDescFence.Validators[0].(func(int) error)
+	// workitemDescLastReleaseReason is the schema descriptor for last_release_reason field.
+	workitemDescLastReleaseReason := workitemFields[13].Descriptor()
+	// workitem.DefaultLastReleaseReason holds the default value on creation for the last_release_reason field.
+	workitem.DefaultLastReleaseReason = workitemDescLastReleaseReason.Default.(string)
 }
 
 const (

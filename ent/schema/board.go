@@ -27,6 +27,8 @@ func (Board) Fields() []ent.Field {
 		field.Bool("is_default").Default(false),
 		field.Text("rules").Default("").
 			Comment("Standing rules for work on the board, in Markdown."),
+		field.JSON("wip_limits", map[string]int{}).Default(map[string]int{}).
+			Comment("The most tasks a lane may hold, by lane name; a lane left out has no limit."),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }

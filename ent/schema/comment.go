@@ -24,6 +24,9 @@ func (Comment) Fields() []ent.Field {
 		field.Int("author_id").Immutable(),
 		field.Text("body").NotEmpty(),
 		field.Time("created_at").Default(now).Immutable(),
+		field.Time("edited_at").Optional().Nillable(),
+		field.Int("version").Default(1).Positive().
+			Comment("Rises by one with every edit, for optimistic concurrency."),
 	}
 }
 

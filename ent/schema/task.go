@@ -37,6 +37,15 @@ func (Task) Fields() []ent.Field {
 		field.Time("updated_at").Default(now).UpdateDefault(now),
 		field.Time("deleted_at").Optional().Nillable().
 			Comment("Set while the task is deleted (soft delete); tasks_restore clears it."),
+		field.JSON("labels", []string{}).Default([]string{}).
+			Comment("Lowercase labels, sorted."),
+		field.String("project").Default(""),
+		field.Int("position").Default(0).
+			Comment("Order within the lane, smallest first; gaps allowed, renumbered by moves."),
+		field.Bool("flagged").Default(false),
+		field.String("flag_reason").Default(""),
+		field.JSON("text_author_ids", []int{}).Default([]int{}).
+			Comment("Members who wrote the title or note: the task's text is trusted only by a caller who is the sole author."),
 	}
 }
 
@@ -46,6 +55,8 @@ func (Task) Edges() []ent.Edge {
 		edge.From("board", Board.Type).Ref("tasks").Field("board_id").Unique().Required(),
 		edge.To("created_by", Member.Type).Field("created_by_id").Unique().Required().Immutable(),
 		edge.To("comments", Comment.Type),
+		edge.To("links", TaskLink.Type),
+		edge.To("work", WorkItem.Type).Unique(),
 	}
 }
 
@@ -53,6 +64,7 @@ func (Task) Edges() []ent.Edge {
 func (Task) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("tenant_id", "number").Unique(),
-		index.Fields("tenant_id", "board_id", "lane"),
+		index.Fields("tenant_id", "board_id", "lane", "position"),
+		index.Fields("tenant_id", "updated_at"),
 	}
 }

@@ -35,6 +35,8 @@ func (Token) Fields() []ent.Field {
 		field.Time("last_used_at").Optional().Nillable().
 			Comment("Set by the workers at most once a minute per token."),
 		field.Time("revoked_at").Optional().Nillable(),
+		field.JSON("toolsets", []string{}).Default([]string{}).Immutable().
+			Comment("The toolsets the token is limited to; empty means all."),
 	}
 }
 

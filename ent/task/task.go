@@ -44,6 +44,18 @@ const (
 	FieldUpdatedAt = "updated_at"
 	// FieldDeletedAt holds the string denoting the deleted_at field in the database.
 	FieldDeletedAt = "deleted_at"
+	// FieldLabels holds the string denoting the labels field in the database.
+	FieldLabels = "labels"
+	// FieldProject holds the string denoting the project field in the database.
+	FieldProject = "project"
+	// FieldPosition holds the string denoting the position field in the database.
+	FieldPosition = "position"
+	// FieldFlagged holds the string denoting the flagged field in the database.
+	FieldFlagged = "flagged"
+	// FieldFlagReason holds the string denoting the flag_reason field in the database.
+	FieldFlagReason = "flag_reason"
+	// FieldTextAuthorIds holds the string denoting the text_author_ids field in the database.
+	FieldTextAuthorIds = "text_author_ids"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeBoard holds the string denoting the board edge name in mutations.
@@ -52,6 +64,10 @@ const (
 	EdgeCreatedBy = "created_by"
 	// EdgeComments holds the string denoting the comments edge name in mutations.
 	EdgeComments = "comments"
+	// EdgeLinks holds the string denoting the links edge name in mutations.
+	EdgeLinks = "links"
+	// EdgeWork holds the string denoting the work edge name in mutations.
+	EdgeWork = "work"
 	// Table holds the table name of the task in the database.
 	Table = "tasks"
 	// TenantTable is the table that holds the tenant relation/edge.
@@ -82,6 +98,20 @@ const (
 	CommentsInverseTable = "comments"
 	// CommentsColumn is the table column denoting the comments relation/edge.
 	CommentsColumn = "task_id"
+	// LinksTable is the table that holds the links relation/edge.
+	LinksTable = "task_links"
+	// LinksInverseTable is the table name for the TaskLink entity.
+	// It exists in this package in order to avoid circular dependency with the "tasklink" package.
+	LinksInverseTable = "task_links"
+	// LinksColumn is the table column denoting the links relation/edge.
+	LinksColumn = "from_task_id"
+	// WorkTable is the table that holds the work relation/edge.
+	WorkTable = "work_items"
+	// WorkInverseTable is the table name for the WorkItem entity.
+	// It exists in this package in order to avoid circular dependency with the "workitem" package.
+	WorkInverseTable = "work_items"
+	// WorkColumn is the table column denoting the work relation/edge.
+	WorkColumn = "task_id"
 )
 
 // Columns holds all SQL columns for task fields.
@@ -101,6 +131,12 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldUpdatedAt,
 	FieldDeletedAt,
+	FieldLabels,
+	FieldProject,
+	FieldPosition,
+	FieldFlagged,
+	FieldFlagReason,
+	FieldTextAuthorIds,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -139,6 +175,18 @@ var (
 	DefaultUpdatedAt func() time.Time
 	// UpdateDefaultUpdatedAt holds the default value on update for the "updated_at" field.
 	UpdateDefaultUpdatedAt func() time.Time
+	// DefaultLabels holds the default value on creation for the "labels" field.
+	DefaultLabels []string
+	// DefaultProject holds the default value on creation for the "project" field.
+	DefaultProject string
+	// DefaultPosition holds the default value on creation for the "position" field.
+	DefaultPosition int
+	// DefaultFlagged holds the default value on creation for the "flagged" field.
+	DefaultFlagged bool
+	// DefaultFlagReason holds the default value on creation for the "flag_reason" field.
+	DefaultFlagReason string
+	// DefaultTextAuthorIds holds the default value on creation for the "text_author_ids" field.
+	DefaultTextAuthorIds []int
 )
 
 // Lane defines the type for the "lane" enum field.
@@ -296,6 +344,26 @@ func ByDeletedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDeletedAt, opts...).ToFunc()
 }
 
+// ByProject orders the results by the project field.
+func ByProject(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProject, opts...).ToFunc()
+}
+
+// ByPosition orders the results by the position field.
+func ByPosition(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPosition, opts...).ToFunc()
+}
+
+// ByFlagged orders the results by the flagged field.
+func ByFlagged(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFlagged, opts...).ToFunc()
+}
+
+// ByFlagReason orders the results by the flag_reason field.
+func ByFlagReason(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFlagReason, opts...).ToFunc()
+}
+
 // ByTenantField orders the results by tenant field.
 func ByTenantField(field string, opts ...sql.OrderTermOption) OrderOption {
 	return func(s *sql.Selector) {
@@ -330,6 +398,27 @@ func ByComments(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newCommentsStep(), append([]sql.OrderTerm{term}, terms...)...)
 	}
 }
+
+// ByLinksCount orders the results by links count.
+func ByLinksCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newLinksStep(), opts...)
+	}
+}
+
+// ByLinks orders the results by links terms.
+func ByLinks(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newLinksStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
+
+// ByWorkField orders the results by work field.
+func ByWorkField(field string, opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newWorkStep(), sql.OrderByField(field, opts...))
+	}
+}
 func newTenantStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -356,5 +445,19 @@ func newCommentsStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(CommentsInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2M, false, CommentsTable, CommentsColumn),
+	)
+}
+func newLinksStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(LinksInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, LinksTable, LinksColumn),
+	)
+}
+func newWorkStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(WorkInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2O, false, WorkTable, WorkColumn),
 	)
 }

@@ -105,6 +105,26 @@ func DeletedAt(v time.Time) predicate.Task {
 	return predicate.Task(sql.FieldEQ(FieldDeletedAt, v))
 }
 
+// Project applies equality check predicate on the "project" field. It's identical to ProjectEQ.
+func Project(v string) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldProject, v))
+}
+
+// Position applies equality check predicate on the "position" field. It's identical to PositionEQ.
+func Position(v int) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldPosition, v))
+}
+
+// Flagged applies equality check predicate on the "flagged" field. It's identical to FlaggedEQ.
+func Flagged(v bool) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldFlagged, v))
+}
+
+// FlagReason applies equality check predicate on the "flag_reason" field. It's identical to FlagReasonEQ.
+func FlagReason(v string) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldFlagReason, v))
+}
+
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
 func TenantIDEQ(v int) predicate.Task {
 	return predicate.Task(sql.FieldEQ(FieldTenantID, v))
@@ -575,6 +595,186 @@ func DeletedAtNotNil() predicate.Task {
 	return predicate.Task(sql.FieldNotNull(FieldDeletedAt))
 }
 
+// ProjectEQ applies the EQ predicate on the "project" field.
+func ProjectEQ(v string) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldProject, v))
+}
+
+// ProjectNEQ applies the NEQ predicate on the "project" field.
+func ProjectNEQ(v string) predicate.Task {
+	return predicate.Task(sql.FieldNEQ(FieldProject, v))
+}
+
+// ProjectIn applies the In predicate on the "project" field.
+func ProjectIn(vs ...string) predicate.Task {
+	return predicate.Task(sql.FieldIn(FieldProject, vs...))
+}
+
+// ProjectNotIn applies the NotIn predicate on the "project" field.
+func ProjectNotIn(vs ...string) predicate.Task {
+	return predicate.Task(sql.FieldNotIn(FieldProject, vs...))
+}
+
+// ProjectGT applies the GT predicate on the "project" field.
+func ProjectGT(v string) predicate.Task {
+	return predicate.Task(sql.FieldGT(FieldProject, v))
+}
+
+// ProjectGTE applies the GTE predicate on the "project" field.
+func ProjectGTE(v string) predicate.Task {
+	return predicate.Task(sql.FieldGTE(FieldProject, v))
+}
+
+// ProjectLT applies the LT predicate on the "project" field.
+func ProjectLT(v string) predicate.Task {
+	return predicate.Task(sql.FieldLT(FieldProject, v))
+}
+
+// ProjectLTE applies the LTE predicate on the "project" field.
+func ProjectLTE(v string) predicate.Task {
+	return predicate.Task(sql.FieldLTE(FieldProject, v))
+}
+
+// ProjectContains applies the Contains predicate on the "project" field.
+func ProjectContains(v string) predicate.Task {
+	return predicate.Task(sql.FieldContains(FieldProject, v))
+}
+
+// ProjectHasPrefix applies the HasPrefix predicate on the "project" field.
+func ProjectHasPrefix(v string) predicate.Task {
+	return predicate.Task(sql.FieldHasPrefix(FieldProject, v))
+}
+
+// ProjectHasSuffix applies the HasSuffix predicate on the "project" field.
+func ProjectHasSuffix(v string) predicate.Task {
+	return predicate.Task(sql.FieldHasSuffix(FieldProject, v))
+}
+
+// ProjectEqualFold applies the EqualFold predicate on the "project" field.
+func ProjectEqualFold(v string) predicate.Task {
+	return predicate.Task(sql.FieldEqualFold(FieldProject, v))
+}
+
+// ProjectContainsFold applies the ContainsFold predicate on the "project" field.
+func ProjectContainsFold(v string) predicate.Task {
+	return predicate.Task(sql.FieldContainsFold(FieldProject, v))
+}
+
+// PositionEQ applies the EQ predicate on the "position" field.
+func PositionEQ(v int) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldPosition, v))
+}
+
+// PositionNEQ applies the NEQ predicate on the "position" field.
+func PositionNEQ(v int) predicate.Task {
+	return predicate.Task(sql.FieldNEQ(FieldPosition, v))
+}
+
+// PositionIn applies the In predicate on the "position" field.
+func PositionIn(vs ...int) predicate.Task {
+	return predicate.Task(sql.FieldIn(FieldPosition, vs...))
+}
+
+// PositionNotIn applies the NotIn predicate on the "position" field.
+func PositionNotIn(vs ...int) predicate.Task {
+	return predicate.Task(sql.FieldNotIn(FieldPosition, vs...))
+}
+
+// PositionGT applies the GT predicate on the "position" field.
+func PositionGT(v int) predicate.Task {
+	return predicate.Task(sql.FieldGT(FieldPosition, v))
+}
+
+// PositionGTE applies the GTE predicate on the "position" field.
+func PositionGTE(v int) predicate.Task {
+	return predicate.Task(sql.FieldGTE(FieldPosition, v))
+}
+
+// PositionLT applies the LT predicate on the "position" field.
+func PositionLT(v int) predicate.Task {
+	return predicate.Task(sql.FieldLT(FieldPosition, v))
+}
+
+// PositionLTE applies the LTE predicate on the "position" field.
+func PositionLTE(v int) predicate.Task {
+	return predicate.Task(sql.FieldLTE(FieldPosition, v))
+}
+
+// FlaggedEQ applies the EQ predicate on the "flagged" field.
+func FlaggedEQ(v bool) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldFlagged, v))
+}
+
+// FlaggedNEQ applies the NEQ predicate on the "flagged" field.
+func FlaggedNEQ(v bool) predicate.Task {
+	return predicate.Task(sql.FieldNEQ(FieldFlagged, v))
+}
+
+// FlagReasonEQ applies the EQ predicate on the "flag_reason" field.
+func FlagReasonEQ(v string) predicate.Task {
+	return predicate.Task(sql.FieldEQ(FieldFlagReason, v))
+}
+
+// FlagReasonNEQ applies the NEQ predicate on the "flag_reason" field.
+func FlagReasonNEQ(v string) predicate.Task {
+	return predicate.Task(sql.FieldNEQ(FieldFlagReason, v))
+}
+
+// FlagReasonIn applies the In predicate on the "flag_reason" field.
+func FlagReasonIn(vs ...string) predicate.Task {
+	return predicate.Task(sql.FieldIn(FieldFlagReason, vs...))
+}
+
+// FlagReasonNotIn applies the NotIn predicate on the "flag_reason" field.
+func FlagReasonNotIn(vs ...string) predicate.Task {
+	return predicate.Task(sql.FieldNotIn(FieldFlagReason, vs...))
+}
+
+// FlagReasonGT applies the GT predicate on the "flag_reason" field.
+func FlagReasonGT(v string) predicate.Task {
+	return predicate.Task(sql.FieldGT(FieldFlagReason, v))
+}
+
+// FlagReasonGTE applies the GTE predicate on the "flag_reason" field.
+func FlagReasonGTE(v string) predicate.Task {
+	return predicate.Task(sql.FieldGTE(FieldFlagReason, v))
+}
+
+// FlagReasonLT applies the LT predicate on the "flag_reason" field.
+func FlagReasonLT(v string) predicate.Task {
+	return predicate.Task(sql.FieldLT(FieldFlagReason, v))
+}
+
+// FlagReasonLTE applies the LTE predicate on the "flag_reason" field.
+func FlagReasonLTE(v string) predicate.Task {
+	return predicate.Task(sql.FieldLTE(FieldFlagReason, v))
+}
+
+// FlagReasonContains applies the Contains predicate on the "flag_reason" field.
+func FlagReasonContains(v string) predicate.Task {
+	return predicate.Task(sql.FieldContains(FieldFlagReason, v))
+}
+
+// FlagReasonHasPrefix applies the HasPrefix predicate on the "flag_reason" field.
+func FlagReasonHasPrefix(v string) predicate.Task {
+	return predicate.Task(sql.FieldHasPrefix(FieldFlagReason, v))
+}
+
+// FlagReasonHasSuffix applies the HasSuffix predicate on the "flag_reason" field.
+func FlagReasonHasSuffix(v string) predicate.Task {
+	return predicate.Task(sql.FieldHasSuffix(FieldFlagReason, v))
+}
+
+// FlagReasonEqualFold applies the EqualFold predicate on the "flag_reason" field.
+func FlagReasonEqualFold(v string) predicate.Task {
+	return predicate.Task(sql.FieldEqualFold(FieldFlagReason, v))
+}
+
+// FlagReasonContainsFold applies the ContainsFold predicate on the "flag_reason" field.
+func FlagReasonContainsFold(v string) predicate.Task {
+	return predicate.Task(sql.FieldContainsFold(FieldFlagReason, v))
+}
+
 // HasTenant applies the HasEdge predicate on the "tenant" edge.
 func HasTenant() predicate.Task {
 	return predicate.Task(func(s *sql.Selector) {
@@ -659,6 +859,52 @@ func HasComments() predicate.Task {
 func HasCommentsWith(preds ...predicate.Comment) predicate.Task {
 	return predicate.Task(func(s *sql.Selector) {
 		step := newCommentsStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasLinks applies the HasEdge predicate on the "links" edge.
+func HasLinks() predicate.Task {
+	return predicate.Task(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, LinksTable, LinksColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasLinksWith applies the HasEdge predicate on the "links" edge with a given conditions (other predicates).
+func HasLinksWith(preds ...predicate.TaskLink) predicate.Task {
+	return predicate.Task(func(s *sql.Selector) {
+		step := newLinksStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
+// HasWork applies the HasEdge predicate on the "work" edge.
+func HasWork() predicate.Task {
+	return predicate.Task(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2O, false, WorkTable, WorkColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasWorkWith applies the HasEdge predicate on the "work" edge with a given conditions (other predicates).
+func HasWorkWith(preds ...predicate.WorkItem) predicate.Task {
+	return predicate.Task(func(s *sql.Selector) {
+		step := newWorkStep()
 		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
 			for _, p := range preds {
 				p(s)

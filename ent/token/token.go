@@ -33,6 +33,8 @@ const (
 	FieldLastUsedAt = "last_used_at"
 	// FieldRevokedAt holds the string denoting the revoked_at field in the database.
 	FieldRevokedAt = "revoked_at"
+	// FieldToolsets holds the string denoting the toolsets field in the database.
+	FieldToolsets = "toolsets"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeMember holds the string denoting the member edge name in mutations.
@@ -67,6 +69,7 @@ var Columns = []string{
 	FieldExpiresAt,
 	FieldLastUsedAt,
 	FieldRevokedAt,
+	FieldToolsets,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -93,6 +96,8 @@ var (
 	DefaultLabel string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// DefaultToolsets holds the default value on creation for the "toolsets" field.
+	DefaultToolsets []string
 )
 
 // OrderOption defines the ordering options for the Token queries.

@@ -8,6 +8,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"google.golang.org/protobuf/proto"
@@ -16,6 +17,7 @@ import (
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/authz"
 )
 
 // Tool is one tool of the catalogue together with what the front door needs
@@ -23,6 +25,12 @@ import (
 type Tool struct {
 	Def   mcp.Tool // the definition tools/list shows
 	Scope string   // the token scope the tool needs
+	// Toolset groups the tool (authz.AllToolsets); a token limited to
+	// toolsets sees and calls only their tools.
+	Toolset string
+	// MinRole is the weakest member role the tool is for, "" for any
+	// role its scope allows.
+	MinRole string
 	// Confirm is the question a person must answer yes to before each
 	// call, with "{arg}" placeholders; empty for tools that need none.
 	Confirm string
@@ -101,6 +109,9 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 	if md.IsStreamingClient() || md.IsStreamingServer() {
 		return nil, fmt.Errorf("streaming RPCs cannot be tools")
 	}
+	if err := checkToolset(opt.GetToolset()); err != nil {
+		return nil, err
+	}
 	sh, err := findShapes(md)
 	if err != nil {
 		return nil, err
@@ -136,10 +147,25 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 			Annotations:  annotations(opt),
 		},
 		Scope:      opt.GetScope(),
+		Toolset:    opt.GetToolset(),
+		MinRole:    opt.GetMinRole(),
 		FullMethod: fmt.Sprintf("/%s/%s", md.Parent().FullName(), md.Name()),
 		Method:     md,
 		input:      compiled,
 	}, nil
+}
+
+// checkToolset refuses a tool that belongs to no toolset, or to one no
+// token can name (but the conformance suite's), since a token limited to
+// toolsets could then never reach it, or could reach it unseen.
+func checkToolset(ts string) error {
+	switch {
+	case ts == "":
+		return fmt.Errorf("the tool names no toolset: set toolset to one of %s", strings.Join(authz.AllToolsets, ", "))
+	case !authz.ValidToolset(ts) && ts != authz.ToolsetConformance:
+		return fmt.Errorf("toolset %q is not known: use one of %s", ts, strings.Join(authz.AllToolsets, ", "))
+	}
+	return nil
 }
 
 // schemas returns the inputSchema and outputSchema of md. A response that

@@ -52,7 +52,7 @@ func message(name string, fields ...fieldSpec) *descriptorpb.DescriptorProto {
 // service is the service nameService of one tool, name in lower case.
 func service(name, in, out, confirm string) *descriptorpb.ServiceDescriptorProto {
 	opts := &descriptorpb.MethodOptions{}
-	proto.SetExtension(opts, mcpv1.E_Tool, &mcpv1.Tool{Name: strings.ToLower(name), Scope: "read", Confirm: confirm})
+	proto.SetExtension(opts, mcpv1.E_Tool, &mcpv1.Tool{Name: strings.ToLower(name), Scope: "read", Toolset: "tasks", Confirm: confirm})
 	return &descriptorpb.ServiceDescriptorProto{
 		Name: proto.String(name + "Service"),
 		Method: []*descriptorpb.MethodDescriptorProto{{

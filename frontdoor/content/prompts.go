@@ -133,7 +133,7 @@ func (b *Backend) tasks(ctx context.Context, c identity.Caller, board string, la
 		if err != nil {
 			return nil, false, translate(err, "ListTasks", invalidParams)
 		}
-		tasks = append(tasks, resp.GetTasks()...)
+		tasks = append(tasks, resp.GetItems()...)
 		if req.Cursor = resp.GetNextCursor(); req.Cursor == "" {
 			return tasks, false, nil
 		}

@@ -125,13 +125,26 @@ func boardContextOf(r *taskwirev1.GetBoardContextResponse) boardContext {
 	return out
 }
 
-// boards returns c's boards, default first.
+// maxBoardPages bounds how many pages of boards are read for one answer:
+// at most 1000 boards.
+const maxBoardPages = 10
+
+// boards returns c's boards, default first, reading ListBoards page by
+// page.
 func (b *Backend) boards(ctx context.Context, c identity.Caller) ([]*taskwirev1.Board, error) {
 	ctx, cancel := b.as(ctx, c)
 	defer cancel()
-	resp, err := b.board.ListBoards(ctx, &taskwirev1.ListBoardsRequest{})
-	if err != nil {
-		return nil, translate(err, "ListBoards", invalidParams)
+	var boards []*taskwirev1.Board
+	req := &taskwirev1.ListBoardsRequest{Limit: 100}
+	for range maxBoardPages {
+		resp, err := b.board.ListBoards(ctx, req)
+		if err != nil {
+			return nil, translate(err, "ListBoards", invalidParams)
+		}
+		boards = append(boards, resp.GetItems()...)
+		if req.Cursor = resp.GetNextCursor(); req.Cursor == "" {
+			break
+		}
 	}
-	return resp.GetBoards(), nil
+	return boards, nil
 }

@@ -5,6 +5,7 @@ package mcp
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // Protocol versions.
@@ -241,4 +242,24 @@ type ScopeError struct {
 
 func (e *ScopeError) Error() string {
 	return "this token lacks the " + e.Scope + " scope needed by " + e.Tool
+}
+
+// ToolsetError reports that the caller's token is limited to toolsets
+// that do not hold the tool. Like a ScopeError, another token lifts it, so
+// the front door answers it the same way: HTTP 403 with an
+// insufficient_scope challenge.
+type ToolsetError struct {
+	Tool     string
+	Toolset  string   // the tool's toolset
+	Toolsets []string // the token's toolsets
+	Message  string   // says what to do, e.g. access.ToolsetSentence
+}
+
+// Error is Message with its first letter lowered, to follow "forbidden: "
+// as a ScopeError's text does.
+func (e *ToolsetError) Error() string {
+	if e.Message == "" {
+		return "this token's toolsets do not hold " + e.Tool
+	}
+	return strings.ToLower(e.Message[:1]) + e.Message[1:]
 }

@@ -16,7 +16,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
-	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
@@ -110,15 +109,15 @@ func New(cfg Config) (*Backend, error) {
 const accessTimeout = 30 * time.Second
 
 // Tools returns the tools c may call now, in catalogue order: those its
-// role permits (the tool's scope, and its min_role if any) and its token's
-// scopes allow. The role comes from the
-// workers (AccessService.GetAccess), asked on every list and not cached, so
-// a role changed in the database shows in the next list, as it applies to
-// the next call.
+// role permits (the tool's scope, and its min_role if any) and its token
+// allows (by its scopes and, when it is limited to some, its toolsets).
+// The role comes from the workers (AccessService.GetAccess), asked on
+// every list and not cached, so a role changed in the database shows in
+// the next list, as it applies to the next call.
 func (b *Backend) Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, error) {
 	var byScope []*catalog.Tool
 	for _, t := range b.cfg.Catalog.Tools() {
-		if authz.Allows(c.Scopes, t.Scope) {
+		if authz.Allows(c.Scopes, t.Scope) && authz.ToolsetAllows(c.Toolsets, t.Toolset) {
 			byScope = append(byScope, t)
 		}
 	}
@@ -131,22 +130,11 @@ func (b *Backend) Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, err
 	}
 	var out []mcp.Tool
 	for _, t := range byScope {
-		if authz.RoleAllows(role, t.Scope) && authz.AtLeast(role, minRole(t)) {
+		if authz.RoleAllows(role, t.Scope) && authz.AtLeast(role, t.MinRole) {
 			out = append(out, t.Def)
 		}
 	}
 	return out, nil
-}
-
-// minRole is the weakest role t is for (its option's min_role), "" for
-// any role its scope allows. The worker enforces it on every call; here it
-// only keeps the tool out of the lists of those it would refuse.
-func minRole(t *catalog.Tool) string {
-	if t.Method == nil {
-		return ""
-	}
-	opt, _ := proto.GetExtension(t.Method.Options(), mcpv1.E_Tool).(*mcpv1.Tool)
-	return opt.GetMinRole()
 }
 
 // role asks the workers for c's current role.
@@ -190,6 +178,9 @@ func (b *Backend) request(c identity.Caller, call *mcp.ToolCall) (*catalog.Tool,
 	}
 	if !authz.Allows(c.Scopes, t.Scope) {
 		return nil, nil, &mcp.ScopeError{Tool: name, Scope: t.Scope}
+	}
+	if !authz.ToolsetAllows(c.Toolsets, t.Toolset) {
+		return nil, nil, toolsetError(name, t.Toolset, c.Toolsets)
 	}
 	req, err := t.DecodeArguments(call.Arguments)
 	var ae *catalog.ArgumentsError

@@ -3,6 +3,7 @@ package toolcall
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -19,14 +20,19 @@ import (
 // Refusals are told apart by their reason (access.Reason): a token that
 // lacks the tool's scope is a *mcp.ScopeError (HTTP 403 with an
 // insufficient_scope challenge, as when the front door finds it itself),
-// since a stronger token lifts it; a role that does not permit the tool is
-// a tool result with the worker's sentence, since no token lifts it.
+// since a stronger token lifts it, and so is a token limited to toolsets
+// that do not hold the tool (*mcp.ToolsetError); a role that does not
+// permit the tool is a tool result with the worker's sentence, since no
+// token lifts it.
 func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.CallToolResult, error) {
 	if ctx.Err() == context.Canceled {
 		return nil, context.Canceled
 	}
-	if reason, md := access.Reason(err); reason == access.ReasonInsufficientScope && md["scope"] != "" {
+	switch reason, md := access.Reason(err); {
+	case reason == access.ReasonInsufficientScope && md["scope"] != "":
 		return nil, &mcp.ScopeError{Tool: tool, Scope: md["scope"]}
+	case reason == access.ReasonToolsetForbids:
+		return nil, toolsetError(tool, md["toolset"], strings.FieldsFunc(md["toolsets"], func(r rune) bool { return r == ',' }))
 	}
 	st := status.Convert(err)
 	var text string
@@ -46,6 +52,12 @@ func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.Cal
 		return nil, fmt.Errorf("toolcall: %s: %w", tool, err)
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}, nil
+}
+
+// toolsetError is the refusal of tool, of toolset, to a token limited to
+// toolsets, in the worker's words.
+func toolsetError(tool, toolset string, toolsets []string) *mcp.ToolsetError {
+	return &mcp.ToolsetError{Tool: tool, Toolset: toolset, Toolsets: toolsets, Message: access.ToolsetSentence(tool, toolset, toolsets)}
 }
 
 // accessFailure translates the failure of asking for the caller's access:

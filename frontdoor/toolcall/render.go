@@ -27,11 +27,11 @@ func render(m proto.Message) string {
 		}
 		return b.String()
 	case *taskwirev1.ListTasksResponse:
-		if len(r.GetTasks()) == 0 {
+		if len(r.GetItems()) == 0 {
 			return "No tasks."
 		}
-		lines := make([]string, 0, len(r.GetTasks())+1)
-		for _, t := range r.GetTasks() {
+		lines := make([]string, 0, len(r.GetItems())+1)
+		for _, t := range r.GetItems() {
 			lines = append(lines, taskLine(t))
 		}
 		if r.GetNextCursor() != "" {
@@ -49,8 +49,8 @@ func render(m proto.Message) string {
 	case *taskwirev1.ImportTasksResponse:
 		return importLine(r)
 	case *taskwirev1.ListBoardsResponse:
-		lines := make([]string, 0, len(r.GetBoards()))
-		for _, bd := range r.GetBoards() {
+		lines := make([]string, 0, len(r.GetItems()))
+		for _, bd := range r.GetItems() {
 			line := fmt.Sprintf("%s: %s", bd.GetSlug(), bd.GetName())
 			if bd.GetIsDefault() {
 				line += " (default)"

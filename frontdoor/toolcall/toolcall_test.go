@@ -27,6 +27,9 @@ func toolNames(tools []mcp.Tool) []string {
 	return out
 }
 
+// readTools are the BoardService tools that only read.
+var readTools = []string{"boards_list", "boards_get", "members_list", "context_get", "tasks_get", "tasks_list", "tasks_search", "comments_list"}
+
 func TestToolsFilteredByScope(t *testing.T) {
 	b := newBackend(t, startWorker(t, &testBoard{}, nil), Config{})
 	for _, tc := range []struct {
@@ -35,9 +38,11 @@ func TestToolsFilteredByScope(t *testing.T) {
 	}{
 		{identity.Caller{Tenant: "acme", Member: 7}, nil},
 		{identity.Caller{Tenant: "acme", Member: 7, Scopes: []string{"admin"}}, nil},
-		{reader, []string{"boards_list", "tasks_get", "tasks_list"}},
-		{commenter, []string{"boards_list", "tasks_get", "tasks_list", "comments_add"}},
-		{writer, []string{"boards_list", "tasks_get", "tasks_list", "tasks_create", "tasks_update", "tasks_move", "comments_add", "tasks_delete", "tasks_restore", "tasks_import"}},
+		{reader, readTools},
+		{commenter, []string{"boards_list", "boards_get", "members_list", "context_get", "context_add", "tasks_get", "tasks_list", "tasks_search", "comments_list", "comments_add", "comments_edit"}},
+		{writer, []string{"boards_list", "boards_get", "members_list", "context_get", "context_add",
+			"tasks_get", "tasks_list", "tasks_search", "tasks_create", "tasks_update", "tasks_move", "tasks_assign", "tasks_flag",
+			"tasks_delete", "tasks_restore", "tasks_import", "comments_list", "comments_add", "comments_edit"}},
 	} {
 		tools, err := b.Tools(context.Background(), tc.caller)
 		if err != nil {
@@ -58,7 +63,7 @@ func TestToolsFilteredByRole(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff([]string{"boards_list", "tasks_get", "tasks_list"}, toolNames(tools)); diff != "" {
+	if diff := cmp.Diff(readTools, toolNames(tools)); diff != "" {
 		t.Errorf("Tools(viewer) names (-want +got):\n%s", diff)
 	}
 	_, err = b.Tools(context.Background(), departed)

@@ -3,6 +3,7 @@ package admin
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
@@ -20,7 +21,8 @@ import (
 //   - A platform operator may do everything, on every tenant; only
 //     operators create and list tenants.
 //   - A member acts on their own tenant only, with a token holding the
-//     write scope, and only as an owner or admin. Any other tenant is not
+//     write scope and not limited to toolsets (else a limited token could
+//     mint itself an unlimited one), and only as an owner or admin. Any other tenant is not
 //     found, in the same words as a tenant that does not exist.
 //   - An admin may do what an owner may, except act on owners: make a
 //     member owner, or change, remove, mint tokens for or revoke tokens of
@@ -33,6 +35,7 @@ type actor struct {
 	operator bool
 	access   access.Access // the calling member, unless operator
 	scopes   []string      // the calling token's scopes, unless operator
+	toolsets []string      // the toolsets the calling token is limited to
 }
 
 // actor returns who calls: the operator the worker let through, or the
@@ -54,7 +57,7 @@ func (s *Service) actor(ctx context.Context) (actor, error) {
 			return actor{}, err
 		}
 	}
-	return actor{access: a, scopes: c.Scopes}, nil
+	return actor{access: a, scopes: c.Scopes, toolsets: c.Toolsets}, nil
 }
 
 // hasOwnerPowers reports whether a may act on owners.
@@ -72,7 +75,7 @@ func (a actor) operatorOnly(what string) error {
 }
 
 // mayManage refuses a member who is no owner or admin, or whose token
-// lacks the write scope.
+// lacks the write scope or is limited to toolsets.
 func (a actor) mayManage() error {
 	if a.operator {
 		return nil
@@ -85,6 +88,11 @@ func (a actor) mayManage() error {
 	if !authz.Allows(a.scopes, authz.ScopeWrite) {
 		return domainerr.New(domainerr.PermissionDenied,
 			"This token lacks the write scope the admin API needs: use a token of yours with write scope.")
+	}
+	if len(a.toolsets) > 0 {
+		return domainerr.New(domainerr.PermissionDenied,
+			"This token is limited to the toolsets %s, and the admin API needs a token without a toolset limit: use such a token of yours.",
+			strings.Join(a.toolsets, ", "))
 	}
 	return nil
 }

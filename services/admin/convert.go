@@ -93,7 +93,7 @@ func memberToProto(m *ent.Member) *adminv1.Member {
 
 func tokenToProto(i tokens.Info, now time.Time) *adminv1.Token {
 	return &adminv1.Token{
-		Id: i.ID, Member: i.Member, Scopes: i.Scopes, Label: i.Label,
+		Id: i.ID, Member: i.Member, Scopes: i.Scopes, Toolsets: i.Toolsets, Label: i.Label,
 		CreateTime: timestamppb.New(i.CreatedAt), ExpireTime: timestamppb.New(i.ExpiresAt),
 		LastUseTime: optionalTime(i.LastUsedAt), RevokeTime: optionalTime(i.RevokedAt),
 		State: tokenStates[i.State(now)],

@@ -27,6 +27,10 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 	if err := checkScopes(req.GetScopes()); err != nil {
 		return nil, err
 	}
+	toolsets, err := authz.NormalToolsets(req.GetToolsets())
+	if err != nil {
+		return nil, domainerr.New(domainerr.Invalid, "%s, or none for every toolset", err)
+	}
 	ttl, err := ttlFromProto(req.GetTtl(), "ttl")
 	if err != nil {
 		return nil, err
@@ -42,7 +46,7 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 		return nil, err
 	}
 	raw, info, err := s.tokens.Create(ctx, s.issuer, tokens.CreateRequest{
-		Tenant: t.Slug, Member: m.ID, Scopes: req.GetScopes(), TTL: ttl, Label: req.GetLabel(),
+		Tenant: t.Slug, Member: m.ID, Scopes: req.GetScopes(), Toolsets: toolsets, TTL: ttl, Label: req.GetLabel(),
 	})
 	if err != nil {
 		return nil, err

@@ -48,9 +48,9 @@ func (s *Store) ListAudit(ctx context.Context, req *taskwirev1.ListAuditRequest)
 	if err != nil {
 		return nil, err
 	}
-	resp := &taskwirev1.ListAuditResponse{NextCursor: next, Events: make([]*taskwirev1.AuditEvent, len(events))}
+	resp := &taskwirev1.ListAuditResponse{NextCursor: next, Items: make([]*taskwirev1.AuditEvent, len(events))}
 	for i, e := range events {
-		resp.Events[i] = eventProto(e)
+		resp.Items[i] = eventProto(e)
 	}
 	return resp, nil
 }

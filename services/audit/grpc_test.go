@@ -34,10 +34,10 @@ func TestListAudit(t *testing.T) {
 	if err != nil {
 		t.Fatalf("admin ListAudit = %v", err)
 	}
-	if n := len(resp.GetEvents()); n != 2 {
+	if n := len(resp.GetItems()); n != 2 {
 		t.Fatalf("admin ListAudit = %d events, want acme's 2", n)
 	}
-	bot := resp.GetEvents()[0]
+	bot := resp.GetItems()[0]
 	if bot.GetMember() != "bot" || bot.GetKind() != taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT || bot.GetSponsor() != "alice" ||
 		bot.GetOutcome() != "refused" || bot.GetTool() != "tasks_move" || bot.GetTargets()[0] != "ref=T-1" ||
 		!bot.GetOccurredAt().AsTime().Equal(e.base.Add(time.Second)) || bot.GetDurationMs() != 1 {
@@ -47,7 +47,7 @@ func TestListAudit(t *testing.T) {
 	resp, err = e.store.ListAudit(as("acme", "alice", "owner"), &taskwirev1.ListAuditRequest{
 		Member: "me", Until: timestamppb.New(e.base.Add(time.Hour)), Limit: 1,
 	})
-	if err != nil || len(resp.GetEvents()) != 1 || resp.GetEvents()[0].GetMember() != "alice" || resp.GetNextCursor() != "" {
+	if err != nil || len(resp.GetItems()) != 1 || resp.GetItems()[0].GetMember() != "alice" || resp.GetNextCursor() != "" {
 		t.Errorf("owner ListAudit member me = %v, %v; want alice's one event, no cursor", resp, err)
 	}
 

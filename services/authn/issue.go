@@ -18,11 +18,14 @@ import (
 const DefaultTTL = 90 * 24 * time.Hour
 
 // claims is the payload of a Taskwire token. sub is the member id in
-// decimal; scope is space-separated, as in OAuth.
+// decimal; scope is space-separated, as in OAuth. toolsets limits the
+// token to those toolsets; absent means every toolset, so tokens minted
+// before toolsets existed keep what they allowed.
 type claims struct {
 	jwt.RegisteredClaims
-	Tenant string `json:"tenant"`
-	Scope  string `json:"scope"`
+	Tenant   string   `json:"tenant"`
+	Scope    string   `json:"scope"`
+	Toolsets []string `json:"toolsets,omitempty"`
 }
 
 // IssuerConfig configures an Issuer.
@@ -69,13 +72,17 @@ type MintRequest struct {
 	Tenant string
 	Member int
 	Scopes []string
-	TTL    time.Duration // 0 means DefaultTTL
+	// Toolsets limits the token to these toolsets (authz.AllToolsets);
+	// none means every toolset.
+	Toolsets []string
+	TTL      time.Duration // 0 means DefaultTTL
 }
 
 // Minted describes a token that was minted, for storing and revoking it.
 type Minted struct {
 	ID        string // the "jti" claim
 	ExpiresAt time.Time
+	Toolsets  []string // the "toolsets" claim: deduplicated, in authz.AllToolsets order
 }
 
 // Mint signs a token for r. The token itself is returned once and never
@@ -84,6 +91,10 @@ func (is *Issuer) Mint(r MintRequest) (string, Minted, error) {
 	scopes, err := checkMint(r)
 	if err != nil {
 		return "", Minted{}, err
+	}
+	toolsets, err := authz.NormalToolsets(r.Toolsets)
+	if err != nil {
+		return "", Minted{}, fmt.Errorf("authn: mint: %w", err)
 	}
 	if r.TTL == 0 {
 		r.TTL = DefaultTTL
@@ -104,8 +115,9 @@ func (is *Issuer) Mint(r MintRequest) (string, Minted, error) {
 			IssuedAt:  jwt.NewNumericDate(now),
 			ID:        jti,
 		},
-		Tenant: r.Tenant,
-		Scope:  strings.Join(scopes, " "),
+		Tenant:   r.Tenant,
+		Scope:    strings.Join(scopes, " "),
+		Toolsets: toolsets,
 	}
 	key, err := is.key()
 	if err != nil {
@@ -117,7 +129,7 @@ func (is *Issuer) Mint(r MintRequest) (string, Minted, error) {
 	if err != nil {
 		return "", Minted{}, fmt.Errorf("authn: sign token: %w", err)
 	}
-	return signed, Minted{ID: jti, ExpiresAt: exp}, nil
+	return signed, Minted{ID: jti, ExpiresAt: exp, Toolsets: toolsets}, nil
 }
 
 // key is the key to sign the next token with.

@@ -193,5 +193,13 @@ func callerOf(c *claims) (identity.Caller, error) {
 			return identity.Caller{}, refuse("token has an unknown scope")
 		}
 	}
-	return identity.Caller{Tenant: c.Tenant, Member: member, Scopes: scopes, TokenID: c.ID}, nil
+	for _, ts := range c.Toolsets {
+		if !authz.ValidToolset(ts) {
+			// Fail closed: a toolset this server does not know may be a
+			// limit it cannot enforce.
+			return identity.Caller{}, refuse("token has an unknown toolset")
+		}
+	}
+	toolsets, _ := authz.NormalToolsets(c.Toolsets)
+	return identity.Caller{Tenant: c.Tenant, Member: member, Scopes: scopes, TokenID: c.ID, Toolsets: toolsets}, nil
 }

@@ -9,21 +9,65 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
 	entboard "github.com/taskwire/taskwire/ent/board"
+	"github.com/taskwire/taskwire/ent/predicate"
+	"github.com/taskwire/taskwire/services/cursor"
 	"github.com/taskwire/taskwire/services/domainerr"
 )
 
-func (s *Service) listBoards(ctx context.Context, a actor, _ *taskwirev1.ListBoardsRequest) (*taskwirev1.ListBoardsResponse, error) {
-	bs, err := boards(ctx, s.client, a)
+// boardsQuery is the query digest of boards_list, which has no filters.
+var boardsQuery = cursor.Query("sort:default,slug")
+
+func (s *Service) listBoards(ctx context.Context, a actor, req *taskwirev1.ListBoardsRequest) (*taskwirev1.ListBoardsResponse, error) {
+	limit, err := cursor.Limit(req.GetLimit())
+	if err != nil {
+		return nil, err
+	}
+	pos, err := s.cursors.Open(req.GetCursor(), a.tenant.ID, "boards", boardsQuery, 2)
+	if err != nil {
+		return nil, err
+	}
+	where := []predicate.Board{entboard.TenantID(a.tenant.ID)}
+	if pos != nil {
+		where = append(where, afterBoard(pos[0] == "1", pos[1]))
+	}
+	bs, err := s.client.Board.Query().Where(where...).
+		Order(ent.Desc(entboard.FieldIsDefault), ent.Asc(entboard.FieldSlug)).Limit(limit + 1).All(ctx)
 	if err != nil {
 		return nil, err
 	}
 	resp := &taskwirev1.ListBoardsResponse{}
+	if len(bs) > limit {
+		bs = bs[:limit]
+		last := bs[limit-1]
+		resp.NextCursor = s.cursors.Seal(a.tenant.ID, "boards", boardsQuery, flag(last.IsDefault), last.Slug)
+	}
 	for _, b := range bs {
-		resp.Boards = append(resp.Boards, &taskwirev1.Board{
-			Slug: b.Slug, Name: b.Name, Lanes: slices.Clone(Lanes), IsDefault: b.IsDefault,
-		})
+		resp.Items = append(resp.Items, boardProto(b))
 	}
 	return resp, nil
+}
+
+// afterBoard matches the boards that come after (isDefault, slug) in
+// boards_list's order: default first, then by slug.
+func afterBoard(isDefault bool, slug string) predicate.Board {
+	later := entboard.And(entboard.IsDefault(isDefault), entboard.SlugGT(slug))
+	if isDefault {
+		return entboard.Or(entboard.IsDefault(false), later)
+	}
+	return later
+}
+
+// flag is a bool as a cursor position.
+func flag(b bool) string {
+	if b {
+		return "1"
+	}
+	return "0"
+}
+
+// boardProto converts a board for a response.
+func boardProto(b *ent.Board) *taskwirev1.Board {
+	return &taskwirev1.Board{Slug: b.Slug, Name: b.Name, Lanes: slices.Clone(Lanes), IsDefault: b.IsDefault}
 }
 
 // boards returns the boards of the caller's tenant, default first, then by

@@ -32,8 +32,8 @@ func TestAddComment(t *testing.T) {
 			added = append(added, resp.Comment)
 		}
 		want := []*taskwirev1.Comment{
-			{Task: "T-1", Author: "alice", AuthorKind: taskwirev1.MemberKind_MEMBER_KIND_HUMAN, Body: "What is the plan?"},
-			{Task: "T-1", Author: "claude", AuthorKind: taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT, Body: "I will draft it.\n\n- step 1"},
+			{Task: "T-1", Author: "alice", AuthorKind: taskwirev1.MemberKind_MEMBER_KIND_HUMAN, Body: "What is the plan?", Version: 1, Trust: taskwirev1.Trust_TRUST_OWN},
+			{Task: "T-1", Author: "claude", AuthorKind: taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT, Body: "I will draft it.\n\n- step 1", Version: 1, Trust: taskwirev1.Trust_TRUST_OWN},
 		}
 		ignore := protocmp.IgnoreFields(&taskwirev1.Comment{}, "id", "created_at")
 		if diff := cmp.Diff(want, added, protocmp.Transform(), ignore); diff != "" {
@@ -43,6 +43,10 @@ func TestAddComment(t *testing.T) {
 		got, err := e.svc.GetTask(e.bob, &taskwirev1.GetTaskRequest{Ref: "T-1", IncludeComments: true})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// To bob, who wrote neither, both comments are untrusted.
+		for _, c := range added {
+			c.Trust = taskwirev1.Trust_TRUST_UNTRUSTED
 		}
 		if diff := cmp.Diff(added, got.Comments, protocmp.Transform()); diff != "" {
 			t.Errorf("GetTask(include_comments) comments (-added +got):\n%s", diff)

@@ -30,7 +30,7 @@ func (s *Service) getBoardContext(ctx context.Context, a actor, req *taskwirev1.
 	if err != nil {
 		return nil, err
 	}
-	ms, err := s.client.Member.Query().Where(member.TenantID(a.tenant.ID)).
+	ms, err := s.client.Member.Query().Where(member.TenantID(a.tenant.ID), member.RemovedAtIsNil()).
 		Order(ent.Asc(member.FieldHandle)).All(ctx)
 	if err != nil {
 		return nil, err

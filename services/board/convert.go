@@ -14,6 +14,7 @@ import (
 	entboard "github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/workitem"
 	"github.com/taskwire/taskwire/services/domainerr"
 )
 
@@ -57,27 +58,32 @@ func findAnyTask(ctx context.Context, c *ent.Client, a actor, ref string) (*ent.
 	return t, err
 }
 
-// names maps the ids a task refers to onto the names the API shows.
+// names maps the ids tasks and comments refer to onto what the API shows,
+// for one caller.
 type names struct {
 	boards  map[int]string
 	members map[int]*ent.Member
+	work    map[int]string // task id → state of its WorkItem
+	me      int            // the caller's member id, for trust
 }
 
-// lookupNames loads the board slugs and members that tasks and comments
-// refer to, in two queries.
+// lookupNames loads the board slugs, members and work states that tasks and
+// comments refer to: one query each, whatever the number of tasks.
 func lookupNames(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task, comments []*ent.Comment) (names, error) {
-	var boardIDs, memberIDs []int
+	var boardIDs, memberIDs, taskIDs []int
 	for _, t := range tasks {
 		boardIDs = append(boardIDs, t.BoardID)
+		taskIDs = append(taskIDs, t.ID)
 		memberIDs = append(memberIDs, t.CreatedByID)
 		memberIDs = append(memberIDs, t.AssigneeIds...)
+		memberIDs = append(memberIDs, t.TextAuthorIds...)
 	}
 	for _, cm := range comments {
 		memberIDs = append(memberIDs, cm.AuthorID)
 	}
-	n := names{boards: map[int]string{}, members: map[int]*ent.Member{}}
+	n := names{boards: map[int]string{}, members: map[int]*ent.Member{}, work: map[int]string{}, me: a.member.ID}
 	if len(boardIDs) > 0 {
-		bs, err := c.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(boardIDs...)).All(ctx)
+		bs, err := c.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(uniq(boardIDs)...)).All(ctx)
 		if err != nil {
 			return n, err
 		}
@@ -85,16 +91,55 @@ func lookupNames(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task,
 			n.boards[b.ID] = b.Slug
 		}
 	}
-	if len(memberIDs) > 0 {
-		ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(memberIDs...)).All(ctx)
+	if err := n.addMembers(ctx, c, a, memberIDs); err != nil {
+		return n, err
+	}
+	if len(taskIDs) > 0 {
+		ws, err := c.WorkItem.Query().
+			Where(workitem.TenantID(a.tenant.ID), workitem.TaskIDIn(taskIDs...)).
+			Select(workitem.FieldTaskID, workitem.FieldState).All(ctx)
 		if err != nil {
 			return n, err
 		}
-		for _, m := range ms {
-			n.members[m.ID] = m
+		for _, w := range ws {
+			n.work[w.TaskID] = string(w.State)
 		}
 	}
 	return n, nil
+}
+
+// addMembers loads those of ids that n does not know yet, in one query.
+func (n names) addMembers(ctx context.Context, c *ent.Client, a actor, ids []int) error {
+	var missing []int
+	for _, id := range uniq(ids) {
+		if _, ok := n.members[id]; !ok {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(missing...)).All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range ms {
+		n.members[m.ID] = m
+	}
+	return nil
+}
+
+// uniq returns ids without repeats, in their first order.
+func uniq(ids []int) []int {
+	seen := make(map[int]bool, len(ids))
+	out := ids[:0:0]
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 func (n names) handle(id int) string {
@@ -104,24 +149,59 @@ func (n names) handle(id int) string {
 	return ""
 }
 
+// textAuthors returns the members who wrote t's title and note; a task
+// that never recorded them was written by its creator.
+func textAuthors(t *ent.Task) []int {
+	if len(t.TextAuthorIds) == 0 {
+		return []int{t.CreatedByID}
+	}
+	return t.TextAuthorIds
+}
+
+// textTrust is the trust of text written by authors, for the member me:
+// own only when me wrote it alone, so an assistant never takes another
+// member's words for its own person's instructions.
+func textTrust(me int, authors []int) taskwirev1.Trust {
+	for _, id := range authors {
+		if id != me {
+			return taskwirev1.Trust_TRUST_UNTRUSTED
+		}
+	}
+	if len(authors) == 0 {
+		return taskwirev1.Trust_TRUST_UNTRUSTED
+	}
+	return taskwirev1.Trust_TRUST_OWN
+}
+
 func (n names) task(t *ent.Task) *taskwirev1.Task {
+	authors := textAuthors(t)
 	p := &taskwirev1.Task{
-		Ref:       Ref(t.Number),
-		Board:     n.boards[t.BoardID],
-		Title:     t.Title,
-		Note:      t.Note,
-		Lane:      toProto(lanes, t.Lane),
-		Kind:      toProto(kinds, t.Kind),
-		Version:   int32(t.Version),
-		CreatedAt: timestamppb.New(t.CreatedAt),
-		UpdatedAt: timestamppb.New(t.UpdatedAt),
-		CreatedBy: n.handle(t.CreatedByID),
+		Ref:        Ref(t.Number),
+		Board:      n.boards[t.BoardID],
+		Title:      t.Title,
+		Note:       t.Note,
+		Lane:       toProto(lanes, t.Lane),
+		Kind:       toProto(kinds, t.Kind),
+		Version:    int32(t.Version),
+		CreatedAt:  timestamppb.New(t.CreatedAt),
+		UpdatedAt:  timestamppb.New(t.UpdatedAt),
+		CreatedBy:  n.handle(t.CreatedByID),
+		Labels:     t.Labels,
+		Project:    t.Project,
+		Position:   int32(t.Position),
+		Flagged:    t.Flagged,
+		FlagReason: t.FlagReason,
+		Trust:      textTrust(n.me, authors),
+		WorkState:  n.work[t.ID],
 	}
 	if t.Size != nil {
 		p.Size = toProto(sizes, *t.Size)
 	}
 	for _, id := range t.AssigneeIds {
 		p.Assignees = append(p.Assignees, n.handle(id))
+	}
+	for _, id := range authors {
+		p.WrittenBy = append(p.WrittenBy, n.handle(id))
 	}
 	return p
 }
@@ -133,6 +213,11 @@ func (n names) comment(c *ent.Comment, taskNumber int) *taskwirev1.Comment {
 		Author:    n.handle(c.AuthorID),
 		Body:      c.Body,
 		CreatedAt: timestamppb.New(c.CreatedAt),
+		Version:   int32(c.Version),
+		Trust:     textTrust(n.me, []int{c.AuthorID}),
+	}
+	if c.EditedAt != nil {
+		p.EditedAt = timestamppb.New(*c.EditedAt)
 	}
 	if m, ok := n.members[c.AuthorID]; ok {
 		p.AuthorKind = memberKinds[m.Kind]
@@ -140,7 +225,8 @@ func (n names) comment(c *ent.Comment, taskNumber int) *taskwirev1.Comment {
 	return p
 }
 
-// taskProtos converts tasks for the response, looking up their names.
+// taskProtos converts tasks for a's response, looking up what they refer
+// to in a fixed number of queries.
 func taskProtos(ctx context.Context, c *ent.Client, a actor, tasks ...*ent.Task) ([]*taskwirev1.Task, error) {
 	n, err := lookupNames(ctx, c, a, tasks, nil)
 	if err != nil {

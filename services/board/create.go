@@ -6,14 +6,19 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/idempotency"
 )
 
 func (s *Service) createTask(ctx context.Context, a actor, req *taskwirev1.CreateTaskRequest) (*taskwirev1.CreateTaskResponse, error) {
 	d, err := checkDraft(a, &taskwirev1.TaskDraft{
 		Title: req.GetTitle(), Note: req.GetNote(), Lane: req.GetLane(),
 		Kind: req.GetKind(), Size: req.GetSize(), Assignees: req.GetAssignees(),
+		Labels: req.GetLabels(), Project: req.GetProject(),
 	})
+	if err != nil {
+		return nil, err
+	}
+	links, err := checkLinks("links", req.GetLinks())
 	if err != nil {
 		return nil, err
 	}
@@ -28,24 +33,71 @@ func (s *Service) createTask(ctx context.Context, a actor, req *taskwirev1.Creat
 	if err := checkKnown(a, ids, d.assignees); err != nil {
 		return nil, err
 	}
-	resp := &taskwirev1.CreateTaskResponse{}
-	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		number, err := allocate(ctx, tx, a, 1)
+	return idempotency.Do(ctx, s.client, idemCaller(a), taskwirev1.BoardService_CreateTask_FullMethodName, req,
+		func(tx *ent.Tx) (*taskwirev1.CreateTaskResponse, error) {
+			t, err := insertTask(ctx, tx, a, b.ID, d, ids, links, req.GetAllowDuplicate())
+			if err != nil {
+				return nil, err
+			}
+			p, err := taskProto(ctx, tx.Client(), a, t)
+			return &taskwirev1.CreateTaskResponse{Task: p}, err
+		})
+}
+
+// insertTask creates the task of d on board boardID in tx, at the bottom
+// of its lane, after the checks that depend on what the board holds now:
+// the lane's WIP limit, likely duplicates (unless allowed) and the tasks
+// its links name.
+func insertTask(ctx context.Context, tx *ent.Tx, a actor, boardID int, d draft, ids map[string]int, links []linkSpec, allowDuplicate bool) (*ent.Task, error) {
+	number, err := allocate(ctx, tx, a, 1) // locks the tenant's row: see lockTenant
+	if err != nil {
+		return nil, err
+	}
+	b, err := boardOf(ctx, tx, a, boardID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkLaneRoom(ctx, tx, a, b, d.lane, 1); err != nil {
+		return nil, err
+	}
+	if !allowDuplicate {
+		dups, err := findDuplicates(ctx, tx.Client(), a, b.ID, d.title)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		t, err := newTask(tx, a, b, number, d, ids).Save(ctx)
-		if err != nil {
-			return err
+		if len(dups) > 0 {
+			return nil, duplicateError(b.Slug, dups)
 		}
-		err = record(ctx, tx, a, ActionTaskCreated, t, map[string]any{"ref": Ref(t.Number), "board": b.Slug, "title": t.Title})
-		if err != nil {
-			return err
-		}
-		resp.Task, err = taskProto(ctx, tx.Client(), a, t)
-		return err
-	})
-	return resp, err
+	}
+	pos, err := bottom(ctx, tx.Client(), a, b.ID, d.lane)
+	if err != nil {
+		return nil, err
+	}
+	t, err := newTask(tx, a, b, number, pos, d, ids).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	added, _, err := applyLinks(ctx, tx, a, t, links, nil)
+	if err != nil {
+		return nil, err
+	}
+	detail := createdDetail(b, t)
+	if len(added) > 0 {
+		detail["links"] = added
+	}
+	return t, record(ctx, tx, a, ActionTaskCreated, t, detail)
+}
+
+// createdDetail is what the activity log keeps of a new task.
+func createdDetail(b *ent.Board, t *ent.Task) map[string]any {
+	detail := map[string]any{"ref": Ref(t.Number), "board": b.Slug, "title": t.Title, "lane": string(t.Lane)}
+	if len(t.Labels) > 0 {
+		detail["labels"] = t.Labels
+	}
+	if t.Project != "" {
+		detail["project"] = t.Project
+	}
+	return detail
 }
 
 // allocate reserves n task numbers in the caller's tenant and returns the
@@ -61,9 +113,14 @@ func allocate(ctx context.Context, tx *ent.Tx, a actor, n int) (int, error) {
 	return t.TaskSeq - n + 1, nil
 }
 
-// newTask builds the creation of a checked draft as task number on board b.
-func newTask(tx *ent.Tx, a actor, b *ent.Board, number int, d draft, ids map[string]int) *ent.TaskCreate {
+// newTask builds the creation of a checked draft as task number on board
+// b, at position in its lane; the caller is the author of its text.
+func newTask(tx *ent.Tx, a actor, b *ent.Board, number, position int, d draft, ids map[string]int) *ent.TaskCreate {
 	now := time.Now().UTC().Truncate(time.Microsecond) // as the schema's defaults: what PostgreSQL keeps
+	labels := d.labels
+	if labels == nil {
+		labels = []string{}
+	}
 	return tx.Task.Create().
 		SetCreatedAt(now).
 		SetUpdatedAt(now).
@@ -73,8 +130,12 @@ func newTask(tx *ent.Tx, a actor, b *ent.Board, number int, d draft, ids map[str
 		SetTitle(d.title).
 		SetNote(d.note).
 		SetLane(d.lane).
+		SetPosition(position).
 		SetKind(d.kind).
 		SetNillableSize(d.size).
 		SetAssigneeIds(d.assigneeIDs(ids)).
+		SetLabels(labels).
+		SetProject(d.project).
+		SetTextAuthorIds([]int{a.member.ID}).
 		SetCreatedByID(a.member.ID)
 }

@@ -8,65 +8,115 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/idempotency"
 )
 
 func (s *Service) deleteTask(ctx context.Context, a actor, req *taskwirev1.DeleteTaskRequest) (*taskwirev1.DeleteTaskResponse, error) {
-	t, err := s.softDelete(ctx, a, req.GetRef(), req.GetConfirmation(), true)
-	return &taskwirev1.DeleteTaskResponse{Task: t}, err
+	if err := checkDelete(ActionTaskDeleted, req.GetRef(), req.GetConfirmation(), req.GetExpectedVersion()); err != nil {
+		return nil, err
+	}
+	return idempotency.Do(ctx, s.client, idemCaller(a), taskwirev1.BoardService_DeleteTask_FullMethodName, req,
+		func(tx *ent.Tx) (*taskwirev1.DeleteTaskResponse, error) {
+			t, err := softDelete(ctx, tx, a, req.GetRef(), req.GetConfirmation(), req.GetExpectedVersion(), true)
+			return &taskwirev1.DeleteTaskResponse{Task: t}, err
+		})
 }
 
 func (s *Service) restoreTask(ctx context.Context, a actor, req *taskwirev1.RestoreTaskRequest) (*taskwirev1.RestoreTaskResponse, error) {
-	t, err := s.softDelete(ctx, a, req.GetRef(), req.GetConfirmation(), false)
-	return &taskwirev1.RestoreTaskResponse{Task: t}, err
+	if err := checkDelete(ActionTaskRestored, req.GetRef(), req.GetConfirmation(), 0); err != nil {
+		return nil, err
+	}
+	return idempotency.Do(ctx, s.client, idemCaller(a), taskwirev1.BoardService_RestoreTask_FullMethodName, req,
+		func(tx *ent.Tx) (*taskwirev1.RestoreTaskResponse, error) {
+			t, err := softDelete(ctx, tx, a, req.GetRef(), req.GetConfirmation(), 0, false)
+			return &taskwirev1.RestoreTaskResponse{Task: t}, err
+		})
 }
 
-// softDelete deletes (or restores) the task with ref in one transaction
-// that also uses up the person's confirmation, so a confirmation allows
-// exactly one change however often it is replayed.
-func (s *Service) softDelete(ctx context.Context, a actor, ref, confirmed string, del bool) (*taskwirev1.Task, error) {
+// checkDelete validates a delete or restore before anything is read.
+func checkDelete(action, ref, confirmed string, expected int32) error {
+	if confirmed == "" {
+		return domainerr.New(domainerr.PermissionDenied, "%s needs a person's confirmation, which only the front door can attach", action)
+	}
+	if _, err := parseRef(ref); err != nil {
+		return err
+	}
+	return checkExpected(expected)
+}
+
+// softDelete deletes (or restores) the task with ref in tx, which also uses
+// up the person's confirmation, so a confirmation allows exactly one change
+// however often it is replayed. A deleted task leaves its lane (the tasks
+// below move up); a restored one comes back at the bottom of its lane,
+// unless the lane is at its WIP limit.
+func softDelete(ctx context.Context, tx *ent.Tx, a actor, ref, confirmed string, expected int32, del bool) (*taskwirev1.Task, error) {
 	action := ActionTaskDeleted
 	if !del {
 		action = ActionTaskRestored
 	}
-	if confirmed == "" {
-		return nil, domainerr.New(domainerr.PermissionDenied, "%s needs a person's confirmation, which only the front door can attach", action)
+	if err := lockTenant(ctx, tx, a); err != nil {
+		return nil, err
 	}
-	var out *taskwirev1.Task
-	err := store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		t, err := findAnyTask(ctx, tx.Client(), a, ref)
+	t, err := findAnyTask(ctx, tx.Client(), a, ref)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case del && t.DeletedAt != nil:
+		return nil, domainerr.New(domainerr.NotFound, "%s is already deleted", Ref(t.Number))
+	case !del && t.DeletedAt == nil:
+		return nil, domainerr.New(domainerr.Invalid, "%s is not deleted, so there is nothing to restore", Ref(t.Number))
+	}
+	if err := checkVersion(t, expected); err != nil {
+		return nil, err
+	}
+	if err := useConfirmation(ctx, tx, a, confirmed, action); err != nil {
+		return nil, err
+	}
+	u := tx.Task.UpdateOneID(t.ID).Where(task.TenantID(a.tenant.ID), task.Version(t.Version)).AddVersion(1)
+	if del {
+		u.SetDeletedAt(time.Now().UTC().Truncate(time.Microsecond))
+	} else {
+		u.ClearDeletedAt()
+	}
+	if err := relane(ctx, tx, a, t, u, del); err != nil {
+		return nil, err
+	}
+	after, err := saveTask(ctx, t, u)
+	if err != nil {
+		return nil, err
+	}
+	detail := map[string]any{"ref": Ref(after.Number), "version": after.Version, "lane": string(after.Lane)}
+	if err := record(ctx, tx, a, action, after, detail); err != nil {
+		return nil, err
+	}
+	return taskProto(ctx, tx.Client(), a, after)
+}
+
+// relane keeps t's lane dense as t leaves it (del) or comes back to it at
+// the bottom.
+func relane(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, u *ent.TaskUpdateOne, del bool) error {
+	if del {
+		rest, err := laneTasks(ctx, tx.Client(), a, t.BoardID, t.Lane) // t is still in it
 		if err != nil {
 			return err
 		}
-		switch {
-		case del && t.DeletedAt != nil:
-			return domainerr.New(domainerr.NotFound, "%s is already deleted", Ref(t.Number))
-		case !del && t.DeletedAt == nil:
-			return domainerr.New(domainerr.Invalid, "%s is not deleted, so there is nothing to restore", Ref(t.Number))
-		}
-		if err := useConfirmation(ctx, tx, a, confirmed, action); err != nil {
-			return err
-		}
-		u := tx.Task.UpdateOneID(t.ID).Where(task.TenantID(a.tenant.ID), task.Version(t.Version)).AddVersion(1)
-		if del {
-			u.SetDeletedAt(time.Now().UTC().Truncate(time.Microsecond))
-		} else {
-			u.ClearDeletedAt()
-		}
-		before := t
-		if t, err = u.Save(ctx); err != nil {
-			if ent.IsNotFound(err) { // changed between our read and write
-				return conflict(before, before.Version)
-			}
-			return err
-		}
-		if err := record(ctx, tx, a, action, t, map[string]any{"ref": Ref(t.Number), "version": t.Version}); err != nil {
-			return err
-		}
-		out, err = taskProto(ctx, tx.Client(), a, t)
+		rest = without(rest, t.ID)
+		return renumber(ctx, tx, a, rest, 0)
+	}
+	b, err := boardOf(ctx, tx, a, t.BoardID)
+	if err != nil {
 		return err
-	})
-	return out, err
+	}
+	if err := checkLaneRoom(ctx, tx, a, b, t.Lane, 1); err != nil {
+		return err
+	}
+	pos, err := bottom(ctx, tx.Client(), a, t.BoardID, t.Lane)
+	if err != nil {
+		return err
+	}
+	u.SetPosition(pos)
+	return nil
 }
 
 // useConfirmation records that confirmation id was used; a second use

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -21,6 +23,9 @@ const (
 	MaxComment   = 20000
 	MaxAssignees = 20
 	MaxImport    = 1000
+	MaxLabels    = 10 // labels on one task
+	MaxLabel     = 40
+	MaxProject   = 60
 )
 
 // draft is a checked task to create.
@@ -31,6 +36,8 @@ type draft struct {
 	kind      task.Kind
 	size      *task.Size
 	assignees []string // handles, "me" resolved to the caller, no repeats
+	labels    []string // normalized, sorted, no repeats
+	project   string
 }
 
 // checkDraft validates what a new task is made of, applying the defaults
@@ -59,8 +66,54 @@ func checkDraft(a actor, d *taskwirev1.TaskDraft) (draft, error) {
 	} else if ok {
 		out.size = &s
 	}
+	if out.labels, err = checkLabels(d.GetLabels()); err != nil {
+		return draft{}, err
+	}
+	if len(out.labels) > MaxLabels {
+		return draft{}, tooManyLabels(len(out.labels))
+	}
+	if out.project, err = checkProject(d.GetProject()); err != nil {
+		return draft{}, err
+	}
 	out.assignees, err = checkAssignees(a, d.GetAssignees())
 	return out, err
+}
+
+// checkLabels returns labels normalized (trimmed, lowercase), sorted and
+// without repeats, or why one of them cannot be a label. It does not count
+// them: an update checks the count of the labels the task ends up with.
+func checkLabels(labels []string) ([]string, error) {
+	out := make([]string, 0, len(labels))
+	for _, l := range labels {
+		norm := strings.ToLower(strings.TrimSpace(l))
+		n := utf8.RuneCountInString(norm)
+		valid := n >= 1 && n <= MaxLabel && strings.IndexFunc(norm, func(r rune) bool {
+			return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
+		}) < 0
+		if !valid {
+			return nil, domainerr.New(domainerr.Invalid,
+				`label %q is not valid: use 1 to %d letters, digits, "-" or "_", e.g. "backend" or "needs-review"`, l, MaxLabel)
+		}
+		out = append(out, norm)
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func tooManyLabels(n int) error {
+	return domainerr.New(domainerr.Invalid, "%d labels is more than %d: keep the %d that matter most", n, MaxLabels, MaxLabels)
+}
+
+// checkProject returns project trimmed, or why it cannot be one.
+func checkProject(project string) (string, error) {
+	project = strings.TrimSpace(project)
+	if n := utf8.RuneCountInString(project); n > MaxProject {
+		return "", domainerr.New(domainerr.Invalid, "project is %d characters long, more than %d: use a shorter name", n, MaxProject)
+	}
+	if strings.ContainsAny(project, "\r\n") {
+		return "", domainerr.New(domainerr.Invalid, "project has a line break: keep the project's name to one line")
+	}
+	return project, nil
 }
 
 // checkTitle returns title trimmed, or why it cannot be one.
@@ -105,13 +158,13 @@ func checkAssignees(a actor, handles []string) ([]string, error) {
 }
 
 // memberIDs returns the ids of those of handles that are members of the
-// caller's tenant; checkKnown tells about the others.
+// caller's tenant and not removed; checkKnown tells about the others.
 func memberIDs(ctx context.Context, c *ent.Client, a actor, handles []string) (map[string]int, error) {
 	ids := map[string]int{}
 	if len(handles) == 0 {
 		return ids, nil
 	}
-	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.HandleIn(handles...)).All(ctx)
+	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.HandleIn(handles...), member.RemovedAtIsNil()).All(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -121,16 +174,26 @@ func memberIDs(ctx context.Context, c *ent.Client, a actor, handles []string) (m
 	return ids, nil
 }
 
-// checkKnown returns an Invalid error naming the first of handles that is
-// not in ids.
+// checkKnown returns an Invalid error naming those of handles that are not
+// in ids, nil when all are.
 func checkKnown(a actor, ids map[string]int, handles []string) error {
+	var unknown []string
 	for _, h := range handles {
 		if _, ok := ids[h]; !ok {
-			return domainerr.New(domainerr.Invalid,
-				`assignee %q is not a member of tenant %s: use a member handle, or "me" for yourself`, h, a.tenant.Slug)
+			unknown = append(unknown, strconv.Quote(h))
 		}
 	}
-	return nil
+	switch len(unknown) {
+	case 0:
+		return nil
+	case 1:
+		return domainerr.New(domainerr.Invalid,
+			`assignee %s is not a member of tenant %s (or was removed): use a handle from members_list, or "me" for yourself`,
+			unknown[0], a.tenant.Slug)
+	}
+	return domainerr.New(domainerr.Invalid,
+		`assignees %s are not members of tenant %s (or were removed): use handles from members_list, or "me" for yourself`,
+		strings.Join(unknown, ", "), a.tenant.Slug)
 }
 
 // assigneeIDs maps a draft's handles to member ids.

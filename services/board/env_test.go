@@ -101,7 +101,7 @@ func (e *env) taskCount(t *testing.T) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return len(resp.Tasks)
+	return len(resp.Items)
 }
 
 // wantErr fails the test unless err has kind and a message containing each

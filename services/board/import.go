@@ -3,13 +3,15 @@ package board
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/idempotency"
 	"github.com/taskwire/taskwire/services/progress"
-	"github.com/taskwire/taskwire/services/store"
 )
 
 // importBatch is how many tasks ImportTasks creates between progress reports.
@@ -25,43 +27,83 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 		return nil, err
 	}
 	progress.Log(ctx, "info", fmt.Sprintf("All %d drafts are valid; importing them into board %s in one transaction", len(drafts), b.Slug))
-	resp := &taskwirev1.ImportTasksResponse{}
-	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		first, err := allocate(ctx, tx, a, len(drafts))
-		if err != nil {
-			return err
-		}
-		progress.Log(ctx, "debug", fmt.Sprintf("Reserved refs %s to %s", Ref(first), Ref(first+len(drafts)-1)))
-		var created []*ent.ActivityCreate
-		for i, d := range drafts {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			t, err := newTask(tx, a, b, first+i, d, ids).Save(ctx)
-			if err != nil {
-				return err
-			}
-			resp.Refs = append(resp.Refs, Ref(t.Number))
-			created = append(created, activityOf(tx, a, ActionTaskCreated, t,
-				map[string]any{"ref": Ref(t.Number), "board": b.Slug, "title": t.Title, "import": true}))
-			if done := i + 1; done%importBatch == 0 || done == len(drafts) {
-				if err := tx.Activity.CreateBulk(created...).Exec(ctx); err != nil {
-					return err
-				}
-				created = created[:0]
-				progress.Report(ctx, float64(done), float64(len(drafts)), fmt.Sprintf("Imported %d of %d tasks", done, len(drafts)))
-			}
-		}
-		return record(ctx, tx, a, ActionTasksImported, nil, map[string]any{
-			"board": b.Slug, "count": len(drafts), "first": resp.Refs[0], "last": resp.Refs[len(resp.Refs)-1],
+	resp, err := idempotency.Do(ctx, s.client, idemCaller(a), taskwirev1.BoardService_ImportTasks_FullMethodName, req,
+		func(tx *ent.Tx) (*taskwirev1.ImportTasksResponse, error) {
+			return importDrafts(ctx, tx, a, b.ID, drafts, ids)
 		})
-	})
 	if err != nil {
 		progress.Log(ctx, "warning", "The import was rolled back: no task of it was saved")
 		return nil, err
 	}
-	resp.Imported = int32(len(resp.Refs))
 	return resp, nil
+}
+
+// importDrafts creates the tasks of drafts on board boardID in tx, each at
+// the bottom of its lane in the order given, once every lane is known to
+// have room for all the drafts that go to it.
+func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts []draft, ids map[string]int) (*taskwirev1.ImportTasksResponse, error) {
+	first, err := allocate(ctx, tx, a, len(drafts)) // locks the tenant's row: see lockTenant
+	if err != nil {
+		return nil, err
+	}
+	b, err := boardOf(ctx, tx, a, boardID)
+	if err != nil {
+		return nil, err
+	}
+	next, err := laneBottoms(ctx, tx, a, b, drafts)
+	if err != nil {
+		return nil, err
+	}
+	progress.Log(ctx, "debug", fmt.Sprintf("Reserved refs %s to %s", Ref(first), Ref(first+len(drafts)-1)))
+	resp := &taskwirev1.ImportTasksResponse{}
+	var created []*ent.ActivityCreate
+	for i, d := range drafts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		t, err := newTask(tx, a, b, first+i, next[d.lane], d, ids).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		next[d.lane]++
+		resp.Refs = append(resp.Refs, Ref(t.Number))
+		detail := createdDetail(b, t)
+		detail["import"] = true
+		created = append(created, activityOf(tx, a, ActionTaskCreated, t, detail))
+		if done := i + 1; done%importBatch == 0 || done == len(drafts) {
+			if err := tx.Activity.CreateBulk(created...).Exec(ctx); err != nil {
+				return nil, err
+			}
+			created = created[:0]
+			progress.Report(ctx, float64(done), float64(len(drafts)), fmt.Sprintf("Imported %d of %d tasks", done, len(drafts)))
+		}
+	}
+	resp.Imported = int32(len(resp.Refs))
+	return resp, record(ctx, tx, a, ActionTasksImported, nil, map[string]any{
+		"board": b.Slug, "count": len(drafts), "first": resp.Refs[0], "last": resp.Refs[len(resp.Refs)-1],
+	})
+}
+
+// laneBottoms checks that each lane of b the drafts go to has room for all
+// of them under its WIP limit, and returns the position of the first new
+// task of each.
+func laneBottoms(ctx context.Context, tx *ent.Tx, a actor, b *ent.Board, drafts []draft) (map[task.Lane]int, error) {
+	adding := map[task.Lane]int{}
+	for _, d := range drafts {
+		adding[d.lane]++
+	}
+	next := map[task.Lane]int{}
+	for _, lane := range slices.Sorted(maps.Keys(adding)) {
+		if err := checkLaneRoom(ctx, tx, a, b, lane, adding[lane]); err != nil {
+			return nil, err
+		}
+		pos, err := bottom(ctx, tx.Client(), a, b.ID, lane)
+		if err != nil {
+			return nil, err
+		}
+		next[lane] = pos
+	}
+	return next, nil
 }
 
 // checkImport validates every draft before anything is written and resolves

@@ -30,11 +30,11 @@ func TestTenantIsolation(t *testing.T) {
 		wantErr(t, "CreateTask(globex, board ops)", err, domainerr.NotFound, `use one of "main"`)
 
 		list, err := e.svc.ListTasks(e.gina, &taskwirev1.ListTasksRequest{})
-		if err != nil || len(list.Tasks) != 0 {
+		if err != nil || len(list.Items) != 0 {
 			t.Errorf("ListTasks(globex) = %v, %v, want no tasks", list, err)
 		}
 		boards, err := e.svc.ListBoards(e.gina, &taskwirev1.ListBoardsRequest{})
-		if err != nil || len(boards.Boards) != 1 || boards.Boards[0].Slug != "main" {
+		if err != nil || len(boards.Items) != 1 || boards.Items[0].Slug != "main" {
 			t.Errorf("ListBoards(globex) = %v, %v, want only globex's main", boards, err)
 		}
 

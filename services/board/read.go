@@ -2,22 +2,27 @@ package board
 
 import (
 	"context"
-	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
+	"google.golang.org/protobuf/types/known/timestamppb"
+
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/activity"
 	"github.com/taskwire/taskwire/ent/comment"
-	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/ent/tasklink"
 )
 
-// Page sizes of ListTasks.
+// What tasks_get returns at most of a task's comments and history: enough
+// to catch up, bounded so that one answer stays small.
 const (
-	DefaultLimit = 50
-	MaxLimit     = 100
+	NewestComments = 20
+	NewestHistory  = 50
 )
 
 func (s *Service) getTask(ctx context.Context, a actor, req *taskwirev1.GetTaskRequest) (*taskwirev1.GetTaskResponse, error) {
@@ -26,11 +31,9 @@ func (s *Service) getTask(ctx context.Context, a actor, req *taskwirev1.GetTaskR
 		return nil, err
 	}
 	var comments []*ent.Comment
+	var count int
 	if req.GetIncludeComments() {
-		comments, err = s.client.Comment.Query().
-			Where(comment.TenantID(a.tenant.ID), comment.TaskID(t.ID)).
-			Order(ent.Asc(comment.FieldID)).All(ctx)
-		if err != nil {
+		if comments, count, err = s.newestComments(ctx, a, t); err != nil {
 			return nil, err
 		}
 	}
@@ -39,71 +42,162 @@ func (s *Service) getTask(ctx context.Context, a actor, req *taskwirev1.GetTaskR
 		return nil, err
 	}
 	resp := &taskwirev1.GetTaskResponse{Task: n.task(t)}
-	for _, c := range comments {
-		resp.Comments = append(resp.Comments, n.comment(c, t.Number))
+	if req.GetIncludeComments() {
+		resp.CommentCount = int32(count)
+		for _, c := range comments {
+			resp.Comments = append(resp.Comments, n.comment(c, t.Number))
+		}
+	}
+	if req.GetIncludeHistory() {
+		if resp.History, err = s.history(ctx, a, n, t); err != nil {
+			return nil, err
+		}
+	}
+	if req.GetIncludeLinks() {
+		if resp.Links, err = s.links(ctx, a, t); err != nil {
+			return nil, err
+		}
 	}
 	return resp, nil
 }
 
-func (s *Service) listTasks(ctx context.Context, a actor, req *taskwirev1.ListTasksRequest) (*taskwirev1.ListTasksResponse, error) {
-	limit := int(req.GetLimit())
-	if limit == 0 {
-		limit = DefaultLimit
+// newestComments returns t's NewestComments newest comments, oldest of them
+// first, and how many it has in all.
+func (s *Service) newestComments(ctx context.Context, a actor, t *ent.Task) ([]*ent.Comment, int, error) {
+	q := s.client.Comment.Query().Where(comment.TenantID(a.tenant.ID), comment.TaskID(t.ID))
+	count, err := q.Clone().Count(ctx)
+	if err != nil {
+		return nil, 0, err
 	}
-	if limit < 1 || limit > MaxLimit {
-		return nil, domainerr.New(domainerr.Invalid, "limit %d is out of range: use 1 to %d, or leave it out for %d", limit, MaxLimit, DefaultLimit)
+	cs, err := q.Order(ent.Desc(comment.FieldID)).Limit(NewestComments).All(ctx)
+	if err != nil {
+		return nil, 0, err
 	}
-	after, err := decodeCursor(req.GetCursor())
+	slices.Reverse(cs)
+	return cs, count, nil
+}
+
+// history returns the newest NewestHistory entries of t's activity log,
+// newest first.
+func (s *Service) history(ctx context.Context, a actor, n names, t *ent.Task) ([]*taskwirev1.HistoryEntry, error) {
+	as, err := s.client.Activity.Query().
+		Where(activity.TenantID(a.tenant.ID), activity.TaskID(t.ID)).
+		Order(ent.Desc(activity.FieldCreatedAt), ent.Desc(activity.FieldID)).
+		Limit(NewestHistory).All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	where := []predicate.Task{task.TenantID(a.tenant.ID), task.NumberGT(after), task.DeletedAtIsNil()}
-	if req.GetBoard() != "" {
-		b, err := findBoard(ctx, s.client, a, req.GetBoard())
-		if err != nil {
-			return nil, err
-		}
-		where = append(where, task.BoardID(b.ID))
+	actors := make([]int, len(as))
+	for i, e := range as {
+		actors[i] = e.ActorID
 	}
-	if lane, ok, err := laneFromProto(req.GetLane()); err != nil {
+	if err := n.addMembers(ctx, s.client, a, actors); err != nil {
 		return nil, err
-	} else if ok {
-		where = append(where, task.LaneEQ(lane))
 	}
-	tasks, err := s.client.Task.Query().Where(where...).
-		Order(ent.Asc(task.FieldNumber)).Limit(limit + 1).All(ctx)
+	out := make([]*taskwirev1.HistoryEntry, len(as))
+	for i, e := range as {
+		out[i] = &taskwirev1.HistoryEntry{
+			Action: e.Action,
+			Actor:  n.handle(e.ActorID),
+			At:     timestamppb.New(e.CreatedAt),
+			Detail: details(e.Detail),
+		}
+	}
+	return out, nil
+}
+
+// details turns an activity's detail into name/value pairs sorted by name,
+// so that every entry reads the same way whatever its action.
+func details(m map[string]any) []*taskwirev1.Detail {
+	out := make([]*taskwirev1.Detail, 0, len(m))
+	for k, v := range m {
+		out = append(out, &taskwirev1.Detail{Name: k, Value: detailValue(v)})
+	}
+	slices.SortFunc(out, func(x, y *taskwirev1.Detail) int { return strings.Compare(x.Name, y.Name) })
+	return out
+}
+
+// detailValue writes one detail value as text: strings as they are,
+// numbers without exponent or trailing zeros, anything else as JSON.
+func detailValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}
+
+// links returns t's links both ways, as seen from t: a "blocks" stored from
+// another task to t shows as blocked_by. Links to deleted tasks are left
+// out.
+func (s *Service) links(ctx context.Context, a actor, t *ent.Task) ([]*taskwirev1.Link, error) {
+	ls, err := s.client.TaskLink.Query().
+		Where(tasklink.TenantID(a.tenant.ID), tasklink.Or(tasklink.FromTaskID(t.ID), tasklink.ToTaskID(t.ID))).
+		All(ctx)
 	if err != nil {
 		return nil, err
 	}
-	resp := &taskwirev1.ListTasksResponse{}
-	if len(tasks) > limit {
-		tasks = tasks[:limit]
-		resp.NextCursor = encodeCursor(tasks[limit-1].Number)
+	others := make([]int, 0, len(ls))
+	for _, l := range ls {
+		others = append(others, otherEnd(l, t.ID))
 	}
-	resp.Tasks, err = taskProtos(ctx, s.client, a, tasks...)
-	return resp, err
-}
-
-const cursorPrefix = "after:"
-
-// encodeCursor returns the cursor of the page after task number n.
-func encodeCursor(n int) string {
-	return base64.RawURLEncoding.EncodeToString([]byte(cursorPrefix + strconv.Itoa(n)))
-}
-
-// decodeCursor returns the task number a cursor continues after; the empty
-// cursor starts at the beginning.
-func decodeCursor(c string) (int, error) {
-	if c == "" {
-		return 0, nil
+	ts, err := s.client.Task.Query().
+		Where(task.TenantID(a.tenant.ID), task.IDIn(uniq(others)...), task.DeletedAtIsNil()).
+		All(ctx)
+	if err != nil {
+		return nil, err
 	}
-	b, err := base64.RawURLEncoding.DecodeString(c)
-	if err == nil {
-		if s, ok := strings.CutPrefix(string(b), cursorPrefix); ok {
-			if n, err := strconv.Atoi(s); err == nil && n > 0 {
-				return n, nil
-			}
+	byID := make(map[int]*ent.Task, len(ts))
+	for _, o := range ts {
+		byID[o.ID] = o
+	}
+	out := make([]*taskwirev1.Link, 0, len(ls))
+	for _, l := range ls {
+		o, ok := byID[otherEnd(l, t.ID)]
+		if !ok {
+			continue
 		}
+		out = append(out, &taskwirev1.Link{Kind: linkKind(l, t.ID), Ref: Ref(o.Number), Title: o.Title})
 	}
-	return 0, domainerr.New(domainerr.Invalid, "cursor %q is not valid: pass the next_cursor of the previous page unchanged, or leave cursor out to start from the first task", c)
+	slices.SortFunc(out, func(x, y *taskwirev1.Link) int {
+		if x.Kind != y.Kind {
+			return int(x.Kind - y.Kind)
+		}
+		nx, _ := parseRef(x.Ref)
+		ny, _ := parseRef(y.Ref)
+		return nx - ny
+	})
+	return out, nil
+}
+
+// otherEnd is the id of the task at the other end of l from id.
+func otherEnd(l *ent.TaskLink, id int) int {
+	if l.FromTaskID == id {
+		return l.ToTaskID
+	}
+	return l.FromTaskID
+}
+
+// linkKind is how l reads from the task id.
+func linkKind(l *ent.TaskLink, id int) taskwirev1.LinkKind {
+	switch l.Kind {
+	case tasklink.KindBlocks:
+		if l.FromTaskID == id {
+			return taskwirev1.LinkKind_LINK_KIND_BLOCKS
+		}
+		return taskwirev1.LinkKind_LINK_KIND_BLOCKED_BY
+	case tasklink.KindDuplicates:
+		return taskwirev1.LinkKind_LINK_KIND_DUPLICATES
+	}
+	return taskwirev1.LinkKind_LINK_KIND_RELATES_TO
 }

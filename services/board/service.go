@@ -6,7 +6,9 @@ package board
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"fmt"
 	"log/slog"
 
 	"google.golang.org/grpc"
@@ -17,6 +19,7 @@ import (
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/tenantscope"
 	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/cursor"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/store"
@@ -26,6 +29,11 @@ import (
 type Config struct {
 	Client *ent.Client  // required, e.g. from store.Open
 	Logger *slog.Logger // nil means slog.Default()
+	// CursorKey authenticates the cursors of every list (see package
+	// cursor); every worker of a deployment must share it, or a page's
+	// cursor is refused by the next worker. Nil means a random key: cursors
+	// only this Service accepts.
+	CursorKey []byte
 }
 
 // Validate reports whether c is complete.
@@ -36,14 +44,20 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Service implements taskwirev1.BoardServiceServer.
+// Service implements taskwirev1.BoardServiceServer and
+// taskwirev1.WorkServiceServer: the queue of approved work is tasks too.
 type Service struct {
 	taskwirev1.UnimplementedBoardServiceServer
-	client *ent.Client
-	log    *slog.Logger
+	taskwirev1.UnimplementedWorkServiceServer
+	client  *ent.Client
+	log     *slog.Logger
+	cursors *cursor.Sealer
 }
 
-var _ taskwirev1.BoardServiceServer = (*Service)(nil)
+var (
+	_ taskwirev1.BoardServiceServer = (*Service)(nil)
+	_ taskwirev1.WorkServiceServer  = (*Service)(nil)
+)
 
 // New returns a Service for cfg.
 func New(cfg Config) (*Service, error) {
@@ -54,12 +68,21 @@ func New(cfg Config) (*Service, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{client: cfg.Client, log: log}, nil
+	key := cfg.CursorKey
+	if key == nil {
+		key = []byte(rand.Text())
+	}
+	cursors, err := cursor.New(key)
+	if err != nil {
+		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
+	}
+	return &Service{client: cfg.Client, log: log, cursors: cursors}, nil
 }
 
-// Register adds the service to a gRPC server.
+// Register adds BoardService and WorkService to a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	taskwirev1.RegisterBoardServiceServer(r, s)
+	taskwirev1.RegisterWorkServiceServer(r, s)
 }
 
 // actor is the resolved caller of one call.
@@ -143,7 +166,7 @@ func (s *Service) GetTask(ctx context.Context, req *taskwirev1.GetTaskRequest) (
 	return call(ctx, s, "GetTask", req, s.getTask)
 }
 
-// ListTasks lists tasks in ref order, a page at a time.
+// ListTasks lists tasks, filtered and sorted, a page at a time.
 func (s *Service) ListTasks(ctx context.Context, req *taskwirev1.ListTasksRequest) (*taskwirev1.ListTasksResponse, error) {
 	return call(ctx, s, "ListTasks", req, s.listTasks)
 }
@@ -153,12 +176,12 @@ func (s *Service) CreateTask(ctx context.Context, req *taskwirev1.CreateTaskRequ
 	return call(ctx, s, "CreateTask", req, s.createTask)
 }
 
-// UpdateTask changes a task's title, note, kind or size.
+// UpdateTask changes a task's title, note, kind, size, labels, project or links.
 func (s *Service) UpdateTask(ctx context.Context, req *taskwirev1.UpdateTaskRequest) (*taskwirev1.UpdateTaskResponse, error) {
 	return call(ctx, s, "UpdateTask", req, s.updateTask)
 }
 
-// MoveTask moves a task to another lane.
+// MoveTask moves a task to another lane or position, within WIP limits.
 func (s *Service) MoveTask(ctx context.Context, req *taskwirev1.MoveTaskRequest) (*taskwirev1.MoveTaskResponse, error) {
 	return call(ctx, s, "MoveTask", req, s.moveTask)
 }

@@ -34,7 +34,7 @@ func TestListBoards(t *testing.T) {
 			{Slug: "main", Name: "Main", Lanes: board.Lanes, IsDefault: true},
 			{Slug: "ops", Name: "Operations", Lanes: board.Lanes},
 		}
-		if diff := cmp.Diff(want, resp.Boards, protocmp.Transform()); diff != "" {
+		if diff := cmp.Diff(want, resp.Items, protocmp.Transform()); diff != "" {
 			t.Errorf("ListBoards() (-want +got):\n%s", diff)
 		}
 	})
@@ -47,6 +47,7 @@ func TestCreateAndGetTask(t *testing.T) {
 		want := &taskwirev1.Task{
 			Ref: "T-1", Board: "main", Title: "Write the plan", Lane: taskwirev1.Lane_LANE_BACKLOG,
 			Kind: taskwirev1.TaskKind_TASK_KIND_TASK, Version: 1, CreatedBy: "alice",
+			Trust: taskwirev1.Trust_TRUST_OWN, WrittenBy: []string{"alice"},
 		}
 		ignoreTimes := protocmp.IgnoreFields(&taskwirev1.Task{}, "created_at", "updated_at")
 		if diff := cmp.Diff(want, first, protocmp.Transform(), ignoreTimes); diff != "" {
@@ -68,13 +69,14 @@ func TestCreateAndGetTask(t *testing.T) {
 			Ref: "T-2", Board: "ops", Title: "Fix the build", Note: "It fails on *Tuesdays*.",
 			Lane: taskwirev1.Lane_LANE_DOING, Kind: taskwirev1.TaskKind_TASK_KIND_BUG, Size: taskwirev1.TaskSize_TASK_SIZE_M,
 			Assignees: []string{"claude", "bob"}, Version: 1, CreatedBy: "claude",
+			Trust: taskwirev1.Trust_TRUST_OWN, WrittenBy: []string{"claude"},
 		}
 		if diff := cmp.Diff(want, resp.Task, protocmp.Transform(), ignoreTimes); diff != "" {
 			t.Errorf("CreateTask(all fields) (-want +got):\n%s", diff)
 		}
 
 		for _, ref := range []string{"T-2", "t-2", " T-2 "} {
-			got, err := e.svc.GetTask(e.bob, &taskwirev1.GetTaskRequest{Ref: ref})
+			got, err := e.svc.GetTask(e.claude, &taskwirev1.GetTaskRequest{Ref: ref})
 			if err != nil {
 				t.Fatalf("GetTask(%q) = %v", ref, err)
 			}
@@ -196,7 +198,7 @@ func listPages(t *testing.T, e *env, req *taskwirev1.ListTasksRequest) [][]strin
 			t.Fatalf("ListTasks(%v) = %v", req, err)
 		}
 		var refs []string
-		for _, task := range resp.Tasks {
+		for _, task := range resp.Items {
 			refs = append(refs, task.Ref)
 		}
 		pages = append(pages, refs)
@@ -224,7 +226,7 @@ func TestListTasksManyPages(t *testing.T) {
 			sizes = append(sizes, len(p))
 			all = append(all, p...)
 		}
-		if want := []int{50, 50, 20}; !slices.Equal(sizes, want) {
+		if want := []int{25, 25, 25, 25, 20}; !slices.Equal(sizes, want) {
 			t.Errorf("ListTasks() page sizes = %v, want %v", sizes, want)
 		}
 		if len(all) != 120 || all[0] != "T-1" || all[119] != "T-120" || len(slices.Compact(slices.Clone(all))) != 120 {

@@ -2,139 +2,184 @@ package board
 
 import (
 	"context"
+	"slices"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/idempotency"
 )
 
-func (s *Service) updateTask(ctx context.Context, a actor, req *taskwirev1.UpdateTaskRequest) (*taskwirev1.UpdateTaskResponse, error) {
-	var title *string
+// taskChange is a checked UpdateTaskRequest: nil and unset fields stay as
+// they are.
+type taskChange struct {
+	title, note, project    *string
+	kind                    *task.Kind
+	size                    *task.Size
+	addLabels, removeLabels []string
+	addLinks, removeLinks   []linkSpec
+}
+
+func checkTaskChange(req *taskwirev1.UpdateTaskRequest) (taskChange, error) {
+	var ch taskChange
+	if _, err := parseRef(req.GetRef()); err != nil {
+		return ch, err
+	}
+	if err := checkExpected(req.GetExpectedVersion()); err != nil {
+		return ch, err
+	}
 	if req.Title != nil {
 		t, err := checkTitle(*req.Title)
 		if err != nil {
-			return nil, err
+			return ch, err
 		}
-		title = &t
+		ch.title = &t
 	}
 	if req.Note != nil {
 		if err := checkNote(*req.Note); err != nil {
-			return nil, err
+			return ch, err
 		}
+		ch.note = req.Note
 	}
-	kind, setKind, err := kindFromProto(req.GetKind())
-	if err != nil {
-		return nil, err
-	}
-	size, setSize, err := sizeFromProto(req.GetSize())
-	if err != nil {
-		return nil, err
-	}
-	edit := func(t *ent.Task, u *ent.TaskUpdateOne) map[string]any {
-		var changed []string
-		if title != nil && *title != t.Title {
-			u.SetTitle(*title)
-			changed = append(changed, "title")
-		}
-		if req.Note != nil && *req.Note != t.Note {
-			u.SetNote(*req.Note)
-			changed = append(changed, "note")
-		}
-		if setKind && kind != t.Kind {
-			u.SetKind(kind)
-			changed = append(changed, "kind")
-		}
-		if setSize && (t.Size == nil || size != *t.Size) {
-			u.SetSize(size)
-			changed = append(changed, "size")
-		}
-		if changed == nil {
-			return nil
-		}
-		return map[string]any{"changed": changed}
-	}
-	_, p, err := s.changeTask(ctx, a, req.GetRef(), req.GetExpectedVersion(), ActionTaskUpdated, edit)
-	if err != nil {
-		return nil, err
-	}
-	return &taskwirev1.UpdateTaskResponse{Task: p}, nil
-}
-
-func (s *Service) moveTask(ctx context.Context, a actor, req *taskwirev1.MoveTaskRequest) (*taskwirev1.MoveTaskResponse, error) {
-	lane, ok, err := laneFromProto(req.GetLane())
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, domainerr.New(domainerr.Invalid, "lane is missing: name the lane to move to: backlog, next, doing or done")
-	}
-	edit := func(t *ent.Task, u *ent.TaskUpdateOne) map[string]any {
-		if t.Lane == lane {
-			return nil
-		}
-		u.SetLane(lane)
-		return map[string]any{"from": string(t.Lane), "to": string(lane)}
-	}
-	before, p, err := s.changeTask(ctx, a, req.GetRef(), req.GetExpectedVersion(), ActionTaskMoved, edit)
-	if err != nil {
-		return nil, err
-	}
-	return &taskwirev1.MoveTaskResponse{Task: p, FromLane: toProto(lanes, before.Lane)}, nil
-}
-
-// changeTask applies edit to the task with ref in one transaction: it
-// checks expected (0 means any version), lets edit set the changes on the
-// update, bumps the version and records action with edit's detail. An edit
-// that returns no detail changes nothing and writes nothing. It returns the
-// task as it was and, converted, as it is now.
-func (s *Service) changeTask(ctx context.Context, a actor, ref string, expected int32, action string,
-	edit func(*ent.Task, *ent.TaskUpdateOne) map[string]any) (*ent.Task, *taskwirev1.Task, error) {
-	if _, err := parseRef(ref); err != nil {
-		return nil, nil, err
-	}
-	if expected < 0 {
-		return nil, nil, domainerr.New(domainerr.Invalid, "expected_version %d is not valid: pass the version you last read (1 or more), or leave it out", expected)
-	}
-	var before *ent.Task
-	var out *taskwirev1.Task
-	err := store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		t, err := findTask(ctx, tx.Client(), a, ref)
+	if req.Project != nil {
+		p, err := checkProject(*req.Project)
 		if err != nil {
-			return err
+			return ch, err
 		}
-		before = t
-		if expected != 0 && int(expected) != t.Version {
-			return conflict(t, int(expected))
-		}
-		u := tx.Task.UpdateOneID(t.ID).Where(task.TenantID(a.tenant.ID), task.Version(t.Version)).AddVersion(1)
-		detail := edit(t, u)
-		if detail != nil {
-			t, err = u.Save(ctx)
-			if ent.IsNotFound(err) { // changed between our read and write
-				return conflict(before, before.Version)
-			}
-			if err != nil {
-				return err
-			}
-			detail["ref"], detail["version"] = Ref(t.Number), t.Version
-			if err := record(ctx, tx, a, action, t, detail); err != nil {
-				return err
-			}
-		}
-		out, err = taskProto(ctx, tx.Client(), a, t)
-		return err
-	})
-	return before, out, err
+		ch.project = &p
+	}
+	if k, ok, err := kindFromProto(req.GetKind()); err != nil {
+		return ch, err
+	} else if ok {
+		ch.kind = &k
+	}
+	if s, ok, err := sizeFromProto(req.GetSize()); err != nil {
+		return ch, err
+	} else if ok {
+		ch.size = &s
+	}
+	var err error
+	if ch.addLabels, err = checkLabels(req.GetAddLabels()); err != nil {
+		return ch, err
+	}
+	if ch.removeLabels, err = checkLabels(req.GetRemoveLabels()); err != nil {
+		return ch, err
+	}
+	if ch.addLinks, err = checkLinks("add_links", req.GetAddLinks()); err != nil {
+		return ch, err
+	}
+	ch.removeLinks, err = checkLinks("remove_links", req.GetRemoveLinks())
+	return ch, err
 }
 
-// conflict reports that t is no longer at version want.
-func conflict(t *ent.Task, want int) error {
-	if t.Version != want {
-		return domainerr.New(domainerr.Conflict, "%s changed since version %d (now %d): read it again with tasks_get, then retry with the new version",
-			Ref(t.Number), want, t.Version)
+func (s *Service) updateTask(ctx context.Context, a actor, req *taskwirev1.UpdateTaskRequest) (*taskwirev1.UpdateTaskResponse, error) {
+	ch, err := checkTaskChange(req)
+	if err != nil {
+		return nil, err
 	}
-	return domainerr.New(domainerr.Conflict, "%s was changed by someone else at the same time: read it again with tasks_get, then retry",
-		Ref(t.Number))
+	return idempotency.Do(ctx, s.client, idemCaller(a), taskwirev1.BoardService_UpdateTask_FullMethodName, req,
+		func(tx *ent.Tx) (*taskwirev1.UpdateTaskResponse, error) {
+			_, t, err := changeTask(ctx, tx, a, req.GetRef(), req.GetExpectedVersion(), ActionTaskUpdated,
+				func(t *ent.Task, u *ent.TaskUpdateOne) (map[string]any, error) { return ch.apply(ctx, tx, a, t, u) })
+			if err != nil {
+				return nil, err
+			}
+			p, err := taskProto(ctx, tx.Client(), a, t)
+			return &taskwirev1.UpdateTaskResponse{Task: p}, err
+		})
+}
+
+// apply sets on u what ch changes of t and returns the detail of the
+// change, nil when ch changes nothing.
+func (ch taskChange) apply(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, u *ent.TaskUpdateOne) (map[string]any, error) {
+	var changed []string
+	detail := map[string]any{}
+	if ch.title != nil && *ch.title != t.Title {
+		u.SetTitle(*ch.title)
+		changed = append(changed, "title")
+		detail["title"] = *ch.title
+	}
+	if ch.note != nil && *ch.note != t.Note {
+		u.SetNote(*ch.note)
+		changed = append(changed, "note")
+	}
+	if len(changed) > 0 {
+		if authors, added := withAuthor(t, a); added {
+			u.SetTextAuthorIds(authors)
+		}
+	}
+	if ch.kind != nil && *ch.kind != t.Kind {
+		u.SetKind(*ch.kind)
+		changed = append(changed, "kind")
+		detail["kind"] = string(*ch.kind)
+	}
+	if ch.size != nil && (t.Size == nil || *ch.size != *t.Size) {
+		u.SetSize(*ch.size)
+		changed = append(changed, "size")
+		detail["size"] = string(*ch.size)
+	}
+	if ch.project != nil && *ch.project != t.Project {
+		u.SetProject(*ch.project)
+		changed = append(changed, "project")
+		detail["project"] = *ch.project
+	}
+	labels, added, removed, err := ch.labels(t.Labels)
+	if err != nil {
+		return nil, err
+	}
+	if len(added)+len(removed) > 0 {
+		u.SetLabels(labels)
+		changed = append(changed, "labels")
+		putList(detail, "labels_added", added)
+		putList(detail, "labels_removed", removed)
+	}
+	linksAdded, linksRemoved, err := applyLinks(ctx, tx, a, t, ch.addLinks, ch.removeLinks)
+	if err != nil {
+		return nil, err
+	}
+	if len(linksAdded)+len(linksRemoved) > 0 {
+		changed = append(changed, "links")
+		putList(detail, "links_added", linksAdded)
+		putList(detail, "links_removed", linksRemoved)
+	}
+	if changed == nil {
+		return nil, nil
+	}
+	detail["changed"] = changed
+	return detail, nil
+}
+
+// labels returns the labels a task with have ends up with, and which of
+// them ch adds and removes; removing wins over adding the same label.
+func (ch taskChange) labels(have []string) (out, added, removed []string, err error) {
+	for _, l := range have {
+		if slices.Contains(ch.removeLabels, l) {
+			removed = append(removed, l)
+		} else {
+			out = append(out, l)
+		}
+	}
+	for _, l := range ch.addLabels {
+		if !slices.Contains(have, l) && !slices.Contains(ch.removeLabels, l) {
+			out = append(out, l)
+			added = append(added, l)
+		}
+	}
+	if len(out) > MaxLabels {
+		return nil, nil, nil, domainerr.New(domainerr.Invalid,
+			"the task would have %d labels, more than %d: add fewer, or remove some with remove_labels", len(out), MaxLabels)
+	}
+	slices.Sort(out)
+	if out == nil {
+		out = []string{}
+	}
+	return out, added, removed, nil
+}
+
+// putList sets detail[name] to list unless it is empty.
+func putList(detail map[string]any, name string, list []string) {
+	if len(list) > 0 {
+		detail[name] = list
+	}
 }

@@ -20,6 +20,9 @@ const (
 	MDMember = "x-taskwire-member"
 	MDScopes = "x-taskwire-scopes"
 	MDToken  = "x-taskwire-token-id"
+	// MDToolsets carries the toolsets the token is limited to, space
+	// separated; absent or empty means every toolset.
+	MDToolsets = "x-taskwire-toolsets"
 
 	// MDSessionLabel carries the client's own name for its session, for
 	// the audit log: the client's word, never trusted for anything else.
@@ -33,6 +36,8 @@ type Caller struct {
 	Member  int      // member id within the tenant
 	Scopes  []string // token scopes: read, write, comment
 	TokenID string   // the token's jti, for audit
+	// Toolsets are the toolsets the token is limited to; none means all.
+	Toolsets []string
 }
 
 // Validate reports whether c names a tenant and a member.
@@ -66,6 +71,7 @@ func AppendToOutgoing(ctx context.Context, c Caller) context.Context {
 		MDMember, strconv.Itoa(c.Member),
 		MDScopes, strings.Join(c.Scopes, " "),
 		MDToken, c.TokenID,
+		MDToolsets, strings.Join(c.Toolsets, " "),
 	)
 }
 
@@ -82,6 +88,9 @@ func FromIncoming(ctx context.Context) (Caller, error) {
 		return ""
 	}
 	c := Caller{Tenant: get(MDTenant), Scopes: strings.Fields(get(MDScopes)), TokenID: get(MDToken)}
+	if ts := strings.Fields(get(MDToolsets)); len(ts) > 0 {
+		c.Toolsets = ts // else nil: every toolset, as the token had it
+	}
 	m, err := strconv.Atoi(get(MDMember))
 	if err != nil {
 		return Caller{}, fmt.Errorf("identity: bad member %q", get(MDMember))

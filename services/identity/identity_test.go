@@ -15,12 +15,12 @@ func incoming(ctx context.Context) context.Context {
 }
 
 func TestMetadataRoundTrip(t *testing.T) {
-	want := Caller{Tenant: "acme", Member: 42, Scopes: []string{"read", "write"}, TokenID: "jti-1"}
+	want := Caller{Tenant: "acme", Member: 42, Scopes: []string{"read", "write"}, TokenID: "jti-1", Toolsets: []string{"tasks", "work"}}
 	got, err := FromIncoming(incoming(AppendToOutgoing(context.Background(), want)))
 	if err != nil {
 		t.Fatalf("FromIncoming = %v", err)
 	}
-	if got.Tenant != want.Tenant || got.Member != want.Member || got.TokenID != want.TokenID || !slices.Equal(got.Scopes, want.Scopes) {
+	if got.Tenant != want.Tenant || got.Member != want.Member || got.TokenID != want.TokenID || !slices.Equal(got.Scopes, want.Scopes) || !slices.Equal(got.Toolsets, want.Toolsets) {
 		t.Errorf("FromIncoming = %+v, want %+v", got, want)
 	}
 }

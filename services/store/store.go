@@ -1,6 +1,7 @@
 // Package store opens Taskwire's database: SQLite (pure Go, for the embedded
 // single-process mode and tests) or PostgreSQL (for real deployments), both
-// behind the same ent client, migrated on open.
+// behind the same ent client, migrated on open, with the full-text index
+// ent cannot declare.
 package store
 
 import (
@@ -33,7 +34,8 @@ var sqlitePragmas = []string{
 	"_txlock=immediate",
 }
 
-// Open connects to the database named by dsn and migrates its schema.
+// Open connects to the database named by dsn, migrates its schema and sets
+// up full-text search over tasks (see SearchTable).
 // dsn is "sqlite:<path>" or "file:<path>" for SQLite (the parent directory is
 // created if missing), or "postgres://…" / "postgresql://…" for PostgreSQL.
 func Open(ctx context.Context, dsn string) (*ent.Client, error) {
@@ -45,6 +47,10 @@ func Open(ctx context.Context, dsn string) (*ent.Client, error) {
 	if err := client.Schema.Create(ctx); err != nil {
 		client.Close()
 		return nil, fmt.Errorf("store: migrate schema: %w", err)
+	}
+	if err := setupSearch(ctx, drv); err != nil {
+		client.Close()
+		return nil, err
 	}
 	return client, nil
 }

@@ -25,6 +25,8 @@ type CreateRequest struct {
 	Scopes []string      // read, comment, write
 	TTL    time.Duration // 0 means authn.DefaultTTL
 	Label  string        // optional, e.g. "laptop claude"
+	// Toolsets limits the token to these toolsets; none means all.
+	Toolsets []string
 }
 
 // Create mints a token with is and records it. The token is returned only
@@ -39,7 +41,7 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 	if err != nil {
 		return "", Info{}, err
 	}
-	raw, minted, err := is.Mint(authn.MintRequest{Tenant: t.Slug, Member: r.Member, Scopes: r.Scopes, TTL: r.TTL})
+	raw, minted, err := is.Mint(authn.MintRequest{Tenant: t.Slug, Member: r.Member, Scopes: r.Scopes, Toolsets: r.Toolsets, TTL: r.TTL})
 	if err != nil {
 		return "", Info{}, domainerr.Wrap(domainerr.Invalid, err, "cannot mint this token: "+err.Error())
 	}
@@ -50,7 +52,7 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 			return err
 		}
 		row, err := tx.Token.Create().SetTenantID(t.ID).SetMemberID(m.ID).
-			SetJti(minted.ID).SetScopes(normalScopes(r.Scopes)).SetLabel(r.Label).
+			SetJti(minted.ID).SetScopes(normalScopes(r.Scopes)).SetToolsets(orEmpty(minted.Toolsets)).SetLabel(r.Label).
 			SetCreatedAt(s.now()).SetExpiresAt(minted.ExpiresAt.UTC()).
 			Save(ctx)
 		if err != nil {
@@ -75,6 +77,15 @@ func normalScopes(scopes []string) []string {
 		}
 	}
 	return out
+}
+
+// orEmpty is toolsets as the database keeps them: [] rather than null for
+// a token limited to none, i.e. allowed every toolset.
+func orEmpty(toolsets []string) []string {
+	if toolsets == nil {
+		return []string{}
+	}
+	return toolsets
 }
 
 // checkLabel refuses labels that would garble a listing.

@@ -11,10 +11,12 @@ import (
 
 // Info describes a recorded token: everything but the token itself.
 type Info struct {
-	ID         string     `json:"id"` // the JWT id (jti)
-	MemberID   int        `json:"member_id"`
-	Member     string     `json:"member"` // the member's handle
-	Scopes     []string   `json:"scopes"`
+	ID       string   `json:"id"` // the JWT id (jti)
+	MemberID int      `json:"member_id"`
+	Member   string   `json:"member"` // the member's handle
+	Scopes   []string `json:"scopes"`
+	// Toolsets the token is limited to; absent (none) means every toolset.
+	Toolsets   []string   `json:"toolsets,omitempty"`
 	Label      string     `json:"label,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
@@ -43,7 +45,7 @@ func (i Info) State(now time.Time) string {
 
 func infoOf(t *ent.Token, m *ent.Member) Info {
 	return Info{
-		ID: t.Jti, MemberID: t.MemberID, Member: m.Handle, Scopes: t.Scopes, Label: t.Label,
+		ID: t.Jti, MemberID: t.MemberID, Member: m.Handle, Scopes: t.Scopes, Toolsets: nilIfEmpty(t.Toolsets), Label: t.Label,
 		CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt,
 	}
 }
@@ -73,4 +75,13 @@ func (s *Store) List(ctx context.Context, tenantSlug string, member int) ([]Info
 		out[i] = infoOf(r, r.Edges.Member)
 	}
 	return out, nil
+}
+
+// nilIfEmpty is nil for a token limited to no toolsets, however the row
+// stored it ([] or, for rows older than the column, null).
+func nilIfEmpty(toolsets []string) []string {
+	if len(toolsets) == 0 {
+		return nil
+	}
+	return toolsets
 }

@@ -463,11 +463,11 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\tremaining\x18\x01 \x01(\x05R\tremaining\x12\x1d\n" +
 	"\n" +
 	"per_second\x18\x02 \x01(\x01R\tperSecond\x12\x14\n" +
-	"\x05burst\x18\x03 \x01(\x05R\x05burst2\xcc\x05\n" +
+	"\x05burst\x18\x03 \x01(\x05R\x05burst2\xd5\x05\n" +
 	"\rAccessService\x12J\n" +
-	"\tGetAccess\x12\x1d.taskwire.v1.GetAccessRequest\x1a\x1e.taskwire.v1.GetAccessResponse\x12\xee\x04\n" +
-	"\x06Whoami\x12\x1a.taskwire.v1.WhoamiRequest\x1a\x1b.taskwire.v1.WhoamiResponse\"\xaa\x04\xca\xda\x18\xa5\x04\n" +
-	"\x06whoami\x12\bWho am I\x1a\x86\x04Find out who you are on this task board and what you may do: your tenant, your member handle and name, whether you are a person or an assistant, your role, the person who sponsors you (for assistants), your token's scopes, and what you are allowed to do now (read, comment, write). What you may do is your role narrowed by your token's scopes. Call it when a tool is refused, to tell whether your role or your token is the limit and whom to ask, or when a call is refused as rate limited, to see how fast you may call. \x010\x01B\x04readB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
+	"\tGetAccess\x12\x1d.taskwire.v1.GetAccessRequest\x1a\x1e.taskwire.v1.GetAccessResponse\x12\xf7\x04\n" +
+	"\x06Whoami\x12\x1a.taskwire.v1.WhoamiRequest\x1a\x1b.taskwire.v1.WhoamiResponse\"\xb3\x04\xca\xda\x18\xae\x04\n" +
+	"\x06whoami\x12\bWho am I\x1a\x86\x04Find out who you are on this task board and what you may do: your tenant, your member handle and name, whether you are a person or an assistant, your role, the person who sponsors you (for assistants), your token's scopes, and what you are allowed to do now (read, comment, write). What you may do is your role narrowed by your token's scopes. Call it when a tool is refused, to tell whether your role or your token is the limit and whom to ask, or when a call is refused as rate limited, to see how fast you may call. \x010\x01B\x04readZ\acontextB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
 var (
 	file_taskwire_v1_access_proto_rawDescOnce sync.Once

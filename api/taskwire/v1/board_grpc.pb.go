@@ -20,15 +20,25 @@ const _ = grpc.SupportPackageIsVersion9
 
 const (
 	BoardService_ListBoards_FullMethodName      = "/taskwire.v1.BoardService/ListBoards"
+	BoardService_GetBoard_FullMethodName        = "/taskwire.v1.BoardService/GetBoard"
+	BoardService_UpdateBoard_FullMethodName     = "/taskwire.v1.BoardService/UpdateBoard"
+	BoardService_ListMembers_FullMethodName     = "/taskwire.v1.BoardService/ListMembers"
+	BoardService_GetContext_FullMethodName      = "/taskwire.v1.BoardService/GetContext"
+	BoardService_AddContextNote_FullMethodName  = "/taskwire.v1.BoardService/AddContextNote"
 	BoardService_GetTask_FullMethodName         = "/taskwire.v1.BoardService/GetTask"
 	BoardService_ListTasks_FullMethodName       = "/taskwire.v1.BoardService/ListTasks"
+	BoardService_SearchTasks_FullMethodName     = "/taskwire.v1.BoardService/SearchTasks"
 	BoardService_CreateTask_FullMethodName      = "/taskwire.v1.BoardService/CreateTask"
 	BoardService_UpdateTask_FullMethodName      = "/taskwire.v1.BoardService/UpdateTask"
 	BoardService_MoveTask_FullMethodName        = "/taskwire.v1.BoardService/MoveTask"
-	BoardService_AddComment_FullMethodName      = "/taskwire.v1.BoardService/AddComment"
+	BoardService_AssignTask_FullMethodName      = "/taskwire.v1.BoardService/AssignTask"
+	BoardService_FlagTask_FullMethodName        = "/taskwire.v1.BoardService/FlagTask"
 	BoardService_DeleteTask_FullMethodName      = "/taskwire.v1.BoardService/DeleteTask"
 	BoardService_RestoreTask_FullMethodName     = "/taskwire.v1.BoardService/RestoreTask"
 	BoardService_ImportTasks_FullMethodName     = "/taskwire.v1.BoardService/ImportTasks"
+	BoardService_ListComments_FullMethodName    = "/taskwire.v1.BoardService/ListComments"
+	BoardService_AddComment_FullMethodName      = "/taskwire.v1.BoardService/AddComment"
+	BoardService_EditComment_FullMethodName     = "/taskwire.v1.BoardService/EditComment"
 	BoardService_GetBoardContext_FullMethodName = "/taskwire.v1.BoardService/GetBoardContext"
 	BoardService_CompleteRefs_FullMethodName    = "/taskwire.v1.BoardService/CompleteRefs"
 )
@@ -43,18 +53,32 @@ const (
 type BoardServiceClient interface {
 	// ListBoards lists the boards of the caller's tenant.
 	ListBoards(ctx context.Context, in *ListBoardsRequest, opts ...grpc.CallOption) (*ListBoardsResponse, error)
+	// GetBoard returns one board in full.
+	GetBoard(ctx context.Context, in *GetBoardRequest, opts ...grpc.CallOption) (*GetBoardResponse, error)
+	// UpdateBoard changes a board's name, standing rules or WIP limits.
+	UpdateBoard(ctx context.Context, in *UpdateBoardRequest, opts ...grpc.CallOption) (*UpdateBoardResponse, error)
+	// ListMembers lists the members of the caller's tenant.
+	ListMembers(ctx context.Context, in *ListMembersRequest, opts ...grpc.CallOption) (*ListMembersResponse, error)
+	// GetContext returns what to know before working on a board.
+	GetContext(ctx context.Context, in *GetContextRequest, opts ...grpc.CallOption) (*GetContextResponse, error)
+	// AddContextNote leaves a context note on a board.
+	AddContextNote(ctx context.Context, in *AddContextNoteRequest, opts ...grpc.CallOption) (*AddContextNoteResponse, error)
 	// GetTask returns one task by its ref.
 	GetTask(ctx context.Context, in *GetTaskRequest, opts ...grpc.CallOption) (*GetTaskResponse, error)
 	// ListTasks lists tasks, a page at a time.
 	ListTasks(ctx context.Context, in *ListTasksRequest, opts ...grpc.CallOption) (*ListTasksResponse, error)
+	// SearchTasks searches the text of the caller's tasks.
+	SearchTasks(ctx context.Context, in *SearchTasksRequest, opts ...grpc.CallOption) (*SearchTasksResponse, error)
 	// CreateTask adds a task to a board.
 	CreateTask(ctx context.Context, in *CreateTaskRequest, opts ...grpc.CallOption) (*CreateTaskResponse, error)
-	// UpdateTask changes a task's title, note, kind or size.
+	// UpdateTask changes a task's fields other than lane and assignees.
 	UpdateTask(ctx context.Context, in *UpdateTaskRequest, opts ...grpc.CallOption) (*UpdateTaskResponse, error)
-	// MoveTask moves a task to another lane.
+	// MoveTask moves a task to another lane or position.
 	MoveTask(ctx context.Context, in *MoveTaskRequest, opts ...grpc.CallOption) (*MoveTaskResponse, error)
-	// AddComment adds a comment to a task.
-	AddComment(ctx context.Context, in *AddCommentRequest, opts ...grpc.CallOption) (*AddCommentResponse, error)
+	// AssignTask changes who is assigned to a task.
+	AssignTask(ctx context.Context, in *AssignTaskRequest, opts ...grpc.CallOption) (*AssignTaskResponse, error)
+	// FlagTask raises or clears a task's flag.
+	FlagTask(ctx context.Context, in *FlagTaskRequest, opts ...grpc.CallOption) (*FlagTaskResponse, error)
 	// DeleteTask deletes a task softly: it disappears from lists and reads
 	// but can be restored.
 	DeleteTask(ctx context.Context, in *DeleteTaskRequest, opts ...grpc.CallOption) (*DeleteTaskResponse, error)
@@ -62,6 +86,12 @@ type BoardServiceClient interface {
 	RestoreTask(ctx context.Context, in *RestoreTaskRequest, opts ...grpc.CallOption) (*RestoreTaskResponse, error)
 	// ImportTasks creates many tasks at once, reporting progress.
 	ImportTasks(ctx context.Context, in *ImportTasksRequest, opts ...grpc.CallOption) (*ImportTasksResponse, error)
+	// ListComments lists a task's comments, a page at a time.
+	ListComments(ctx context.Context, in *ListCommentsRequest, opts ...grpc.CallOption) (*ListCommentsResponse, error)
+	// AddComment adds a comment to a task.
+	AddComment(ctx context.Context, in *AddCommentRequest, opts ...grpc.CallOption) (*AddCommentResponse, error)
+	// EditComment changes the text of one of the caller's own comments.
+	EditComment(ctx context.Context, in *EditCommentRequest, opts ...grpc.CallOption) (*EditCommentResponse, error)
 	// GetBoardContext returns what an assistant should know before working on
 	// a board: its lanes, the tenant's members and the board's standing
 	// rules. Not a tool: the front door serves it as a resource.
@@ -89,6 +119,56 @@ func (c *boardServiceClient) ListBoards(ctx context.Context, in *ListBoardsReque
 	return out, nil
 }
 
+func (c *boardServiceClient) GetBoard(ctx context.Context, in *GetBoardRequest, opts ...grpc.CallOption) (*GetBoardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetBoardResponse)
+	err := c.cc.Invoke(ctx, BoardService_GetBoard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) UpdateBoard(ctx context.Context, in *UpdateBoardRequest, opts ...grpc.CallOption) (*UpdateBoardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateBoardResponse)
+	err := c.cc.Invoke(ctx, BoardService_UpdateBoard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) ListMembers(ctx context.Context, in *ListMembersRequest, opts ...grpc.CallOption) (*ListMembersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListMembersResponse)
+	err := c.cc.Invoke(ctx, BoardService_ListMembers_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) GetContext(ctx context.Context, in *GetContextRequest, opts ...grpc.CallOption) (*GetContextResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetContextResponse)
+	err := c.cc.Invoke(ctx, BoardService_GetContext_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) AddContextNote(ctx context.Context, in *AddContextNoteRequest, opts ...grpc.CallOption) (*AddContextNoteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddContextNoteResponse)
+	err := c.cc.Invoke(ctx, BoardService_AddContextNote_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *boardServiceClient) GetTask(ctx context.Context, in *GetTaskRequest, opts ...grpc.CallOption) (*GetTaskResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetTaskResponse)
@@ -103,6 +183,16 @@ func (c *boardServiceClient) ListTasks(ctx context.Context, in *ListTasksRequest
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ListTasksResponse)
 	err := c.cc.Invoke(ctx, BoardService_ListTasks_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) SearchTasks(ctx context.Context, in *SearchTasksRequest, opts ...grpc.CallOption) (*SearchTasksResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SearchTasksResponse)
+	err := c.cc.Invoke(ctx, BoardService_SearchTasks_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +229,20 @@ func (c *boardServiceClient) MoveTask(ctx context.Context, in *MoveTaskRequest, 
 	return out, nil
 }
 
-func (c *boardServiceClient) AddComment(ctx context.Context, in *AddCommentRequest, opts ...grpc.CallOption) (*AddCommentResponse, error) {
+func (c *boardServiceClient) AssignTask(ctx context.Context, in *AssignTaskRequest, opts ...grpc.CallOption) (*AssignTaskResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
-	out := new(AddCommentResponse)
-	err := c.cc.Invoke(ctx, BoardService_AddComment_FullMethodName, in, out, cOpts...)
+	out := new(AssignTaskResponse)
+	err := c.cc.Invoke(ctx, BoardService_AssignTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) FlagTask(ctx context.Context, in *FlagTaskRequest, opts ...grpc.CallOption) (*FlagTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FlagTaskResponse)
+	err := c.cc.Invoke(ctx, BoardService_FlagTask_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +279,36 @@ func (c *boardServiceClient) ImportTasks(ctx context.Context, in *ImportTasksReq
 	return out, nil
 }
 
+func (c *boardServiceClient) ListComments(ctx context.Context, in *ListCommentsRequest, opts ...grpc.CallOption) (*ListCommentsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListCommentsResponse)
+	err := c.cc.Invoke(ctx, BoardService_ListComments_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) AddComment(ctx context.Context, in *AddCommentRequest, opts ...grpc.CallOption) (*AddCommentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(AddCommentResponse)
+	err := c.cc.Invoke(ctx, BoardService_AddComment_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) EditComment(ctx context.Context, in *EditCommentRequest, opts ...grpc.CallOption) (*EditCommentResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(EditCommentResponse)
+	err := c.cc.Invoke(ctx, BoardService_EditComment_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *boardServiceClient) GetBoardContext(ctx context.Context, in *GetBoardContextRequest, opts ...grpc.CallOption) (*GetBoardContextResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(GetBoardContextResponse)
@@ -209,18 +339,32 @@ func (c *boardServiceClient) CompleteRefs(ctx context.Context, in *CompleteRefsR
 type BoardServiceServer interface {
 	// ListBoards lists the boards of the caller's tenant.
 	ListBoards(context.Context, *ListBoardsRequest) (*ListBoardsResponse, error)
+	// GetBoard returns one board in full.
+	GetBoard(context.Context, *GetBoardRequest) (*GetBoardResponse, error)
+	// UpdateBoard changes a board's name, standing rules or WIP limits.
+	UpdateBoard(context.Context, *UpdateBoardRequest) (*UpdateBoardResponse, error)
+	// ListMembers lists the members of the caller's tenant.
+	ListMembers(context.Context, *ListMembersRequest) (*ListMembersResponse, error)
+	// GetContext returns what to know before working on a board.
+	GetContext(context.Context, *GetContextRequest) (*GetContextResponse, error)
+	// AddContextNote leaves a context note on a board.
+	AddContextNote(context.Context, *AddContextNoteRequest) (*AddContextNoteResponse, error)
 	// GetTask returns one task by its ref.
 	GetTask(context.Context, *GetTaskRequest) (*GetTaskResponse, error)
 	// ListTasks lists tasks, a page at a time.
 	ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error)
+	// SearchTasks searches the text of the caller's tasks.
+	SearchTasks(context.Context, *SearchTasksRequest) (*SearchTasksResponse, error)
 	// CreateTask adds a task to a board.
 	CreateTask(context.Context, *CreateTaskRequest) (*CreateTaskResponse, error)
-	// UpdateTask changes a task's title, note, kind or size.
+	// UpdateTask changes a task's fields other than lane and assignees.
 	UpdateTask(context.Context, *UpdateTaskRequest) (*UpdateTaskResponse, error)
-	// MoveTask moves a task to another lane.
+	// MoveTask moves a task to another lane or position.
 	MoveTask(context.Context, *MoveTaskRequest) (*MoveTaskResponse, error)
-	// AddComment adds a comment to a task.
-	AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error)
+	// AssignTask changes who is assigned to a task.
+	AssignTask(context.Context, *AssignTaskRequest) (*AssignTaskResponse, error)
+	// FlagTask raises or clears a task's flag.
+	FlagTask(context.Context, *FlagTaskRequest) (*FlagTaskResponse, error)
 	// DeleteTask deletes a task softly: it disappears from lists and reads
 	// but can be restored.
 	DeleteTask(context.Context, *DeleteTaskRequest) (*DeleteTaskResponse, error)
@@ -228,6 +372,12 @@ type BoardServiceServer interface {
 	RestoreTask(context.Context, *RestoreTaskRequest) (*RestoreTaskResponse, error)
 	// ImportTasks creates many tasks at once, reporting progress.
 	ImportTasks(context.Context, *ImportTasksRequest) (*ImportTasksResponse, error)
+	// ListComments lists a task's comments, a page at a time.
+	ListComments(context.Context, *ListCommentsRequest) (*ListCommentsResponse, error)
+	// AddComment adds a comment to a task.
+	AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error)
+	// EditComment changes the text of one of the caller's own comments.
+	EditComment(context.Context, *EditCommentRequest) (*EditCommentResponse, error)
 	// GetBoardContext returns what an assistant should know before working on
 	// a board: its lanes, the tenant's members and the board's standing
 	// rules. Not a tool: the front door serves it as a resource.
@@ -248,11 +398,29 @@ type UnimplementedBoardServiceServer struct{}
 func (UnimplementedBoardServiceServer) ListBoards(context.Context, *ListBoardsRequest) (*ListBoardsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListBoards not implemented")
 }
+func (UnimplementedBoardServiceServer) GetBoard(context.Context, *GetBoardRequest) (*GetBoardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetBoard not implemented")
+}
+func (UnimplementedBoardServiceServer) UpdateBoard(context.Context, *UpdateBoardRequest) (*UpdateBoardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateBoard not implemented")
+}
+func (UnimplementedBoardServiceServer) ListMembers(context.Context, *ListMembersRequest) (*ListMembersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListMembers not implemented")
+}
+func (UnimplementedBoardServiceServer) GetContext(context.Context, *GetContextRequest) (*GetContextResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetContext not implemented")
+}
+func (UnimplementedBoardServiceServer) AddContextNote(context.Context, *AddContextNoteRequest) (*AddContextNoteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddContextNote not implemented")
+}
 func (UnimplementedBoardServiceServer) GetTask(context.Context, *GetTaskRequest) (*GetTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetTask not implemented")
 }
 func (UnimplementedBoardServiceServer) ListTasks(context.Context, *ListTasksRequest) (*ListTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTasks not implemented")
+}
+func (UnimplementedBoardServiceServer) SearchTasks(context.Context, *SearchTasksRequest) (*SearchTasksResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SearchTasks not implemented")
 }
 func (UnimplementedBoardServiceServer) CreateTask(context.Context, *CreateTaskRequest) (*CreateTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CreateTask not implemented")
@@ -263,8 +431,11 @@ func (UnimplementedBoardServiceServer) UpdateTask(context.Context, *UpdateTaskRe
 func (UnimplementedBoardServiceServer) MoveTask(context.Context, *MoveTaskRequest) (*MoveTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method MoveTask not implemented")
 }
-func (UnimplementedBoardServiceServer) AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error) {
-	return nil, status.Error(codes.Unimplemented, "method AddComment not implemented")
+func (UnimplementedBoardServiceServer) AssignTask(context.Context, *AssignTaskRequest) (*AssignTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AssignTask not implemented")
+}
+func (UnimplementedBoardServiceServer) FlagTask(context.Context, *FlagTaskRequest) (*FlagTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FlagTask not implemented")
 }
 func (UnimplementedBoardServiceServer) DeleteTask(context.Context, *DeleteTaskRequest) (*DeleteTaskResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteTask not implemented")
@@ -274,6 +445,15 @@ func (UnimplementedBoardServiceServer) RestoreTask(context.Context, *RestoreTask
 }
 func (UnimplementedBoardServiceServer) ImportTasks(context.Context, *ImportTasksRequest) (*ImportTasksResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ImportTasks not implemented")
+}
+func (UnimplementedBoardServiceServer) ListComments(context.Context, *ListCommentsRequest) (*ListCommentsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListComments not implemented")
+}
+func (UnimplementedBoardServiceServer) AddComment(context.Context, *AddCommentRequest) (*AddCommentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method AddComment not implemented")
+}
+func (UnimplementedBoardServiceServer) EditComment(context.Context, *EditCommentRequest) (*EditCommentResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method EditComment not implemented")
 }
 func (UnimplementedBoardServiceServer) GetBoardContext(context.Context, *GetBoardContextRequest) (*GetBoardContextResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetBoardContext not implemented")
@@ -320,6 +500,96 @@ func _BoardService_ListBoards_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BoardService_GetBoard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetBoardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).GetBoard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_GetBoard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).GetBoard(ctx, req.(*GetBoardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_UpdateBoard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateBoardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).UpdateBoard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_UpdateBoard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).UpdateBoard(ctx, req.(*UpdateBoardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_ListMembers_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListMembersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).ListMembers(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_ListMembers_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).ListMembers(ctx, req.(*ListMembersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_GetContext_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetContextRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).GetContext(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_GetContext_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).GetContext(ctx, req.(*GetContextRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_AddContextNote_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddContextNoteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).AddContextNote(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_AddContextNote_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).AddContextNote(ctx, req.(*AddContextNoteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BoardService_GetTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetTaskRequest)
 	if err := dec(in); err != nil {
@@ -352,6 +622,24 @@ func _BoardService_ListTasks_Handler(srv interface{}, ctx context.Context, dec f
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(BoardServiceServer).ListTasks(ctx, req.(*ListTasksRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_SearchTasks_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SearchTasksRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).SearchTasks(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_SearchTasks_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).SearchTasks(ctx, req.(*SearchTasksRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -410,20 +698,38 @@ func _BoardService_MoveTask_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
-func _BoardService_AddComment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
-	in := new(AddCommentRequest)
+func _BoardService_AssignTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AssignTaskRequest)
 	if err := dec(in); err != nil {
 		return nil, err
 	}
 	if interceptor == nil {
-		return srv.(BoardServiceServer).AddComment(ctx, in)
+		return srv.(BoardServiceServer).AssignTask(ctx, in)
 	}
 	info := &grpc.UnaryServerInfo{
 		Server:     srv,
-		FullMethod: BoardService_AddComment_FullMethodName,
+		FullMethod: BoardService_AssignTask_FullMethodName,
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
-		return srv.(BoardServiceServer).AddComment(ctx, req.(*AddCommentRequest))
+		return srv.(BoardServiceServer).AssignTask(ctx, req.(*AssignTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_FlagTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FlagTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).FlagTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_FlagTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).FlagTask(ctx, req.(*FlagTaskRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -482,6 +788,60 @@ func _BoardService_ImportTasks_Handler(srv interface{}, ctx context.Context, dec
 	return interceptor(ctx, in, info, handler)
 }
 
+func _BoardService_ListComments_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListCommentsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).ListComments(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_ListComments_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).ListComments(ctx, req.(*ListCommentsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_AddComment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(AddCommentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).AddComment(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_AddComment_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).AddComment(ctx, req.(*AddCommentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_EditComment_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(EditCommentRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).EditComment(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_EditComment_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).EditComment(ctx, req.(*EditCommentRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _BoardService_GetBoardContext_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(GetBoardContextRequest)
 	if err := dec(in); err != nil {
@@ -530,12 +890,36 @@ var BoardService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _BoardService_ListBoards_Handler,
 		},
 		{
+			MethodName: "GetBoard",
+			Handler:    _BoardService_GetBoard_Handler,
+		},
+		{
+			MethodName: "UpdateBoard",
+			Handler:    _BoardService_UpdateBoard_Handler,
+		},
+		{
+			MethodName: "ListMembers",
+			Handler:    _BoardService_ListMembers_Handler,
+		},
+		{
+			MethodName: "GetContext",
+			Handler:    _BoardService_GetContext_Handler,
+		},
+		{
+			MethodName: "AddContextNote",
+			Handler:    _BoardService_AddContextNote_Handler,
+		},
+		{
 			MethodName: "GetTask",
 			Handler:    _BoardService_GetTask_Handler,
 		},
 		{
 			MethodName: "ListTasks",
 			Handler:    _BoardService_ListTasks_Handler,
+		},
+		{
+			MethodName: "SearchTasks",
+			Handler:    _BoardService_SearchTasks_Handler,
 		},
 		{
 			MethodName: "CreateTask",
@@ -550,8 +934,12 @@ var BoardService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _BoardService_MoveTask_Handler,
 		},
 		{
-			MethodName: "AddComment",
-			Handler:    _BoardService_AddComment_Handler,
+			MethodName: "AssignTask",
+			Handler:    _BoardService_AssignTask_Handler,
+		},
+		{
+			MethodName: "FlagTask",
+			Handler:    _BoardService_FlagTask_Handler,
 		},
 		{
 			MethodName: "DeleteTask",
@@ -564,6 +952,18 @@ var BoardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ImportTasks",
 			Handler:    _BoardService_ImportTasks_Handler,
+		},
+		{
+			MethodName: "ListComments",
+			Handler:    _BoardService_ListComments_Handler,
+		},
+		{
+			MethodName: "AddComment",
+			Handler:    _BoardService_AddComment_Handler,
+		},
+		{
+			MethodName: "EditComment",
+			Handler:    _BoardService_EditComment_Handler,
 		},
 		{
 			MethodName: "GetBoardContext",

@@ -274,7 +274,10 @@ type Token struct {
 	// When the token was revoked; absent if it was not.
 	RevokeTime *timestamppb.Timestamp `protobuf:"bytes,8,opt,name=revoke_time,json=revokeTime,proto3" json:"revoke_time,omitempty"`
 	// Whether the token is live, revoked or expired now.
-	State         TokenState `protobuf:"varint,9,opt,name=state,proto3,enum=taskwire.admin.v1.TokenState" json:"state,omitempty"`
+	State TokenState `protobuf:"varint,9,opt,name=state,proto3,enum=taskwire.admin.v1.TokenState" json:"state,omitempty"`
+	// The toolsets the token is limited to (context, tasks, comments, work,
+	// audit); empty means every toolset.
+	Toolsets      []string `protobuf:"bytes,10,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -370,6 +373,13 @@ func (x *Token) GetState() TokenState {
 		return x.State
 	}
 	return TokenState_TOKEN_STATE_UNSPECIFIED
+}
+
+func (x *Token) GetToolsets() []string {
+	if x != nil {
+		return x.Toolsets
+	}
+	return nil
 }
 
 type CreateTenantRequest struct {
@@ -1220,7 +1230,10 @@ type CreateTokenRequest struct {
 	Ttl *durationpb.Duration `protobuf:"bytes,4,opt,name=ttl,proto3" json:"ttl,omitempty"`
 	// What the token is for, shown by ListTokens, e.g. "laptop claude"; at
 	// most 100 characters on one line.
-	Label         string `protobuf:"bytes,5,opt,name=label,proto3" json:"label,omitempty"`
+	Label string `protobuf:"bytes,5,opt,name=label,proto3" json:"label,omitempty"`
+	// Limit the token to these toolsets: any of context, tasks, comments,
+	// work, audit. Empty means every toolset.
+	Toolsets      []string `protobuf:"bytes,6,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1288,6 +1301,13 @@ func (x *CreateTokenRequest) GetLabel() string {
 		return x.Label
 	}
 	return ""
+}
+
+func (x *CreateTokenRequest) GetToolsets() []string {
+	if x != nil {
+		return x.Toolsets
+	}
+	return nil
 }
 
 type CreateTokenResponse struct {
@@ -1934,7 +1954,7 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vremove_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"removeTime\"\x89\x03\n" +
+	"removeTime\"\xa5\x03\n" +
 	"\x05Token\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06member\x18\x02 \x01(\tR\x06member\x12\x16\n" +
@@ -1947,7 +1967,9 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\rlast_use_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\vlastUseTime\x12;\n" +
 	"\vrevoke_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"revokeTime\x123\n" +
-	"\x05state\x18\t \x01(\x0e2\x1d.taskwire.admin.v1.TokenStateR\x05state\"\xc2\x01\n" +
+	"\x05state\x18\t \x01(\x0e2\x1d.taskwire.admin.v1.TokenStateR\x05state\x12\x1a\n" +
+	"\btoolsets\x18\n" +
+	" \x03(\tR\btoolsets\"\xc2\x01\n" +
 	"\x13CreateTenantRequest\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12!\n" +
@@ -2001,13 +2023,14 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\"p\n" +
 	"\x14RemoveMemberResponse\x121\n" +
 	"\x06member\x18\x01 \x01(\v2\x19.taskwire.admin.v1.MemberR\x06member\x12%\n" +
-	"\x0erevoked_tokens\x18\x02 \x01(\x05R\rrevokedTokens\"\x9f\x01\n" +
+	"\x0erevoked_tokens\x18\x02 \x01(\x05R\rrevokedTokens\"\xbb\x01\n" +
 	"\x12CreateTokenRequest\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x16\n" +
 	"\x06member\x18\x02 \x01(\tR\x06member\x12\x16\n" +
 	"\x06scopes\x18\x03 \x03(\tR\x06scopes\x12+\n" +
 	"\x03ttl\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12\x14\n" +
-	"\x05label\x18\x05 \x01(\tR\x05label\"Y\n" +
+	"\x05label\x18\x05 \x01(\tR\x05label\x12\x1a\n" +
+	"\btoolsets\x18\x06 \x03(\tR\btoolsets\"Y\n" +
 	"\x13CreateTokenResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12,\n" +
 	"\x04info\x18\x02 \x01(\v2\x18.taskwire.admin.v1.TokenR\x04info\"\x7f\n" +

@@ -2373,59 +2373,59 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\x05input\x18\x01 \x01(\v2\x1c.taskwire.mcp.v1.ClientInputR\x05input\"\xa5\x01\n" +
 	"'InputRequiredResultCapabilitiesResponse\x123\n" +
 	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\x12E\n" +
-	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired2\xa6?\n" +
-	"\x12ConformanceService\x12\xd0\x01\n" +
+	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired2\xefA\n" +
+	"\x12ConformanceService\x12\xdd\x01\n" +
 	"\n" +
-	"SimpleText\x12*.taskwire.conformance.v1.SimpleTextRequest\x1a+.taskwire.conformance.v1.SimpleTextResponse\"i\xca\xda\x18e\n" +
-	"\x10test_simple_text\x12\vSimple text\x1a:Conformance fixture: returns one fixed text content block. \x010\x01B\x04read\x12\xe0\x01\n" +
-	"\fImageContent\x12,.taskwire.conformance.v1.ImageContentRequest\x1a-.taskwire.conformance.v1.ImageContentResponse\"s\xca\xda\x18o\n" +
-	"\x12test_image_content\x12\rImage content\x1a@Conformance fixture: returns one image content block, a 1x1 PNG. \x010\x01B\x04read\x12\xe6\x01\n" +
-	"\fAudioContent\x12,.taskwire.conformance.v1.AudioContentRequest\x1a-.taskwire.conformance.v1.AudioContentResponse\"y\xca\xda\x18u\n" +
-	"\x12test_audio_content\x12\rAudio content\x1aFConformance fixture: returns one audio content block, a tiny WAV file. \x010\x01B\x04read\x12\xec\x01\n" +
-	"\x10EmbeddedResource\x120.taskwire.conformance.v1.EmbeddedResourceRequest\x1a1.taskwire.conformance.v1.EmbeddedResourceResponse\"s\xca\xda\x18o\n" +
-	"\x16test_embedded_resource\x12\x11Embedded resource\x1a8Conformance fixture: returns one embedded text resource. \x010\x01B\x04read\x12\xa6\x02\n" +
-	"\x14MultipleContentTypes\x124.taskwire.conformance.v1.MultipleContentTypesRequest\x1a5.taskwire.conformance.v1.MultipleContentTypesResponse\"\xa0\x01\xca\xda\x18\x9b\x01\n" +
-	"\x1btest_multiple_content_types\x12\x16Multiple content types\x1aZConformance fixture: returns a text, an image and an embedded JSON resource in one result. \x010\x01B\x04read\x12\x87\x02\n" +
-	"\x0fToolWithLogging\x12/.taskwire.conformance.v1.ToolWithLoggingRequest\x1a0.taskwire.conformance.v1.ToolWithLoggingResponse\"\x90\x01\xca\xda\x18\x8b\x01\n" +
-	"\x16test_tool_with_logging\x12\x11Tool with logging\x1aTConformance fixture: sends three info log messages while it runs, then returns text. \x010\x01B\x04read\x12\xa1\x02\n" +
-	"\vLoggingTool\x12+.taskwire.conformance.v1.LoggingToolRequest\x1a,.taskwire.conformance.v1.LoggingToolResponse\"\xb6\x01\xca\xda\x18\xb1\x01\n" +
-	"\x11test_logging_tool\x12\x12Logging diagnostic\x1a~Conformance fixture: sends info log messages, which reach the client only when its request set a log level, then returns text. \x010\x01B\x04read\x12\xad\x02\n" +
-	"\x10ToolWithProgress\x120.taskwire.conformance.v1.ToolWithProgressRequest\x1a1.taskwire.conformance.v1.ToolWithProgressResponse\"\xb3\x01\xca\xda\x18\xae\x01\n" +
-	"\x17test_tool_with_progress\x12\x12Tool with progress\x1auConformance fixture: reports progress 0, 50 and 100 of 100 when the call carries a progress token, then returns text. \x010\x01B\x04read\x12\x88\x02\n" +
-	"\rErrorHandling\x12-.taskwire.conformance.v1.ErrorHandlingRequest\x1a..taskwire.conformance.v1.ErrorHandlingResponse\"\x97\x01\xca\xda\x18\x92\x01\n" +
-	"\x13test_error_handling\x12\x0eError handling\x1aaConformance fixture: always returns a tool error result (isError true) with a text explaining it. \x010\x01B\x04read\x12\xff\x01\n" +
-	"\bSampling\x12(.taskwire.conformance.v1.SamplingRequest\x1a).taskwire.conformance.v1.SamplingResponse\"\x9d\x01\xca\xda\x18\x98\x01\n" +
-	"\rtest_sampling\x12\bSampling\x1auConformance fixture: asks the client's language model to answer the prompt (sampling) and returns its answer as text. \x01B\x04read\x12\xa1\x02\n" +
-	"\vElicitation\x12+.taskwire.conformance.v1.ElicitationRequest\x1a,.taskwire.conformance.v1.ElicitationResponse\"\xb6\x01\xca\xda\x18\xb1\x01\n" +
-	"\x10test_elicitation\x12\vElicitation\x1a\x87\x01Conformance fixture: shows the user the message with a form asking for a username and an email address, and returns what they answered. \x01B\x04read\x12\x8e\x03\n" +
-	"\x1aElicitationSep1034Defaults\x12:.taskwire.conformance.v1.ElicitationSep1034DefaultsRequest\x1a;.taskwire.conformance.v1.ElicitationSep1034DefaultsResponse\"\xf6\x01\xca\xda\x18\xf1\x01\n" +
-	"!test_elicitation_sep1034_defaults\x12\x19Elicitation with defaults\x1a\xa8\x01Conformance fixture: asks the user for a form whose string, integer, number, enum and boolean fields all have default values (SEP-1034), and returns what they answered. \x01B\x04read\x12\x90\x03\n" +
-	"\x17ElicitationSep1330Enums\x127.taskwire.conformance.v1.ElicitationSep1330EnumsRequest\x1a8.taskwire.conformance.v1.ElicitationSep1330EnumsResponse\"\x81\x02\xca\xda\x18\xfc\x01\n" +
-	"\x1etest_elicitation_sep1330_enums\x12\x16Elicitation with enums\x1a\xb9\x01Conformance fixture: asks the user for a form with untitled, titled and legacy single-select enums and untitled and titled multi-select enums (SEP-1330), and returns what they answered. \x01B\x04read\x12\xae\x02\n" +
-	"\x11MissingCapability\x121.taskwire.conformance.v1.MissingCapabilityRequest\x1a2.taskwire.conformance.v1.MissingCapabilityResponse\"\xb1\x01\xca\xda\x18\xac\x01\n" +
-	"\x17test_missing_capability\x12\x12Missing capability\x1auConformance fixture: needs the sampling capability; a client that did not declare it gets a missing-capability error. \x01B\x04read\x12\x98\x02\n" +
-	"\x14StreamingElicitation\x124.taskwire.conformance.v1.StreamingElicitationRequest\x1a5.taskwire.conformance.v1.StreamingElicitationResponse\"\x92\x01\xca\xda\x18\x8d\x01\n" +
-	"\x1atest_streaming_elicitation\x12\x15Streaming elicitation\x1aPConformance fixture: asks the user for their name (elicitation) and greets them. \x01B\x04read\x12\xce\x02\n" +
-	"\x11TriggerToolChange\x121.taskwire.conformance.v1.TriggerToolChangeRequest\x1a2.taskwire.conformance.v1.TriggerToolChangeResponse\"\xd1\x01\xca\xda\x18\xcc\x01\n" +
-	"\x18test_trigger_tool_change\x12\x1aTrigger a tool list change\x1a\x8b\x01Conformance fixture: announces that the tool list changed, so listening clients get notifications/tools/list_changed. Nothing else changes.0\x01B\x04read\x12\xdc\x02\n" +
-	"\x13TriggerPromptChange\x123.taskwire.conformance.v1.TriggerPromptChangeRequest\x1a4.taskwire.conformance.v1.TriggerPromptChangeResponse\"\xd9\x01\xca\xda\x18\xd4\x01\n" +
-	"\x1atest_trigger_prompt_change\x12\x1cTrigger a prompt list change\x1a\x8f\x01Conformance fixture: announces that the prompt list changed, so listening clients get notifications/prompts/list_changed. Nothing else changes.0\x01B\x04read\x12\xd8\x02\n" +
-	"\x1eInputRequiredResultElicitation\x12>.taskwire.conformance.v1.InputRequiredResultElicitationRequest\x1a?.taskwire.conformance.v1.InputRequiredResultElicitationResponse\"\xb4\x01\xca\xda\x18\xaf\x01\n" +
-	"&test_input_required_result_elicitation\x12\x1bInput required: elicitation\x1a`Conformance fixture: asks the user for their name in an input_required result, then greets them. \x01B\x04read\x12\xe5\x02\n" +
-	"\x1bInputRequiredResultSampling\x12;.taskwire.conformance.v1.InputRequiredResultSamplingRequest\x1a<.taskwire.conformance.v1.InputRequiredResultSamplingResponse\"\xca\x01\xca\xda\x18\xc5\x01\n" +
-	"#test_input_required_result_sampling\x12\x18Input required: sampling\x1a|Conformance fixture: asks the client's model for the capital of France in an input_required result, then returns its answer. \x01B\x04read\x12\xcf\x02\n" +
-	"\x1cInputRequiredResultListRoots\x12<.taskwire.conformance.v1.InputRequiredResultListRootsRequest\x1a=.taskwire.conformance.v1.InputRequiredResultListRootsResponse\"\xb1\x01\xca\xda\x18\xac\x01\n" +
-	"%test_input_required_result_list_roots\x12\x15Input required: roots\x1adConformance fixture: asks for the client's roots in an input_required result, then lists their URIs. \x01B\x04read\x12\x94\x03\n" +
-	"\x1fInputRequiredResultRequestState\x12?.taskwire.conformance.v1.InputRequiredResultRequestStateRequest\x1a@.taskwire.conformance.v1.InputRequiredResultRequestStateResponse\"\xed\x01\xca\xda\x18\xe8\x01\n" +
-	"(test_input_required_result_request_state\x12\x1dInput required: request state\x1a\x94\x01Conformance fixture: asks for a confirmation with request state in an input_required result, and says state-ok when the retry brings the state back. \x01B\x04read\x12\xa2\x03\n" +
-	"!InputRequiredResultMultipleInputs\x12A.taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest\x1aB.taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse\"\xf5\x01\xca\xda\x18\xf0\x01\n" +
-	"*test_input_required_result_multiple_inputs\x12\x1fInput required: multiple inputs\x1a\x98\x01Conformance fixture: asks for a name (elicitation), a greeting (sampling) and the client's roots in one input_required result, then sums up the answers. \x01B\x04read\x12\x8c\x03\n" +
-	"\x1dInputRequiredResultMultiRound\x12=.taskwire.conformance.v1.InputRequiredResultMultiRoundRequest\x1a>.taskwire.conformance.v1.InputRequiredResultMultiRoundResponse\"\xeb\x01\xca\xda\x18\xe6\x01\n" +
-	"&test_input_required_result_multi_round\x12\x1fInput required: multiple rounds\x1a\x92\x01Conformance fixture: asks for a name, then for a favourite colour, each in its own input_required round with new request state, then returns both. \x01B\x04read\x12\x8d\x03\n" +
-	" InputRequiredResultTamperedState\x12@.taskwire.conformance.v1.InputRequiredResultTamperedStateRequest\x1aA.taskwire.conformance.v1.InputRequiredResultTamperedStateResponse\"\xe3\x01\xca\xda\x18\xde\x01\n" +
-	")test_input_required_result_tampered_state\x12\x1eInput required: tampered state\x1a\x88\x01Conformance fixture: asks for a confirmation with request state in an input_required result; a retry whose state was altered is refused. \x01B\x04read\x12\xb9\x03\n" +
-	"\x1fInputRequiredResultCapabilities\x12?.taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest\x1a@.taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse\"\x92\x02\xca\xda\x18\x8d\x02\n" +
-	"'test_input_required_result_capabilities\x12#Input required: client capabilities\x1a\xb4\x01Conformance fixture: asks, in an input_required result, only for the inputs (elicitation, sampling, roots) the client declared it supports; completes at once when it declared none. \x01B\x04readBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
+	"SimpleText\x12*.taskwire.conformance.v1.SimpleTextRequest\x1a+.taskwire.conformance.v1.SimpleTextResponse\"v\xca\xda\x18r\n" +
+	"\x10test_simple_text\x12\vSimple text\x1a:Conformance fixture: returns one fixed text content block. \x010\x01B\x04readZ\vconformance\x12\xee\x01\n" +
+	"\fImageContent\x12,.taskwire.conformance.v1.ImageContentRequest\x1a-.taskwire.conformance.v1.ImageContentResponse\"\x80\x01\xca\xda\x18|\n" +
+	"\x12test_image_content\x12\rImage content\x1a@Conformance fixture: returns one image content block, a 1x1 PNG. \x010\x01B\x04readZ\vconformance\x12\xf5\x01\n" +
+	"\fAudioContent\x12,.taskwire.conformance.v1.AudioContentRequest\x1a-.taskwire.conformance.v1.AudioContentResponse\"\x87\x01\xca\xda\x18\x82\x01\n" +
+	"\x12test_audio_content\x12\rAudio content\x1aFConformance fixture: returns one audio content block, a tiny WAV file. \x010\x01B\x04readZ\vconformance\x12\xfa\x01\n" +
+	"\x10EmbeddedResource\x120.taskwire.conformance.v1.EmbeddedResourceRequest\x1a1.taskwire.conformance.v1.EmbeddedResourceResponse\"\x80\x01\xca\xda\x18|\n" +
+	"\x16test_embedded_resource\x12\x11Embedded resource\x1a8Conformance fixture: returns one embedded text resource. \x010\x01B\x04readZ\vconformance\x12\xb3\x02\n" +
+	"\x14MultipleContentTypes\x124.taskwire.conformance.v1.MultipleContentTypesRequest\x1a5.taskwire.conformance.v1.MultipleContentTypesResponse\"\xad\x01\xca\xda\x18\xa8\x01\n" +
+	"\x1btest_multiple_content_types\x12\x16Multiple content types\x1aZConformance fixture: returns a text, an image and an embedded JSON resource in one result. \x010\x01B\x04readZ\vconformance\x12\x94\x02\n" +
+	"\x0fToolWithLogging\x12/.taskwire.conformance.v1.ToolWithLoggingRequest\x1a0.taskwire.conformance.v1.ToolWithLoggingResponse\"\x9d\x01\xca\xda\x18\x98\x01\n" +
+	"\x16test_tool_with_logging\x12\x11Tool with logging\x1aTConformance fixture: sends three info log messages while it runs, then returns text. \x010\x01B\x04readZ\vconformance\x12\xae\x02\n" +
+	"\vLoggingTool\x12+.taskwire.conformance.v1.LoggingToolRequest\x1a,.taskwire.conformance.v1.LoggingToolResponse\"\xc3\x01\xca\xda\x18\xbe\x01\n" +
+	"\x11test_logging_tool\x12\x12Logging diagnostic\x1a~Conformance fixture: sends info log messages, which reach the client only when its request set a log level, then returns text. \x010\x01B\x04readZ\vconformance\x12\xba\x02\n" +
+	"\x10ToolWithProgress\x120.taskwire.conformance.v1.ToolWithProgressRequest\x1a1.taskwire.conformance.v1.ToolWithProgressResponse\"\xc0\x01\xca\xda\x18\xbb\x01\n" +
+	"\x17test_tool_with_progress\x12\x12Tool with progress\x1auConformance fixture: reports progress 0, 50 and 100 of 100 when the call carries a progress token, then returns text. \x010\x01B\x04readZ\vconformance\x12\x95\x02\n" +
+	"\rErrorHandling\x12-.taskwire.conformance.v1.ErrorHandlingRequest\x1a..taskwire.conformance.v1.ErrorHandlingResponse\"\xa4\x01\xca\xda\x18\x9f\x01\n" +
+	"\x13test_error_handling\x12\x0eError handling\x1aaConformance fixture: always returns a tool error result (isError true) with a text explaining it. \x010\x01B\x04readZ\vconformance\x12\x8c\x02\n" +
+	"\bSampling\x12(.taskwire.conformance.v1.SamplingRequest\x1a).taskwire.conformance.v1.SamplingResponse\"\xaa\x01\xca\xda\x18\xa5\x01\n" +
+	"\rtest_sampling\x12\bSampling\x1auConformance fixture: asks the client's language model to answer the prompt (sampling) and returns its answer as text. \x01B\x04readZ\vconformance\x12\xae\x02\n" +
+	"\vElicitation\x12+.taskwire.conformance.v1.ElicitationRequest\x1a,.taskwire.conformance.v1.ElicitationResponse\"\xc3\x01\xca\xda\x18\xbe\x01\n" +
+	"\x10test_elicitation\x12\vElicitation\x1a\x87\x01Conformance fixture: shows the user the message with a form asking for a username and an email address, and returns what they answered. \x01B\x04readZ\vconformance\x12\x9b\x03\n" +
+	"\x1aElicitationSep1034Defaults\x12:.taskwire.conformance.v1.ElicitationSep1034DefaultsRequest\x1a;.taskwire.conformance.v1.ElicitationSep1034DefaultsResponse\"\x83\x02\xca\xda\x18\xfe\x01\n" +
+	"!test_elicitation_sep1034_defaults\x12\x19Elicitation with defaults\x1a\xa8\x01Conformance fixture: asks the user for a form whose string, integer, number, enum and boolean fields all have default values (SEP-1034), and returns what they answered. \x01B\x04readZ\vconformance\x12\x9d\x03\n" +
+	"\x17ElicitationSep1330Enums\x127.taskwire.conformance.v1.ElicitationSep1330EnumsRequest\x1a8.taskwire.conformance.v1.ElicitationSep1330EnumsResponse\"\x8e\x02\xca\xda\x18\x89\x02\n" +
+	"\x1etest_elicitation_sep1330_enums\x12\x16Elicitation with enums\x1a\xb9\x01Conformance fixture: asks the user for a form with untitled, titled and legacy single-select enums and untitled and titled multi-select enums (SEP-1330), and returns what they answered. \x01B\x04readZ\vconformance\x12\xbb\x02\n" +
+	"\x11MissingCapability\x121.taskwire.conformance.v1.MissingCapabilityRequest\x1a2.taskwire.conformance.v1.MissingCapabilityResponse\"\xbe\x01\xca\xda\x18\xb9\x01\n" +
+	"\x17test_missing_capability\x12\x12Missing capability\x1auConformance fixture: needs the sampling capability; a client that did not declare it gets a missing-capability error. \x01B\x04readZ\vconformance\x12\xa5\x02\n" +
+	"\x14StreamingElicitation\x124.taskwire.conformance.v1.StreamingElicitationRequest\x1a5.taskwire.conformance.v1.StreamingElicitationResponse\"\x9f\x01\xca\xda\x18\x9a\x01\n" +
+	"\x1atest_streaming_elicitation\x12\x15Streaming elicitation\x1aPConformance fixture: asks the user for their name (elicitation) and greets them. \x01B\x04readZ\vconformance\x12\xdb\x02\n" +
+	"\x11TriggerToolChange\x121.taskwire.conformance.v1.TriggerToolChangeRequest\x1a2.taskwire.conformance.v1.TriggerToolChangeResponse\"\xde\x01\xca\xda\x18\xd9\x01\n" +
+	"\x18test_trigger_tool_change\x12\x1aTrigger a tool list change\x1a\x8b\x01Conformance fixture: announces that the tool list changed, so listening clients get notifications/tools/list_changed. Nothing else changes.0\x01B\x04readZ\vconformance\x12\xe9\x02\n" +
+	"\x13TriggerPromptChange\x123.taskwire.conformance.v1.TriggerPromptChangeRequest\x1a4.taskwire.conformance.v1.TriggerPromptChangeResponse\"\xe6\x01\xca\xda\x18\xe1\x01\n" +
+	"\x1atest_trigger_prompt_change\x12\x1cTrigger a prompt list change\x1a\x8f\x01Conformance fixture: announces that the prompt list changed, so listening clients get notifications/prompts/list_changed. Nothing else changes.0\x01B\x04readZ\vconformance\x12\xe5\x02\n" +
+	"\x1eInputRequiredResultElicitation\x12>.taskwire.conformance.v1.InputRequiredResultElicitationRequest\x1a?.taskwire.conformance.v1.InputRequiredResultElicitationResponse\"\xc1\x01\xca\xda\x18\xbc\x01\n" +
+	"&test_input_required_result_elicitation\x12\x1bInput required: elicitation\x1a`Conformance fixture: asks the user for their name in an input_required result, then greets them. \x01B\x04readZ\vconformance\x12\xf2\x02\n" +
+	"\x1bInputRequiredResultSampling\x12;.taskwire.conformance.v1.InputRequiredResultSamplingRequest\x1a<.taskwire.conformance.v1.InputRequiredResultSamplingResponse\"\xd7\x01\xca\xda\x18\xd2\x01\n" +
+	"#test_input_required_result_sampling\x12\x18Input required: sampling\x1a|Conformance fixture: asks the client's model for the capital of France in an input_required result, then returns its answer. \x01B\x04readZ\vconformance\x12\xdc\x02\n" +
+	"\x1cInputRequiredResultListRoots\x12<.taskwire.conformance.v1.InputRequiredResultListRootsRequest\x1a=.taskwire.conformance.v1.InputRequiredResultListRootsResponse\"\xbe\x01\xca\xda\x18\xb9\x01\n" +
+	"%test_input_required_result_list_roots\x12\x15Input required: roots\x1adConformance fixture: asks for the client's roots in an input_required result, then lists their URIs. \x01B\x04readZ\vconformance\x12\xa1\x03\n" +
+	"\x1fInputRequiredResultRequestState\x12?.taskwire.conformance.v1.InputRequiredResultRequestStateRequest\x1a@.taskwire.conformance.v1.InputRequiredResultRequestStateResponse\"\xfa\x01\xca\xda\x18\xf5\x01\n" +
+	"(test_input_required_result_request_state\x12\x1dInput required: request state\x1a\x94\x01Conformance fixture: asks for a confirmation with request state in an input_required result, and says state-ok when the retry brings the state back. \x01B\x04readZ\vconformance\x12\xaf\x03\n" +
+	"!InputRequiredResultMultipleInputs\x12A.taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest\x1aB.taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse\"\x82\x02\xca\xda\x18\xfd\x01\n" +
+	"*test_input_required_result_multiple_inputs\x12\x1fInput required: multiple inputs\x1a\x98\x01Conformance fixture: asks for a name (elicitation), a greeting (sampling) and the client's roots in one input_required result, then sums up the answers. \x01B\x04readZ\vconformance\x12\x99\x03\n" +
+	"\x1dInputRequiredResultMultiRound\x12=.taskwire.conformance.v1.InputRequiredResultMultiRoundRequest\x1a>.taskwire.conformance.v1.InputRequiredResultMultiRoundResponse\"\xf8\x01\xca\xda\x18\xf3\x01\n" +
+	"&test_input_required_result_multi_round\x12\x1fInput required: multiple rounds\x1a\x92\x01Conformance fixture: asks for a name, then for a favourite colour, each in its own input_required round with new request state, then returns both. \x01B\x04readZ\vconformance\x12\x9a\x03\n" +
+	" InputRequiredResultTamperedState\x12@.taskwire.conformance.v1.InputRequiredResultTamperedStateRequest\x1aA.taskwire.conformance.v1.InputRequiredResultTamperedStateResponse\"\xf0\x01\xca\xda\x18\xeb\x01\n" +
+	")test_input_required_result_tampered_state\x12\x1eInput required: tampered state\x1a\x88\x01Conformance fixture: asks for a confirmation with request state in an input_required result; a retry whose state was altered is refused. \x01B\x04readZ\vconformance\x12\xc6\x03\n" +
+	"\x1fInputRequiredResultCapabilities\x12?.taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest\x1a@.taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse\"\x9f\x02\xca\xda\x18\x9a\x02\n" +
+	"'test_input_required_result_capabilities\x12#Input required: client capabilities\x1a\xb4\x01Conformance fixture: asks, in an input_required result, only for the inputs (elicitation, sampling, roots) the client declared it supports; completes at once when it declared none. \x01B\x04readZ\vconformanceBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
 
 var (
 	file_taskwire_conformance_v1_conformance_proto_rawDescOnce sync.Once

@@ -56,7 +56,8 @@ const (
 // tests that path rather than a stand-in. The worker that serves it also
 // serves the suite's fixture resources and prompts as a
 // taskwire.mcp.v1.ContentService. Nothing here touches a board: every
-// tool needs only the read scope.
+// tool needs only the read scope and belongs to the conformance toolset,
+// which no token can be limited to.
 type ConformanceServiceClient interface {
 	// SimpleText returns one text block.
 	SimpleText(ctx context.Context, in *SimpleTextRequest, opts ...grpc.CallOption) (*SimpleTextResponse, error)
@@ -384,7 +385,8 @@ func (c *conformanceServiceClient) InputRequiredResultCapabilities(ctx context.C
 // tests that path rather than a stand-in. The worker that serves it also
 // serves the suite's fixture resources and prompts as a
 // taskwire.mcp.v1.ContentService. Nothing here touches a board: every
-// tool needs only the read scope.
+// tool needs only the read scope and belongs to the conformance toolset,
+// which no token can be limited to.
 type ConformanceServiceServer interface {
 	// SimpleText returns one text block.
 	SimpleText(context.Context, *SimpleTextRequest) (*SimpleTextResponse, error)

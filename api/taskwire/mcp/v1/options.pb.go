@@ -53,7 +53,11 @@ type Tool struct {
 	// refuses a weaker role (reason ROLE_FORBIDS), and tools/list does not
 	// show the tool to it. Used for tools over the tenant rather than the
 	// board, e.g. the audit log (owners and admins only).
-	MinRole       string `protobuf:"bytes,10,opt,name=min_role,json=minRole,proto3" json:"min_role,omitempty"`
+	MinRole string `protobuf:"bytes,10,opt,name=min_role,json=minRole,proto3" json:"min_role,omitempty"`
+	// The toolset the tool belongs to: "context", "tasks", "comments",
+	// "work" or "audit". A token limited to toolsets sees and may call only
+	// their tools.
+	Toolset       string `protobuf:"bytes,11,opt,name=toolset,proto3" json:"toolset,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -154,6 +158,13 @@ func (x *Tool) GetConfirm() string {
 func (x *Tool) GetMinRole() string {
 	if x != nil {
 		return x.MinRole
+	}
+	return ""
+}
+
+func (x *Tool) GetToolset() string {
+	if x != nil {
+		return x.Toolset
 	}
 	return ""
 }
@@ -290,7 +301,7 @@ var File_taskwire_mcp_v1_options_proto protoreflect.FileDescriptor
 
 const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\x9b\x02\n" +
+	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\xb5\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -305,7 +316,8 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\x05scope\x18\b \x01(\tR\x05scope\x12\x18\n" +
 	"\aconfirm\x18\t \x01(\tR\aconfirm\x12\x19\n" +
 	"\bmin_role\x18\n" +
-	" \x01(\tR\aminRole\"\xfd\x01\n" +
+	" \x01(\tR\aminRole\x12\x18\n" +
+	"\atoolset\x18\v \x01(\tR\atoolset\"\xfd\x01\n" +
 	"\x05Field\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
 	"\aminimum\x18\x02 \x01(\x03H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +

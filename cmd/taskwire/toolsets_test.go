@@ -1,0 +1,94 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/taskwire/taskwire/services/store/storetest"
+)
+
+// TestAdminTokenToolsets: an owner mints a token limited to the tasks and
+// comments toolsets with the admin CLI; the listing shows its toolsets;
+// over MCP the token is shown only their tools, may call them, and is
+// refused any other with 403, naming its toolsets.
+func TestAdminTokenToolsets(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			h := startHarness(t, s)
+			a := newAdminClient(t, h)
+			a.cliOK(h.token, "members", "add", "dana", "--role", "member")
+			out := a.cliOK(h.token, "tokens", "create", "--member", "dana", "--toolsets", "comments,tasks,comments", "--json")
+			var created struct {
+				Token string
+				Info  struct{ Toolsets []string }
+			}
+			if err := json.Unmarshal([]byte(out), &created); err != nil || created.Token == "" {
+				t.Fatalf("tokens create --json printed %s (%v), want the token", out, err)
+			}
+			want := []string{"tasks", "comments"}
+			if !slices.Equal(created.Info.Toolsets, want) {
+				t.Errorf("tokens create toolsets = %v, want %v", created.Info.Toolsets, want)
+			}
+			table := a.cliOK(h.token, "tokens", "list")
+			if !strings.Contains(table, "TOOLSETS") || !strings.Contains(table, " tasks,comments ") || !strings.Contains(table, " all ") {
+				t.Errorf("tokens list =\n%s\nwant a TOOLSETS column with dana's tasks,comments and the owner's all", table)
+			}
+
+			cs, _ := h.client(t, created.Token, nil)
+			tools := listedTools(t, cs)
+			for _, name := range tools {
+				if !strings.HasPrefix(name, "tasks_") && !strings.HasPrefix(name, "comments_") {
+					t.Errorf("the limited token is shown %s, outside tasks and comments", name)
+				}
+			}
+			if !slices.Contains(tools, "tasks_create") || !slices.Contains(tools, "comments_add") {
+				t.Errorf("the limited token's tools = %v, want tasks_create and comments_add among them", tools)
+			}
+			callOK(t, cs, "tasks_create", map[string]any{"title": "Limit tokens to toolsets"})
+
+			code, header, body := callTool(t, h.sys.Endpoint, created.Token, 7, "whoami")
+			if code != http.StatusForbidden || !strings.Contains(header.Get("Www-Authenticate"), `error="insufficient_scope"`) ||
+				!strings.Contains(string(body), "limited to the toolsets tasks, comments, and whoami is in the context toolset") {
+				t.Errorf("whoami with the limited token = %d %v %s, want 403 naming its toolsets", code, header, body)
+			}
+
+			if _, err := a.cli(h.token, "tokens", "create", "--member", "dana", "--toolsets", "tasks,boards"); err == nil || !strings.Contains(err.Error(), `"boards"`) {
+				t.Errorf("tokens create --toolsets tasks,boards = %v, want an error naming boards", err)
+			}
+		})
+	}
+}
+
+// TestTokenCommandToolsets: `taskwire token create --toolsets` limits the
+// token, and `token list` shows the limit in its table and its JSON.
+func TestTokenCommandToolsets(t *testing.T) {
+	for _, b := range storetest.Backends() {
+		t.Run(string(b), func(t *testing.T) {
+			c := newTokenCLI(t, b)
+			if _, stderr := c.ok("create", "--member", "bot", "--toolsets", "work,context"); !strings.Contains(stderr, "toolsets context,work,") {
+				t.Errorf("token create said %q, want it to name toolsets context,work", stderr)
+			}
+			if _, stderr := c.ok("create", "--member", "bot"); !strings.Contains(stderr, "toolsets all,") {
+				t.Errorf("token create without --toolsets said %q, want toolsets all", stderr)
+			}
+			table, _ := c.ok("list")
+			if !strings.Contains(table, "TOOLSETS") || !strings.Contains(table, " context,work ") || !strings.Contains(table, " all ") {
+				t.Errorf("token list =\n%s\nwant a TOOLSETS column with context,work and all", table)
+			}
+			out, _ := c.ok("list", "--json")
+			var list []struct{ Toolsets []string }
+			if err := json.Unmarshal([]byte(out), &list); err != nil || len(list) != 2 {
+				t.Fatalf("token list --json = %s (%v), want two tokens", out, err)
+			}
+			if !slices.Equal(list[0].Toolsets, []string{"context", "work"}) || list[1].Toolsets != nil {
+				t.Errorf("token list --json toolsets = %v and %v, want [context work] and none", list[0].Toolsets, list[1].Toolsets)
+			}
+			if _, _, err := c.run("create", "--member", "bot", "--toolsets", "tasks,admin"); err == nil || !strings.Contains(err.Error(), `"admin"`) {
+				t.Errorf("token create --toolsets tasks,admin = %v, want an error naming admin", err)
+			}
+		})
+	}
+}
