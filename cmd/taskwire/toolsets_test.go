@@ -55,6 +55,21 @@ func TestAdminTokenToolsets(t *testing.T) {
 				t.Errorf("whoami with the limited token = %d %v %s, want 403 naming its toolsets", code, header, body)
 			}
 
+			// A token that includes the context toolset reads its limit
+			// through whoami; an unlimited one has none.
+			out = a.cliOK(h.token, "tokens", "create", "--member", "dana", "--toolsets", "tasks,context", "--json")
+			if err := json.Unmarshal([]byte(out), &created); err != nil {
+				t.Fatal(err)
+			}
+			withContext, _ := h.client(t, created.Token, nil)
+			if got := callOK(t, withContext, "whoami", nil)["toolsets"]; !slices.Equal(anyStrings(got), []string{"context", "tasks"}) {
+				t.Errorf("whoami toolsets = %v, want [context tasks]", got)
+			}
+			owner, _ := h.client(t, h.token, nil)
+			if got, ok := callOK(t, owner, "whoami", nil)["toolsets"]; ok {
+				t.Errorf("whoami toolsets of an unlimited token = %v, want none", got)
+			}
+
 			if _, err := a.cli(h.token, "tokens", "create", "--member", "dana", "--toolsets", "tasks,boards"); err == nil || !strings.Contains(err.Error(), `"boards"`) {
 				t.Errorf("tokens create --toolsets tasks,boards = %v, want an error naming boards", err)
 			}
@@ -91,4 +106,15 @@ func TestTokenCommandToolsets(t *testing.T) {
 			}
 		})
 	}
+}
+
+// anyStrings returns v, a decoded JSON array, as strings.
+func anyStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, e := range list {
+		s, _ := e.(string)
+		out = append(out, s)
+	}
+	return out
 }

@@ -56,10 +56,11 @@ func (s *Service) Whoami(ctx context.Context, _ *taskwirev1.WhoamiRequest) (*tas
 	return &taskwirev1.WhoamiResponse{
 		Tenant: a.Tenant, Handle: a.Handle, DisplayName: a.DisplayName,
 		Kind: Kinds[a.Kind], Role: Roles[a.Role], Sponsor: a.Sponsor,
-		Scopes:  c.Scopes,
-		Allowed: authz.Permitted(a.Role, c.Scopes),
-		Summary: Summary(a, c.Scopes),
-		Budget:  rateBudget(ctx),
+		Scopes:   c.Scopes,
+		Allowed:  authz.Permitted(a.Role, c.Scopes),
+		Summary:  Summary(a, c.Scopes),
+		Budget:   rateBudget(ctx),
+		Toolsets: c.Toolsets,
 	}, nil
 }
 

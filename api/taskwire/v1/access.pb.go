@@ -205,7 +205,9 @@ type WhoamiResponse struct {
 	// The same in words you can pass on to the person you work for, saying whether your role or your token limits you.
 	Summary string `protobuf:"bytes,9,opt,name=summary,proto3" json:"summary,omitempty"`
 	// Your rate limits, as the server that answered holds them. Every tool has a budget of its own, for your token and for your whole tenant: a call takes one from each, and is refused with the time to wait when either is empty. Absent when there are no limits.
-	Budget        *RateBudget `protobuf:"bytes,10,opt,name=budget,proto3" json:"budget,omitempty"`
+	Budget *RateBudget `protobuf:"bytes,10,opt,name=budget,proto3" json:"budget,omitempty"`
+	// The toolsets your token is limited to (context, tasks, comments, work, audit); absent when it may use every toolset. Tools of other toolsets are hidden from you and refused.
+	Toolsets      []string `protobuf:"bytes,11,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -306,6 +308,13 @@ func (x *WhoamiResponse) GetSummary() string {
 func (x *WhoamiResponse) GetBudget() *RateBudget {
 	if x != nil {
 		return x.Budget
+	}
+	return nil
+}
+
+func (x *WhoamiResponse) GetToolsets() []string {
+	if x != nil {
+		return x.Toolsets
 	}
 	return nil
 }
@@ -442,7 +451,7 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\x04kind\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberKindR\x04kind\x12+\n" +
 	"\x04role\x18\x05 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x18\n" +
 	"\asponsor\x18\x06 \x01(\tR\asponsor\"\x0f\n" +
-	"\rWhoamiRequest\"\xd4\x02\n" +
+	"\rWhoamiRequest\"\xf0\x02\n" +
 	"\x0eWhoamiResponse\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\x12!\n" +
@@ -454,7 +463,8 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\aallowed\x18\b \x03(\tR\aallowed\x12\x18\n" +
 	"\asummary\x18\t \x01(\tR\asummary\x12/\n" +
 	"\x06budget\x18\n" +
-	" \x01(\v2\x17.taskwire.v1.RateBudgetR\x06budget\"j\n" +
+	" \x01(\v2\x17.taskwire.v1.RateBudgetR\x06budget\x12\x1a\n" +
+	"\btoolsets\x18\v \x03(\tR\btoolsets\"j\n" +
 	"\n" +
 	"RateBudget\x12,\n" +
 	"\x05token\x18\x01 \x01(\v2\x16.taskwire.v1.RateLimitR\x05token\x12.\n" +
