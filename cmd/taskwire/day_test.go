@@ -32,6 +32,9 @@ type dayClient struct {
 	name string
 	cs   *mcp.ClientSession
 	out  outputSchemas
+	// checked collects, across every member's session, the tools whose
+	// structuredContent was checked against their outputSchema.
+	checked map[string]bool
 }
 
 // ok calls a tool that must succeed and returns its structuredContent,
@@ -40,6 +43,7 @@ func (c *dayClient) ok(tool string, args map[string]any) map[string]any {
 	c.t.Helper()
 	got := callOK(c.t, c.cs, tool, args)
 	c.out.check(c.t, tool, got)
+	c.checked[tool] = true
 	return got
 }
 
@@ -60,15 +64,27 @@ func (c *dayClient) refused(tool string, args map[string]any) string {
 func testADayOnTheBoard(t *testing.T, s setup) {
 	h := startHarness(t, s)
 	a := newAdminClient(t, h)
+	checked := map[string]bool{}
+	var catalogue []string
 	connect := func(name, token string) *dayClient {
-		cs, _ := h.client(t, token, nil)
+		// Every member's client lets its person confirm deletions.
+		cs, _ := h.client(t, token, &mcp.ClientOptions{
+			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+			},
+		})
 		tools, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatalf("ListTools as %s: %v", name, err)
 		}
-		return &dayClient{t: t, name: name, cs: cs, out: compileOutputSchemas(t, tools.Tools)}
+		if catalogue == nil {
+			for _, tool := range tools.Tools {
+				catalogue = append(catalogue, tool.Name)
+			}
+		}
+		return &dayClient{t: t, name: name, cs: cs, out: compileOutputSchemas(t, tools.Tools), checked: checked}
 	}
-	owner := connect("owner", h.token)
+	owner := connect("owner", h.token) // the owner is shown every tool
 
 	// Morning: the owner brings in two assistants and a viewer.
 	member := func(handle, kind, role string) string {
@@ -252,5 +268,33 @@ func testADayOnTheBoard(t *testing.T, s setup) {
 	events := owner.ok("audit_list", map[string]any{"member": "claude", "tool": "work_complete"})["items"].([]any)
 	if len(events) != 2 {
 		t.Errorf("audit_list of claude's work_complete calls = %d events, want 2", len(events))
+	}
+
+	// Tidying up: claude fixes its comment, the owner links and labels,
+	// imports tomorrow's tasks, and deletes (then restores) one.
+	mine := first["comment"].(map[string]any)
+	edited := claude.ok("comments_edit", map[string]any{"id": mine["id"], "body": "Raised the timeout; see PR #43.", "expected_version": mine["version"]})
+	if c := edited["comment"].(map[string]any); c["version"] != float64(2) || c["edited_at"] == nil {
+		t.Errorf("comments_edit = %v, want version 2 with edited_at", c)
+	}
+	if msg := cursor.refused("comments_edit", map[string]any{"id": mine["id"], "body": "Not mine."}); !strings.Contains(msg, "own") {
+		t.Errorf("comments_edit of claude's comment by cursor = %q, want a refusal: only one's own comments", msg)
+	}
+	owner.ok("tasks_update", map[string]any{"ref": polish, "add_labels": []string{"ux"}, "add_links": []any{map[string]any{"kind": "blocked_by", "ref": ci}}})
+	links := owner.ok("tasks_get", map[string]any{"ref": ci, "include_links": true})["links"].([]any)
+	if len(links) != 1 || links[0].(map[string]any)["kind"] != "blocks" || links[0].(map[string]any)["ref"] != polish {
+		t.Errorf("links of %s = %v, want it to block %s", ci, links, polish)
+	}
+	owner.ok("tasks_import", map[string]any{"tasks": []any{map[string]any{"title": "Plan the retro"}, map[string]any{"title": "Book the room"}}})
+	owner.ok("tasks_delete", map[string]any{"ref": polish})
+	owner.ok("tasks_restore", map[string]any{"ref": polish})
+	owner.ok("boards_list", nil)
+	owner.ok("whoami", nil)
+
+	// Every tool's answer was checked against its outputSchema.
+	for _, tool := range catalogue {
+		if !checked[tool] {
+			t.Errorf("the day never checked an answer of %s against its outputSchema", tool)
+		}
 	}
 }
