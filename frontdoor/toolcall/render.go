@@ -12,32 +12,13 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 )
 
-// render is the short text a tool result carries beside its
-// structuredContent, for clients and models that read only text.
-func render(m proto.Message) string {
+// render is the text a tool result carries beside its structuredContent,
+// for clients and models that read only text. Writes get a one-line
+// summary; everything else gets structured, the structuredContent itself
+// as JSON, so a model reading text sees every field — above all the
+// trust marks that tell instructions from text other members wrote.
+func render(m proto.Message, structured []byte) string {
 	switch r := m.(type) {
-	case *taskwirev1.GetTaskResponse:
-		var b strings.Builder
-		b.WriteString(taskLine(r.GetTask()))
-		if n := r.GetTask().GetNote(); n != "" {
-			b.WriteString("\n\n" + n)
-		}
-		for _, c := range r.GetComments() {
-			fmt.Fprintf(&b, "\n\n#%d %s (%s): %s", c.GetId(), c.GetAuthor(), short(c.GetAuthorKind()), c.GetBody())
-		}
-		return b.String()
-	case *taskwirev1.ListTasksResponse:
-		if len(r.GetItems()) == 0 {
-			return "No tasks."
-		}
-		lines := make([]string, 0, len(r.GetItems())+1)
-		for _, t := range r.GetItems() {
-			lines = append(lines, taskLine(t))
-		}
-		if r.GetNextCursor() != "" {
-			lines = append(lines, "More tasks: call again with cursor "+r.GetNextCursor())
-		}
-		return strings.Join(lines, "\n")
 	case *taskwirev1.CreateTaskResponse:
 		return "Created " + taskLine(r.GetTask())
 	case *taskwirev1.UpdateTaskResponse:
@@ -48,19 +29,12 @@ func render(m proto.Message) string {
 		return fmt.Sprintf("Comment #%d added to %s", r.GetComment().GetId(), r.GetComment().GetTask())
 	case *taskwirev1.ImportTasksResponse:
 		return importLine(r)
-	case *taskwirev1.ListBoardsResponse:
-		lines := make([]string, 0, len(r.GetItems()))
-		for _, bd := range r.GetItems() {
-			line := fmt.Sprintf("%s: %s", bd.GetSlug(), bd.GetName())
-			if bd.GetIsDefault() {
-				line += " (default)"
-			}
-			lines = append(lines, line)
-		}
-		return strings.Join(lines, "\n")
 	}
-	raw, _ := protojson.Marshal(m)
-	return string(raw)
+	if structured == nil { // a tool without an outputSchema
+		raw, _ := protojson.Marshal(m)
+		return string(raw)
+	}
+	return string(structured)
 }
 
 func taskLine(t *taskwirev1.Task) string {

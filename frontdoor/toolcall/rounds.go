@@ -72,7 +72,7 @@ func (b *Backend) result(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall,
 		res.Content, res.IsError = mcp.ContentsFromProto(out.GetContent()), out.GetIsError()
 		return res, nil
 	}
-	res.Content = []mcp.Content{mcp.TextContent(render(resp))}
+	res.Content = []mcp.Content{mcp.TextContent(render(resp, structured))}
 	return res, nil
 }
 
