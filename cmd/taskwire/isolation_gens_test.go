@@ -8,36 +8,84 @@ import (
 // isoToolGens are the probes of every MCP tool, each named by the tool
 // it covers, and of a tool given a tenant argument.
 func isoToolGens() []isoGen {
-	return []isoGen{
-		{"boards_list", func(g *isoGenCtx) *isoProbe { return g.tool("boards_list", map[string]any{}) }},
+	return append([]isoGen{
+		{"boards_list", func(g *isoGenCtx) *isoProbe {
+			args := map[string]any{}
+			if g.rng.IntN(2) == 0 {
+				g.cursor("boards_list", args)
+			}
+			return g.tool("boards_list", args)
+		}},
 		{"whoami", func(g *isoGenCtx) *isoProbe { return g.tool("whoami", map[string]any{}) }},
 		{"tasks_get", func(g *isoGenCtx) *isoProbe {
-			return g.tool("tasks_get", map[string]any{"ref": g.ref(), "include_comments": g.rng.IntN(2) == 0})
+			return g.tool("tasks_get", map[string]any{
+				"ref": g.ref(), "include_comments": g.rng.IntN(2) == 0, "include_history": g.rng.IntN(2) == 0, "include_links": g.rng.IntN(2) == 0,
+			})
 		}},
 		{"tasks_list", func(g *isoGenCtx) *isoProbe {
+			// Filters naming the victim's labels, projects and words find
+			// none of the caller's own tasks, as absent ones do.
 			args := map[string]any{}
-			g.someOf(func() { args["board"] = g.board() }, func() { args["cursor"] = g.taskCursor() })
+			g.someOf(
+				func() { args["board"] = g.board() },
+				func() { args["cursor"] = g.taskCursor() },
+				func() { g.cursor("tasks_list", args) },
+				func() { args["assignee"] = g.handle() },
+				func() { args["label"] = g.label() },
+				func() { args["project"] = g.project() },
+				func() { args["text"] = g.word() },
+			)
 			if g.rng.IntN(2) == 0 {
 				args["lane"] = g.lane()
 			}
 			if g.rng.IntN(2) == 0 {
 				args["limit"] = 1 + g.rng.IntN(100)
 			}
-			return g.tool("tasks_list", args)
+			if g.rng.IntN(3) == 0 {
+				args["sort"] = pick(g.rng, []string{"ref", "updated", "position"})
+			}
+			if g.rng.IntN(4) == 0 {
+				args["flagged"] = g.rng.IntN(2) == 0
+			}
+			if g.rng.IntN(4) == 0 {
+				args["fields"] = []string{"title", "assignees", "labels"}
+			}
+			return g.exact(g.tool("tasks_list", args))
 		}},
 		{"tasks_create", func(g *isoGenCtx) *isoProbe {
 			args := map[string]any{"title": "Probe " + g.letters(6), "lane": g.lane()}
-			g.someOf(func() { args["board"] = g.board() }, func() { args["assignees"] = []string{"me", g.handle()} })
+			g.someOf(
+				func() { args["board"] = g.board() },
+				func() { args["assignees"] = []string{"me", g.handle()} },
+				func() { args["links"] = []map[string]any{{"kind": g.linkKind(), "ref": g.ref()}} },
+			)
+			if g.rng.IntN(3) == 0 {
+				args["labels"], args["project"] = []string{g.label()}, g.project()
+			}
+			g.maybeKey(args)
 			return g.tool("tasks_create", args)
 		}},
 		{"tasks_update", func(g *isoGenCtx) *isoProbe {
+			if g.rng.IntN(3) == 0 {
+				// The caller's own task, linked to the victim's.
+				g.p.what = " (linking a task of the caller's own tenant)"
+				args := map[string]any{"ref": g.ownRef()}
+				g.someOf(
+					func() { args["add_links"] = []map[string]any{{"kind": g.linkKind(), "ref": g.ref()}} },
+					func() { args["remove_links"] = []map[string]any{{"kind": g.linkKind(), "ref": g.ref()}} },
+				)
+				g.maybeKey(args)
+				return g.tool("tasks_update", args)
+			}
 			args := map[string]any{"ref": g.ref()}
 			g.someOf(
 				func() { args["title"] = "Probe " + g.letters(6) },
 				func() { args["note"] = "probe note" },
 				func() { args["kind"] = pick(g.rng, []string{"task", "bug", "feature", "chore"}) },
 				func() { args["expected_version"] = 1 + g.rng.IntN(3) },
+				func() { args["add_labels"], args["project"] = []string{"probe"}, "probe" },
 			)
+			g.maybeKey(args)
 			return g.tool("tasks_update", args)
 		}},
 		{"tasks_move", func(g *isoGenCtx) *isoProbe {
@@ -45,10 +93,16 @@ func isoToolGens() []isoGen {
 			if g.rng.IntN(2) == 0 {
 				args["expected_version"] = 1 + g.rng.IntN(3)
 			}
+			if g.rng.IntN(3) == 0 {
+				args["position"] = g.rng.IntN(3)
+			}
+			g.maybeKey(args)
 			return g.tool("tasks_move", args)
 		}},
 		{"comments_add", func(g *isoGenCtx) *isoProbe {
-			return g.tool("comments_add", map[string]any{"ref": g.ref(), "body": "probe comment"})
+			args := map[string]any{"ref": g.ref(), "body": "probe comment"}
+			g.maybeKey(args)
+			return g.tool("comments_add", args)
 		}},
 		{"tasks_delete", func(g *isoGenCtx) *isoProbe { return g.confirmed("tasks_delete") }},
 		{"tasks_restore", func(g *isoGenCtx) *isoProbe { return g.confirmed("tasks_restore") }},
@@ -79,11 +133,15 @@ func isoToolGens() []isoGen {
 			return g.tool("audit_list", args)
 		}},
 		{"tools/call with a tenant argument", func(g *isoGenCtx) *isoProbe {
-			p := g.tool(pick(g.rng, []string{"boards_list", "tasks_list", "whoami", "audit_list"}), map[string]any{"tenant": g.tenant()})
+			p := g.tool(pick(g.rng, []string{"boards_list", "tasks_list", "whoami", "audit_list", "members_list", "tasks_search", "work_next"}), map[string]any{"tenant": g.tenant()})
 			p.what += " with a tenant argument"
 			return p
 		}},
-	}
+	}, isoCatalogueGens()...)
+}
+
+func (g *isoGenCtx) linkKind() string {
+	return pick(g.rng, []string{"blocks", "blocked_by", "relates_to", "duplicates"})
 }
 
 // confirmed is a probe of a tool that asks a person first, who says yes.

@@ -24,8 +24,10 @@ type isoProbe struct {
 	confirm bool   // answer a confirmation form with yes
 	ownOnly bool   // legacy: in the caller's own session
 	refused bool   // only operators may: it must fail
+	exact   bool   // a success too must be word for word the twin's: it reads only what the caller has
 	foreign []string
 	absent  []string
+	numbers []int // placeholders that stand for JSON numbers
 }
 
 // isoGen makes probes of one tool, method or RPC against victim.
@@ -36,9 +38,9 @@ type isoGen struct {
 
 // isoGenCtx is what a generator draws from.
 type isoGenCtx struct {
-	rng    *rand.Rand
-	victim *isoWorld
-	p      *isoProbe
+	rng              *rand.Rand
+	attacker, victim *isoWorld
+	p                *isoProbe
 }
 
 // use returns the placeholder of a foreign identifier and its absent twin.
@@ -160,8 +162,12 @@ func (g *isoGenCtx) lane() string { return pick(g.rng, []string{"backlog", "next
 
 // tool makes the probe a tools/call of name with args.
 func (g *isoGenCtx) tool(name string, args map[string]any) *isoProbe {
-	g.p.what = "tools/call " + name
-	g.p.call = isoCall{method: "tools/call", name: name, params: toolParams(name, args)}
+	params := toolParams(name, args)
+	for _, i := range g.p.numbers {
+		params = strings.ReplaceAll(params, fmt.Sprintf(`"@@%d@@"`, i), fmt.Sprintf("@@%d@@", i))
+	}
+	g.p.what = "tools/call " + name + g.p.what // after what the generator noted
+	g.p.call = isoCall{method: "tools/call", name: name, params: params}
 	return g.p
 }
 

@@ -12,16 +12,21 @@ import (
 	"github.com/taskwire/taskwire/ent/board"
 	"github.com/taskwire/taskwire/ent/comment"
 	"github.com/taskwire/taskwire/ent/confirmation"
+	"github.com/taskwire/taskwire/ent/contextnote"
+	"github.com/taskwire/taskwire/ent/idempotencykey"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/privacy"
 	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tasklink"
 	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/ent/workitem"
 )
 
 // isoSnapshot is everything a tenant holds, read straight from the
-// database past the tenant rule: the tenant, its boards, tasks, comments,
-// members and roles, tokens and revocations, activity, used
-// confirmations and audit events, one line each, in id order.
+// database past the tenant rule: the tenant, its boards, tasks, links,
+// comments, context notes, work items and leases, members and roles,
+// tokens and revocations, activity, used confirmations, idempotency keys
+// and audit events, one line each, in id order.
 func isoSnapshot(t *testing.T, db *ent.Client, tenantID int) []string {
 	t.Helper()
 	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
@@ -39,11 +44,15 @@ func isoSnapshot(t *testing.T, db *ent.Client, tenantID int) []string {
 	add("tenant", []fmt.Stringer{ten}, err)
 	add(rowsOf(db.Board.Query().Where(board.TenantID(tenantID)).Order(ent.Asc(board.FieldID)).All(ctx)))
 	add(rowsOf(db.Task.Query().Where(task.TenantID(tenantID)).Order(ent.Asc(task.FieldID)).All(ctx)))
+	add(rowsOf(db.TaskLink.Query().Where(tasklink.TenantID(tenantID)).Order(ent.Asc(tasklink.FieldID)).All(ctx)))
 	add(rowsOf(db.Comment.Query().Where(comment.TenantID(tenantID)).Order(ent.Asc(comment.FieldID)).All(ctx)))
+	add(rowsOf(db.ContextNote.Query().Where(contextnote.TenantID(tenantID)).Order(ent.Asc(contextnote.FieldID)).All(ctx)))
+	add(rowsOf(db.WorkItem.Query().Where(workitem.TenantID(tenantID)).Order(ent.Asc(workitem.FieldID)).All(ctx)))
 	add(rowsOf(db.Member.Query().Where(member.TenantID(tenantID)).Order(ent.Asc(member.FieldID)).All(ctx)))
 	add(rowsOf(db.Token.Query().Where(token.TenantID(tenantID)).Order(ent.Asc(token.FieldID)).All(ctx)))
 	add(rowsOf(db.Activity.Query().Where(activity.TenantID(tenantID)).Order(ent.Asc(activity.FieldID)).All(ctx)))
 	add(rowsOf(db.Confirmation.Query().Where(confirmation.TenantID(tenantID)).Order(ent.Asc(confirmation.FieldID)).All(ctx)))
+	add(rowsOf(db.IdempotencyKey.Query().Where(idempotencykey.TenantID(tenantID)).Order(ent.Asc(idempotencykey.FieldID)).All(ctx)))
 	add(rowsOf(db.AuditEvent.Query().Where(auditevent.TenantID(tenantID)).Order(ent.Asc(auditevent.FieldID)).All(ctx)))
 	return lines
 }

@@ -45,6 +45,13 @@ type isoIDs struct {
 	memberPages, tokenPages   []string
 	states                    []isoState // unanswered confirmations of tasks_delete
 	sessions                  []string   // legacy session ids
+	labels, projects          []string   // on its tasks
+	words                     []string   // in its tasks' titles and notes only, for searches
+	commentIDs                []string
+	cursors                   map[string][]isoCursor // by tool
+	keyed                     []isoKeyed             // writes made with idempotency keys
+	leases                    []isoLease
+	held                      []string // refs of work held under a live lease
 }
 
 // isoState is a requestState a tenant's owner got for deleting ref.
@@ -172,19 +179,30 @@ func (w *isoWorld) plant(t *testing.T, h *harness, ownerHandle string, firstRef,
 	handles := w.plantMembers(t, ownerHandle)
 	writers := w.callers[:4] // the owner (every scope), the admin, the member and the owner's second token
 	commenters := append(slices.Clone(writers), w.callers[5])
+	for range 3 {
+		w.ids.labels = append(w.ids.labels, w.word("a label"))
+	}
+	w.ids.projects = []string{w.word("a project"), w.word("a project")}
 	for i := range tasks {
 		c := writers[w.rng.IntN(len(writers))]
-		task := w.call(t, c.token, "tasks_create", map[string]any{
-			"title": "Task " + w.word("a task's title"), "note": "Note " + w.word("a task's note"),
+		title, note := w.word("a task's title"), w.word("a task's note")
+		w.ids.words = append(w.ids.words, title, note)
+		args := map[string]any{
+			"title": "Task " + title, "note": "Note " + note,
 			"board": boards[w.rng.IntN(len(boards))], "assignees": []string{handles[w.rng.IntN(len(handles))]},
-		})["task"].(map[string]any)
-		ref := task["ref"].(string)
+			"labels": []string{pick(w.rng, w.ids.labels), pick(w.rng, w.ids.labels)}, "allow_duplicate": true,
+		}
+		if i%2 == 0 {
+			args["project"] = w.ids.projects[i%4/2]
+		}
+		ref := w.call(t, c.token, "tasks_create", args)["task"].(map[string]any)["ref"].(string)
 		for range w.rng.IntN(3) {
-			c := commenters[w.rng.IntN(len(commenters))]
-			w.call(t, c.token, "comments_add", map[string]any{"ref": ref, "body": "Comment " + w.word("a comment on "+ref)})
+			w.comment(t, commenters[w.rng.IntN(len(commenters))], ref, "Comment "+w.word("a comment on "+ref))
 		}
 		if i%3 == 1 {
-			w.call(t, c.token, "tasks_update", map[string]any{"ref": ref, "note": "Changed " + w.word("a changed note")})
+			changed := w.word("a changed note")
+			w.ids.words = append(w.ids.words, changed)
+			w.call(t, c.token, "tasks_update", map[string]any{"ref": ref, "note": "Changed " + changed})
 		}
 	}
 	w.call(t, w.owner, "tasks_import", map[string]any{"board": boards[1], "tasks": []map[string]any{
@@ -192,6 +210,7 @@ func (w *isoWorld) plant(t *testing.T, h *harness, ownerHandle string, firstRef,
 		{"title": "Imported " + w.word("an imported title"), "lane": "doing"},
 	}})
 	w.collect(t, tasks)
+	w.plantCatalogue(t, handles)
 }
 
 // plantMembers adds the members and their tokens, and returns the
@@ -224,8 +243,10 @@ func (w *isoWorld) plantMembers(t *testing.T, ownerHandle string) []string {
 		handles = append(handles, handle)
 	}
 	// callers: owner, admin, member, owner's second token, viewer,
-	// assistant, and the owner with a read-only token.
+	// assistant, the owner with a read-only token, and the assistant with
+	// a token that may write (to claim work).
 	ownerRead := w.admin(t, w.owner, "CreateToken", map[string]any{"member": ownerHandle, "scopes": []string{"read"}, "label": w.word("a token label")})
+	assistantWrite := w.admin(t, w.owner, "CreateToken", map[string]any{"member": handles[4], "scopes": []string{"read", "comment", "write"}, "label": w.word("a token label")})
 	w.callers = append(w.callers,
 		&isoCaller{who: w.name + " admin", token: tokens[0]},
 		&isoCaller{who: w.name + " member", token: tokens[1]},
@@ -233,6 +254,7 @@ func (w *isoWorld) plantMembers(t *testing.T, ownerHandle string) []string {
 		&isoCaller{who: w.name + " viewer", token: tokens[2]},
 		&isoCaller{who: w.name + " assistant (read, comment)", token: tokens[3]},
 		&isoCaller{who: w.name + " owner (read-only token)", token: ownerRead["token"].(string)},
+		&isoCaller{who: w.name + " assistant (read, comment, write)", token: assistantWrite["token"].(string)},
 	)
 	// A token revoked, a member removed (with their token revoked).
 	spare := w.admin(t, w.owner, "CreateToken", map[string]any{"member": handles[3], "scopes": []string{"read"}, "label": w.word("a revoked token's label")})
@@ -254,7 +276,7 @@ func (w *isoWorld) collect(t *testing.T, tasks int) {
 	cursor := ""
 	for {
 		page := w.call(t, w.owner, "tasks_list", map[string]any{"limit": 3, "cursor": cursor})
-		for _, task := range page["tasks"].([]any) {
+		for _, task := range page["items"].([]any) {
 			w.ids.refs = append(w.ids.refs, task.(map[string]any)["ref"].(string))
 		}
 		if cursor, _ = page["next_cursor"].(string); cursor == "" {
