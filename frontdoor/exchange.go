@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/services/calllog"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
@@ -37,6 +38,7 @@ type exchange struct {
 	charge *charge
 
 	// For the log record.
+	id        string // the request id (observe.go)
 	tool      string
 	toolError bool
 	code      int
@@ -46,6 +48,8 @@ type exchange struct {
 // serveMCP answers one request on the endpoint.
 func (h *Handler) serveMCP(w http.ResponseWriter, r *http.Request) {
 	x := &exchange{h: h, r: r, out: newResponder(w, r.Context()), start: time.Now()}
+	x.arrive()
+	x.out.opened, x.out.progressed = x.streamHooks()
 	defer x.done()
 	body, f := x.admit()
 	switch {
@@ -80,6 +84,7 @@ func (x *exchange) admit() ([]byte, *failure) {
 		return nil, f
 	}
 	x.caller = c
+	calllog.Set(x.r.Context(), slog.String(calllog.KeyTenant, c.Tenant), slog.Int(calllog.KeyMember, c.Member))
 	if x.r.Method == http.MethodDelete {
 		return nil, nil
 	}
@@ -207,6 +212,7 @@ func (x *exchange) notification() {
 // request checks a request and runs its method.
 func (x *exchange) request() {
 	x.req = parseRequest(x.msg, x.r.Header)
+	x.begin()
 	for _, check := range requestChecks {
 		if e := check(x.req); e != nil {
 			x.fail(&failure{id: x.msg.ID, err: e})
@@ -263,26 +269,34 @@ func (x *exchange) fail(f *failure) {
 // holds the progress reporter, and the request gets its one log record.
 func (x *exchange) done() {
 	x.out.close()
-	level, attrs := x.logAttrs()
+	status, progress, final, stream := x.out.summary()
+	outcome, level := x.outcome(status, final)
+	attrs := x.logAttrs(status, progress, outcome)
 	x.h.cfg.Logger.LogAttrs(context.WithoutCancel(x.r.Context()), level, "mcp request", attrs...)
+	if stream && x.h.cfg.Observer != nil {
+		x.h.cfg.Observer.Stream(false, -1)
+	}
+	x.end(status, outcome)
 }
 
 // logAttrs describes the request for its log record: never the token, the
 // arguments or the result, which may hold task text.
-func (x *exchange) logAttrs() (slog.Level, []slog.Attr) {
-	status, progress, final := x.out.summary()
-	outcome, level := x.outcome(status, final)
+func (x *exchange) logAttrs(status, progress int, outcome string) []slog.Attr {
 	attrs := []slog.Attr{
 		slog.String("method", x.methodName()),
 		slog.String("outcome", outcome),
 		slog.Int("status", status),
 		slog.Duration("duration", time.Since(x.start)),
+		slog.String(calllog.KeyRequestID, x.id),
 	}
 	if x.tool != "" {
-		attrs = append(attrs, slog.String("tool", clip(x.tool)))
+		attrs = append(attrs, slog.String(calllog.KeyTool, clip(x.tool)))
 	}
 	if x.caller.Tenant != "" {
-		attrs = append(attrs, slog.String("tenant", x.caller.Tenant), slog.Int("member", x.caller.Member))
+		attrs = append(attrs, slog.String(calllog.KeyTenant, x.caller.Tenant), slog.Int(calllog.KeyMember, x.caller.Member))
+	}
+	if id := x.traceID(); id != "" {
+		attrs = append(attrs, slog.String(calllog.KeyTraceID, id))
 	}
 	if x.code != 0 {
 		attrs = append(attrs, slog.Int("code", x.code))
@@ -293,7 +307,7 @@ func (x *exchange) logAttrs() (slog.Level, []slog.Attr) {
 	if x.cause != nil {
 		attrs = append(attrs, slog.String("error", x.cause.Error()))
 	}
-	return level, attrs
+	return attrs
 }
 
 // outcome names how the request ended, and the level that deserves.
@@ -303,6 +317,8 @@ func (x *exchange) outcome(status int, final bool) (string, slog.Level) {
 		return "cancelled", slog.LevelInfo
 	case x.code == jsonrpc.Internal:
 		return "internal", slog.LevelError
+	case x.code == CodeRateLimited:
+		return "rate_limited", slog.LevelInfo
 	case x.code != 0:
 		return "refused", slog.LevelInfo
 	case status == http.StatusAccepted:

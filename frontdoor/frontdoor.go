@@ -111,6 +111,9 @@ type Config struct {
 	// RateLimiter, when set, limits how fast each token and each tenant
 	// may send requests (ratelimit.go); nil means no limits.
 	RateLimiter *RateLimiter
+	// Observer, when set, sees every request for metrics and traces
+	// (observe.go); nil means none.
+	Observer Observer
 
 	// now is the clock of session ids; nil means time.Now. Tests set it.
 	now func() time.Time

@@ -116,6 +116,7 @@ var legacyMethods = map[string]func(*exchange) (any, error){
 // legacyRequest runs a request of a legacy session.
 func (x *exchange) legacyRequest() {
 	x.req = parseRequest(x.msg, x.r.Header)
+	x.begin()
 	run, ok := legacyMethods[x.msg.Method]
 	if !ok {
 		x.fail(&failure{id: x.msg.ID, err: jsonrpc.Errorf(jsonrpc.MethodNotFound, "method not found: %.64q", x.msg.Method)})

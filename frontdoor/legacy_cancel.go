@@ -38,7 +38,7 @@ func (x *exchange) cancellable() (context.Context, func()) {
 	}
 	box, err := x.h.cfg.Mailbox.Open(x.callKey(x.msg.ID))
 	if err != nil {
-		x.h.cfg.Logger.Warn("legacy cancellation unavailable for this call", "err", err)
+		x.h.cfg.Logger.WarnContext(x.r.Context(), "legacy cancellation unavailable for this call", "err", err)
 		return ctx, cancel
 	}
 	go func() {
@@ -66,6 +66,6 @@ func (x *exchange) forwardCancel() {
 		return
 	}
 	if err := x.h.cfg.Mailbox.Send(x.callKey(p.RequestID), []byte("cancel")); err != nil {
-		x.h.cfg.Logger.Warn("forwarding a cancellation failed", "err", err)
+		x.h.cfg.Logger.WarnContext(x.r.Context(), "forwarding a cancellation failed", "err", err)
 	}
 }

@@ -206,6 +206,6 @@ func (x *exchange) forwardResponse() {
 		err = x.h.cfg.Mailbox.Send(x.responseKey(x.msg.ID), payload)
 	}
 	if err != nil {
-		x.h.cfg.Logger.Warn("forwarding a client response failed", "err", err)
+		x.h.cfg.Logger.WarnContext(x.r.Context(), "forwarding a client response failed", "err", err)
 	}
 }

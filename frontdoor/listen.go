@@ -90,7 +90,7 @@ func (x *exchange) listen() (any, error) {
 			}
 		})
 		if err != nil {
-			x.h.cfg.Logger.Warn("listen: cannot watch list changes", "err", err)
+			x.h.cfg.Logger.WarnContext(x.r.Context(), "listen: cannot watch list changes", "err", err)
 			watching = false
 		} else {
 			defer stop()
@@ -104,6 +104,10 @@ func (x *exchange) listen() (any, error) {
 	id := subscriptionMeta{SubscriptionID: x.msg.ID}
 	if !x.out.notify("notifications/subscriptions/acknowledged", ackParams{Notifications: honoured, Meta: id}) {
 		return nil, x.r.Context().Err()
+	}
+	if o := x.h.cfg.Observer; o != nil {
+		o.Stream(true, +1)
+		defer o.Stream(true, -1)
 	}
 	if watching {
 		if err := x.watch(changes, honoured, id); err != nil {

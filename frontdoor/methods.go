@@ -5,11 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/http"
 	"strings"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/calllog"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
 )
@@ -252,6 +254,7 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.name must be a string naming a tool")
 	}
 	x.tool = name
+	calllog.Set(x.r.Context(), slog.String(calllog.KeyTool, clip(name)))
 	args, present := x.req.params["arguments"]
 	if present && !isObject(args) {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.arguments must be an object")

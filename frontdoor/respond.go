@@ -29,6 +29,10 @@ type responder struct {
 	token  json.RawMessage // the request's progressToken, as sent
 	sent   int             // progress notifications sent
 	last   float64         // the progress of the last one
+
+	// opened and progressed, when set, tell an Observer that the stream
+	// began and that a progress notification went out.
+	opened, progressed func()
 }
 
 func newResponder(w http.ResponseWriter, ctx context.Context) *responder {
@@ -96,11 +100,12 @@ func (o *responder) close() {
 }
 
 // summary returns, for the log, the status sent, how many progress
-// notifications went out, and whether the response did.
-func (o *responder) summary() (status, progress int, final bool) {
+// notifications went out, whether the response did, and whether it was an
+// SSE stream.
+func (o *responder) summary() (status, progress int, final, stream bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.status, o.sent, o.final
+	return o.status, o.sent, o.final, o.stream
 }
 
 // writable reports whether anything may still be written. A client that
@@ -144,6 +149,9 @@ func (o *responder) progress(done, total float64, message string) {
 	}
 	if o.streamEvent(data) {
 		o.sent, o.last = o.sent+1, done
+		if o.progressed != nil {
+			o.progressed()
+		}
 	}
 }
 
@@ -214,6 +222,9 @@ func (o *responder) startStream() {
 	h.Set("X-Accel-Buffering", "no") // keep nginx from holding events back
 	o.w.WriteHeader(http.StatusOK)
 	o.stream, o.status = true, http.StatusOK
+	if o.opened != nil {
+		o.opened()
+	}
 }
 
 // event writes one SSE event holding one JSON-RPC message and flushes it,

@@ -76,7 +76,7 @@ func (x *exchange) tell(n events.SessionNews) {
 	x.h.sessionBook.learn(n)
 	if x.h.cfg.SessionNews != nil {
 		if err := x.h.cfg.SessionNews.PublishSessionNews(n); err != nil {
-			x.h.cfg.Logger.Warn("sharing news of a session failed", "err", err)
+			x.h.cfg.Logger.WarnContext(x.r.Context(), "sharing news of a session failed", "err", err)
 		}
 	}
 }

@@ -14,12 +14,13 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/taskwire/taskwire/services/calllog"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
 // MDRequestID is the metadata key of the request id the front door sets,
 // logged with every call so one request can be followed across processes.
-const MDRequestID = "x-request-id"
+const MDRequestID = calllog.MDRequestID
 
 // healthPrefix starts the methods of the standard health service, which
 // load balancers and probes call without any caller identity.
@@ -66,25 +67,33 @@ func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
 }
 
 // logCall logs one record per call when it ends. It logs who called and
-// how it went, never tokens or what the call carried.
+// how it went, never tokens or what the call carried. The call's identity
+// (request id, tenant, member, tool) also goes into the context, so that
+// every record logged during the call carries it (package calllog).
 func (s *Server) logCall(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	start := time.Now()
+	var who []slog.Attr
+	if c, idErr := identity.FromIncoming(ctx); idErr == nil {
+		who = append(who, slog.String(calllog.KeyTenant, c.Tenant), slog.Int(calllog.KeyMember, c.Member))
+	}
+	if rule := s.ruleFor(info.FullMethod); rule.isTool {
+		who = append(who, slog.String(calllog.KeyTool, rule.tool))
+	}
+	if id := requestID(ctx); id != "" {
+		who = append(who, slog.String(calllog.KeyRequestID, id))
+	}
+	if id := traceID(ctx); id != "" {
+		who = append(who, slog.String(calllog.KeyTraceID, id))
+	}
+	ctx = calllog.Start(ctx)
+	calllog.Set(ctx, who...)
 	resp, err := handler(ctx, req)
 	code := status.Code(err)
-	attrs := []slog.Attr{
+	attrs := append([]slog.Attr{
 		slog.String("method", info.FullMethod),
 		slog.String("code", code.String()),
 		slog.Duration("duration", time.Since(start)),
-	}
-	if c, idErr := identity.FromIncoming(ctx); idErr == nil {
-		attrs = append(attrs, slog.String("tenant", c.Tenant), slog.Int("member", c.Member))
-	}
-	if id := requestID(ctx); id != "" {
-		attrs = append(attrs, slog.String("request_id", id))
-	}
-	if id := traceID(ctx); id != "" {
-		attrs = append(attrs, slog.String("trace_id", id))
-	}
+	}, who...)
 	s.log.LogAttrs(ctx, callLevel(info.FullMethod, code), "rpc", attrs...)
 	return resp, err
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net"
+	"slices"
 	"sync"
 	"time"
 
@@ -59,6 +60,10 @@ type Config struct {
 	// AuditQueue bounds the audit events waiting to be written; 0 means
 	// DefaultAuditQueue. When it is full, events are dropped with a warning.
 	AuditQueue int
+	// ServerOptions are added to the gRPC server's, before its own: their
+	// interceptors run outside the worker's chain, so they see every call
+	// with its final status (metrics, traces: see package telemetry).
+	ServerOptions []grpc.ServerOption
 }
 
 // TokenChecker tells whether a token (by jti) may still be used, from the
@@ -114,10 +119,10 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, health: health.NewServer()}
 	s.audit = newAuditLog(cfg.Auditor, cfg.AuditQueue, cfg.Logger)
 	s.draining, s.drain = context.WithCancel(context.Background())
-	s.grpc = grpc.NewServer(
+	s.grpc = grpc.NewServer(append(slices.Clip(cfg.ServerOptions),
 		grpc.ChainUnaryInterceptor(s.unaryChain()...),
 		grpc.ChainStreamInterceptor(s.endOnDrain),
-	)
+	)...)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	for _, register := range cfg.Register {
 		register(s.grpc)
@@ -174,3 +179,7 @@ type drainingStream struct {
 }
 
 func (d *drainingStream) Context() context.Context { return d.ctx }
+
+// Draining reports whether Stop has begun: a worker's readiness probe
+// turns false with it, as its gRPC health does.
+func (s *Server) Draining() bool { return s.draining.Err() != nil }

@@ -212,7 +212,7 @@ func (b *Backend) invoke(ctx context.Context, c identity.Caller, t *catalog.Tool
 		relay, err = startRelay(b.cfg.NATS, b.cfg.ID, report, logf)
 		if err != nil {
 			// Progress is best effort: without NATS the tool still runs.
-			b.log.Warn("toolcall: no progress relay; calling without progress", "tool", call.Name, "err", err)
+			b.log.WarnContext(ctx, "toolcall: no progress relay; calling without progress", "tool", call.Name, "err", err)
 		} else {
 			defer relay.stop()
 			ctx = relay.outgoing(ctx)

@@ -1,0 +1,60 @@
+package telemetry
+
+import (
+	"context"
+	"database/sql"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// pingTimeout bounds the database ping of one scrape.
+const pingTimeout = 2 * time.Second
+
+// InstrumentDB adds db's health to the registry: its connection pool
+// (sql.DB.Stats, as go_sql_* series) and a ping on every scrape
+// (taskwire_db_up, taskwire_db_ping_seconds). Call it once per process.
+func (t *Telemetry) InstrumentDB(db *sql.DB) {
+	t.reg.MustRegister(collectors.NewDBStatsCollector(db, "taskwire"), &pingCollector{db: db})
+}
+
+// EntDriver instruments the database under d (InstrumentDB) and returns
+// d wrapped so that each statement run for a traced call becomes a span.
+// It fits store.WrapDriver.
+func (t *Telemetry) EntDriver(d *entsql.Driver) dialect.Driver {
+	t.InstrumentDB(d.DB())
+	return t.TraceDriver(d)
+}
+
+var (
+	dbUpDesc = prometheus.NewDesc("taskwire_db_up",
+		"1 when the database answered a ping at this scrape, else 0.", nil, nil)
+	dbPingDesc = prometheus.NewDesc("taskwire_db_ping_seconds",
+		"How long the database took to answer the ping of this scrape.", nil, nil)
+)
+
+// pingCollector pings the database when scraped, so the health it reports
+// is as fresh as the scrape, and costs nothing between scrapes.
+type pingCollector struct{ db *sql.DB }
+
+func (c *pingCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- dbUpDesc
+	ch <- dbPingDesc
+}
+
+func (c *pingCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	start := time.Now()
+	err := c.db.PingContext(ctx)
+	took := time.Since(start).Seconds()
+	up := 1.0
+	if err != nil {
+		up = 0
+	}
+	ch <- prometheus.MustNewConstMetric(dbUpDesc, prometheus.GaugeValue, up)
+	ch <- prometheus.MustNewConstMetric(dbPingDesc, prometheus.GaugeValue, took)
+}
