@@ -66,7 +66,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATSListen, "nats-listen", env("TASKWIRE_NATS_LISTEN", ""), "also let the in-process NATS server listen on this address, e.g. 127.0.0.1:4223 (env TASKWIRE_NATS_LISTEN; default: no port)")
 	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
 	fs.StringVar(&c.LogLevel, "log-level", env("TASKWIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env TASKWIRE_LOG_LEVEL)")
-	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", 15*time.Second, "how long shutdown waits for calls in flight")
+	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.envDuration("TASKWIRE_SHUTDOWN_GRACE", 15*time.Second), "how long shutdown waits for calls in flight (env TASKWIRE_SHUTDOWN_GRACE)")
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); it must exist (env TASKWIRE_OPERATOR_SECRET_FILE; default <data>/operator.secret, created on first start)")
 	c.rateFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
@@ -165,6 +165,12 @@ func (c *config) resolve(listenAddr string) error {
 	if c.PublicURL == "" {
 		c.PublicURL = "http://" + listenAddr
 	}
+	return c.checkPublicURL()
+}
+
+// checkPublicURL normalises the public URL, refusing one that is not an
+// absolute http(s) URL, or not loopback with --conformance.
+func (c *config) checkPublicURL() error {
 	u, err := url.Parse(c.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("public URL %q must be an absolute http(s) URL", c.PublicURL)

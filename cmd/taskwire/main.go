@@ -1,6 +1,8 @@
 // Command taskwire runs the Taskwire task board.
 //
 //	taskwire serve                      front door + worker + NATS + SQLite in one process
+//	taskwire frontdoor | worker         the two tiers of a scaled-out deployment, apart
+//	taskwire migrate                    the schema migration, once before a rollout
 //	taskwire token create --member H    mint a token for member H
 //	taskwire token list | revoke        list or revoke tokens
 //	taskwire admin …                    tenants, members and tokens through the admin API
@@ -34,6 +36,10 @@ const usage = `Taskwire: a task board for people and AI assistants, served over 
 
 Usage:
   taskwire serve [flags]                 run Taskwire on one machine (SQLite + in-process NATS)
+  taskwire frontdoor --workers ... [flags]
+                                         run a front door of a deployment: the HTTP edge
+  taskwire worker --db URL [flags]       run a worker of a deployment: the gRPC server
+  taskwire migrate --db URL              migrate the database schema, before a rollout
   taskwire token create --member HANDLE  mint an access token for a member
   taskwire token list [--member HANDLE]  list tokens (never the tokens themselves)
   taskwire token revoke JTI | --member HANDLE
@@ -42,8 +48,8 @@ Usage:
                                          manage tenants, members and tokens of a running
                                          server through its admin API
 
-Run "taskwire serve -h" or "taskwire token create -h" (or list, revoke) for their flags,
-and "taskwire admin" for the admin commands.
+Run "taskwire serve -h" (or frontdoor, worker, migrate) or "taskwire token create -h"
+(or list, revoke) for their flags, and "taskwire admin" for the admin commands.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -54,6 +60,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	switch args[0] {
 	case "serve":
 		return runServe(ctx, args[1:], stdout, stderr)
+	case "frontdoor":
+		return runFrontdoor(ctx, args[1:], stdout, stderr)
+	case "worker":
+		return runWorker(ctx, args[1:], stdout, stderr)
+	case "migrate":
+		return runMigrate(ctx, args[1:], stdout, stderr)
 	case "token":
 		return runToken(ctx, args[1:], stdout, stderr)
 	case "admin":

@@ -6,16 +6,18 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nuid"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/connectivity"
 
 	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -183,15 +185,20 @@ type frontdoorNode struct {
 	lis             net.Listener
 	served          chan error
 	endpoint        string
+	nats            *nats.Conn
+	stopping        atomic.Bool // readiness turns false as stop begins
 }
 
 type frontdoorNodeConfig struct {
 	Listener       net.Listener
 	PublicURL      string // the deployment's URL: tokens are bound to it
 	AllowedOrigins []string
-	Worker         string // gRPC target of the workers
-	InternalKey    string
-	NATS           *nats.Conn
+	// Worker names the workers: a gRPC target with a scheme
+	// (dns:///name:port, passthrough:///host:port) or a comma-separated
+	// list of host:port (see workerTarget).
+	Worker      string
+	InternalKey string
+	NATS        *nats.Conn
 	// Key is the deployment's root key: it derives the sealing keys. The
 	// keys tokens are signed with come from the workers (KeyService).
 	Key *authn.Key
@@ -210,11 +217,14 @@ type frontdoorNodeConfig struct {
 }
 
 func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
-	n := &frontdoorNode{lis: cfg.Listener, served: make(chan error, 1), endpoint: cfg.PublicURL + "/api/mcp"}
-	n.conn, err = grpc.NewClient(cfg.Worker,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithPerRPCCredentials(identity.InternalKey(cfg.InternalKey)))
-	if err != nil {
+	n := &frontdoorNode{lis: cfg.Listener, served: make(chan error, 1), endpoint: cfg.PublicURL + "/api/mcp", nats: cfg.NATS}
+	if n.conn, err = dialWorkers(cfg.Worker, cfg.InternalKey); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := waitForWorker(ctx, n.conn); err != nil {
+		n.conn.Close()
 		return nil, err
 	}
 	// Revoked tokens are refused at once: the set loads the live
@@ -224,8 +234,6 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		n.conn.Close()
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
 	if n.stopRevocations, err = revs.Start(ctx, cfg.NATS); err != nil {
 		n.conn.Close()
 		return nil, err
@@ -257,7 +265,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		n.conn.Close()
 		return nil, err
 	}
-	n.http = newHTTPServer(n.admin.Wrap(h), n.idle.track)
+	n.http = newHTTPServer(probes(n.ready, n.admin.Wrap(h)), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.lis) }()
 	return n, nil
 }
@@ -367,6 +375,7 @@ func contentBackend(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, stat
 // stop stops accepting, lets requests in flight finish within ctx, then
 // closes the connection to the workers.
 func (n *frontdoorNode) stop(ctx context.Context) error {
+	n.stopping.Store(true)
 	n.mcp.Shutdown() // listen streams end with their result
 	err := shutdownHTTP(ctx, n.http, &n.idle)
 	n.admin.Stop()
@@ -377,6 +386,22 @@ func (n *frontdoorNode) stop(ctx context.Context) error {
 		err = nil
 	}
 	return err
+}
+
+// ready reports whether the front door can serve a call: it is not
+// stopping, a worker is healthy, and NATS (which carries progress and
+// revocations) is connected.
+func (n *frontdoorNode) ready(context.Context) error {
+	if n.stopping.Load() {
+		return errors.New("shutting down")
+	}
+	if s := n.conn.GetState(); s != connectivity.Ready {
+		return fmt.Errorf("no healthy worker (connection %s)", s)
+	}
+	if n.nats != nil && !n.nats.IsConnected() {
+		return fmt.Errorf("NATS is %s", n.nats.Status())
+	}
+	return nil
 }
 
 const instructions = "Taskwire is a task board shared by people and assistants. Tasks have refs like T-12 and sit in lanes (backlog, next, doing, done). " +

@@ -34,8 +34,10 @@ var sqlitePragmas = []string{
 	"_txlock=immediate",
 }
 
-// Open connects to the database named by dsn, migrates its schema and sets
-// up full-text search over tasks (see SearchTable).
+// Open connects to the database named by dsn, migrates its schema, sets
+// up full-text search over tasks (see SearchTable) and records the schema
+// version, as Migrate does: the one-process server and tools use it, a
+// deployment's workers use Connect.
 // dsn is "sqlite:<path>" or "file:<path>" for SQLite (the parent directory is
 // created if missing), or "postgres://…" / "postgresql://…" for PostgreSQL.
 func Open(ctx context.Context, dsn string) (*ent.Client, error) {
@@ -43,16 +45,11 @@ func Open(ctx context.Context, dsn string) (*ent.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	client := ent.NewClient(ent.Driver(drv))
-	if err := client.Schema.Create(ctx); err != nil {
-		client.Close()
-		return nil, fmt.Errorf("store: migrate schema: %w", err)
-	}
-	if err := setupSearch(ctx, drv); err != nil {
-		client.Close()
+	if _, err := migrate(ctx, drv); err != nil {
+		drv.Close()
 		return nil, err
 	}
-	return client, nil
+	return ent.NewClient(ent.Driver(drv)), nil
 }
 
 func openDriver(ctx context.Context, dsn string) (*entsql.Driver, error) {
