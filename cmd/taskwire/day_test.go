@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -265,7 +266,12 @@ func testADayOnTheBoard(t *testing.T, s setup) {
 			t.Errorf("claude's comment read by claude = %v, want trust own", c)
 		}
 	}
-	events := owner.ok("audit_list", map[string]any{"member": "claude", "tool": "work_complete"})["items"].([]any)
+	// The audit log is written in the background: wait for both calls.
+	var events []any
+	waitFor(t, 10*time.Second, "audit_list to show claude's two work_complete calls", func() bool {
+		events = owner.ok("audit_list", map[string]any{"member": "claude", "tool": "work_complete"})["items"].([]any)
+		return len(events) >= 2
+	})
 	if len(events) != 2 {
 		t.Errorf("audit_list of claude's work_complete calls = %d events, want 2", len(events))
 	}
