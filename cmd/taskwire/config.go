@@ -29,6 +29,7 @@ type config struct {
 	NATSListen     string
 	AllowedOrigins string
 	LogLevel       string
+	MetricsAddr    string // serve, frontdoor: where /metrics is served; empty: nowhere
 	ShutdownGrace  time.Duration
 	Conformance    bool
 	Rate           rateConfig // rate limits; the zero value has none
@@ -66,10 +67,19 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.NATSListen, "nats-listen", env("TASKWIRE_NATS_LISTEN", ""), "also let the in-process NATS server listen on this address, e.g. 127.0.0.1:4223 (env TASKWIRE_NATS_LISTEN; default: no port)")
 	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
 	fs.StringVar(&c.LogLevel, "log-level", env("TASKWIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env TASKWIRE_LOG_LEVEL)")
+	c.metricsFlag(fs)
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.envDuration("TASKWIRE_SHUTDOWN_GRACE", 15*time.Second), "how long shutdown waits for calls in flight (env TASKWIRE_SHUTDOWN_GRACE)")
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); it must exist (env TASKWIRE_OPERATOR_SECRET_FILE; default <data>/operator.secret, created on first start)")
 	c.rateFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
+}
+
+// metricsFlag declares --metrics-addr, off unless set: several processes
+// on one machine would otherwise fight over a default port, and metrics
+// belong on an address only the deployment's scraper reaches, never the
+// public one.
+func (c *config) metricsFlag(fs *flag.FlagSet) {
+	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("TASKWIRE_METRICS_ADDR", ""), "serve Prometheus metrics at /metrics on this listen address, apart from the MCP port, e.g. 127.0.0.1:9092 (env TASKWIRE_METRICS_ADDR; default: not served)")
 }
 
 // rateConfig is the rate limits of `serve`: calls a second and burst, per

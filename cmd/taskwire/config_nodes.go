@@ -4,8 +4,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"strings"
 	"time"
@@ -28,6 +26,11 @@ type nodeConfig struct {
 	Listen          string // worker: the gRPC listen address
 	HTTPAddr        string // worker: the probes' listen address
 	Migrate         bool   // worker: migrate the schema before serving
+
+	// MaxConnectionAge (worker) closes each front door's connection after
+	// about this long, so front doors following a DNS name re-resolve it
+	// and spread their calls onto workers added since; 0: never.
+	MaxConnectionAge time.Duration
 }
 
 // nodeFlags declares the flags worker and frontdoor share.
@@ -47,7 +50,8 @@ func (c *nodeConfig) workerFlags(fs *flag.FlagSet) {
 	c.nodeFlags(fs)
 	fs.StringVar(&c.DB, "db", env("TASKWIRE_DB", ""), "database: postgres://… or sqlite:<path> (env TASKWIRE_DB; required)")
 	fs.StringVar(&c.Listen, "listen", env("TASKWIRE_LISTEN", "127.0.0.1:9090"), "gRPC listen address, for front doors (env TASKWIRE_LISTEN)")
-	fs.StringVar(&c.HTTPAddr, "http", env("TASKWIRE_HTTP", "127.0.0.1:9091"), "listen address of the /healthz and /readyz probes; empty: none (env TASKWIRE_HTTP)")
+	fs.StringVar(&c.HTTPAddr, "http", env("TASKWIRE_HTTP", "127.0.0.1:9091"), "listen address of the /healthz and /readyz probes and the Prometheus /metrics; empty: none (env TASKWIRE_HTTP)")
+	fs.DurationVar(&c.MaxConnectionAge, "max-connection-age", c.envDuration("TASKWIRE_MAX_CONNECTION_AGE", 5*time.Minute), "ask front doors to reconnect after about this long (calls in flight get --shutdown-grace to finish), so that those following a DNS name find workers added since; 0: never (env TASKWIRE_MAX_CONNECTION_AGE)")
 	fs.BoolVar(&c.Migrate, "migrate", env("TASKWIRE_MIGRATE", "") == "true", "migrate the schema before serving, for a single worker in development; deployments run `taskwire migrate` once before a rollout instead (env TASKWIRE_MIGRATE=true)")
 }
 
@@ -58,6 +62,7 @@ func (c *nodeConfig) frontdoorFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Workers, "workers", env("TASKWIRE_WORKERS", ""), "the workers: host:port[,host:port…], or dns:///name:port to follow a DNS name (a headless service) (env TASKWIRE_WORKERS; required)")
 	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); none: the admin API takes tenant tokens only (env TASKWIRE_OPERATOR_SECRET_FILE)")
+	c.metricsFlag(fs)
 	c.rateFlags(fs)
 }
 
@@ -101,15 +106,6 @@ func (c *nodeConfig) resolveNode(required map[string]string) error {
 		return fmt.Errorf("--shutdown-grace %v: want a positive duration", c.ShutdownGrace)
 	}
 	return c.checkPublicURL()
-}
-
-// logger is the JSON logger of c's --log-level on w.
-func (c *config) logger(w io.Writer) (*slog.Logger, error) {
-	level, err := c.logLevel()
-	if err != nil {
-		return nil, err
-	}
-	return slog.New(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})), nil
 }
 
 // minInternalKey is the shortest internal key accepted, in bytes.

@@ -29,14 +29,16 @@ func runFrontdoor(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := cfg.resolveNode(map[string]string{"--workers": cfg.Workers}); err != nil {
 		return err
 	}
-	log, err := cfg.logger(stderr)
+	tel, log, err := newTelemetry(&cfg.config, "taskwire-frontdoor", stderr)
 	if err != nil {
 		return err
 	}
+	defer shutdownTelemetry(tel, log)
 	nodeCfg, err := frontdoorConfig(cfg, log)
 	if err != nil {
 		return err
 	}
+	nodeCfg.Telemetry = tel
 	return serveFrontdoor(ctx, cfg, nodeCfg, log)
 }
 
@@ -64,8 +66,14 @@ func frontdoorConfig(cfg nodeConfig, log *slog.Logger) (frontdoorNodeConfig, err
 }
 
 // serveFrontdoor listens, connects to NATS and the workers, and serves
-// until ctx ends or the server fails.
+// until ctx ends or the server fails. Metrics are served from the start,
+// so a front door waiting for its first worker can be watched too.
 func serveFrontdoor(ctx context.Context, cfg nodeConfig, nodeCfg frontdoorNodeConfig, log *slog.Logger) error {
+	metrics, err := serveMetrics(cfg.MetricsAddr, nodeCfg.Telemetry, log)
+	if err != nil {
+		return err
+	}
+	defer metrics.Close()
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -76,13 +84,14 @@ func serveFrontdoor(ctx context.Context, cfg nodeConfig, nodeCfg frontdoorNodeCo
 		return err
 	}
 	defer b.Close()
+	nodeCfg.Telemetry.InstrumentNATS(b.conn)
 	nodeCfg.Listener, nodeCfg.NATS = ln, b.conn
 	front, err := startFrontdoorNode(nodeCfg)
 	if err != nil {
 		ln.Close()
 		return fmt.Errorf("front door: %w", err)
 	}
-	log.Info("front door serving", "endpoint", front.endpoint, "addr", ln.Addr().String(), "workers", cfg.Workers)
+	log.Info("front door serving", "endpoint", front.endpoint, "addr", ln.Addr().String(), "workers", cfg.Workers, "metrics", metrics.Addr())
 	var served error
 	select {
 	case <-ctx.Done():

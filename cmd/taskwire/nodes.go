@@ -40,6 +40,7 @@ import (
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/keys"
+	"github.com/taskwire/taskwire/services/telemetry"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
@@ -71,6 +72,10 @@ type workerNodeConfig struct {
 	// served to front doors (KeyService), rotation through the admin API.
 	// Nil: the worker serves no keys, and front doors cannot start.
 	Keys *keys.Ring
+	// Telemetry counts and traces the worker's calls; nil: nothing does.
+	Telemetry *telemetry.Telemetry
+	// ServerOptions are more options of the gRPC server, e.g. keepalive.
+	ServerOptions []grpc.ServerOption
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
@@ -127,15 +132,16 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		register = append(register, fixtures.Register)
 	}
 	srv, err := worker.New(worker.Config{
-		Logger:       cfg.Log.With("component", "worker"),
-		NATS:         cfg.NATS,
-		Access:       roles,
-		Tokens:       tokenStore,
-		Auditor:      auditLog,
-		Unnamed:      unnamed,
-		InternalKey:  cfg.InternalKey,
-		Register:     register,
-		DrainTimeout: cfg.Drain,
+		Logger:        cfg.Log.With("component", "worker"),
+		NATS:          cfg.NATS,
+		Access:        roles,
+		Tokens:        tokenStore,
+		Auditor:       auditLog,
+		Unnamed:       unnamed,
+		InternalKey:   cfg.InternalKey,
+		Register:      register,
+		DrainTimeout:  cfg.Drain,
+		ServerOptions: grpcServerOptions(cfg.Telemetry, cfg.ServerOptions),
 
 		// Platform operators, who are no member, call the admin API only.
 		OperatorServices: []string{admin.ServiceName},
@@ -214,11 +220,14 @@ type frontdoorNodeConfig struct {
 	// Operator recognises the platform operators' secret on the admin
 	// API; nil: nobody acts as an operator.
 	Operator *adminedge.OperatorSecret
+	// Telemetry counts and traces the MCP requests and the calls to the
+	// workers; nil: nothing does.
+	Telemetry *telemetry.Telemetry
 }
 
 func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	n := &frontdoorNode{lis: cfg.Listener, served: make(chan error, 1), endpoint: cfg.PublicURL + "/api/mcp", nats: cfg.NATS}
-	if n.conn, err = dialWorkers(cfg.Worker, cfg.InternalKey); err != nil {
+	if n.conn, err = dialWorkers(cfg.Worker, cfg.InternalKey, cfg.dialOptions()...); err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -265,7 +274,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		n.conn.Close()
 		return nil, err
 	}
-	n.http = newHTTPServer(probes(n.ready, n.admin.Wrap(h)), n.idle.track)
+	n.http = newHTTPServer(probes(n.ready, cfg.traced(n.admin.Wrap(h))), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.lis) }()
 	return n, nil
 }
@@ -323,7 +332,12 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	if err != nil {
 		return nil, err
 	}
+	var observer frontdoor.Observer
+	if cfg.Telemetry != nil {
+		observer = cfg.Telemetry.FrontdoorObserver(toolNames(cat))
+	}
 	return frontdoor.New(frontdoor.Config{
+		Observer:       observer,
 		RateLimiter:    limiter,
 		Mailbox:        mb,
 		Events:         changes,

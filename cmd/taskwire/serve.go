@@ -5,11 +5,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"os"
 
 	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/telemetry"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -25,7 +25,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	log := slog.New(slog.NewJSONHandler(stderr, &slog.HandlerOptions{Level: level}))
+	log := telemetry.NewLogger(stderr, level)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
@@ -46,7 +46,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		sys.Close(context.Background())
 		return err
 	}
-	log.Info("taskwire serving", "endpoint", sys.Endpoint, "db", redactDSN(cfg.DB))
+	log.Info("taskwire serving", "endpoint", sys.Endpoint, "db", redactDSN(cfg.DB), "metrics", sys.metrics.Addr())
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down")

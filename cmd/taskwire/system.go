@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/telemetry"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -43,6 +44,8 @@ type system struct {
 	operator  *adminedge.OperatorSecret // recognises the operator secret on the admin API
 	newSecret string                    // the operator secret, when this start created it: shown once
 
+	tel     *telemetry.Telemetry // one for both nodes: a registry takes the database and NATS once
+	metrics *metricsServer       // nil without --metrics-addr
 	bus     *bus
 	worker  *workerNode
 	front   *frontdoorNode
@@ -59,7 +62,13 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 			s.Close(context.Background())
 		}
 	}()
-	if s.DB, err = store.Open(ctx, cfg.DB); err != nil {
+	if s.tel, err = telemetry.New(telemetry.Config{Service: "taskwire", Version: version, Logger: log}); err != nil {
+		return nil, err
+	}
+	if s.metrics, err = serveMetrics(cfg.MetricsAddr, s.tel, log); err != nil {
+		return nil, err
+	}
+	if s.DB, err = store.Open(ctx, cfg.DB, store.WrapDriver(s.tel.EntDriver)); err != nil {
 		return nil, err
 	}
 	if s.Key, _, err = authn.LoadOrCreateKey(cfg.SigningKey); err != nil {
@@ -72,6 +81,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
 		return nil, err
 	}
+	s.tel.InstrumentNATS(s.bus.conn)
 	keyNews, err := events.New(s.bus.conn)
 	if err != nil {
 		return nil, err
@@ -98,6 +108,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
+		Telemetry: s.tel,
 	})
 	if err != nil {
 		return nil, err
@@ -107,7 +118,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
 		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
 		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
-		RateLimits: cfg.rateLimits(),
+		RateLimits: cfg.rateLimits(), Telemetry: s.tel,
 	})
 	if err != nil {
 		return nil, err
@@ -185,7 +196,8 @@ func loadRetiredKeys(files []string, current *authn.Key) ([]*authn.Key, error) {
 const conformanceHandle = "conformance-suite"
 
 // Close stops the front door (letting calls in flight finish within the
-// shutdown grace), then the worker, NATS and the database.
+// shutdown grace), then the worker, NATS and the database, and last the
+// metrics and the traces still buffered.
 func (s *system) Close(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, s.cfg.ShutdownGrace)
 	defer cancel()
@@ -205,6 +217,10 @@ func (s *system) Close(ctx context.Context) error {
 	}
 	if s.DB != nil {
 		errs = append(errs, s.DB.Close())
+	}
+	s.metrics.Close()
+	if s.tel != nil {
+		shutdownTelemetry(s.tel, s.log)
 	}
 	return errors.Join(errs...)
 }

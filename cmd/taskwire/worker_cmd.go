@@ -10,9 +10,13 @@ import (
 	"net"
 	"net/http"
 
+	"google.golang.org/grpc"
+	grpckeepalive "google.golang.org/grpc/keepalive"
+
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/telemetry"
 )
 
 // runWorker runs `taskwire worker`: the board's gRPC server over the
@@ -28,11 +32,15 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := cfg.resolveNode(map[string]string{"--db": cfg.DB}); err != nil {
 		return err
 	}
-	log, err := cfg.logger(stderr)
+	if cfg.MaxConnectionAge < 0 {
+		return fmt.Errorf("--max-connection-age %v: want a duration, or 0 for none", cfg.MaxConnectionAge)
+	}
+	tel, log, err := newTelemetry(&cfg.config, "taskwire-worker", stderr)
 	if err != nil {
 		return err
 	}
-	w, err := startWorkerProcess(ctx, cfg, log)
+	defer shutdownTelemetry(tel, log)
+	w, err := startWorkerProcess(ctx, cfg, log, tel)
 	if err != nil {
 		return err
 	}
@@ -50,9 +58,10 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // workerProcess is what `taskwire worker` runs: the database, NATS, the
-// worker node and its probes.
+// worker node and its probes and metrics.
 type workerProcess struct {
 	cfg    nodeConfig
+	tel    *telemetry.Telemetry
 	db     *store.Database
 	bus    *bus
 	node   *workerNode
@@ -60,19 +69,20 @@ type workerProcess struct {
 	lis    net.Listener // the probes'
 }
 
-func startWorkerProcess(ctx context.Context, cfg nodeConfig, log *slog.Logger) (_ *workerProcess, err error) {
-	w := &workerProcess{cfg: cfg}
+func startWorkerProcess(ctx context.Context, cfg nodeConfig, log *slog.Logger, tel *telemetry.Telemetry) (_ *workerProcess, err error) {
+	w := &workerProcess{cfg: cfg, tel: tel}
 	defer func() {
 		if err != nil {
 			w.close()
 		}
 	}()
-	if w.db, err = openWorkerDB(ctx, cfg, log); err != nil {
+	if w.db, err = openWorkerDB(ctx, cfg, log, store.WrapDriver(tel.EntDriver)); err != nil {
 		return nil, err
 	}
 	if w.bus, err = startBus(cfg.NATS, ""); err != nil {
 		return nil, err
 	}
+	tel.InstrumentNATS(w.bus.conn)
 	nodeCfg, err := w.nodeConfig(ctx, log)
 	if err != nil {
 		return nil, err
@@ -85,7 +95,7 @@ func startWorkerProcess(ctx context.Context, cfg nodeConfig, log *slog.Logger) (
 
 // openWorkerDB connects to the database, migrating it first only when
 // told: a deployment's migration runs once, before its workers start.
-func openWorkerDB(ctx context.Context, cfg nodeConfig, log *slog.Logger) (*store.Database, error) {
+func openWorkerDB(ctx context.Context, cfg nodeConfig, log *slog.Logger, opts ...store.Option) (*store.Database, error) {
 	if cfg.Migrate {
 		from, err := store.Migrate(ctx, cfg.DB)
 		if err != nil {
@@ -93,7 +103,7 @@ func openWorkerDB(ctx context.Context, cfg nodeConfig, log *slog.Logger) (*store
 		}
 		log.Info("schema migrated", "from", from, "to", store.SchemaVersion)
 	}
-	db, err := store.Connect(ctx, cfg.DB)
+	db, err := store.Connect(ctx, cfg.DB, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -129,10 +139,12 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	return workerNodeConfig{
 		DB: w.db.Client, NATS: w.bus.conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
+		Telemetry: w.tel, ServerOptions: keepalive(cfg),
 	}, nil
 }
 
-// serveProbes serves /healthz and /readyz on the --http address, if any.
+// serveProbes serves /healthz, /readyz and /metrics on the --http
+// address, if any.
 func (w *workerProcess) serveProbes() error {
 	if w.cfg.HTTPAddr == "" {
 		return nil
@@ -142,7 +154,7 @@ func (w *workerProcess) serveProbes() error {
 		return fmt.Errorf("probes: listen on %s: %w", w.cfg.HTTPAddr, err)
 	}
 	w.lis = lis
-	w.probes = &http.Server{Handler: probes(w.ready, http.NotFoundHandler()), ReadHeaderTimeout: readHeaderTimeout}
+	w.probes = &http.Server{Handler: probes(w.ready, metricsHandler(w.tel)), ReadHeaderTimeout: readHeaderTimeout}
 	go w.probes.Serve(lis)
 	return nil
 }
@@ -187,4 +199,19 @@ func (w *workerProcess) close() {
 	if w.db != nil {
 		w.db.Close()
 	}
+}
+
+// keepalive bounds the age of the front doors' connections to the worker
+// (--max-connection-age, ±10% so they do not all reconnect at once): a
+// front door following a DNS name re-resolves it only when a connection
+// ends, so without this it would never call a worker added later. Calls
+// in flight when the age is reached get the shutdown grace to finish.
+func keepalive(cfg nodeConfig) []grpc.ServerOption {
+	if cfg.MaxConnectionAge <= 0 {
+		return nil
+	}
+	return []grpc.ServerOption{grpc.KeepaliveParams(grpckeepalive.ServerParameters{
+		MaxConnectionAge:      cfg.MaxConnectionAge,
+		MaxConnectionAgeGrace: cfg.ShutdownGrace,
+	})}
 }

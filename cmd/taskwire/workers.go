@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -48,14 +49,15 @@ func workerTarget(spec string) (string, []grpc.DialOption, error) {
 }
 
 // dialWorkers returns the front door's connection to the workers of spec,
-// every call carrying the internal key. It never goes idle, so that
-// readiness tells what the next call will meet.
-func dialWorkers(spec, internalKey string) (*grpc.ClientConn, error) {
+// every call carrying the internal key, with extra options (telemetry's)
+// first. It never goes idle, so that readiness tells what the next call
+// will meet.
+func dialWorkers(spec, internalKey string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	target, opts, err := workerTarget(spec)
 	if err != nil {
 		return nil, err
 	}
-	opts = append(opts,
+	opts = append(slices.Concat(extra, opts),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithPerRPCCredentials(identity.InternalKey(internalKey)),
 		grpc.WithDefaultServiceConfig(workerServiceConfig),

@@ -40,7 +40,8 @@ var sqlitePragmas = []string{
 // deployment's workers use Connect.
 // dsn is "sqlite:<path>" or "file:<path>" for SQLite (the parent directory is
 // created if missing), or "postgres://…" / "postgresql://…" for PostgreSQL.
-func Open(ctx context.Context, dsn string) (*ent.Client, error) {
+// opts change the client built (WrapDriver).
+func Open(ctx context.Context, dsn string, opts ...Option) (*ent.Client, error) {
 	drv, err := openDriver(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -49,7 +50,7 @@ func Open(ctx context.Context, dsn string) (*ent.Client, error) {
 		drv.Close()
 		return nil, err
 	}
-	return ent.NewClient(ent.Driver(drv)), nil
+	return newClient(drv, opts), nil
 }
 
 func openDriver(ctx context.Context, dsn string) (*entsql.Driver, error) {

@@ -157,8 +157,8 @@ func (d *Database) Close() error { return d.Client.Close() }
 // before a rollout. It fails with ErrSchemaBehind when the database
 // records an older version than SchemaVersion; a newer one is accepted,
 // since migrations only add, so older workers keep running through a
-// rollout.
-func Connect(ctx context.Context, dsn string) (*Database, error) {
+// rollout. opts change the client built (WrapDriver).
+func Connect(ctx context.Context, dsn string, opts ...Option) (*Database, error) {
 	drv, err := openDriver(ctx, dsn)
 	if err != nil {
 		return nil, err
@@ -171,5 +171,5 @@ func Connect(ctx context.Context, dsn string) (*Database, error) {
 		drv.Close()
 		return nil, err
 	}
-	return &Database{Client: ent.NewClient(ent.Driver(drv)), Version: v, db: drv.DB()}, nil
+	return &Database{Client: newClient(drv, opts), Version: v, db: drv.DB()}, nil
 }

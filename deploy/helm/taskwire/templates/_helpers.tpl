@@ -155,6 +155,10 @@ Taskwire user. Call with (dict "ctx" $ "files" (list "signing.key" …)).
   value: {{ required "nats.url is required" .Values.nats.url | quote }}
 - name: TASKWIRE_LOG_LEVEL
   value: {{ .Values.logLevel | quote }}
+{{- with .Values.tracing.otlpEndpoint }}
+- name: OTEL_EXPORTER_OTLP_ENDPOINT
+  value: {{ . | quote }}
+{{- end }}
 {{- end }}
 
 {{/* Node selection and spreading of one tier: (dict "ctx" $ "component" "worker" "tier" .Values.worker). */}}

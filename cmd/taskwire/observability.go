@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
+
+	"github.com/taskwire/taskwire/frontdoor/catalog"
+	"github.com/taskwire/taskwire/services/telemetry"
+)
+
+// newTelemetry returns the process's logger, which gives every record the
+// identity of its call, and its telemetry, named service in traces. A
+// command builds one of each and hands them to every node it runs: the
+// metrics registry refuses a second registration of the same database or
+// NATS connection.
+func newTelemetry(c *config, service string, w io.Writer) (*telemetry.Telemetry, *slog.Logger, error) {
+	level, err := c.logLevel()
+	if err != nil {
+		return nil, nil, err
+	}
+	log := telemetry.NewLogger(w, level)
+	tel, err := telemetry.New(telemetry.Config{Service: service, Version: version, Logger: log})
+	if err != nil {
+		return nil, nil, err
+	}
+	return tel, log, nil
+}
+
+// shutdownTelemetry sends the spans still buffered, within a few seconds:
+// the last step of a process, once its servers have stopped.
+func shutdownTelemetry(tel *telemetry.Telemetry, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := tel.Shutdown(ctx); err != nil {
+		log.Warn("traces still buffered at exit were lost", "err", err)
+	}
+}
+
+// metricsHandler serves the registry on /metrics and nothing else, so a
+// port that serves metrics serves no MCP and no admin API.
+func metricsHandler(tel *telemetry.Telemetry) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", tel.Handler())
+	return mux
+}
+
+// metricsServer serves /metrics on a listen address of its own, kept off
+// the public port: scrapers reach it inside the deployment, clients never.
+type metricsServer struct {
+	srv *http.Server
+	lis net.Listener
+}
+
+// serveMetrics listens on addr and serves tel's metrics there; an empty
+// addr serves none and returns nil, which the methods accept.
+func serveMetrics(addr string, tel *telemetry.Telemetry, log *slog.Logger) (*metricsServer, error) {
+	if addr == "" {
+		return nil, nil
+	}
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
+	}
+	m := &metricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel), ReadHeaderTimeout: readHeaderTimeout}}
+	go func() {
+		if err := m.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error("metrics server stopped", "err", err)
+		}
+	}()
+	return m, nil
+}
+
+// Addr is the address metrics are served on, or "" for none.
+func (m *metricsServer) Addr() string {
+	if m == nil {
+		return ""
+	}
+	return m.lis.Addr().String()
+}
+
+// Close stops serving metrics: a scrape cut short loses nothing.
+func (m *metricsServer) Close() {
+	if m != nil {
+		m.srv.Close()
+	}
+}
+
+// toolNames are the catalogue's tool names, which bound the tool label of
+// the request metrics.
+func toolNames(cat *catalog.Catalog) []string {
+	var names []string
+	for _, t := range cat.Tools() {
+		names = append(names, t.Def.Name)
+	}
+	return names
+}
+
+// grpcServerOptions puts tel's options for a worker's gRPC server (nil
+// tel: none) before extra, so its metrics and spans see every call.
+func grpcServerOptions(tel *telemetry.Telemetry, extra []grpc.ServerOption) []grpc.ServerOption {
+	if tel == nil {
+		return extra
+	}
+	return append(tel.GRPCServerOptions(), extra...)
+}
+
+// dialOptions are the telemetry's options of the connection to the
+// workers, which carry each request's trace to them.
+func (cfg frontdoorNodeConfig) dialOptions() []grpc.DialOption {
+	if cfg.Telemetry == nil {
+		return nil
+	}
+	return cfg.Telemetry.GRPCDialOptions()
+}
+
+// traced reads each request's trace context from its headers, for the
+// span the observer starts, and readies it for the call's log fields.
+func (cfg frontdoorNodeConfig) traced(h http.Handler) http.Handler {
+	if cfg.Telemetry == nil {
+		return h
+	}
+	return cfg.Telemetry.HTTPMiddleware(h)
+}
