@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/services/access"
 )
@@ -45,7 +46,7 @@ func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.Cal
 	case codes.DeadlineExceeded:
 		text = fmt.Sprintf("%s did not finish in time and was stopped; nothing it had not finished was saved. Try again, or with less work at once.", tool)
 	case codes.Unavailable, codes.ResourceExhausted:
-		text = "The board is temporarily unavailable. Try again in a moment."
+		text = unavailableText
 	case codes.Canceled:
 		return nil, context.Canceled
 	default:
@@ -60,15 +61,22 @@ func toolsetError(tool, toolset string, toolsets []string) *mcp.ToolsetError {
 	return &mcp.ToolsetError{Tool: tool, Toolset: toolset, Toolsets: toolsets, Message: access.ToolsetSentence(tool, toolset, toolsets)}
 }
 
+// unavailableText tells a client that no worker could serve its call and
+// that retrying is safe.
+const unavailableText = "The board is temporarily unavailable. Try again in a moment."
+
 // accessFailure translates the failure of asking for the caller's access:
 // a membership the worker cannot find is a request the front door cannot
-// serve as sent; anything else it answers with -32603.
+// serve as sent; no worker to ask is -32603 saying to try again; anything
+// else it answers with -32603 and a neutral message.
 func accessFailure(err error) error {
 	switch st := status.Convert(err); st.Code() {
 	case codes.Canceled:
 		return context.Canceled
 	case codes.Unauthenticated:
 		return &mcp.RevokedError{Reason: st.Message()}
+	case codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded:
+		return &jsonrpc.Error{Code: jsonrpc.Internal, Message: unavailableText}
 	}
 	return fmt.Errorf("toolcall: access: %w", err)
 }

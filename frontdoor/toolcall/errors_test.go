@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
@@ -130,5 +133,21 @@ func TestCallTimeout(t *testing.T) {
 	}
 	if text := resultText(t, res); !res.IsError || !strings.Contains(text, "tasks_get did not finish in time") {
 		t.Errorf("CallTool past CallTimeout = isError %v, %q; want isError saying tasks_get did not finish in time", res.IsError, text)
+	}
+}
+
+// TestAccessUnavailable: when no worker can say what the caller may do
+// (tools/list, or the access check before a call), the client gets a
+// JSON-RPC error that says to try again, not a neutral internal error.
+func TestAccessUnavailable(t *testing.T) {
+	for _, code := range []codes.Code{codes.Unavailable, codes.DeadlineExceeded} {
+		var je *jsonrpc.Error
+		if err := accessFailure(status.Error(code, "connection refused")); !errors.As(err, &je) || !strings.Contains(je.Message, "Try again") {
+			t.Errorf("accessFailure(%v) = %v, want a JSON-RPC error saying to try again", code, err)
+		}
+	}
+	var je *jsonrpc.Error
+	if err := accessFailure(status.Error(codes.Internal, "boom")); errors.As(err, &je) {
+		t.Errorf("accessFailure(Internal) = %v, want an error the front door hides", err)
 	}
 }
