@@ -1,0 +1,95 @@
+// Command gosdkpeer is the benchmark's peer built on the official Go SDK
+// (github.com/modelcontextprotocol/go-sdk): a stateless Streamable HTTP
+// server with tasks_get and tasks_list over a Taskwire SQLite file, opened
+// read-only.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/bench/taskdb"
+)
+
+type getIn struct {
+	Ref string `json:"ref" jsonschema:"the task's ref, like T-12"`
+}
+
+type getOut struct {
+	Task taskdb.Task `json:"task"`
+}
+
+type listIn struct {
+	Limit  int    `json:"limit,omitempty" jsonschema:"how many tasks, 1 to 100, default 25"`
+	Cursor string `json:"cursor,omitempty" jsonschema:"the ref to continue after"`
+}
+
+type listOut struct {
+	Tasks      []taskdb.Task `json:"tasks"`
+	NextCursor string        `json:"next_cursor,omitempty"`
+}
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:18090", "HTTP listen address")
+	path := flag.String("db", "", "Taskwire SQLite file, opened read-only")
+	tenant := flag.Int("tenant", 1, "tenant id whose tasks are served")
+	flag.Parse()
+	db, err := taskdb.Open(*path, *tenant)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+
+	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdkpeer", Version: "bench"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "tasks_get", Description: "Get one task by its ref."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in getIn) (*mcp.CallToolResult, getOut, error) {
+			t, err := db.Get(ctx, in.Ref)
+			if errors.Is(err, taskdb.ErrNotFound) {
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, getOut{}, nil
+			}
+			return nil, getOut{Task: t}, err
+		})
+	mcp.AddTool(srv, &mcp.Tool{Name: "tasks_list", Description: "List tasks by ref."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+			after := 0
+			if in.Cursor != "" {
+				if after, _ = taskdb.ParseRef(in.Cursor); after == 0 {
+					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "bad cursor"}}}, listOut{}, nil
+				}
+			}
+			tasks, err := db.List(ctx, after, in.Limit)
+			out := listOut{Tasks: tasks}
+			if n := len(tasks); n > 0 && n == taskdb.Limit(in.Limit) {
+				out.NextCursor = tasks[n-1].Ref
+			}
+			return nil, out, err
+		})
+
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", h)
+	hs := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	fmt.Fprintf(os.Stderr, "gosdkpeer serving MCP at http://%s/mcp\n", *addr)
+	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// runCmd calls one tool at a fixed concurrency for a fixed time.
+func runCmd(args []string) error {
+	var c common
+	fs := flag.NewFlagSet("run", flag.ExitOnError)
+	c.register(fs)
+	tool := fs.String("tool", "tasks_get", "tasks_get, tasks_list or tasks_create")
+	conc := fs.Int("c", 1, "concurrent callers, each with its own connection")
+	dur := fs.Duration("d", 5*time.Second, "measured duration")
+	warm := fs.Duration("warmup", time.Second, "unmeasured calls before it")
+	refs := fs.Int("refs", 1000, "tasks_get asks for T-1 … T-<refs> at random")
+	fs.Parse(args)
+	pids, err := parsePIDs(c.pids)
+	if err != nil {
+		return err
+	}
+	cl := newClient(c.url, c.token, *conc)
+	var seq atomic.Int64
+	nonce := time.Now().UnixNano()
+	argsFor := func() any {
+		switch *tool {
+		case "tasks_get":
+			return map[string]any{"ref": ref(1 + rand.IntN(*refs))}
+		case "tasks_list":
+			return map[string]any{"limit": 25}
+		case "tasks_create":
+			return map[string]any{"title": fmt.Sprintf("bench %s %x #%d", c.setup, nonce, seq.Add(1)), "kind": "chore"}
+		}
+		return map[string]any{}
+	}
+	phase := func(d time.Duration) ([][]time.Duration, []int, string) {
+		lat := make([][]time.Duration, *conc)
+		errs := make([]int, *conc)
+		var firstErr atomic.Value
+		ctx, cancel := context.WithTimeout(context.Background(), d)
+		defer cancel()
+		var wg sync.WaitGroup
+		for w := range *conc {
+			wg.Go(func() {
+				for ctx.Err() == nil {
+					b, _ := body(seq.Add(1), "tools/call", *tool, argsFor(), "")
+					start := time.Now()
+					err := cl.call(context.Background(), "tools/call", *tool, b)
+					lat[w] = append(lat[w], time.Since(start))
+					if err != nil {
+						errs[w]++
+						firstErr.CompareAndSwap(nil, err.Error())
+					}
+				}
+			})
+		}
+		wg.Wait()
+		fe, _ := firstErr.Load().(string)
+		return lat, errs, fe
+	}
+	if *warm > 0 {
+		phase(*warm)
+	}
+	before, err := sampleProcs(pids)
+	if err != nil {
+		return err
+	}
+	self0, _ := sampleProcs([]int{os.Getpid()})
+	start := time.Now()
+	lat, errs, firstErr := phase(*dur)
+	elapsed := time.Since(start)
+	after, err := sampleProcs(pids)
+	if err != nil {
+		return err
+	}
+	self1, _ := sampleProcs([]int{os.Getpid()})
+	var all []time.Duration
+	r := Record{Round: c.round, Scenario: c.scenario, Setup: c.setup, Tool: *tool, Concurrency: *conc,
+		Seconds: elapsed.Seconds(), FirstError: firstErr}
+	for w := range lat {
+		all = append(all, lat[w]...)
+		r.Errors += errs[w]
+	}
+	sortDurations(all)
+	r.Requests = len(all)
+	fill(&r, all, elapsed, before, after, self1.cpu-self0.cpu)
+	return write(c.out, r)
+}
+
+// fill sets the throughput, latency and /proc figures of r.
+func fill(r *Record, sorted []time.Duration, elapsed time.Duration, before, after procSample, self time.Duration) {
+	r.RPS = float64(len(sorted)) / elapsed.Seconds()
+	r.P50Ms = ms(percentile(sorted, 0.50))
+	r.P99Ms = ms(percentile(sorted, 0.99))
+	r.P999Ms = ms(percentile(sorted, 0.999))
+	if n := len(sorted); n > 0 {
+		r.ServerCPUus = float64(after.cpu-before.cpu) / float64(time.Microsecond) / float64(n)
+		r.LoadCPUus = float64(self) / float64(time.Microsecond) / float64(n)
+	}
+	r.PeakRSSMB = float64(after.peakKB) / 1024
+	r.RSSMB = float64(after.rssKB) / 1024
+}

@@ -1,0 +1,85 @@
+// Command mcpgopeer is the benchmark's peer built on mark3labs/mcp-go: a
+// stateless Streamable HTTP server with tasks_get and tasks_list over a
+// Taskwire SQLite file, opened read-only.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/taskwire/taskwire/bench/taskdb"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:18091", "HTTP listen address")
+	path := flag.String("db", "", "Taskwire SQLite file, opened read-only")
+	tenant := flag.Int("tenant", 1, "tenant id whose tasks are served")
+	flag.Parse()
+	db, err := taskdb.Open(*path, *tenant)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer db.Close()
+
+	s := server.NewMCPServer("mcpgopeer", "bench", server.WithToolCapabilities(false))
+	s.AddTool(mcp.NewTool("tasks_get", mcp.WithDescription("Get one task by its ref."),
+		mcp.WithString("ref", mcp.Required(), mcp.Description("the task's ref, like T-12"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			t, err := db.Get(ctx, req.GetString("ref", ""))
+			if errors.Is(err, taskdb.ErrNotFound) {
+				return mcp.NewToolResultError(err.Error()), nil
+			}
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultJSON(map[string]any{"task": t})
+		})
+	s.AddTool(mcp.NewTool("tasks_list", mcp.WithDescription("List tasks by ref."),
+		mcp.WithNumber("limit", mcp.Description("how many tasks, 1 to 100, default 25")),
+		mcp.WithString("cursor", mcp.Description("the ref to continue after"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			after := 0
+			if c := req.GetString("cursor", ""); c != "" {
+				if after, _ = taskdb.ParseRef(c); after == 0 {
+					return mcp.NewToolResultError("bad cursor"), nil
+				}
+			}
+			limit := taskdb.Limit(req.GetInt("limit", 25))
+			tasks, err := db.List(ctx, after, limit)
+			if err != nil {
+				return nil, err
+			}
+			out := map[string]any{"tasks": tasks}
+			if n := len(tasks); n == limit {
+				out["next_cursor"] = tasks[n-1].Ref
+			}
+			return mcp.NewToolResultJSON(out)
+		})
+
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", server.NewStreamableHTTPServer(s, server.WithStateLess(true)))
+	hs := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	go func() {
+		<-ctx.Done()
+		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+	fmt.Fprintf(os.Stderr, "mcpgopeer serving MCP at http://%s/mcp\n", *addr)
+	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Fatal(err)
+	}
+}
