@@ -21,6 +21,7 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/services/cursor"
 )
 
 // Outcomes of a call besides the gRPC code names of failures ("NotFound",
@@ -88,7 +89,7 @@ type Config struct {
 }
 
 // MinCursorKey is the shortest Config.CursorKey accepted.
-const MinCursorKey = 16
+const MinCursorKey = cursor.MinKeyLen
 
 // Validate reports whether c is complete.
 func (c Config) Validate() error {
@@ -105,9 +106,9 @@ func (c Config) Validate() error {
 // Auditor (Record) and the AuditService (the audit_list tool).
 type Store struct {
 	taskwirev1.UnimplementedAuditServiceServer
-	client *ent.Client
-	key    []byte
-	log    *slog.Logger
+	client  *ent.Client
+	cursors *cursor.Sealer
+	log     *slog.Logger
 }
 
 var _ taskwirev1.AuditServiceServer = (*Store)(nil)
@@ -121,7 +122,11 @@ func New(cfg Config) (*Store, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Store{client: cfg.Client, key: append([]byte(nil), cfg.CursorKey...), log: log}, nil
+	cursors, err := cursor.New(cfg.CursorKey)
+	if err != nil {
+		return nil, err
+	}
+	return &Store{client: cfg.Client, cursors: cursors, log: log}, nil
 }
 
 // Register adds the AuditService to a gRPC server.

@@ -46,14 +46,14 @@ type Filter struct {
 
 // List returns a page of the audit log of the tenant with slug
 // tenantSlug, newest first, with the cursor of the next page ("" on the
-// last). limit is 1 to MaxLimit, 0 for DefaultLimit. cursor is "" for the
+// last). limit is 1 to MaxLimit, 0 for DefaultLimit. c is "" for the
 // first page or the next cursor of a previous page of the same tenant and
 // filter; anything else is Invalid. An unknown tenant or member is
 // NotFound.
 //
 // The caller must have checked that whoever asks may read the tenant's
 // log: List trusts tenantSlug.
-func (s *Store) List(ctx context.Context, tenantSlug string, f Filter, cursor string, limit int) ([]Event, string, error) {
+func (s *Store) List(ctx context.Context, tenantSlug string, f Filter, c string, limit int) ([]Event, string, error) {
 	limit, f, err := checkQuery(f, limit)
 	if err != nil {
 		return nil, "", err
@@ -71,8 +71,8 @@ func (s *Store) List(ctx context.Context, tenantSlug string, f Filter, cursor st
 		return nil, "", store.DomainError(ctx, err)
 	}
 	key := filterKey(memberID, f)
-	if cursor != "" {
-		p, err := s.open(cursor, t.ID, key)
+	if c != "" {
+		p, err := s.open(c, t.ID, key)
 		if err != nil {
 			return nil, "", err
 		}
@@ -91,7 +91,7 @@ func (s *Store) List(ctx context.Context, tenantSlug string, f Filter, cursor st
 	if len(rows) > limit {
 		rows = rows[:limit]
 		last := rows[limit-1]
-		next = s.seal(position{tenant: t.ID, at: last.OccurredAt, id: last.ID, filter: key})
+		next = s.seal(t.ID, key, position{at: last.OccurredAt, id: last.ID})
 	}
 	out := make([]Event, len(rows))
 	for i, r := range rows {

@@ -6,7 +6,6 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/idempotency"
 )
@@ -107,20 +106,4 @@ func assign(t *ent.Task, u *ent.TaskUpdateOne, add []string, addIDs map[string]i
 	putList(detail, "added", added)
 	putList(detail, "removed", removed)
 	return detail, nil
-}
-
-// anyMemberIDs is memberIDs including removed members.
-func anyMemberIDs(ctx context.Context, c *ent.Client, a actor, handles []string) (map[string]int, error) {
-	ids := map[string]int{}
-	if len(handles) == 0 {
-		return ids, nil
-	}
-	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.HandleIn(handles...)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range ms {
-		ids[m.Handle] = m.ID
-	}
-	return ids, nil
 }

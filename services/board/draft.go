@@ -12,6 +12,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/services/domainerr"
 )
@@ -160,11 +161,23 @@ func checkAssignees(a actor, handles []string) ([]string, error) {
 // memberIDs returns the ids of those of handles that are members of the
 // caller's tenant and not removed; checkKnown tells about the others.
 func memberIDs(ctx context.Context, c *ent.Client, a actor, handles []string) (map[string]int, error) {
+	return idsOfHandles(ctx, c, a, handles, member.RemovedAtIsNil())
+}
+
+// anyMemberIDs is memberIDs including removed members.
+func anyMemberIDs(ctx context.Context, c *ent.Client, a actor, handles []string) (map[string]int, error) {
+	return idsOfHandles(ctx, c, a, handles)
+}
+
+// idsOfHandles returns the ids of those of handles that are members of the
+// caller's tenant matching where.
+func idsOfHandles(ctx context.Context, c *ent.Client, a actor, handles []string, where ...predicate.Member) (map[string]int, error) {
 	ids := map[string]int{}
 	if len(handles) == 0 {
 		return ids, nil
 	}
-	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.HandleIn(handles...), member.RemovedAtIsNil()).All(ctx)
+	where = append(where, member.TenantID(a.tenant.ID), member.HandleIn(handles...))
+	ms, err := c.Member.Query().Where(where...).All(ctx)
 	if err != nil {
 		return nil, err
 	}

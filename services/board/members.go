@@ -42,14 +42,22 @@ func (s *Service) listMembers(ctx context.Context, a actor, req *taskwirev1.List
 		ms = ms[:limit]
 		resp.NextCursor = s.cursors.Seal(a.tenant.ID, "members", membersQuery, ms[limit-1].Handle)
 	}
-	sponsors, err := sponsorHandles(ctx, s.client, a, ms)
-	if err != nil {
+	// Removed sponsors included: an assistant stays answerable to
+	// whoever sponsored it.
+	sponsors := names{members: map[int]*ent.Member{}}
+	var ids []int
+	for _, m := range ms {
+		if m.SponsorID != nil {
+			ids = append(ids, *m.SponsorID)
+		}
+	}
+	if err := sponsors.addMembers(ctx, s.client, a, ids); err != nil {
 		return nil, err
 	}
 	for _, m := range ms {
 		p := memberProto(m)
 		if m.SponsorID != nil {
-			p.Sponsor = sponsors[*m.SponsorID]
+			p.Sponsor = sponsors.handle(*m.SponsorID)
 		}
 		resp.Items = append(resp.Items, p)
 	}
@@ -59,27 +67,4 @@ func (s *Service) listMembers(ctx context.Context, a actor, req *taskwirev1.List
 // memberProto converts a member for a response, without its sponsor.
 func memberProto(m *ent.Member) *taskwirev1.Member {
 	return &taskwirev1.Member{Handle: m.Handle, DisplayName: m.DisplayName, Kind: memberKinds[m.Kind], Role: memberRoles[m.Role]}
-}
-
-// sponsorHandles returns the handles of the sponsors of ms by id, removed
-// sponsors included: an assistant stays answerable to whoever sponsored it.
-func sponsorHandles(ctx context.Context, c *ent.Client, a actor, ms []*ent.Member) (map[int]string, error) {
-	var ids []int
-	for _, m := range ms {
-		if m.SponsorID != nil {
-			ids = append(ids, *m.SponsorID)
-		}
-	}
-	out := map[int]string{}
-	if len(ids) == 0 {
-		return out, nil
-	}
-	sponsors, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(ids...)).All(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range sponsors {
-		out[m.ID] = m.Handle
-	}
-	return out, nil
 }

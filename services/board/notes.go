@@ -11,7 +11,6 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/contextnote"
-	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/predicate"
 	"github.com/taskwire/taskwire/services/cursor"
 	"github.com/taskwire/taskwire/services/domainerr"
@@ -111,18 +110,11 @@ func (s *Service) addContextNote(ctx context.Context, a actor, req *taskwirev1.A
 // authorNames loads the authors of notes.
 func authorNames(ctx context.Context, c *ent.Client, a actor, notes []*ent.ContextNote) (names, error) {
 	n := names{members: map[int]*ent.Member{}, me: a.member.ID}
-	if len(notes) == 0 {
-		return n, nil
-	}
 	ids := make([]int, 0, len(notes))
 	for _, note := range notes {
 		ids = append(ids, note.AuthorID)
 	}
-	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(ids...)).All(ctx)
-	for _, m := range ms {
-		n.members[m.ID] = m
-	}
-	return n, err
+	return n, n.addMembers(ctx, c, a, ids)
 }
 
 // note converts a context note on the board with slug for the caller's

@@ -7,17 +7,12 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"log"
-	"net/http"
-	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 
+	"github.com/taskwire/taskwire/bench/peerserve"
 	"github.com/taskwire/taskwire/bench/taskdb"
 )
 
@@ -67,19 +62,7 @@ func main() {
 			return mcp.NewToolResultJSON(out)
 		})
 
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", server.NewStreamableHTTPServer(s, server.WithStateLess(true)))
-	hs := &http.Server{Addr: *addr, Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	go func() {
-		<-ctx.Done()
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		hs.Shutdown(sctx)
-	}()
-	fmt.Fprintf(os.Stderr, "mcpgopeer serving MCP at http://%s/mcp\n", *addr)
-	if err := hs.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	if err := peerserve.Run("mcpgopeer", *addr, server.NewStreamableHTTPServer(s, server.WithStateLess(true))); err != nil {
 		log.Fatal(err)
 	}
 }
