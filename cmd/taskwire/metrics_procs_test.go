@@ -28,7 +28,11 @@ func TestMetricsOfSeparateProcesses(t *testing.T) {
 			token := d.ownerToken(t)
 			during := d.callForMetrics(t, token, metrics, "http://"+w.http+"/metrics")
 
-			front := scrapeMetrics(t, metrics)
+			front := scrapeSettled(t, metrics, func(s *metricsScrape) bool {
+				inFlight, _ := s.value("taskwire_mcp_requests_in_flight", nil)
+				streams, _ := s.value("taskwire_mcp_sse_streams_open", nil)
+				return inFlight == 0 && streams == 0
+			})
 			checkMCPSeries(t, front)
 			during.front.equals(t, "taskwire_mcp_sse_streams_open", nil, 1)
 			front.equals(t, "taskwire_mcp_sse_streams_open", nil, 0)
@@ -37,7 +41,11 @@ func TestMetricsOfSeparateProcesses(t *testing.T) {
 			front.absent(t, "taskwire_db_up") // front doors have no database
 			front.leaks(t, secrets...)
 
-			worker := scrapeMetrics(t, "http://"+w.http+"/metrics")
+			// The import is timed when its handler has returned.
+			worker := scrapeSettled(t, "http://"+w.http+"/metrics", func(s *metricsScrape) bool {
+				_, ok := s.value("taskwire_grpc_server_handling_seconds_count", metricLabels{"method": "/taskwire.v1.BoardService/ImportTasks"})
+				return ok
+			})
 			checkGRPCSeries(t, worker)
 			// In flight after the calls: the front door's health watch;
 			// during the import, the import too.
@@ -172,7 +180,11 @@ func TestServeMetrics(t *testing.T) {
 	cs := d.client(t, token.FindStringSubmatch(p.stdout.String())[1], nil)
 	callOK(t, cs, "tasks_create", map[string]any{"title": "Served"})
 
-	s := scrapeMetrics(t, "http://"+addr+"/metrics")
+	s := scrapeSettled(t, "http://"+addr+"/metrics", func(s *metricsScrape) bool {
+		streams, _ := s.value("taskwire_mcp_sse_streams_open", nil)
+		_, timed := s.value("taskwire_grpc_server_handling_seconds_count", metricLabels{"method": "/taskwire.v1.BoardService/CreateTask"})
+		return streams == 0 && timed
+	})
 	s.atLeast(t, "taskwire_mcp_requests_total", metricLabels{"method": "tools/call", "tool": "tasks_create", "outcome": "ok"}, 1)
 	s.atLeast(t, "taskwire_grpc_server_handled_total", metricLabels{"method": "/taskwire.v1.BoardService/CreateTask", "code": "OK"}, 1)
 	s.equals(t, "taskwire_mcp_sse_streams_open", nil, 0)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // metricsScrape is one scrape of a /metrics endpoint, in the Prometheus text
@@ -39,6 +40,23 @@ func scrapeMetrics(t *testing.T, url string) *metricsScrape {
 	t.Helper()
 	text, err := getMetricsText(url)
 	return parseMetrics(t, url, text, err)
+}
+
+// scrapeSettled scrapes url until settled holds of what it serves (a
+// process updates its gauges after the client has its answer, so a
+// scrape right after a call may still see the call), and returns that
+// scrape; after ten seconds it returns the last one, for the checks that
+// follow to report what was wrong.
+func scrapeSettled(t *testing.T, url string, settled func(*metricsScrape) bool) *metricsScrape {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		s := scrapeMetrics(t, url)
+		if settled(s) || time.Now().After(deadline) {
+			return s
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // parseMetrics parses text, scraped from url with err.

@@ -62,12 +62,14 @@ func (o *observer) Begin(ctx context.Context, r frontdoor.RequestStart) context.
 	return ctx
 }
 
-// End counts the request and ends its span, if Begin started one.
+// End counts the request and ends its span, if Begin started one. The
+// request leaves the in-flight gauge only once it is counted, so no scrape
+// sees a request that is neither in flight nor counted.
 func (o *observer) End(ctx context.Context, r frontdoor.RequestEnd) {
-	o.m.inFlight.Dec()
 	method, tool := methodLabel(r.Method), o.toolLabel(r.Tool)
 	o.m.requests.WithLabelValues(method, tool, r.Outcome, codeLabel(r.Code)).Inc()
 	o.m.requestSeconds.WithLabelValues(method, tool, r.Outcome).Observe(r.Duration.Seconds())
+	o.m.inFlight.Dec()
 	span := trace.SpanFromContext(ctx)
 	if !span.IsRecording() {
 		return

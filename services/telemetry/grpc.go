@@ -56,7 +56,8 @@ func (t *Telemetry) countStream(srv any, ss grpc.ServerStream, info *grpc.Stream
 }
 
 // countRPC counts a call in flight until the function it returns runs,
-// which also records how long it took.
+// which also records how long it took: after it leaves the gauge, so a
+// scrape that sees the call timed no longer sees it in flight.
 func (t *Telemetry) countRPC(method string) func() {
 	start := time.Now()
 	t.metrics.rpcInFlight.Inc()
