@@ -36,6 +36,7 @@ import (
 	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/board"
+	"github.com/taskwire/taskwire/services/callercache"
 	"github.com/taskwire/taskwire/services/conformance"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
@@ -83,8 +84,9 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Every call's role is read from the database by the resolver; the
-	// access service answers from what it read.
+	// Every call's role is read from the database by the resolver
+	// (through the caller cache below); the access service answers from
+	// what it read.
 	roles, err := tenancy.NewResolver(cfg.DB)
 	if err != nil {
 		return nil, err
@@ -131,11 +133,21 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		}
 		register = append(register, fixtures.Register)
 	}
+	// Tokens and roles are asked of on every call; the cache answers
+	// repeated questions from memory, forgetting everything on the
+	// broadcasts that announce a revocation or role change (and whenever
+	// NATS is down).
+	callers, err := callercache.New(callercache.Config{NATS: cfg.NATS, Tokens: tokenStore, Access: roles})
+	if err != nil {
+		stopKeys()
+		return nil, err
+	}
+	stopFollowing := func() { stopKeys(); callers.Close() }
 	srv, err := worker.New(worker.Config{
 		Logger:        cfg.Log.With("component", "worker"),
 		NATS:          cfg.NATS,
-		Access:        roles,
-		Tokens:        tokenStore,
+		Access:        callers,
+		Tokens:        callers,
 		Auditor:       auditLog,
 		Unnamed:       unnamed,
 		InternalKey:   cfg.InternalKey,
@@ -147,15 +159,15 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		OperatorServices: []string{admin.ServiceName},
 	})
 	if err != nil {
-		stopKeys()
+		stopFollowing()
 		return nil, err
 	}
 	lis, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
-		stopKeys()
+		stopFollowing()
 		return nil, err
 	}
-	n := &workerNode{srv: srv, addr: lis.Addr().String(), served: make(chan error, 1), stopKeys: stopKeys}
+	n := &workerNode{srv: srv, addr: lis.Addr().String(), served: make(chan error, 1), stopKeys: stopFollowing}
 	go func() { n.served <- srv.Serve(lis) }()
 	return n, nil
 }

@@ -4,12 +4,12 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/tenantscope"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/tenancy"
 )
@@ -17,8 +17,8 @@ import (
 // TestRoles: what a call may do is the member's role narrowed by its
 // token's scopes, read from the database on every call. A viewer holding a
 // token with every scope sees only the reading tools, is refused a write in
-// a sentence the model can relay, and can ask whoami why; once its role is
-// raised in the database, the next call works.
+// a sentence the model can relay, and can ask whoami why; once an admin
+// raises its role, the next call works.
 func TestRoles(t *testing.T) {
 	for _, s := range setups() {
 		t.Run(s.name, func(t *testing.T) {
@@ -67,11 +67,13 @@ func TestRoles(t *testing.T) {
 				t.Errorf("assistant whoami = %v, want an assistant member sponsored by %s, allowed read and comment", who, h.sys.first.Owner.Handle)
 			}
 
-			// An admin raises vera's role: the very next call sees it.
-			scoped := tenantscope.NewContext(ctx, tenant.ID)
-			if err := h.sys.DB.Member.UpdateOneID(vera.ID).SetRole(member.RoleMember).Exec(scoped); err != nil {
-				t.Fatal(err)
+			// An admin raises vera's role: it applies as soon as the
+			// workers hear of it (a broadcast, which the worker serving the
+			// admin call need not have heard when the call returns).
+			if status, out := newAdminClient(t, h).post(h.token, "SetMemberRole", `{"handle":"vera","role":"MEMBER_ROLE_MEMBER"}`); status != 200 {
+				t.Fatalf("SetMemberRole vera member = %d %v", status, out)
 			}
+			waitFor(t, 5*time.Second, "vera's new role to apply", func() bool { return callOK(t, viewer, "whoami", nil)["role"] == "member" })
 			res, err = viewer.CallTool(ctx, move)
 			if err != nil || res.IsError {
 				t.Fatalf("tasks_move after promotion = %v %q, want success", err, text(res))
