@@ -394,3 +394,53 @@ func dynamicMessage(t *testing.T) *dynamicpb.Message {
 	}
 	return dynamicpb.NewMessage(fd.Messages().Get(0))
 }
+
+// batchAuditor is a fakeAuditor that also writes batches, noting their
+// sizes.
+type batchAuditor struct {
+	fakeAuditor
+	sizes []int
+}
+
+func (b *batchAuditor) RecordAll(ctx context.Context, events []audit.Event) (int, error) {
+	for _, e := range events {
+		if err := b.Record(ctx, e); err != nil {
+			return 0, err
+		}
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.sizes = append(b.sizes, len(events))
+	return 0, nil
+}
+
+// TestAuditBatches: with a BatchAuditor, events that queue up while a
+// write is under way are written together, and none is lost.
+func TestAuditBatches(t *testing.T) {
+	b := &batchAuditor{fakeAuditor: fakeAuditor{hold: make(chan struct{})}}
+	w, _, _ := startAuditWorker(t, func(c *Config) { c.Auditor = b })
+	const calls = 6
+	for i := range calls {
+		if _, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: fmt.Sprint("T-", i)}); err != nil {
+			t.Fatalf("GetTask = %v", err)
+		}
+	}
+	close(b.hold)
+	got := b.await(t, calls)
+	for i, e := range got {
+		if want := fmt.Sprint("ref=T-", i); len(e.Targets) != 1 || e.Targets[0] != want {
+			t.Errorf("event %d targets %v, want [%s]", i, e.Targets, want)
+		}
+	}
+	// The first write (of the first event or two) was held while the rest
+	// queued: they come in one more batch.
+	sizes := func() []int {
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		return append([]int(nil), b.sizes...)
+	}
+	waitFor(t, "the batches to be noted", func() bool { return len(sizes()) == 2 })
+	if s := sizes(); s[0]+s[1] != calls {
+		t.Errorf("batch sizes %v, want two batches of %d events in all", s, calls)
+	}
+}

@@ -20,17 +20,78 @@ import (
 // tenant that does not exist is NotFound: there is no log to write to. A
 // member that does not exist is recorded by id alone.
 func (s *Store) Record(ctx context.Context, e Event) error {
-	tid, err := s.tenantID(ctx, e)
+	create, err := s.creation(ctx, s.client, e)
 	if err != nil {
 		return err
 	}
-	ctx = tenantscope.NewContext(ctx, tid)
-	if e.Member == "" && e.MemberID > 0 {
-		if e, err = s.withMember(ctx, tid, e); err != nil {
-			return store.DomainError(ctx, err)
+	return store.DomainError(ctx, create.Exec(create.ctx))
+}
+
+// RecordAll writes events as Record does, all in one transaction: one
+// commit, and one multi-row insert per tenant, however many calls ended
+// together. Events whose tenant does not exist are left out (NotFound for
+// Record) and counted in skipped; any other failure writes none of them.
+func (s *Store) RecordAll(ctx context.Context, events []Event) (skipped int, err error) {
+	tx, err := s.client.Tx(ctx)
+	if err != nil {
+		return 0, store.DomainError(ctx, err)
+	}
+	var tenants []int
+	byTenant := map[int][]*ent.AuditEventCreate{}
+	scoped := map[int]context.Context{}
+	for _, e := range events {
+		c, err := s.creation(ctx, tx.Client(), e)
+		if domainerr.KindOf(err) == domainerr.NotFound {
+			skipped++
+			continue
+		}
+		if err != nil {
+			return 0, rollback(tx, err)
+		}
+		tid := c.tenant
+		if _, ok := byTenant[tid]; !ok {
+			tenants = append(tenants, tid)
+			scoped[tid] = c.ctx
+		}
+		byTenant[tid] = append(byTenant[tid], c.AuditEventCreate)
+	}
+	for _, tid := range tenants {
+		if err := tx.AuditEvent.CreateBulk(byTenant[tid]...).Exec(scoped[tid]); err != nil {
+			return 0, rollback(tx, store.DomainError(ctx, err))
 		}
 	}
-	create := s.client.AuditEvent.Create().
+	if err := tx.Commit(); err != nil {
+		return 0, store.DomainError(ctx, err)
+	}
+	return skipped, nil
+}
+
+func rollback(tx *ent.Tx, err error) error {
+	tx.Rollback()
+	return err
+}
+
+// eventCreate is one event's insert, with the context scoped to its
+// tenant that it must run in.
+type eventCreate struct {
+	*ent.AuditEventCreate
+	ctx    context.Context
+	tenant int
+}
+
+// creation builds e's insert through client, looking up what e lacks.
+func (s *Store) creation(ctx context.Context, client *ent.Client, e Event) (eventCreate, error) {
+	tid, err := tenantID(ctx, client, e)
+	if err != nil {
+		return eventCreate{}, err
+	}
+	ctx = tenantscope.NewContext(ctx, tid)
+	if e.Member == "" && e.MemberID > 0 {
+		if e, err = withMember(ctx, client, tid, e); err != nil {
+			return eventCreate{}, store.DomainError(ctx, err)
+		}
+	}
+	create := client.AuditEvent.Create().
 		SetTenantID(tid).
 		SetOccurredAt(timeOf(e.OccurredAt)).
 		SetMemberHandle(e.Member).
@@ -50,15 +111,15 @@ func (s *Store) Record(ctx context.Context, e Event) error {
 	if e.Kind != "" {
 		create.SetMemberKind(auditevent.MemberKind(e.Kind))
 	}
-	return store.DomainError(ctx, create.Exec(ctx))
+	return eventCreate{create, ctx, tid}, nil
 }
 
 // tenantID returns the id of e's tenant.
-func (s *Store) tenantID(ctx context.Context, e Event) (int, error) {
+func tenantID(ctx context.Context, client *ent.Client, e Event) (int, error) {
 	if e.TenantID > 0 {
 		return e.TenantID, nil
 	}
-	id, err := s.client.Tenant.Query().Where(tenant.Slug(e.Tenant)).OnlyID(ctx)
+	id, err := client.Tenant.Query().Where(tenant.Slug(e.Tenant)).OnlyID(ctx)
 	if ent.IsNotFound(err) {
 		return 0, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no tenant %q to audit a call in", e.Tenant))
 	}
@@ -66,8 +127,8 @@ func (s *Store) tenantID(ctx context.Context, e Event) (int, error) {
 }
 
 // withMember fills e's member handle, kind and sponsor from the database.
-func (s *Store) withMember(ctx context.Context, tid int, e Event) (Event, error) {
-	m, err := s.client.Member.Query().
+func withMember(ctx context.Context, client *ent.Client, tid int, e Event) (Event, error) {
+	m, err := client.Member.Query().
 		Where(member.TenantID(tid), member.ID(e.MemberID)).
 		WithSponsor().Only(ctx)
 	if ent.IsNotFound(err) {

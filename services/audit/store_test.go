@@ -250,3 +250,34 @@ func TestConfig(t *testing.T) {
 		t.Error("New with a 5-byte cursor key succeeded")
 	}
 }
+
+// TestRecordAll: a batch lands as its events would one by one, in each
+// tenant's own log, with the member resolved where the worker had not;
+// an event of a tenant that does not exist is skipped, not fatal.
+func TestRecordAll(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, client *ent.Client) {
+		e := newEnv(t, client)
+		batch := []audit.Event{
+			e.call("acme/alice", 0, "tasks_get", audit.OutcomeOK),
+			e.call("globex/alice", 1, "tasks_get", audit.OutcomeOK),
+			e.call("nowhere/alice", 2, "tasks_get", audit.OutcomeOK),
+			e.call("acme/bot", 3, "tasks_move", audit.OutcomeRefused),
+		}
+		skipped, err := e.store.RecordAll(context.Background(), batch)
+		if err != nil || skipped != 1 {
+			t.Fatalf("RecordAll = %d skipped, %v; want 1 skipped (nowhere), nil", skipped, err)
+		}
+		got, _ := e.list(t, "acme", audit.Filter{}, "", 0)
+		var seen []string
+		for _, ev := range got {
+			seen = append(seen, ev.Member+" "+ev.Tool+" "+ev.Targets[0]+" "+ev.Sponsor)
+		}
+		want := []string{"bot tasks_move ref=T-3 alice", "alice tasks_get ref=T-0 "}
+		if !slices.Equal(seen, want) {
+			t.Errorf("acme's log after RecordAll = %q, want %q", seen, want)
+		}
+		if got, _ := e.list(t, "globex", audit.Filter{}, "", 0); len(got) != 1 || got[0].Targets[0] != "ref=T-1" {
+			t.Errorf("globex's log after RecordAll = %v, want its one event", got)
+		}
+	})
+}
