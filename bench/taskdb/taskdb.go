@@ -102,6 +102,28 @@ func (d *DB) List(ctx context.Context, after, limit int) ([]Task, error) {
 	return scan(rows)
 }
 
+// ErrBadCursor is returned by Page for a cursor that is not a ref.
+var ErrBadCursor = errors.New("bad cursor")
+
+// Page lists the page after cursor (a ref; "" for the first page) with up
+// to limit tasks, and the cursor of the next page ("" when this page is
+// not full): what both peers' tasks_list answers.
+func (d *DB) Page(ctx context.Context, cursor string, limit int) (tasks []Task, next string, err error) {
+	after := 0
+	if cursor != "" {
+		if after, _ = ParseRef(cursor); after == 0 {
+			return nil, "", ErrBadCursor
+		}
+	}
+	if tasks, err = d.List(ctx, after, limit); err != nil {
+		return nil, "", err
+	}
+	if n := len(tasks); n > 0 && n == Limit(limit) {
+		next = tasks[n-1].Ref
+	}
+	return tasks, next, nil
+}
+
 // Limit is the page size a list asks for: 1 to 100, default 25.
 func Limit(n int) int {
 	if n <= 0 || n > 100 {

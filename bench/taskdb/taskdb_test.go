@@ -13,3 +13,10 @@ func TestParseRef(t *testing.T) {
 		}
 	}
 }
+
+func TestPageRefusesABadCursor(t *testing.T) {
+	var d DB // a bad cursor is refused before the database is asked
+	if _, _, err := d.Page(t.Context(), "nonsense", 25); err != ErrBadCursor {
+		t.Errorf("Page(nonsense) = %v, want ErrBadCursor", err)
+	}
+}

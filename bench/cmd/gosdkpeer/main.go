@@ -7,8 +7,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"log"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,44 +34,29 @@ type listOut struct {
 }
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:18090", "HTTP listen address")
-	path := flag.String("db", "", "Taskwire SQLite file, opened read-only")
-	tenant := flag.Int("tenant", 1, "tenant id whose tasks are served")
-	flag.Parse()
-	db, err := taskdb.Open(*path, *tenant)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer db.Close()
-
-	srv := mcp.NewServer(&mcp.Implementation{Name: "gosdkpeer", Version: "bench"}, nil)
-	mcp.AddTool(srv, &mcp.Tool{Name: "tasks_get", Description: "Get one task by its ref."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in getIn) (*mcp.CallToolResult, getOut, error) {
-			t, err := db.Get(ctx, in.Ref)
-			if errors.Is(err, taskdb.ErrNotFound) {
-				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, getOut{}, nil
-			}
-			return nil, getOut{Task: t}, err
-		})
-	mcp.AddTool(srv, &mcp.Tool{Name: "tasks_list", Description: "List tasks by ref."},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
-			after := 0
-			if in.Cursor != "" {
-				if after, _ = taskdb.ParseRef(in.Cursor); after == 0 {
-					return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "bad cursor"}}}, listOut{}, nil
+	peerserve.Main("gosdkpeer", "127.0.0.1:18090", func(db *taskdb.DB) http.Handler {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "gosdkpeer", Version: "bench"}, nil)
+		mcp.AddTool(srv, &mcp.Tool{Name: "tasks_get", Description: "Get one task by its ref."},
+			func(ctx context.Context, _ *mcp.CallToolRequest, in getIn) (*mcp.CallToolResult, getOut, error) {
+				t, err := db.Get(ctx, in.Ref)
+				if errors.Is(err, taskdb.ErrNotFound) {
+					return toolError(err), getOut{}, nil
 				}
-			}
-			tasks, err := db.List(ctx, after, in.Limit)
-			out := listOut{Tasks: tasks}
-			if n := len(tasks); n > 0 && n == taskdb.Limit(in.Limit) {
-				out.NextCursor = tasks[n-1].Ref
-			}
-			return nil, out, err
-		})
+				return nil, getOut{Task: t}, err
+			})
+		mcp.AddTool(srv, &mcp.Tool{Name: "tasks_list", Description: "List tasks by ref."},
+			func(ctx context.Context, _ *mcp.CallToolRequest, in listIn) (*mcp.CallToolResult, listOut, error) {
+				tasks, next, err := db.Page(ctx, in.Cursor, in.Limit)
+				if errors.Is(err, taskdb.ErrBadCursor) {
+					return toolError(err), listOut{}, nil
+				}
+				return nil, listOut{Tasks: tasks, NextCursor: next}, err
+			})
+		return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+	})
+}
 
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
-	if err := peerserve.Run("gosdkpeer", *addr, h); err != nil {
-		log.Fatal(err)
-	}
+func toolError(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }

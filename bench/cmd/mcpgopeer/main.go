@@ -6,8 +6,7 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
-	"log"
+	"net/http"
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
@@ -17,52 +16,37 @@ import (
 )
 
 func main() {
-	addr := flag.String("addr", "127.0.0.1:18091", "HTTP listen address")
-	path := flag.String("db", "", "Taskwire SQLite file, opened read-only")
-	tenant := flag.Int("tenant", 1, "tenant id whose tasks are served")
-	flag.Parse()
-	db, err := taskdb.Open(*path, *tenant)
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer db.Close()
-
-	s := server.NewMCPServer("mcpgopeer", "bench", server.WithToolCapabilities(false))
-	s.AddTool(mcp.NewTool("tasks_get", mcp.WithDescription("Get one task by its ref."),
-		mcp.WithString("ref", mcp.Required(), mcp.Description("the task's ref, like T-12"))),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			t, err := db.Get(ctx, req.GetString("ref", ""))
-			if errors.Is(err, taskdb.ErrNotFound) {
-				return mcp.NewToolResultError(err.Error()), nil
-			}
-			if err != nil {
-				return nil, err
-			}
-			return mcp.NewToolResultJSON(map[string]any{"task": t})
-		})
-	s.AddTool(mcp.NewTool("tasks_list", mcp.WithDescription("List tasks by ref."),
-		mcp.WithNumber("limit", mcp.Description("how many tasks, 1 to 100, default 25")),
-		mcp.WithString("cursor", mcp.Description("the ref to continue after"))),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			after := 0
-			if c := req.GetString("cursor", ""); c != "" {
-				if after, _ = taskdb.ParseRef(c); after == 0 {
-					return mcp.NewToolResultError("bad cursor"), nil
+	peerserve.Main("mcpgopeer", "127.0.0.1:18091", func(db *taskdb.DB) http.Handler {
+		s := server.NewMCPServer("mcpgopeer", "bench", server.WithToolCapabilities(false))
+		s.AddTool(mcp.NewTool("tasks_get", mcp.WithDescription("Get one task by its ref."),
+			mcp.WithString("ref", mcp.Required(), mcp.Description("the task's ref, like T-12"))),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				t, err := db.Get(ctx, req.GetString("ref", ""))
+				if errors.Is(err, taskdb.ErrNotFound) {
+					return mcp.NewToolResultError(err.Error()), nil
 				}
-			}
-			limit := taskdb.Limit(req.GetInt("limit", 25))
-			tasks, err := db.List(ctx, after, limit)
-			if err != nil {
-				return nil, err
-			}
-			out := map[string]any{"tasks": tasks}
-			if n := len(tasks); n == limit {
-				out["next_cursor"] = tasks[n-1].Ref
-			}
-			return mcp.NewToolResultJSON(out)
-		})
-
-	if err := peerserve.Run("mcpgopeer", *addr, server.NewStreamableHTTPServer(s, server.WithStateLess(true))); err != nil {
-		log.Fatal(err)
-	}
+				if err != nil {
+					return nil, err
+				}
+				return mcp.NewToolResultJSON(map[string]any{"task": t})
+			})
+		s.AddTool(mcp.NewTool("tasks_list", mcp.WithDescription("List tasks by ref."),
+			mcp.WithNumber("limit", mcp.Description("how many tasks, 1 to 100, default 25")),
+			mcp.WithString("cursor", mcp.Description("the ref to continue after"))),
+			func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				tasks, next, err := db.Page(ctx, req.GetString("cursor", ""), req.GetInt("limit", 25))
+				if errors.Is(err, taskdb.ErrBadCursor) {
+					return mcp.NewToolResultError(err.Error()), nil
+				}
+				if err != nil {
+					return nil, err
+				}
+				out := map[string]any{"tasks": tasks}
+				if next != "" {
+					out["next_cursor"] = next
+				}
+				return mcp.NewToolResultJSON(out)
+			})
+		return server.NewStreamableHTTPServer(s, server.WithStateLess(true))
+	})
 }
