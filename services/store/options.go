@@ -1,6 +1,8 @@
 package store
 
 import (
+	"database/sql"
+
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 
@@ -11,25 +13,35 @@ import (
 type Option func(*options)
 
 type options struct {
-	wrap func(*entsql.Driver) dialect.Driver
+	wrap func(*sql.DB, dialect.Driver) dialect.Driver
 }
 
 // WrapDriver has the client run its statements through fn's driver, built
-// over the opened one once the schema is migrated or checked: telemetry
-// wraps it to trace statements and to watch the pool (telemetry's
-// EntDriver fits), while migrations and version checks stay untraced.
-func WrapDriver(fn func(*entsql.Driver) dialect.Driver) Option {
+// over the opened one (whose connection pool is db) once the schema is
+// migrated or checked: telemetry wraps it to trace statements and to
+// watch the pool (telemetry's EntDriver fits), while migrations and
+// version checks stay untraced.
+func WrapDriver(fn func(db *sql.DB, d dialect.Driver) dialect.Driver) Option {
 	return func(o *options) { o.wrap = fn }
 }
 
-// newClient builds the client over drv, wrapped as opts ask.
-func newClient(drv *entsql.Driver, opts []Option) *ent.Client {
+// newClient builds the client over drv, wrapped as opts ask. On SQLite,
+// the client's statements are prepared once and kept (stmtDriver).
+func newClient(drv *entsql.Driver, opts []Option) (*ent.Client, error) {
 	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
-	if o.wrap == nil {
-		return ent.NewClient(ent.Driver(drv))
+	var d dialect.Driver = drv
+	if drv.Dialect() == dialect.SQLite {
+		sd, err := newStmtDriver(drv)
+		if err != nil {
+			return nil, err
+		}
+		d = sd
 	}
-	return ent.NewClient(ent.Driver(o.wrap(drv)))
+	if o.wrap != nil {
+		d = o.wrap(drv.DB(), d)
+	}
+	return ent.NewClient(ent.Driver(d)), nil
 }

@@ -2,12 +2,12 @@ package store_test
 
 import (
 	"context"
+	"database/sql"
 	"path/filepath"
 	"sync/atomic"
 	"testing"
 
 	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/taskwire/taskwire/services/store"
 )
@@ -30,7 +30,7 @@ func TestWrapDriver(t *testing.T) {
 	dsn := "sqlite:" + filepath.Join(t.TempDir(), "taskwire.db")
 	var wrapped int
 	var queries atomic.Int64
-	wrap := store.WrapDriver(func(d *entsql.Driver) dialect.Driver {
+	wrap := store.WrapDriver(func(_ *sql.DB, d dialect.Driver) dialect.Driver {
 		wrapped++
 		return countingDriver{Driver: d, queries: &queries}
 	})

@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -50,7 +51,12 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*ent.Client, error) 
 		drv.Close()
 		return nil, err
 	}
-	return newClient(drv, opts), nil
+	c, err := newClient(drv, opts)
+	if err != nil {
+		drv.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 func openDriver(ctx context.Context, dsn string) (*entsql.Driver, error) {
@@ -100,6 +106,13 @@ func openDB(ctx context.Context, driver, dia, dsn string) (*entsql.Driver, error
 		db.Close()
 		return nil, fmt.Errorf("store: connect to %s database %s: %w", dia, redact(dsn), err)
 	}
+	// Keep as many connections idle as are busy at a peak: opening one
+	// costs far more than a statement (SQLite reads the schema and runs
+	// its pragmas; PostgreSQL forks a backend), and database/sql keeps
+	// only two by default, so a burst of calls would open and close
+	// connections all the time. Idle ones close after a while.
+	db.SetMaxIdleConns(maxIdleConns)
+	db.SetConnMaxIdleTime(connMaxIdleTime)
 	return entsql.OpenDB(dia, db), nil
 }
 
@@ -118,3 +131,9 @@ func redact(dsn string) string {
 	}
 	return dsn
 }
+
+// The idle connection pool: see openDB.
+const (
+	maxIdleConns    = 64
+	connMaxIdleTime = 5 * time.Minute
+)

@@ -171,5 +171,10 @@ func Connect(ctx context.Context, dsn string, opts ...Option) (*Database, error)
 		drv.Close()
 		return nil, err
 	}
-	return &Database{Client: newClient(drv, opts), Version: v, db: drv.DB()}, nil
+	c, err := newClient(drv, opts)
+	if err != nil {
+		drv.Close()
+		return nil, err
+	}
+	return &Database{Client: c, Version: v, db: drv.DB()}, nil
 }

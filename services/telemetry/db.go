@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -21,11 +20,11 @@ func (t *Telemetry) InstrumentDB(db *sql.DB) {
 	t.reg.MustRegister(collectors.NewDBStatsCollector(db, "taskwire"), &pingCollector{db: db})
 }
 
-// EntDriver instruments the database under d (InstrumentDB) and returns
-// d wrapped so that each statement run for a traced call becomes a span.
-// It fits store.WrapDriver.
-func (t *Telemetry) EntDriver(d *entsql.Driver) dialect.Driver {
-	t.InstrumentDB(d.DB())
+// EntDriver instruments the database db under d (InstrumentDB) and
+// returns d wrapped so that each statement run for a traced call becomes
+// a span. It fits store.WrapDriver.
+func (t *Telemetry) EntDriver(db *sql.DB, d dialect.Driver) dialect.Driver {
+	t.InstrumentDB(db)
 	return t.TraceDriver(d)
 }
 

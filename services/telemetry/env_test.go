@@ -110,7 +110,7 @@ func openDB(t *testing.T, tel *telemetry.Telemetry) (*ent.Client, int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	client := ent.NewClient(ent.Driver(tel.EntDriver(entsql.OpenDB(dialect.SQLite, db))))
+	client := ent.NewClient(ent.Driver(tel.EntDriver(db, entsql.OpenDB(dialect.SQLite, db))))
 	t.Cleanup(func() { client.Close() })
 	return client, boot.Owner.ID
 }
