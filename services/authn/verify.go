@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
+	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
@@ -81,6 +82,28 @@ type Verifier struct {
 	source  func(string) (ed25519.PublicKey, bool)
 	parser  *jwt.Parser
 	revoked func(identity.Caller, time.Time) bool
+	leeway  time.Duration
+	now     func() time.Time
+	// verified remembers the tokens that verified, so that a client's
+	// next call costs a lookup instead of a signature check (most of the
+	// work of verifying). What only time or state can change is checked
+	// again on every use: the validity window, the signing key still
+	// being served, and revocation.
+	verified *lru.Cache[string, verifiedToken]
+}
+
+// verifiedCacheSize bounds the tokens remembered: more than the clients
+// one front door serves at once.
+const verifiedCacheSize = 10_000
+
+// verifiedToken is what a token's signature check established.
+type verifiedToken struct {
+	caller     identity.Caller
+	issued     time.Time // zero when the token has no iat
+	kid        string
+	key        ed25519.PublicKey
+	validFrom  time.Time // nbf and iat, less the leeway
+	validUntil time.Time // exp, plus the leeway
 }
 
 // NewVerifier returns a Verifier for cfg.
@@ -102,7 +125,18 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 	if cfg.Now != nil {
 		opts = append(opts, jwt.WithTimeFunc(cfg.Now))
 	}
-	return &Verifier{keys: maps.Clone(cfg.Keys), source: cfg.KeySource, parser: jwt.NewParser(opts...), revoked: cfg.Revoked}, nil
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	verified, err := lru.New[string, verifiedToken](verifiedCacheSize)
+	if err != nil {
+		return nil, fmt.Errorf("authn: verified tokens: %w", err)
+	}
+	return &Verifier{
+		keys: maps.Clone(cfg.Keys), source: cfg.KeySource, parser: jwt.NewParser(opts...), revoked: cfg.Revoked,
+		leeway: cfg.Leeway, now: now, verified: verified,
+	}, nil
 }
 
 // Verify checks raw (without "Bearer ") and returns the caller it names.
@@ -114,21 +148,55 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 	if len(raw) > maxTokenLen {
 		return identity.Caller{}, refuse("token is too long")
 	}
+	if t, ok := v.verified.Get(raw); ok {
+		if now := v.now(); !now.Before(t.validFrom) && !now.After(t.validUntil) && v.stillServed(t.kid, t.key) {
+			return v.unlessRevoked(t.caller, t.issued)
+		}
+		v.verified.Remove(raw) // verified again below, to say why it fails
+	}
 	var c claims
-	if _, err := v.parser.ParseWithClaims(raw, &c, v.keyFor); err != nil {
+	tok, err := v.parser.ParseWithClaims(raw, &c, v.keyFor)
+	if err != nil {
 		return identity.Caller{}, refuse(reason(err))
 	}
 	caller, err := callerOf(&c)
-	if err == nil && v.revoked != nil {
-		var issued time.Time // unknown: a member-wide revocation refuses it
-		if c.IssuedAt != nil {
-			issued = c.IssuedAt.Time
-		}
-		if v.revoked(caller, issued) {
-			return identity.Caller{}, refuse("token was revoked")
+	if err != nil {
+		return identity.Caller{}, err
+	}
+	t := verifiedToken{caller: caller, validUntil: c.ExpiresAt.Add(v.leeway)}
+	t.kid, _ = tok.Header["kid"].(string)
+	if c.IssuedAt != nil {
+		t.issued = c.IssuedAt.Time // unknown: a member-wide revocation refuses it
+		t.validFrom = c.IssuedAt.Add(-v.leeway)
+	}
+	if c.NotBefore != nil && c.NotBefore.Add(-v.leeway).After(t.validFrom) {
+		t.validFrom = c.NotBefore.Add(-v.leeway)
+	}
+	if k, err := v.keyFor(tok); err == nil {
+		t.key = k.(ed25519.PublicKey)
+		v.verified.Add(raw, t)
+	}
+	return v.unlessRevoked(caller, t.issued)
+}
+
+// unlessRevoked is caller, or a refusal when its token was revoked.
+func (v *Verifier) unlessRevoked(caller identity.Caller, issued time.Time) (identity.Caller, error) {
+	if v.revoked != nil && v.revoked(caller, issued) {
+		return identity.Caller{}, refuse("token was revoked")
+	}
+	return caller, nil
+}
+
+// stillServed reports whether kid still names key: a key rotated out of
+// service stops verifying the tokens it signed, remembered or not.
+func (v *Verifier) stillServed(kid string, key ed25519.PublicKey) bool {
+	if v.source != nil {
+		if k, ok := v.source(kid); ok && len(k) == ed25519.PublicKeySize {
+			return k.Equal(key)
 		}
 	}
-	return caller, err
+	k, ok := v.keys[kid]
+	return ok && k.Equal(key)
 }
 
 // keyFor finds the public key named by the token's kid header. The
