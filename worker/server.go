@@ -120,6 +120,11 @@ func New(cfg Config) (*Server, error) {
 	s.audit = newAuditLog(cfg.Auditor, cfg.AuditQueue, cfg.Logger)
 	s.draining, s.drain = context.WithCancel(context.Background())
 	s.grpc = grpc.NewServer(append(slices.Clip(cfg.ServerOptions),
+		// Calls run on a pool of goroutines rather than one new goroutine
+		// each: a call into SQLite needs a deep stack, which a fresh
+		// goroutine grows by copying on every call. Calls beyond the pool
+		// still get a goroutine of their own.
+		grpc.NumStreamWorkers(streamWorkers),
 		grpc.ChainUnaryInterceptor(s.unaryChain()...),
 		grpc.ChainStreamInterceptor(s.endOnDrain),
 	)...)
@@ -183,3 +188,7 @@ func (d *drainingStream) Context() context.Context { return d.ctx }
 // Draining reports whether Stop has begun: a worker's readiness probe
 // turns false with it, as its gRPC health does.
 func (s *Server) Draining() bool { return s.draining.Err() != nil }
+
+// streamWorkers is the size of the gRPC server's pool of goroutines: as
+// many calls at once as a busy worker serves.
+const streamWorkers = 64

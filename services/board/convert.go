@@ -62,9 +62,9 @@ func findAnyTask(ctx context.Context, c *ent.Client, a actor, ref string) (*ent.
 // for one caller.
 type names struct {
 	boards  map[int]string
-	members map[int]*ent.Member
-	work    map[int]string // task id → state of its WorkItem
-	me      int            // the caller's member id, for trust
+	members map[int]*ent.Member // handle and kind loaded, nothing else
+	work    map[int]string      // task id → state of its WorkItem
+	me      int                 // the caller's member id, for trust
 }
 
 // lookupNames loads the board slugs, members and work states that tasks and
@@ -83,7 +83,8 @@ func lookupNames(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task,
 	}
 	n := names{boards: map[int]string{}, members: map[int]*ent.Member{}, work: map[int]string{}, me: a.member.ID}
 	if len(boardIDs) > 0 {
-		bs, err := c.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(uniq(boardIDs)...)).All(ctx)
+		bs, err := c.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(uniq(boardIDs)...)).
+			Select(entboard.FieldSlug).All(ctx)
 		if err != nil {
 			return n, err
 		}
@@ -119,7 +120,9 @@ func (n names) addMembers(ctx context.Context, c *ent.Client, a actor, ids []int
 	if len(missing) == 0 {
 		return nil
 	}
-	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(missing...)).All(ctx)
+	// Only what names shows: handles and kinds.
+	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(missing...)).
+		Select(member.FieldHandle, member.FieldKind).All(ctx)
 	if err != nil {
 		return err
 	}
