@@ -414,8 +414,9 @@ func (b *batchAuditor) RecordAll(ctx context.Context, events []audit.Event) (int
 	return 0, nil
 }
 
-// TestAuditBatches: with a BatchAuditor, events that queue up while a
-// write is under way are written together, and none is lost.
+// TestAuditBatches: with a BatchAuditor, events that queue up within the
+// linger or while a write is under way are written together, and none is
+// lost.
 func TestAuditBatches(t *testing.T) {
 	b := &batchAuditor{fakeAuditor: fakeAuditor{hold: make(chan struct{})}}
 	w, _, _ := startAuditWorker(t, func(c *Config) { c.Auditor = b })
@@ -432,15 +433,22 @@ func TestAuditBatches(t *testing.T) {
 			t.Errorf("event %d targets %v, want [%s]", i, e.Targets, want)
 		}
 	}
-	// The first write (of the first event or two) was held while the rest
-	// queued: they come in one more batch.
+	// The first batch (what queued within the linger) was held while the
+	// rest queued: they come in at most one more batch.
 	sizes := func() []int {
 		b.mu.Lock()
 		defer b.mu.Unlock()
 		return append([]int(nil), b.sizes...)
 	}
-	waitFor(t, "the batches to be noted", func() bool { return len(sizes()) == 2 })
-	if s := sizes(); s[0]+s[1] != calls {
-		t.Errorf("batch sizes %v, want two batches of %d events in all", s, calls)
+	total := func() int {
+		n := 0
+		for _, s := range sizes() {
+			n += s
+		}
+		return n
+	}
+	waitFor(t, "the batches to be noted", func() bool { return total() == calls })
+	if s := sizes(); len(s) > 2 {
+		t.Errorf("batch sizes %v, want the %d events in one or two batches", s, calls)
 	}
 }
