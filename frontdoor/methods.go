@@ -170,6 +170,14 @@ type callToolResult struct {
 	*mcp.CallToolResult
 }
 
+// AppendJSON writes the result with its structuredContent as the tool
+// backend encoded it (jsonrpc.Appender).
+func (r callToolResult) AppendJSON(b []byte) ([]byte, error) {
+	rest := *r.CallToolResult
+	rest.StructuredContent = nil
+	return jsonrpc.AppendObjectWith(b, callToolResult{r.resultHead, &rest}, "structuredContent", r.StructuredContent)
+}
+
 // inputRequiredResult asks the client for input before the call can
 // complete; it carries no content and no cache hints.
 type inputRequiredResult struct {

@@ -117,6 +117,16 @@ func (t *Tool) EncodeResult(msg proto.Message) (json.RawMessage, error) {
 	if t.Def.OutputSchema == nil {
 		return nil, nil
 	}
+	out, err := appendMessage(make([]byte, 0, 1024), msg.ProtoReflect(), t.OutputField, t.InputRequiredField)
+	if errors.Is(err, errIndirect) {
+		return t.encodeResultSlow(msg)
+	}
+	return out, err
+}
+
+// encodeResultSlow is EncodeResult through protojson: what appendMessage
+// does not write itself, and the reference its tests compare it with.
+func (t *Tool) encodeResultSlow(msg proto.Message) (json.RawMessage, error) {
 	raw, err := protojson.MarshalOptions{UseProtoNames: true}.Marshal(msg)
 	if err != nil {
 		return nil, err

@@ -106,6 +106,20 @@ func TestEncode(t *testing.T) {
 		{"notification", func() ([]byte, error) {
 			return EncodeNotification("notifications/progress", map[string]int{"progress": 1})
 		}, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}`},
+		{"result that writes itself", func() ([]byte, error) {
+			return EncodeResult(json.RawMessage(`7`), withRaw{struct {
+				X string `json:"x"`
+			}{"<&>"}, json.RawMessage(`{"a":[1,"b"]}`)})
+		}, `{"jsonrpc":"2.0","id":7,"result":{"x":"<&>","structured":{"a":[1,"b"]}}}`},
+		{"result that writes itself, into an empty object", func() ([]byte, error) {
+			return EncodeResult(json.RawMessage(`"r"`), withRaw{struct{}{}, json.RawMessage(`[]`)})
+		}, `{"jsonrpc":"2.0","id":"r","result":{"structured":[]}}`},
+		{"result that writes itself, without its raw member", func() ([]byte, error) {
+			return EncodeResult(json.RawMessage(`7`), withRaw{map[string]int{"n": 1}, nil})
+		}, `{"jsonrpc":"2.0","id":7,"result":{"n":1}}`},
+		{"an id with a space goes through encoding/json", func() ([]byte, error) {
+			return EncodeResult(json.RawMessage(`"a b"`), withRaw{map[string]int{"n": 1}, json.RawMessage(`2`)})
+		}, `{"jsonrpc":"2.0","id":"a b","result":{"n":1}}`},
 	}
 	for _, tt := range tests {
 		got, err := tt.got()
@@ -120,6 +134,20 @@ func TestEncode(t *testing.T) {
 		t.Errorf("EncodeNotification(\"\", nil) succeeded, want an error")
 	}
 }
+
+// withRaw is a result with one member already in JSON.
+type withRaw struct {
+	rest any
+	raw  json.RawMessage
+}
+
+func (w withRaw) AppendJSON(b []byte) ([]byte, error) {
+	return AppendObjectWith(b, w.rest, "structured", w.raw)
+}
+
+// MarshalJSON is what encoding/json writes when the result cannot write
+// itself: here, without the raw member, so tests see which way it went.
+func (w withRaw) MarshalJSON() ([]byte, error) { return json.Marshal(w.rest) }
 
 // FuzzDecode checks that Decode never panics, fails only with the two
 // codes a decoder may use, and that what it accepts is well formed and

@@ -72,7 +72,57 @@ func EncodeResult(id json.RawMessage, result any) ([]byte, error) {
 	if result == nil {
 		return nil, fmt.Errorf("jsonrpc: nil result")
 	}
+	if a, ok := result.(Appender); ok && validID(id) {
+		b := make([]byte, 0, 1024)
+		b = append(b, `{"jsonrpc":"2.0","id":`...)
+		b = append(b, id...)
+		b = append(b, `,"result":`...)
+		b, err := a.AppendJSON(b)
+		if err != nil {
+			return nil, fmt.Errorf("jsonrpc: encoding message: %w", err)
+		}
+		return append(b, '}'), nil
+	}
 	return marshal(wire{JSONRPC: Version, ID: id, Result: result})
+}
+
+// Appender is a result that writes itself, compact and on one line: a
+// result holding a large member already in JSON (a tool's
+// structuredContent) spares encoding/json re-validating it byte by byte,
+// which cost more than writing it.
+type Appender interface {
+	AppendJSON(b []byte) ([]byte, error)
+}
+
+// validID reports whether id is a request id as it is sent on: a number
+// or string read from a request, compact.
+func validID(id json.RawMessage) bool {
+	return len(id) > 0 && json.Valid(id) && !bytes.ContainsAny(id, " \t\r\n")
+}
+
+// AppendObjectWith appends v, which encodes as a JSON object, with one
+// more member name whose value is raw: JSON that the caller vouches for,
+// compact and on one line, written as it is.
+func AppendObjectWith(b []byte, v any, name string, raw json.RawMessage) ([]byte, error) {
+	obj, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
+		return nil, fmt.Errorf("jsonrpc: %T does not encode as an object", v)
+	}
+	if len(raw) == 0 {
+		return append(b, obj...), nil
+	}
+	b = append(b, obj[:len(obj)-1]...)
+	if len(obj) > 2 {
+		b = append(b, ',')
+	}
+	b = append(b, '"')
+	b = append(b, name...)
+	b = append(b, `":`...)
+	b = append(b, raw...)
+	return append(b, '}'), nil
 }
 
 // EncodeError returns the error response to the request with id. A nil id

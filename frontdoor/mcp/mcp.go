@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 )
 
 // Protocol versions.
@@ -185,6 +187,14 @@ type CallToolResult struct {
 	IsError           bool            `json:"isError,omitempty"`
 
 	InputRequired *InputRequiredResult `json:"-"`
+}
+
+// AppendJSON writes r with its structuredContent as the tool backend
+// encoded it (jsonrpc.Appender).
+func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
+	rest := *r
+	rest.StructuredContent = nil
+	return jsonrpc.AppendObjectWith(b, &rest, "structuredContent", r.StructuredContent)
 }
 
 // ToolCall is one tools/call request as a tool backend needs it.
