@@ -16,10 +16,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 )
 
 func main() {
+	tuneGC()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
@@ -29,6 +31,20 @@ func main() {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "taskwire:", err)
 		os.Exit(1)
+	}
+}
+
+// defaultGCPercent is Taskwire's GOGC unless the environment sets one.
+// A call allocates a lot for its size (JSON, protobuf, SQL rows) on a
+// live heap of a few tens of megabytes, so Go's default of 100 collects
+// very often: 400 takes a sixth to a fifth less CPU per call under load
+// for some tens of megabytes more memory. GOGC=100 restores Go's default;
+// GOMEMLIMIT caps the memory either way.
+const defaultGCPercent = 400
+
+func tuneGC() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(defaultGCPercent)
 	}
 }
 
