@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/nats-io/nats.go"
 )
@@ -49,6 +50,18 @@ func subject(tenant string) (string, error) {
 type Bus struct {
 	nc   *nats.Conn
 	news *sessionStore
+
+	mu    sync.Mutex
+	feeds map[string]*feed // tenant → its one NATS subscription here
+}
+
+// feed is a tenant's changes, heard once from NATS and handed to every
+// local subscriber: a front door holds many listen streams, and a NATS
+// subscription each (a goroutine, buffers, the server's interest) was a
+// good part of an idle stream's memory.
+type feed struct {
+	stop func()
+	fns  map[*func(Event)]struct{}
 }
 
 // New returns a Bus over nc. It asks nothing of the server yet: whether
@@ -59,7 +72,7 @@ func New(nc *nats.Conn) (*Bus, error) {
 	if nc == nil {
 		return nil, errors.New("events: no NATS connection")
 	}
-	return &Bus{nc: nc, news: newSessionStore(SessionsBucket, sessionsTTL)}, nil
+	return &Bus{nc: nc, news: newSessionStore(SessionsBucket, sessionsTTL), feeds: map[string]*feed{}}, nil
 }
 
 // Publish announces ev in tenant to every front door.
@@ -73,12 +86,49 @@ func (b *Bus) Publish(tenant string, ev Event) error {
 
 // Subscribe calls fn with each change in tenant until unsubscribe is
 // called. The subscription reaches the NATS server before it returns.
+// Subscribers of one tenant share one NATS subscription; fn must not
+// block, since it holds up the tenant's other subscribers.
 func (b *Bus) Subscribe(tenant string, fn func(Event)) (unsubscribe func(), err error) {
 	subj, err := subject(tenant)
 	if err != nil {
 		return nil, err
 	}
-	return subscribe(b.nc, subj, func(ev Event) bool { return ev.Kind != "" }, fn)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	f := b.feeds[tenant]
+	if f == nil {
+		f = &feed{fns: map[*func(Event)]struct{}{}}
+		stop, err := subscribe(b.nc, subj, func(ev Event) bool { return ev.Kind != "" }, func(ev Event) {
+			b.mu.Lock()
+			fns := make([]func(Event), 0, len(f.fns))
+			for fn := range f.fns {
+				fns = append(fns, *fn)
+			}
+			b.mu.Unlock()
+			for _, fn := range fns {
+				fn(ev)
+			}
+		})
+		if err != nil {
+			return nil, err
+		}
+		f.stop = stop
+		b.feeds[tenant] = f
+	}
+	key := &fn
+	f.fns[key] = struct{}{}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			b.mu.Lock()
+			defer b.mu.Unlock()
+			delete(f.fns, key)
+			if len(f.fns) == 0 {
+				f.stop()
+				delete(b.feeds, tenant)
+			}
+		})
+	}, nil
 }
 
 // publish sends v as JSON on subj and waits until the server has it.

@@ -50,3 +50,63 @@ func TestPublishReachesTenantOnly(t *testing.T) {
 		t.Error("Publish to a malformed tenant succeeded")
 	}
 }
+
+// Subscribers of one tenant share one NATS subscription: each hears every
+// change while subscribed, none after unsubscribing, and the last to go
+// takes the subscription with it.
+func TestSubscribersShareOneSubscription(t *testing.T) {
+	url := natstest.URL(t)
+	pub, sub := bus(t, url), bus(t, url)
+	base := sub.nc.NumSubscriptions()
+	heard := make([]chan Event, 3)
+	stops := make([]func(), 3)
+	for i := range heard {
+		heard[i] = make(chan Event, 4)
+		ch := heard[i]
+		stop, err := sub.Subscribe("acme", func(e Event) { ch <- e })
+		if err != nil {
+			t.Fatal(err)
+		}
+		stops[i] = stop
+	}
+	if n := sub.nc.NumSubscriptions() - base; n != 1 {
+		t.Errorf("NATS subscriptions for 3 subscribers of one tenant = %d, want 1", n)
+	}
+	expect := func(ch chan Event, kind string) {
+		t.Helper()
+		select {
+		case e := <-ch:
+			if e.Kind != kind {
+				t.Errorf("heard %+v, want a %s change", e, kind)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("heard nothing, want a %s change", kind)
+		}
+	}
+	pub.Publish("acme", Event{Kind: ToolsChanged})
+	for _, ch := range heard {
+		expect(ch, ToolsChanged)
+	}
+	stops[0]()
+	stops[0]() // twice is harmless
+	pub.Publish("acme", Event{Kind: PromptsChanged})
+	expect(heard[1], PromptsChanged)
+	expect(heard[2], PromptsChanged)
+	select {
+	case e := <-heard[0]:
+		t.Errorf("an unsubscribed subscriber heard %+v", e)
+	default:
+	}
+	stops[1]()
+	stops[2]()
+	if n := sub.nc.NumSubscriptions() - base; n != 0 {
+		t.Errorf("NATS subscriptions after every subscriber left = %d, want 0", n)
+	}
+	stop, err := sub.Subscribe("acme", func(e Event) { heard[0] <- e })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	pub.Publish("acme", Event{Kind: ResourcesChanged})
+	expect(heard[0], ResourcesChanged)
+}
