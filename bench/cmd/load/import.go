@@ -100,6 +100,7 @@ func importCmd(args []string) error {
 	n := fs.Int("tasks", 120, "drafts per call")
 	conc := fs.Int("c", 1, "concurrent callers")
 	dur := fs.Duration("d", 5*time.Second, "duration")
+	want := fs.Int("notifications", 0, "run until this many progress notifications have arrived, however long it takes, instead of for -d")
 	fs.Parse(args)
 	pids, err := parsePIDs(c.pids)
 	if err != nil {
@@ -117,6 +118,9 @@ func importCmd(args []string) error {
 	var seq atomic.Int64
 	nonce := time.Now().UnixNano()
 	ctx, cancel := context.WithTimeout(context.Background(), *dur)
+	if *want > 0 {
+		ctx, cancel = context.WithCancel(context.Background())
+	}
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -136,6 +140,9 @@ func importCmd(args []string) error {
 					firsts = append(firsts, res.firstProgress)
 					r.Notifications += res.notifications
 					r.Lost += res.lost
+				}
+				if *want > 0 && r.Notifications >= *want {
+					cancel()
 				}
 				mu.Unlock()
 			}

@@ -91,15 +91,17 @@ func markdown(w io.Writer, recs []Record) error {
 	for _, g := range calls {
 		rounds = max(rounds, len(g.recs))
 	}
-	fmt.Fprintf(w, "tools/call, median of %d interleaved rounds; CPU is the server processes' user+system time per request, summed over them:\n\n", rounds)
-	fmt.Fprintln(w, "| scenario | server | req/s | p50 ms | p99 ms | p99.9 ms | server CPU µs/req | peak RSS MB | errors |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
-	for _, g := range calls {
-		fmt.Fprintf(w, "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.0f | %.1f | %d |\n", g.scenario, g.setup,
-			g.med(func(r Record) float64 { return r.RPS }), g.med(func(r Record) float64 { return r.P50Ms }),
-			g.med(func(r Record) float64 { return r.P99Ms }), g.med(func(r Record) float64 { return r.P999Ms }),
-			g.med(func(r Record) float64 { return r.ServerCPUus }), g.med(func(r Record) float64 { return r.PeakRSSMB }),
-			g.sum(func(r Record) int { return r.Errors }))
+	if len(calls) > 0 {
+		fmt.Fprintf(w, "tools/call, median of %d interleaved rounds; CPU is the server processes' user+system time per request, summed over them:\n\n", rounds)
+		fmt.Fprintln(w, "| scenario | server | req/s | p50 ms | p99 ms | p99.9 ms | server CPU µs/req | peak RSS MB | errors |")
+		fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
+		for _, g := range calls {
+			fmt.Fprintf(w, "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.0f | %.1f | %d |\n", g.scenario, g.setup,
+				g.med(func(r Record) float64 { return r.RPS }), g.med(func(r Record) float64 { return r.P50Ms }),
+				g.med(func(r Record) float64 { return r.P99Ms }), g.med(func(r Record) float64 { return r.P999Ms }),
+				g.med(func(r Record) float64 { return r.ServerCPUus }), g.med(func(r Record) float64 { return r.PeakRSSMB }),
+				g.sum(func(r Record) int { return r.Errors }))
+		}
 	}
 	if imports := groups(recs, func(r Record) bool { return r.Tool == "tasks_import" }); len(imports) > 0 {
 		fmt.Fprintln(w, "\ntasks_import of 120 tasks with a progressToken (all rounds together; times are medians of the rounds' medians):")
@@ -123,7 +125,9 @@ func markdown(w io.Writer, recs []Record) error {
 				g.med(func(r Record) float64 { return r.PerStreamKB }), g.sum(func(r Record) int { return r.Errors }))
 		}
 	}
-	ratios(w, calls)
+	if len(calls) > 0 {
+		ratios(w, calls)
+	}
 	return nil
 }
 
