@@ -386,8 +386,7 @@ func operatorTenant(req any) string {
 // value, valid UTF-8 of printable characters only, else none; at most
 // maxSessionLabel characters of it.
 func sessionLabel(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	v := md.Get(MDSessionLabel)
+	v := metadata.ValueFromIncomingContext(ctx, MDSessionLabel)
 	if len(v) != 1 || !utf8.ValidString(v[0]) {
 		return ""
 	}

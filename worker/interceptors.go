@@ -101,8 +101,7 @@ func (s *Server) logCall(ctx context.Context, req any, info *grpc.UnaryServerInf
 // traceID returns the trace id of the W3C traceparent the call carries,
 // so a call's log record can be found from the client's trace.
 func traceID(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	v := md.Get("traceparent")
+	v := metadata.ValueFromIncomingContext(ctx, "traceparent")
 	if len(v) != 1 || len(v[0]) != 55 || v[0][2] != '-' {
 		return ""
 	}
@@ -124,8 +123,7 @@ func callLevel(method string, code codes.Code) slog.Level {
 // requestID returns the call's request id, cut short so a client cannot
 // flood the log through it.
 func requestID(ctx context.Context) string {
-	md, _ := metadata.FromIncomingContext(ctx)
-	v := md.Get(MDRequestID)
+	v := metadata.ValueFromIncomingContext(ctx, MDRequestID)
 	if len(v) == 0 {
 		return ""
 	}

@@ -121,8 +121,7 @@ func AppendBudget(ctx context.Context) context.Context {
 // BudgetFromIncoming reads the budget the front door sent with a call. ok
 // is false when it sent none (no limits) or one that does not parse.
 func BudgetFromIncoming(ctx context.Context) (b Budget, ok bool) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	values := md.Get(MDBudget)
+	values := metadata.ValueFromIncomingContext(ctx, MDBudget)
 	if len(values) != 1 {
 		return Budget{}, false
 	}

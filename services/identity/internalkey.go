@@ -29,7 +29,6 @@ func (InternalKey) RequireTransportSecurity() bool { return false }
 
 // HasInternalKey reports whether the incoming call carries key.
 func HasInternalKey(ctx context.Context, key string) bool {
-	md, _ := metadata.FromIncomingContext(ctx)
-	v := md.Get(MDInternalKey)
+	v := metadata.ValueFromIncomingContext(ctx, MDInternalKey)
 	return len(v) == 1 && subtle.ConstantTimeCompare([]byte(v[0]), []byte(key)) == 1
 }

@@ -22,8 +22,7 @@ func AppendOperatorToOutgoing(ctx context.Context) context.Context {
 // OperatorFromIncoming reports whether the incoming call is marked as an
 // operator's. It says nothing of whether the mark can be trusted.
 func OperatorFromIncoming(ctx context.Context) bool {
-	md, _ := metadata.FromIncomingContext(ctx)
-	v := md.Get(MDOperator)
+	v := metadata.ValueFromIncomingContext(ctx, MDOperator)
 	return len(v) == 1 && v[0] == "1"
 }
 
