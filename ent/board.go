@@ -21,7 +21,7 @@ type Board struct {
 	ID int `json:"id,omitempty"`
 	// TenantID holds the value of the "tenant_id" field.
 	TenantID int `json:"tenant_id,omitempty"`
-	// Unique within the tenant, e.g. "main".
+	// Unique within the tenant, e.g. "main"; never changes, so workers may remember it.
 	Slug string `json:"slug,omitempty"`
 	// Name holds the value of the "name" field.
 	Name string `json:"name,omitempty"`

@@ -28,20 +28,6 @@ func (_u *BoardUpdate) Where(ps ...predicate.Board) *BoardUpdate {
 	return _u
 }
 
-// SetSlug sets the "slug" field.
-func (_u *BoardUpdate) SetSlug(v string) *BoardUpdate {
-	_u.mutation.SetSlug(v)
-	return _u
-}
-
-// SetNillableSlug sets the "slug" field if the given value is not nil.
-func (_u *BoardUpdate) SetNillableSlug(v *string) *BoardUpdate {
-	if v != nil {
-		_u.SetSlug(*v)
-	}
-	return _u
-}
-
 // SetName sets the "name" field.
 func (_u *BoardUpdate) SetName(v string) *BoardUpdate {
 	_u.mutation.SetName(v)
@@ -160,11 +146,6 @@ func (_u *BoardUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *BoardUpdate) check() error {
-	if v, ok := _u.mutation.Slug(); ok {
-		if err := board.SlugValidator(v); err != nil {
-			return &ValidationError{Name: "slug", err: fmt.Errorf(`ent: validator failed for field "Board.slug": %w`, err)}
-		}
-	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Board.tenant"`)
 	}
@@ -182,9 +163,6 @@ func (_u *BoardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 				ps[i](selector)
 			}
 		}
-	}
-	if value, ok := _u.mutation.Slug(); ok {
-		_spec.SetField(board.FieldSlug, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(board.FieldName, field.TypeString, value)
@@ -261,20 +239,6 @@ type BoardUpdateOne struct {
 	fields   []string
 	hooks    []Hook
 	mutation *BoardMutation
-}
-
-// SetSlug sets the "slug" field.
-func (_u *BoardUpdateOne) SetSlug(v string) *BoardUpdateOne {
-	_u.mutation.SetSlug(v)
-	return _u
-}
-
-// SetNillableSlug sets the "slug" field if the given value is not nil.
-func (_u *BoardUpdateOne) SetNillableSlug(v *string) *BoardUpdateOne {
-	if v != nil {
-		_u.SetSlug(*v)
-	}
-	return _u
 }
 
 // SetName sets the "name" field.
@@ -408,11 +372,6 @@ func (_u *BoardUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *BoardUpdateOne) check() error {
-	if v, ok := _u.mutation.Slug(); ok {
-		if err := board.SlugValidator(v); err != nil {
-			return &ValidationError{Name: "slug", err: fmt.Errorf(`ent: validator failed for field "Board.slug": %w`, err)}
-		}
-	}
 	if _u.mutation.TenantCleared() && len(_u.mutation.TenantIDs()) > 0 {
 		return errors.New(`ent: clearing a required unique edge "Board.tenant"`)
 	}
@@ -447,9 +406,6 @@ func (_u *BoardUpdateOne) sqlSave(ctx context.Context) (_node *Board, err error)
 				ps[i](selector)
 			}
 		}
-	}
-	if value, ok := _u.mutation.Slug(); ok {
-		_spec.SetField(board.FieldSlug, field.TypeString, value)
 	}
 	if value, ok := _u.mutation.Name(); ok {
 		_spec.SetField(board.FieldName, field.TypeString, value)

@@ -20,7 +20,7 @@ type Member struct {
 	ID int `json:"id,omitempty"`
 	// TenantID holds the value of the "tenant_id" field.
 	TenantID int `json:"tenant_id,omitempty"`
-	// Unique within the tenant, e.g. "alice".
+	// Unique within the tenant, e.g. "alice"; never changes, so workers may remember it.
 	Handle string `json:"handle,omitempty"`
 	// DisplayName holds the value of the "display_name" field.
 	DisplayName string `json:"display_name,omitempty"`

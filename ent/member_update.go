@@ -28,20 +28,6 @@ func (_u *MemberUpdate) Where(ps ...predicate.Member) *MemberUpdate {
 	return _u
 }
 
-// SetHandle sets the "handle" field.
-func (_u *MemberUpdate) SetHandle(v string) *MemberUpdate {
-	_u.mutation.SetHandle(v)
-	return _u
-}
-
-// SetNillableHandle sets the "handle" field if the given value is not nil.
-func (_u *MemberUpdate) SetNillableHandle(v *string) *MemberUpdate {
-	if v != nil {
-		_u.SetHandle(*v)
-	}
-	return _u
-}
-
 // SetDisplayName sets the "display_name" field.
 func (_u *MemberUpdate) SetDisplayName(v string) *MemberUpdate {
 	_u.mutation.SetDisplayName(v)
@@ -52,20 +38,6 @@ func (_u *MemberUpdate) SetDisplayName(v string) *MemberUpdate {
 func (_u *MemberUpdate) SetNillableDisplayName(v *string) *MemberUpdate {
 	if v != nil {
 		_u.SetDisplayName(*v)
-	}
-	return _u
-}
-
-// SetKind sets the "kind" field.
-func (_u *MemberUpdate) SetKind(v member.Kind) *MemberUpdate {
-	_u.mutation.SetKind(v)
-	return _u
-}
-
-// SetNillableKind sets the "kind" field if the given value is not nil.
-func (_u *MemberUpdate) SetNillableKind(v *member.Kind) *MemberUpdate {
-	if v != nil {
-		_u.SetKind(*v)
 	}
 	return _u
 }
@@ -205,16 +177,6 @@ func (_u *MemberUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *MemberUpdate) check() error {
-	if v, ok := _u.mutation.Handle(); ok {
-		if err := member.HandleValidator(v); err != nil {
-			return &ValidationError{Name: "handle", err: fmt.Errorf(`ent: validator failed for field "Member.handle": %w`, err)}
-		}
-	}
-	if v, ok := _u.mutation.Kind(); ok {
-		if err := member.KindValidator(v); err != nil {
-			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "Member.kind": %w`, err)}
-		}
-	}
 	if v, ok := _u.mutation.Role(); ok {
 		if err := member.RoleValidator(v); err != nil {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "Member.role": %w`, err)}
@@ -238,14 +200,8 @@ func (_u *MemberUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
-	if value, ok := _u.mutation.Handle(); ok {
-		_spec.SetField(member.FieldHandle, field.TypeString, value)
-	}
 	if value, ok := _u.mutation.DisplayName(); ok {
 		_spec.SetField(member.FieldDisplayName, field.TypeString, value)
-	}
-	if value, ok := _u.mutation.Kind(); ok {
-		_spec.SetField(member.FieldKind, field.TypeEnum, value)
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(member.FieldRole, field.TypeEnum, value)
@@ -350,20 +306,6 @@ type MemberUpdateOne struct {
 	mutation *MemberMutation
 }
 
-// SetHandle sets the "handle" field.
-func (_u *MemberUpdateOne) SetHandle(v string) *MemberUpdateOne {
-	_u.mutation.SetHandle(v)
-	return _u
-}
-
-// SetNillableHandle sets the "handle" field if the given value is not nil.
-func (_u *MemberUpdateOne) SetNillableHandle(v *string) *MemberUpdateOne {
-	if v != nil {
-		_u.SetHandle(*v)
-	}
-	return _u
-}
-
 // SetDisplayName sets the "display_name" field.
 func (_u *MemberUpdateOne) SetDisplayName(v string) *MemberUpdateOne {
 	_u.mutation.SetDisplayName(v)
@@ -374,20 +316,6 @@ func (_u *MemberUpdateOne) SetDisplayName(v string) *MemberUpdateOne {
 func (_u *MemberUpdateOne) SetNillableDisplayName(v *string) *MemberUpdateOne {
 	if v != nil {
 		_u.SetDisplayName(*v)
-	}
-	return _u
-}
-
-// SetKind sets the "kind" field.
-func (_u *MemberUpdateOne) SetKind(v member.Kind) *MemberUpdateOne {
-	_u.mutation.SetKind(v)
-	return _u
-}
-
-// SetNillableKind sets the "kind" field if the given value is not nil.
-func (_u *MemberUpdateOne) SetNillableKind(v *member.Kind) *MemberUpdateOne {
-	if v != nil {
-		_u.SetKind(*v)
 	}
 	return _u
 }
@@ -540,16 +468,6 @@ func (_u *MemberUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *MemberUpdateOne) check() error {
-	if v, ok := _u.mutation.Handle(); ok {
-		if err := member.HandleValidator(v); err != nil {
-			return &ValidationError{Name: "handle", err: fmt.Errorf(`ent: validator failed for field "Member.handle": %w`, err)}
-		}
-	}
-	if v, ok := _u.mutation.Kind(); ok {
-		if err := member.KindValidator(v); err != nil {
-			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "Member.kind": %w`, err)}
-		}
-	}
 	if v, ok := _u.mutation.Role(); ok {
 		if err := member.RoleValidator(v); err != nil {
 			return &ValidationError{Name: "role", err: fmt.Errorf(`ent: validator failed for field "Member.role": %w`, err)}
@@ -590,14 +508,8 @@ func (_u *MemberUpdateOne) sqlSave(ctx context.Context) (_node *Member, err erro
 			}
 		}
 	}
-	if value, ok := _u.mutation.Handle(); ok {
-		_spec.SetField(member.FieldHandle, field.TypeString, value)
-	}
 	if value, ok := _u.mutation.DisplayName(); ok {
 		_spec.SetField(member.FieldDisplayName, field.TypeString, value)
-	}
-	if value, ok := _u.mutation.Kind(); ok {
-		_spec.SetField(member.FieldKind, field.TypeEnum, value)
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(member.FieldRole, field.TypeEnum, value)

@@ -21,8 +21,8 @@ func (Board) Mixin() []ent.Mixin {
 // Fields of the Board.
 func (Board) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("slug").NotEmpty().
-			Comment(`Unique within the tenant, e.g. "main".`),
+		field.String("slug").NotEmpty().Immutable().
+			Comment(`Unique within the tenant, e.g. "main"; never changes, so workers may remember it.`),
 		field.String("name"),
 		field.Bool("is_default").Default(false),
 		field.Text("rules").Default("").

@@ -20,10 +20,10 @@ func (Member) Mixin() []ent.Mixin {
 // Fields of the Member.
 func (Member) Fields() []ent.Field {
 	return []ent.Field{
-		field.String("handle").NotEmpty().
-			Comment(`Unique within the tenant, e.g. "alice".`),
+		field.String("handle").NotEmpty().Immutable().
+			Comment(`Unique within the tenant, e.g. "alice"; never changes, so workers may remember it.`),
 		field.String("display_name"),
-		field.Enum("kind").Values("human", "assistant"),
+		field.Enum("kind").Values("human", "assistant").Immutable(),
 		field.Enum("role").Values("owner", "admin", "member", "viewer"),
 		field.Int("sponsor_id").Optional().Nillable().
 			Comment("For an assistant: the human member answerable for it."),

@@ -11,8 +11,6 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
-	entboard "github.com/taskwire/taskwire/ent/board"
-	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/workitem"
 	"github.com/taskwire/taskwire/services/domainerr"
@@ -82,15 +80,8 @@ func lookupNames(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task,
 		memberIDs = append(memberIDs, cm.AuthorID)
 	}
 	n := names{boards: map[int]string{}, members: map[int]*ent.Member{}, work: map[int]string{}, me: a.member.ID}
-	if len(boardIDs) > 0 {
-		bs, err := c.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(uniq(boardIDs)...)).
-			Select(entboard.FieldSlug).All(ctx)
-		if err != nil {
-			return n, err
-		}
-		for _, b := range bs {
-			n.boards[b.ID] = b.Slug
-		}
+	if err := a.names.addBoards(ctx, c, a, n, boardIDs); err != nil {
+		return n, err
 	}
 	if err := n.addMembers(ctx, c, a, memberIDs); err != nil {
 		return n, err
@@ -109,27 +100,10 @@ func lookupNames(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task,
 	return n, nil
 }
 
-// addMembers loads those of ids that n does not know yet, in one query.
+// addMembers loads those of ids that n does not know yet, in one query
+// for those the worker does not remember either.
 func (n names) addMembers(ctx context.Context, c *ent.Client, a actor, ids []int) error {
-	var missing []int
-	for _, id := range uniq(ids) {
-		if _, ok := n.members[id]; !ok {
-			missing = append(missing, id)
-		}
-	}
-	if len(missing) == 0 {
-		return nil
-	}
-	// Only what names shows: handles and kinds.
-	ms, err := c.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(missing...)).
-		Select(member.FieldHandle, member.FieldKind).All(ctx)
-	if err != nil {
-		return err
-	}
-	for _, m := range ms {
-		n.members[m.ID] = m
-	}
-	return nil
+	return a.names.addMembers(ctx, c, a, n, ids)
 }
 
 // uniq returns ids without repeats, in their first order.

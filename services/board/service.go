@@ -52,6 +52,7 @@ type Service struct {
 	client  *ent.Client
 	log     *slog.Logger
 	cursors *cursor.Sealer
+	names   *nameCache
 }
 
 var (
@@ -76,7 +77,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
 	}
-	return &Service{client: cfg.Client, log: log, cursors: cursors}, nil
+	return &Service{client: cfg.Client, log: log, cursors: cursors, names: newNameCache()}, nil
 }
 
 // Register adds BoardService and WorkService to a gRPC server.
@@ -89,6 +90,7 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 type actor struct {
 	tenant *ent.Tenant
 	member *ent.Member
+	names  *nameCache // the Service's; nil: every name is read
 }
 
 // call resolves the caller of ctx, runs fn with a context scoped to the
@@ -96,6 +98,7 @@ type actor struct {
 func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
 	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
 	a, ctx, err := s.resolve(ctx)
+	a.names = s.names
 	if err == nil {
 		var resp Resp
 		resp, err = fn(ctx, a, req)
