@@ -99,6 +99,8 @@ type Server struct {
 	health *health.Server
 	scopes sync.Map  // full method name → scopeRule, filled on first call
 	audit  *auditLog // nil when Config.Auditor is
+	// methods are the unary methods served, for Local.
+	methods localMethods
 
 	// draining is cancelled when Stop begins; it ends long-lived streams
 	// (health Watch) that would otherwise hold GracefulStop until the
@@ -129,8 +131,10 @@ func New(cfg Config) (*Server, error) {
 		grpc.ChainStreamInterceptor(s.endOnDrain),
 	)...)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
+	s.methods = localMethods{}
 	for _, register := range cfg.Register {
 		register(s.grpc)
+		register(s.methods) // for Local
 	}
 	return s, nil
 }

@@ -235,6 +235,10 @@ type frontdoorNodeConfig struct {
 	// Telemetry counts and traces the MCP requests and the calls to the
 	// workers; nil: nothing does.
 	Telemetry *telemetry.Telemetry
+	// Local, when set, returns the connection MCP and admin calls use
+	// instead of the one to the workers (which it falls back on): a worker
+	// in the same process (worker.Server.Local).
+	Local func(fallback grpc.ClientConnInterface) (grpc.ClientConnInterface, error)
 }
 
 func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
@@ -271,7 +275,18 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		return nil, err
 	}
 	checks := tokenChecks{revoked: revs.Refuses, keys: set}
-	h, err := newMCPHandler(cfg, n.conn, n.endpoint, checks)
+	// MCP and admin calls go to a worker in this process without gRPC's
+	// machinery when there is one (serve); everything else over gRPC.
+	var calls grpc.ClientConnInterface = n.conn
+	if cfg.Local != nil {
+		if calls, err = cfg.Local(n.conn); err != nil {
+			n.stopKeys()
+			n.stopRevocations()
+			n.conn.Close()
+			return nil, err
+		}
+	}
+	h, err := newMCPHandler(cfg, calls, n.endpoint, checks)
 	if err != nil {
 		n.stopKeys()
 		n.stopRevocations()
@@ -280,7 +295,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	}
 	n.mcp = h
 	// The admin API (JSON and gRPC) and the JWKS beside the MCP endpoint.
-	if n.admin, err = newAdminEdge(cfg, n.conn, n.endpoint, checks); err != nil {
+	if n.admin, err = newAdminEdge(cfg, calls, n.endpoint, checks); err != nil {
 		n.stopKeys()
 		n.stopRevocations()
 		n.conn.Close()

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 
+	"google.golang.org/grpc"
+
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
@@ -21,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/services/telemetry"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
+	"github.com/taskwire/taskwire/worker"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -119,6 +122,15 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
 		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
 		RateLimits: cfg.rateLimits(), Telemetry: s.tel,
+		Local: func(fallback grpc.ClientConnInterface) (grpc.ClientConnInterface, error) {
+			lc := worker.LocalConfig{Fallback: fallback, Credentials: identity.InternalKey(key)}
+			if s.tel != nil {
+				var unary grpc.UnaryServerInterceptor
+				unary, lc.ClientStats, lc.ServerStats = s.tel.LocalCalls()
+				lc.Interceptors = []grpc.UnaryServerInterceptor{unary}
+			}
+			return s.worker.srv.Local(lc)
+		},
 	})
 	if err != nil {
 		return nil, err

@@ -7,6 +7,7 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/google.golang.org/grpc/otelgrpc"
 	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/stats"
 	"google.golang.org/grpc/status"
 )
 
@@ -21,6 +22,13 @@ func (t *Telemetry) GRPCServerOptions() []grpc.ServerOption {
 		grpc.ChainUnaryInterceptor(t.countUnary),
 		grpc.ChainStreamInterceptor(t.countStream),
 	}
+}
+
+// LocalCalls are what GRPCServerOptions and GRPCDialOptions add to a
+// call, for calls that skip gRPC inside one process (worker.LocalConfig):
+// the metrics interceptor and the two OpenTelemetry handlers.
+func (t *Telemetry) LocalCalls() (interceptor grpc.UnaryServerInterceptor, client, server stats.Handler) {
+	return t.countUnary, otelgrpc.NewClientHandler(t.otelgrpcOptions()...), otelgrpc.NewServerHandler(t.otelgrpcOptions()...)
 }
 
 // GRPCDialOptions are a front door's options for its connection to the
