@@ -301,7 +301,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		n.conn.Close()
 		return nil, err
 	}
-	n.http = newHTTPServer(probes(n.ready, cfg.traced(n.admin.Wrap(h))), n.idle.track)
+	n.http = newHTTPServer(cfg.frontHandler(n.ready, n.admin.Wrap(h)), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.lis) }()
 	return n, nil
 }

@@ -121,11 +121,21 @@ func (cfg frontdoorNodeConfig) dialOptions() []grpc.DialOption {
 	return cfg.Telemetry.GRPCDialOptions()
 }
 
-// traced reads each request's trace context from its headers, for the
-// span the observer starts, and readies it for the call's log fields.
-func (cfg frontdoorNodeConfig) traced(h http.Handler) http.Handler {
-	if cfg.Telemetry == nil {
-		return h
-	}
-	return cfg.Telemetry.HTTPMiddleware(h)
+// frontHandler answers the probes, and hands everything else to next
+// with the trace context of its headers read (telemetry's
+// HTTPMiddleware), in one layer of handlers instead of two. Every request
+// passes through it, a listen stream for as long as it is open, and its
+// goroutine keeps the deepest stack it needed: one layer less kept that
+// stack at 8 KB instead of 16 per stream (TestListenStreamStack).
+func (cfg frontdoorNodeConfig) frontHandler(ready func(context.Context) error, next http.Handler) http.Handler {
+	tel := cfg.Telemetry
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if answerProbe(w, r, ready) {
+			return
+		}
+		if tel != nil {
+			r = r.WithContext(tel.RequestContext(r))
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -19,17 +19,25 @@ const probeTimeout = 2 * time.Second
 // down.
 func probes(ready func(context.Context) error, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		switch r.URL.Path {
-		case "/healthz":
-			probeAnswer(w, nil)
-		case "/readyz":
-			ctx, cancel := context.WithTimeout(r.Context(), probeTimeout)
-			defer cancel()
-			probeAnswer(w, ready(ctx))
-		default:
+		if !answerProbe(w, r, ready) {
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// answerProbe answers r if it is a probe, and reports whether it was.
+func answerProbe(w http.ResponseWriter, r *http.Request, ready func(context.Context) error) bool {
+	switch r.URL.Path {
+	case "/healthz":
+		probeAnswer(w, nil)
+	case "/readyz":
+		ctx, cancel := context.WithTimeout(r.Context(), probeTimeout)
+		defer cancel()
+		probeAnswer(w, ready(ctx))
+	default:
+		return false
+	}
+	return true
 }
 
 func probeAnswer(w http.ResponseWriter, err error) {

@@ -118,7 +118,12 @@ func NewLogger(w io.Writer, level slog.Leveler) *slog.Logger {
 // once it has read _meta (see FrontdoorObserver).
 func (t *Telemetry) HTTPMiddleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := t.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-		next.ServeHTTP(w, r.WithContext(calllog.Start(ctx)))
+		next.ServeHTTP(w, r.WithContext(t.RequestContext(r)))
 	})
+}
+
+// RequestContext is r's context as HTTPMiddleware hands it on, for
+// handlers that do its work themselves.
+func (t *Telemetry) RequestContext(r *http.Request) context.Context {
+	return calllog.Start(t.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
 }
