@@ -30,6 +30,7 @@ type config struct {
 	AllowedOrigins string
 	LogLevel       string
 	MetricsAddr    string // serve, frontdoor: where /metrics is served; empty: nowhere
+	Pprof          bool   // also serve Go's profiles beside /metrics
 	ShutdownGrace  time.Duration
 	Conformance    bool
 	Rate           rateConfig // rate limits; the zero value has none
@@ -80,6 +81,15 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 // public one.
 func (c *config) metricsFlag(fs *flag.FlagSet) {
 	fs.StringVar(&c.MetricsAddr, "metrics-addr", env("TASKWIRE_METRICS_ADDR", ""), "serve Prometheus metrics at /metrics on this listen address, apart from the MCP port, e.g. 127.0.0.1:9092 (env TASKWIRE_METRICS_ADDR; default: not served)")
+	c.pprofFlag(fs, "--metrics-addr")
+}
+
+// pprofFlag declares --pprof, which serves Go's profiles on the address
+// named by where (the metrics port, or a worker's --http): never on the
+// public port, and off unless asked for, since a profile shows the
+// program's inner workings and costs CPU while it is taken.
+func (c *config) pprofFlag(fs *flag.FlagSet, where string) {
+	fs.BoolVar(&c.Pprof, "pprof", env("TASKWIRE_PPROF", "") == "true", "also serve Go's runtime profiles at /debug/pprof/ on the "+where+" address, e.g. for go tool pprof (env TASKWIRE_PPROF=true)")
 }
 
 // rateConfig is the rate limits of `serve`: calls a second and burst, per

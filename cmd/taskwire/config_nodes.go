@@ -51,6 +51,7 @@ func (c *nodeConfig) workerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.DB, "db", env("TASKWIRE_DB", ""), "database: postgres://… or sqlite:<path> (env TASKWIRE_DB; required)")
 	fs.StringVar(&c.Listen, "listen", env("TASKWIRE_LISTEN", "127.0.0.1:9090"), "gRPC listen address, for front doors (env TASKWIRE_LISTEN)")
 	fs.StringVar(&c.HTTPAddr, "http", env("TASKWIRE_HTTP", "127.0.0.1:9091"), "listen address of the /healthz and /readyz probes and the Prometheus /metrics; empty: none (env TASKWIRE_HTTP)")
+	c.pprofFlag(fs, "--http")
 	fs.DurationVar(&c.MaxConnectionAge, "max-connection-age", c.envDuration("TASKWIRE_MAX_CONNECTION_AGE", 5*time.Minute), "ask front doors to reconnect after about this long (calls in flight get --shutdown-grace to finish), so that those following a DNS name find workers added since; 0: never (env TASKWIRE_MAX_CONNECTION_AGE)")
 	fs.BoolVar(&c.Migrate, "migrate", env("TASKWIRE_MIGRATE", "") == "true", "migrate the schema before serving, for a single worker in development; deployments run `taskwire migrate` once before a rollout instead (env TASKWIRE_MIGRATE=true)")
 }

@@ -69,7 +69,7 @@ func frontdoorConfig(cfg nodeConfig, log *slog.Logger) (frontdoorNodeConfig, err
 // until ctx ends or the server fails. Metrics are served from the start,
 // so a front door waiting for its first worker can be watched too.
 func serveFrontdoor(ctx context.Context, cfg nodeConfig, nodeCfg frontdoorNodeConfig, log *slog.Logger) error {
-	metrics, err := serveMetrics(cfg.MetricsAddr, nodeCfg.Telemetry, log)
+	metrics, err := serveMetrics(cfg.MetricsAddr, cfg.Pprof, nodeCfg.Telemetry, log)
 	if err != nil {
 		return err
 	}

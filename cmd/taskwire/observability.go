@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"time"
 
 	"google.golang.org/grpc"
@@ -44,11 +45,19 @@ func shutdownTelemetry(tel *telemetry.Telemetry, log *slog.Logger) {
 	}
 }
 
-// metricsHandler serves the registry on /metrics and nothing else, so a
-// port that serves metrics serves no MCP and no admin API.
-func metricsHandler(tel *telemetry.Telemetry) http.Handler {
+// metricsHandler serves the registry on /metrics, and Go's profiles on
+// /debug/pprof/ when withPprof, and nothing else, so a port that serves
+// metrics serves no MCP and no admin API.
+func metricsHandler(tel *telemetry.Telemetry, withPprof bool) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /metrics", tel.Handler())
+	if withPprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
 	return mux
 }
 
@@ -61,15 +70,18 @@ type metricsServer struct {
 
 // serveMetrics listens on addr and serves tel's metrics there; an empty
 // addr serves none and returns nil, which the methods accept.
-func serveMetrics(addr string, tel *telemetry.Telemetry, log *slog.Logger) (*metricsServer, error) {
+func serveMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *slog.Logger) (*metricsServer, error) {
 	if addr == "" {
+		if withPprof {
+			return nil, errors.New("--pprof serves the profiles beside the metrics: set --metrics-addr too")
+		}
 		return nil, nil
 	}
 	lis, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
 	}
-	m := &metricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel), ReadHeaderTimeout: readHeaderTimeout}}
+	m := &metricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel, withPprof), ReadHeaderTimeout: readHeaderTimeout}}
 	go func() {
 		if err := m.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("metrics server stopped", "err", err)

@@ -68,7 +68,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if s.tel, err = telemetry.New(telemetry.Config{Service: "taskwire", Version: version, Logger: log}); err != nil {
 		return nil, err
 	}
-	if s.metrics, err = serveMetrics(cfg.MetricsAddr, s.tel, log); err != nil {
+	if s.metrics, err = serveMetrics(cfg.MetricsAddr, cfg.Pprof, s.tel, log); err != nil {
 		return nil, err
 	}
 	if s.DB, err = store.Open(ctx, cfg.DB, store.WrapDriver(s.tel.EntDriver)); err != nil {

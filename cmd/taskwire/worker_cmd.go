@@ -147,6 +147,9 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 // address, if any.
 func (w *workerProcess) serveProbes() error {
 	if w.cfg.HTTPAddr == "" {
+		if w.cfg.Pprof {
+			return errors.New("--pprof serves the profiles beside the probes: set --http too")
+		}
 		return nil
 	}
 	lis, err := net.Listen("tcp", w.cfg.HTTPAddr)
@@ -154,7 +157,7 @@ func (w *workerProcess) serveProbes() error {
 		return fmt.Errorf("probes: listen on %s: %w", w.cfg.HTTPAddr, err)
 	}
 	w.lis = lis
-	w.probes = &http.Server{Handler: probes(w.ready, metricsHandler(w.tel)), ReadHeaderTimeout: readHeaderTimeout}
+	w.probes = &http.Server{Handler: probes(w.ready, metricsHandler(w.tel, w.cfg.Pprof)), ReadHeaderTimeout: readHeaderTimeout}
 	go w.probes.Serve(lis)
 	return nil
 }
