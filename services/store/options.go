@@ -34,7 +34,7 @@ func newClient(drv *entsql.Driver, opts []Option) (*ent.Client, error) {
 	}
 	var d dialect.Driver = drv
 	if drv.Dialect() == dialect.SQLite {
-		sd, err := newStmtDriver(drv)
+		sd, err := newStmtDriver(drv, stmtCacheSize)
 		if err != nil {
 			return nil, err
 		}

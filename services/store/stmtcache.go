@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
+	"sync"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -27,35 +28,83 @@ const stmtCacheSize = 512
 // (sql.Tx.StmtContext), and its Close waits for rows still being read.
 type stmtDriver struct {
 	*entsql.Driver
-	stmts *lru.Cache[string, *sql.Stmt]
+	stmts *lru.Cache[string, *keptStmt]
 }
 
-func newStmtDriver(d *entsql.Driver) (*stmtDriver, error) {
-	// An evicted statement is closed in the background: Close waits for
-	// the rows of any query still reading from it, which may be the
-	// caller's own.
-	stmts, err := lru.NewWithEvict(stmtCacheSize, func(_ string, s *sql.Stmt) { go s.Close() })
+func newStmtDriver(d *entsql.Driver, size int) (*stmtDriver, error) {
+	stmts, err := lru.NewWithEvict(size, func(_ string, k *keptStmt) { k.evict() })
 	if err != nil {
 		return nil, fmt.Errorf("store: statement cache: %w", err)
 	}
 	return &stmtDriver{Driver: d, stmts: stmts}, nil
 }
 
-// stmt is query's prepared statement, prepared now if it is not kept.
-func (d *stmtDriver) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if s, ok := d.stmts.Get(query); ok {
-		return s, nil
+// keptStmt is a kept statement and the calls using it: one evicted from
+// the cache is closed once none is, since a closed *sql.Stmt refuses to
+// run ("statement is closed") and a call may have taken it from the cache
+// just before another call's statement pushed it out.
+type keptStmt struct {
+	*sql.Stmt
+	mu      sync.Mutex
+	users   int
+	evicted bool
+}
+
+// acquire counts a user in, unless the statement was evicted.
+func (k *keptStmt) acquire() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.evicted {
+		return false
+	}
+	k.users++
+	return true
+}
+
+// release counts a user out, once its statement has run: rows still being
+// read keep the statement open by themselves (Close waits for them).
+func (k *keptStmt) release() {
+	k.mu.Lock()
+	k.users--
+	last := k.evicted && k.users == 0
+	k.mu.Unlock()
+	if last {
+		go k.Close() // in the background: it waits for rows, maybe the caller's own
+	}
+}
+
+// evict closes the statement, now or when its last user releases it.
+func (k *keptStmt) evict() {
+	k.mu.Lock()
+	k.evicted = true
+	last := k.users == 0
+	k.mu.Unlock()
+	if last {
+		go k.Close()
+	}
+}
+
+// stmt is query's kept statement, prepared now if it is not kept, and the
+// release to call once it has run.
+func (d *stmtDriver) stmt(ctx context.Context, query string) (*sql.Stmt, func(), error) {
+	if k, ok := d.stmts.Get(query); ok && k.acquire() {
+		return k.Stmt, k.release, nil
 	}
 	s, err := d.DB().PrepareContext(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	// Two calls may have prepared it at once: the first one kept wins.
-	if prev, found, _ := d.stmts.PeekOrAdd(query, s); found {
-		go s.Close()
-		return prev, nil
+	k := &keptStmt{Stmt: s, users: 1}
+	// Two calls may have prepared it at once: the first one kept wins,
+	// and this one is closed after its single use.
+	if prev, found, _ := d.stmts.PeekOrAdd(query, k); found {
+		k.evict()
+		if prev.acquire() {
+			k.release()
+			return prev.Stmt, prev.release, nil
+		}
 	}
-	return s, nil
+	return k.Stmt, k.release, nil
 }
 
 // Exec implements dialect.ExecQuerier.
@@ -89,14 +138,16 @@ type stmtTx struct {
 	d *stmtDriver
 }
 
-// stmt is query's kept statement bound to the transaction; the
-// transaction closes it when it ends.
-func (t *stmtTx) stmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	s, err := t.d.stmt(ctx, query)
+// stmt is query's kept statement bound to the transaction, which closes
+// it when it ends; once bound, it needs the kept one no longer (a closed
+// parent stays prepared for the transactions using it).
+func (t *stmtTx) stmt(ctx context.Context, query string) (*sql.Stmt, func(), error) {
+	s, release, err := t.d.stmt(ctx, query)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return t.Tx.StmtContext(ctx, s), nil
+	defer release()
+	return t.Tx.StmtContext(ctx, s), func() {}, nil
 }
 
 func (t *stmtTx) Exec(ctx context.Context, query string, args, v any) error {
@@ -107,26 +158,28 @@ func (t *stmtTx) Query(ctx context.Context, query string, args, v any) error {
 	return queryStmt(ctx, query, args, v, t.stmt)
 }
 
-// preparer is the kept statement of a query, for a driver or a transaction.
-type preparer func(ctx context.Context, query string) (*sql.Stmt, error)
+// preparer is the kept statement of a query, for a driver or a
+// transaction, and the release to call once it has run.
+type preparer func(ctx context.Context, query string) (*sql.Stmt, func(), error)
 
 // prepared is query's statement and its arguments, as ent hands them over.
-func (p preparer) prepared(ctx context.Context, query string, args any) (*sql.Stmt, []any, error) {
+func (p preparer) prepared(ctx context.Context, query string, args any) (*sql.Stmt, []any, func(), error) {
 	argv, ok := args.([]any)
 	if !ok {
-		return nil, nil, fmt.Errorf("store: invalid arguments %T, want []any", args)
+		return nil, nil, nil, fmt.Errorf("store: invalid arguments %T, want []any", args)
 	}
-	s, err := p(ctx, query)
-	return s, argv, err
+	s, release, err := p(ctx, query)
+	return s, argv, release, err
 }
 
 // execStmt is entsql.Conn's Exec over a prepared statement.
 func execStmt(ctx context.Context, query string, args, v any, p preparer) error {
-	s, argv, err := p.prepared(ctx, query, args)
+	s, argv, release, err := p.prepared(ctx, query, args)
 	if err != nil {
 		return err
 	}
 	res, err := s.ExecContext(ctx, argv...)
+	release()
 	if err != nil {
 		return err
 	}
@@ -146,11 +199,12 @@ func queryStmt(ctx context.Context, query string, args, v any, p preparer) error
 	if !ok {
 		return fmt.Errorf("store: invalid rows %T, want *sql.Rows", v)
 	}
-	s, argv, err := p.prepared(ctx, query, args)
+	s, argv, release, err := p.prepared(ctx, query, args)
 	if err != nil {
 		return err
 	}
 	r, err := s.QueryContext(ctx, argv...)
+	release()
 	if err != nil {
 		return err
 	}
