@@ -190,15 +190,10 @@ func (l *auditLog) add(ctx context.Context, build func() audit.Event) {
 // or with a BatchAuditor, each event with all that queued behind it.
 func (l *auditLog) run() {
 	defer close(l.done)
-	batcher, _ := l.auditor.(BatchAuditor)
 	for {
 		select {
 		case e := <-l.queue:
-			if batcher != nil {
-				l.writeAll(batcher, l.gather(e))
-				continue
-			}
-			l.write(context.Background(), e)
+			l.writeFrom(context.Background(), e, auditLinger)
 		case <-l.stopping:
 			l.flush()
 			return
@@ -206,13 +201,15 @@ func (l *auditLog) run() {
 	}
 }
 
+// flush writes what is queued, in batches where it can, within
+// auditFlushTimeout.
 func (l *auditLog) flush() {
 	ctx, cancel := context.WithTimeout(context.Background(), auditFlushTimeout)
 	defer cancel()
 	for ctx.Err() == nil {
 		select {
 		case e := <-l.queue:
-			l.write(ctx, e)
+			l.writeFrom(ctx, e, 0)
 		default:
 			return
 		}
@@ -235,19 +232,39 @@ func (l *auditLog) write(ctx context.Context, e audit.Event) {
 	}
 }
 
+// writeFrom writes first: alone, or with a BatchAuditor together with
+// the events queued behind it and those that queue within linger.
+func (l *auditLog) writeFrom(ctx context.Context, first audit.Event, linger time.Duration) {
+	if b, ok := l.auditor.(BatchAuditor); ok {
+		l.writeAll(ctx, b, l.gather(first, linger))
+		return
+	}
+	l.write(ctx, first)
+}
+
 // gather returns first with the events that queue behind it within
-// auditLinger, up to maxAuditBatch: under load, a commit for many calls
-// instead of a few (a commit is most of a write's cost), at the price of
-// an event reaching the log that much later.
-func (l *auditLog) gather(first audit.Event) []audit.Event {
+// linger (auditLinger while running, none when flushing), up to
+// maxAuditBatch: under load, a commit for many calls instead of a few (a
+// commit is most of a write's cost), at the price of an event reaching
+// the log that much later.
+func (l *auditLog) gather(first audit.Event, linger time.Duration) []audit.Event {
 	batch := []audit.Event{first}
-	linger := time.NewTimer(auditLinger)
-	defer linger.Stop()
+	timer := time.NewTimer(linger)
+	defer timer.Stop()
 	for len(batch) < maxAuditBatch {
 		select {
 		case e := <-l.queue:
 			batch = append(batch, e)
-		case <-linger.C:
+			continue
+		default:
+		}
+		if linger == 0 {
+			return batch
+		}
+		select {
+		case e := <-l.queue:
+			batch = append(batch, e)
+		case <-timer.C:
 			return batch
 		case <-l.stopping:
 			return batch
@@ -256,8 +273,8 @@ func (l *auditLog) gather(first audit.Event) []audit.Event {
 	return batch
 }
 
-func (l *auditLog) writeAll(b BatchAuditor, events []audit.Event) {
-	ctx, cancel := context.WithTimeout(context.Background(), auditWriteTimeout)
+func (l *auditLog) writeAll(ctx context.Context, b BatchAuditor, events []audit.Event) {
+	ctx, cancel := context.WithTimeout(ctx, auditWriteTimeout)
 	defer cancel()
 	skipped, err := b.RecordAll(ctx, events)
 	if err != nil {

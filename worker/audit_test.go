@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -335,6 +336,30 @@ func TestAuditFlushOnStop(t *testing.T) {
 	w.srv.Stop(context.Background())
 	if n := len(slow.recorded()); n != 5 {
 		t.Errorf("after Stop, %d events recorded, want all 5", n)
+	}
+}
+
+// TestAuditFlushBatches: with a BatchAuditor, what is still queued when
+// the worker stops is written in batches too, not an event at a time, so
+// more of it is written within the flush's time.
+func TestAuditFlushBatches(t *testing.T) {
+	b := &batchAuditor{}
+	l := &auditLog{
+		auditor: b, log: slog.New(slog.DiscardHandler), queue: make(chan audit.Event, 600),
+		stopping: make(chan struct{}), done: make(chan struct{}), now: time.Now,
+	}
+	close(l.stopping)
+	const queued = 2*maxAuditBatch + 10
+	for i := range queued {
+		l.queue <- audit.Event{Tenant: "acme", Method: fmt.Sprint("m", i)}
+	}
+	l.flush()
+	total := 0
+	for _, n := range b.sizes {
+		total += n
+	}
+	if total != queued || len(b.sizes) != 3 {
+		t.Errorf("flush wrote batches %v, want the %d queued events in 3", b.sizes, queued)
 	}
 }
 

@@ -246,32 +246,40 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	if n.conn, err = dialWorkers(cfg.Worker, cfg.InternalKey, cfg.dialOptions()...); err != nil {
 		return nil, err
 	}
+	// A start that fails undoes what it had started.
+	defer func() {
+		if err == nil {
+			return
+		}
+		if n.stopKeys != nil {
+			n.stopKeys()
+		}
+		if n.stopRevocations != nil {
+			n.stopRevocations()
+		}
+		n.conn.Close()
+	}()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := waitForWorker(ctx, n.conn); err != nil {
-		n.conn.Close()
 		return nil, err
 	}
 	// Revoked tokens are refused at once: the set loads the live
 	// revocations from a worker, then follows the NATS broadcast.
 	revs, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: tokens.FromWorker(n.conn), Logger: cfg.Log})
 	if err != nil {
-		n.conn.Close()
 		return nil, err
 	}
 	if n.stopRevocations, err = revs.Start(ctx, cfg.NATS); err != nil {
-		n.conn.Close()
 		return nil, err
 	}
 	// Tokens verify with the public keys the workers list, reloaded on
 	// each rotation, and the retired keys of the configuration.
 	set, err := keys.NewSet(keys.SetConfig{Load: keys.FromWorker(n.conn), Static: keys.FromConfig(cfg.Retired), Logger: cfg.Log})
-	if err == nil {
-		n.stopKeys, err = set.Start(ctx, cfg.NATS)
-	}
 	if err != nil {
-		n.stopRevocations()
-		n.conn.Close()
+		return nil, err
+	}
+	if n.stopKeys, err = set.Start(ctx, cfg.NATS); err != nil {
 		return nil, err
 	}
 	checks := tokenChecks{revoked: revs.Refuses, keys: set}
@@ -280,28 +288,17 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	var calls grpc.ClientConnInterface = n.conn
 	if cfg.Local != nil {
 		if calls, err = cfg.Local(n.conn); err != nil {
-			n.stopKeys()
-			n.stopRevocations()
-			n.conn.Close()
 			return nil, err
 		}
 	}
-	h, err := newMCPHandler(cfg, calls, n.endpoint, checks)
-	if err != nil {
-		n.stopKeys()
-		n.stopRevocations()
-		n.conn.Close()
+	if n.mcp, err = newMCPHandler(cfg, calls, n.endpoint, checks); err != nil {
 		return nil, err
 	}
-	n.mcp = h
 	// The admin API (JSON and gRPC) and the JWKS beside the MCP endpoint.
 	if n.admin, err = newAdminEdge(cfg, calls, n.endpoint, checks); err != nil {
-		n.stopKeys()
-		n.stopRevocations()
-		n.conn.Close()
 		return nil, err
 	}
-	n.http = newHTTPServer(cfg.frontHandler(n.ready, n.admin.Wrap(h)), n.idle.track)
+	n.http = newHTTPServer(cfg.frontHandler(n.ready, n.admin.Wrap(n.mcp)), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.lis) }()
 	return n, nil
 }

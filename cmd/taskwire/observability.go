@@ -135,7 +135,7 @@ func (cfg frontdoorNodeConfig) dialOptions() []grpc.DialOption {
 
 // frontHandler answers the probes, and hands everything else to next
 // with the trace context of its headers read (telemetry's
-// HTTPMiddleware), in one layer of handlers instead of two. Every request
+// RequestContext), in one layer of handlers instead of two. Every request
 // passes through it, a listen stream for as long as it is open, and its
 // goroutine keeps the deepest stack it needed: one layer less kept that
 // stack at 8 KB instead of 16 per stream (TestListenStreamStack).

@@ -155,7 +155,12 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 		v.verified.Remove(raw) // verified again below, to say why it fails
 	}
 	var c claims
-	tok, err := v.parser.ParseWithClaims(raw, &c, v.keyFor)
+	var key ed25519.PublicKey // the key the signature verified with
+	tok, err := v.parser.ParseWithClaims(raw, &c, func(t *jwt.Token) (any, error) {
+		k, err := v.keyFor(t)
+		key, _ = k.(ed25519.PublicKey)
+		return k, err
+	})
 	if err != nil {
 		return identity.Caller{}, refuse(reason(err))
 	}
@@ -163,7 +168,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 	if err != nil {
 		return identity.Caller{}, err
 	}
-	t := verifiedToken{caller: caller, validUntil: c.ExpiresAt.Add(v.leeway)}
+	t := verifiedToken{caller: caller, key: key, validUntil: c.ExpiresAt.Add(v.leeway)}
 	t.kid, _ = tok.Header["kid"].(string)
 	if c.IssuedAt != nil {
 		t.issued = c.IssuedAt.Time // unknown: a member-wide revocation refuses it
@@ -172,10 +177,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 	if c.NotBefore != nil && c.NotBefore.Add(-v.leeway).After(t.validFrom) {
 		t.validFrom = c.NotBefore.Add(-v.leeway)
 	}
-	if k, err := v.keyFor(tok); err == nil {
-		t.key = k.(ed25519.PublicKey)
-		v.verified.Add(raw, t)
-	}
+	v.verified.Add(raw, t)
 	return v.unlessRevoked(caller, t.issued)
 }
 
@@ -190,12 +192,7 @@ func (v *Verifier) unlessRevoked(caller identity.Caller, issued time.Time) (iden
 // stillServed reports whether kid still names key: a key rotated out of
 // service stops verifying the tokens it signed, remembered or not.
 func (v *Verifier) stillServed(kid string, key ed25519.PublicKey) bool {
-	if v.source != nil {
-		if k, ok := v.source(kid); ok && len(k) == ed25519.PublicKeySize {
-			return k.Equal(key)
-		}
-	}
-	k, ok := v.keys[kid]
+	k, ok := v.lookup(kid)
 	return ok && k.Equal(key)
 }
 
@@ -203,15 +200,22 @@ func (v *Verifier) stillServed(kid string, key ed25519.PublicKey) bool {
 // algorithm was already checked by the parser before it calls keyFor.
 func (v *Verifier) keyFor(t *jwt.Token) (any, error) {
 	kid, _ := t.Header["kid"].(string)
-	if v.source != nil {
-		if k, ok := v.source(kid); ok && len(k) == ed25519.PublicKeySize {
-			return k, nil
-		}
-	}
-	if k, ok := v.keys[kid]; ok {
+	if k, ok := v.lookup(kid); ok {
 		return k, nil
 	}
 	return nil, errUnknownKey
+}
+
+// lookup is the public key kid names: the key source's first, then the
+// fixed keys.
+func (v *Verifier) lookup(kid string) (ed25519.PublicKey, bool) {
+	if v.source != nil {
+		if k, ok := v.source(kid); ok && len(k) == ed25519.PublicKeySize {
+			return k, true
+		}
+	}
+	k, ok := v.keys[kid]
+	return k, ok
 }
 
 // reason turns a parser error into a sentence safe to show. The order

@@ -43,44 +43,43 @@ func newNameCache() *nameCache {
 // addBoards puts the slugs of ids into n.boards, reading those not
 // remembered in one query.
 func (c *nameCache) addBoards(ctx context.Context, cl *ent.Client, a actor, n names, ids []int) error {
-	var missing []int
-	for _, id := range uniq(ids) {
-		if c != nil {
-			if slug, ok := c.boards.Get(tenantID{a.tenant.ID, id}); ok {
-				n.boards[id] = slug
-				continue
-			}
-		}
-		missing = append(missing, id)
+	var kept *lru.Cache[tenantID, string]
+	if c != nil {
+		kept = c.boards
 	}
-	if len(missing) == 0 {
-		return nil
-	}
-	bs, err := cl.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(missing...)).
-		Select(entboard.FieldSlug).All(ctx)
-	if err != nil {
-		return err
-	}
-	for _, b := range bs {
-		n.boards[b.ID] = b.Slug
-		if c != nil {
-			c.boards.Add(tenantID{a.tenant.ID, b.ID}, b.Slug)
-		}
-	}
-	return nil
+	return fill(kept, a.tenant.ID, ids, n.boards, func(missing []int) ([]*ent.Board, error) {
+		return cl.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(missing...)).
+			Select(entboard.FieldSlug).All(ctx)
+	}, func(b *ent.Board) (int, string) { return b.ID, b.Slug })
 }
 
 // addMembers puts the handles and kinds of ids into n.members, reading
 // those neither in n nor remembered in one query.
 func (c *nameCache) addMembers(ctx context.Context, cl *ent.Client, a actor, n names, ids []int) error {
+	var kept *lru.Cache[tenantID, *ent.Member]
+	if c != nil {
+		kept = c.members
+	}
+	return fill(kept, a.tenant.ID, ids, n.members, func(missing []int) ([]*ent.Member, error) {
+		// Only what names shows: handles and kinds.
+		return cl.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(missing...)).
+			Select(member.FieldHandle, member.FieldKind).All(ctx)
+	}, func(m *ent.Member) (int, *ent.Member) { return m.ID, m })
+}
+
+// fill puts into what tenant's ids map to, those it lacks: from kept
+// (nil: nothing is kept), and the rest from one load, which kept then
+// keeps.
+func fill[R, V any](kept *lru.Cache[tenantID, V], tenant int, ids []int, into map[int]V,
+	load func(missing []int) ([]R, error), value func(R) (int, V)) error {
 	var missing []int
 	for _, id := range uniq(ids) {
-		if _, ok := n.members[id]; ok {
+		if _, ok := into[id]; ok {
 			continue
 		}
-		if c != nil {
-			if m, ok := c.members.Get(tenantID{a.tenant.ID, id}); ok {
-				n.members[id] = m
+		if kept != nil {
+			if v, ok := kept.Get(tenantID{tenant, id}); ok {
+				into[id] = v
 				continue
 			}
 		}
@@ -89,16 +88,15 @@ func (c *nameCache) addMembers(ctx context.Context, cl *ent.Client, a actor, n n
 	if len(missing) == 0 {
 		return nil
 	}
-	// Only what names shows: handles and kinds.
-	ms, err := cl.Member.Query().Where(member.TenantID(a.tenant.ID), member.IDIn(missing...)).
-		Select(member.FieldHandle, member.FieldKind).All(ctx)
+	rows, err := load(missing)
 	if err != nil {
 		return err
 	}
-	for _, m := range ms {
-		n.members[m.ID] = m
-		if c != nil {
-			c.members.Add(tenantID{a.tenant.ID, m.ID}, &ent.Member{ID: m.ID, Handle: m.Handle, Kind: m.Kind})
+	for _, r := range rows {
+		id, v := value(r)
+		into[id] = v
+		if kept != nil {
+			kept.Add(tenantID{tenant, id}, v)
 		}
 	}
 	return nil

@@ -94,9 +94,9 @@ type Cache struct {
 
 	mu         sync.Mutex
 	epoch      uint64
-	reconnects uint64                    // of nc, when the epoch began
-	live       map[string]time.Time      // jti → read at
-	members    map[memberKey]accessEntry // caller → Access
+	reconnects uint64                             // of nc, when the epoch began
+	live       map[string]entry[bool]             // jti → not revoked
+	members    map[memberKey]entry[access.Access] // caller → Access
 }
 
 type memberKey struct {
@@ -104,8 +104,9 @@ type memberKey struct {
 	member int
 }
 
-type accessEntry struct {
-	a      access.Access
+// entry is an answer and when it was read.
+type entry[V any] struct {
+	v      V
 	readAt time.Time
 }
 
@@ -118,7 +119,7 @@ func New(cfg Config) (*Cache, error) {
 	c := &Cache{
 		nc: cfg.NATS, tokens: cfg.Tokens, access: cfg.Access,
 		maxAge: cfg.MaxAge, now: cfg.Now,
-		live: map[string]time.Time{}, members: map[memberKey]accessEntry{},
+		live: map[string]entry[bool]{}, members: map[memberKey]entry[access.Access]{},
 	}
 	if c.maxAge == 0 {
 		c.maxAge = DefaultMaxAge
@@ -199,28 +200,8 @@ func (c *Cache) current() (uint64, bool) {
 // ago in the current epoch, and otherwise asks Config.Tokens, remembering
 // a live answer.
 func (c *Cache) IsRevoked(ctx context.Context, jti string) (bool, error) {
-	now := c.now()
-	c.mu.Lock()
-	epoch, ok := c.current()
-	if ok {
-		if at, hit := c.live[jti]; hit && now.Sub(at) < c.maxAge {
-			c.mu.Unlock()
-			return false, nil
-		}
-	}
-	c.mu.Unlock()
-	revoked, err := c.tokens.IsRevoked(ctx, jti)
-	if err == nil && !revoked && ok {
-		c.mu.Lock()
-		if e, still := c.current(); still && e == epoch {
-			if len(c.live) >= maxEntries {
-				clear(c.live)
-			}
-			c.live[jti] = now
-		}
-		c.mu.Unlock()
-	}
-	return revoked, err
+	return remembered(c, c.live, jti, func(revoked bool) bool { return !revoked },
+		func() (bool, error) { return c.tokens.IsRevoked(ctx, jti) })
 }
 
 // Touch passes through: Config.Tokens writes at most once a minute per
@@ -231,27 +212,34 @@ func (c *Cache) Touch(ctx context.Context, jti string) error {
 
 // Resolve answers like IsRevoked, for a caller's Access.
 func (c *Cache) Resolve(ctx context.Context, who identity.Caller) (access.Access, error) {
-	key := memberKey{who.Tenant, who.Member}
+	return remembered(c, c.members, memberKey{who.Tenant, who.Member}, func(access.Access) bool { return true },
+		func() (access.Access, error) { return c.access.Resolve(ctx, who) })
+}
+
+// remembered answers for key from m when it was read less than MaxAge ago
+// in the current epoch; otherwise it reads the answer and keeps it, if
+// keep says it may be and no change was announced since the read began.
+func remembered[K comparable, V any](c *Cache, m map[K]entry[V], key K, keep func(V) bool, read func() (V, error)) (V, error) {
 	now := c.now()
 	c.mu.Lock()
 	epoch, ok := c.current()
 	if ok {
-		if e, hit := c.members[key]; hit && now.Sub(e.readAt) < c.maxAge {
+		if e, hit := m[key]; hit && now.Sub(e.readAt) < c.maxAge {
 			c.mu.Unlock()
-			return e.a, nil
+			return e.v, nil
 		}
 	}
 	c.mu.Unlock()
-	a, err := c.access.Resolve(ctx, who)
-	if err == nil && ok {
+	v, err := read()
+	if err == nil && ok && keep(v) {
 		c.mu.Lock()
 		if e, still := c.current(); still && e == epoch {
-			if len(c.members) >= maxEntries {
-				clear(c.members)
+			if len(m) >= maxEntries {
+				clear(m)
 			}
-			c.members[key] = accessEntry{a, now}
+			m[key] = entry[V]{v, now}
 		}
 		c.mu.Unlock()
 	}
-	return a, err
+	return v, err
 }

@@ -86,7 +86,9 @@ func newEnv(t *testing.T, tel *telemetry.Telemetry, log *slog.Logger) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{tel: tel, handler: tel.HTTPMiddleware(fd)}
+	return &env{tel: tel, handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fd.ServeHTTP(w, r.WithContext(tel.RequestContext(r)))
+	})}
 }
 
 // openDB makes a migrated SQLite database with tenant acme, then opens it

@@ -16,7 +16,7 @@ import (
 // frontdoor.Config.Observer: it counts and times MCP requests and starts
 // one server span per request, whose parent is the W3C trace context of
 // the request's _meta when it has a valid one (else the HTTP headers', see
-// HTTPMiddleware). tools are the catalogue's tool names: any other name a
+// RequestContext). tools are the catalogue's tool names: any other name a
 // client sends is counted as "unknown".
 func (t *Telemetry) FrontdoorObserver(tools []string) frontdoor.Observer {
 	known := make(map[string]bool, len(tools))

@@ -111,19 +111,12 @@ func NewLogger(w io.Writer, level slog.Leveler) *slog.Logger {
 	return slog.New(calllog.NewHandler(slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})))
 }
 
-// HTTPMiddleware reads the W3C trace context of the HTTP headers into the
-// request's context, so that a request whose _meta names no trace still
-// joins the caller's, and readies the context for the call's log
-// attributes. It starts no span: the front door starts one per MCP request
-// once it has read _meta (see FrontdoorObserver).
-func (t *Telemetry) HTTPMiddleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, r.WithContext(t.RequestContext(r)))
-	})
-}
-
-// RequestContext is r's context as HTTPMiddleware hands it on, for
-// handlers that do its work themselves.
+// RequestContext is r's context with the W3C trace context of its HTTP
+// headers read in, so that a request whose _meta names no trace still
+// joins the caller's, and readied for the call's log attributes. The
+// front door's outermost handler hands every request on with it. It
+// starts no span: the front door starts one per MCP request once it has
+// read _meta (see FrontdoorObserver).
 func (t *Telemetry) RequestContext(r *http.Request) context.Context {
 	return calllog.Start(t.prop.Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
 }
