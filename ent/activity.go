@@ -243,5 +243,17 @@ func (_m *Activity) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Activity does not have scan as
+// any and are kept for Value.
+func (_m *Activity) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Activity from values scanned with ScanValues.
+func (_m *Activity) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Activities is a parsable slice of Activity.
 type Activities []*Activity

@@ -296,5 +296,17 @@ func (_m *AuditEvent) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the AuditEvent does not have scan as
+// any and are kept for Value.
+func (_m *AuditEvent) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the AuditEvent from values scanned with ScanValues.
+func (_m *AuditEvent) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // AuditEvents is a parsable slice of AuditEvent.
 type AuditEvents []*AuditEvent

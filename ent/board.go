@@ -220,5 +220,17 @@ func (_m *Board) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Board does not have scan as
+// any and are kept for Value.
+func (_m *Board) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Board from values scanned with ScanValues.
+func (_m *Board) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Boards is a parsable slice of Board.
 type Boards []*Board

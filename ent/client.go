@@ -2678,3 +2678,11 @@ type (
 		Member, SigningKey, Task, TaskLink, Tenant, Token, WorkItem []ent.Interceptor
 	}
 )
+
+// Driver returns the driver the client runs its statements on (inside a
+// transaction, the transaction's), for statements built once outside the
+// query builder. Such statements bypass hooks, interceptors and privacy
+// policies: they must scope every row themselves.
+func (c *config) Driver() dialect.Driver {
+	return c.driver
+}

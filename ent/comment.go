@@ -238,5 +238,17 @@ func (_m *Comment) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Comment does not have scan as
+// any and are kept for Value.
+func (_m *Comment) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Comment from values scanned with ScanValues.
+func (_m *Comment) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Comments is a parsable slice of Comment.
 type Comments []*Comment

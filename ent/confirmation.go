@@ -175,5 +175,17 @@ func (_m *Confirmation) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Confirmation does not have scan as
+// any and are kept for Value.
+func (_m *Confirmation) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Confirmation from values scanned with ScanValues.
+func (_m *Confirmation) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Confirmations is a parsable slice of Confirmation.
 type Confirmations []*Confirmation

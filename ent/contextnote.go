@@ -213,5 +213,17 @@ func (_m *ContextNote) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the ContextNote does not have scan as
+// any and are kept for Value.
+func (_m *ContextNote) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the ContextNote from values scanned with ScanValues.
+func (_m *ContextNote) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // ContextNotes is a parsable slice of ContextNote.
 type ContextNotes []*ContextNote

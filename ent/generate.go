@@ -2,4 +2,4 @@
 // code ent generates from it. Regenerate with `go generate ./ent`.
 package ent
 
-//go:generate go tool ent generate --feature privacy,entql ./schema
+//go:generate go tool ent generate --feature privacy,entql --template ./template ./schema

@@ -199,5 +199,17 @@ func (_m *IdempotencyKey) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the IdempotencyKey does not have scan as
+// any and are kept for Value.
+func (_m *IdempotencyKey) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the IdempotencyKey from values scanned with ScanValues.
+func (_m *IdempotencyKey) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // IdempotencyKeys is a parsable slice of IdempotencyKey.
 type IdempotencyKeys []*IdempotencyKey

@@ -248,5 +248,17 @@ func (_m *Member) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Member does not have scan as
+// any and are kept for Value.
+func (_m *Member) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Member from values scanned with ScanValues.
+func (_m *Member) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Members is a parsable slice of Member.
 type Members []*Member

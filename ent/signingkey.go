@@ -175,5 +175,17 @@ func (_m *SigningKey) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the SigningKey does not have scan as
+// any and are kept for Value.
+func (_m *SigningKey) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the SigningKey from values scanned with ScanValues.
+func (_m *SigningKey) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // SigningKeys is a parsable slice of SigningKey.
 type SigningKeys []*SigningKey

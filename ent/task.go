@@ -446,5 +446,17 @@ func (_m *Task) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Task does not have scan as
+// any and are kept for Value.
+func (_m *Task) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Task from values scanned with ScanValues.
+func (_m *Task) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Tasks is a parsable slice of Task.
 type Tasks []*Task

@@ -223,5 +223,17 @@ func (_m *TaskLink) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the TaskLink does not have scan as
+// any and are kept for Value.
+func (_m *TaskLink) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the TaskLink from values scanned with ScanValues.
+func (_m *TaskLink) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // TaskLinks is a parsable slice of TaskLink.
 type TaskLinks []*TaskLink

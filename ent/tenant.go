@@ -135,5 +135,17 @@ func (_m *Tenant) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Tenant does not have scan as
+// any and are kept for Value.
+func (_m *Tenant) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Tenant from values scanned with ScanValues.
+func (_m *Tenant) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Tenants is a parsable slice of Tenant.
 type Tenants []*Tenant

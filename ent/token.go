@@ -262,5 +262,17 @@ func (_m *Token) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the Token does not have scan as
+// any and are kept for Value.
+func (_m *Token) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the Token from values scanned with ScanValues.
+func (_m *Token) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // Tokens is a parsable slice of Token.
 type Tokens []*Token

@@ -339,5 +339,17 @@ func (_m *WorkItem) String() string {
 	return builder.String()
 }
 
+// ScanValues returns the values to scan the given columns of a row into,
+// as the query builder does; columns the WorkItem does not have scan as
+// any and are kept for Value.
+func (_m *WorkItem) ScanValues(columns []string) ([]any, error) {
+	return _m.scanValues(columns)
+}
+
+// AssignValues fills the WorkItem from values scanned with ScanValues.
+func (_m *WorkItem) AssignValues(columns []string, values []any) error {
+	return _m.assignValues(columns, values)
+}
+
 // WorkItems is a parsable slice of WorkItem.
 type WorkItems []*WorkItem

@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -19,26 +18,43 @@ import (
 // Ref returns the ref of the task with number n, e.g. "T-12".
 func Ref(n int) string { return "T-" + strconv.Itoa(n) }
 
-var refRE = regexp.MustCompile(`^[Tt]-([1-9][0-9]{0,8})$`)
-
-// parseRef returns the number of a ref like "T-12" (or "t-12").
+// parseRef returns the number of a ref like "T-12" (or "t-12"): T, a dash
+// and 1 to 9 digits without leading zero, spaces around allowed.
 func parseRef(ref string) (int, error) {
-	m := refRE.FindStringSubmatch(strings.TrimSpace(ref))
-	if m == nil {
-		return 0, domainerr.New(domainerr.Invalid, "%q is not a task ref: refs look like \"T-12\"", ref)
+	s := strings.TrimSpace(ref)
+	if len(s) > 2 && (s[0] == 'T' || s[0] == 't') && s[1] == '-' && s[2] != '0' && len(s) <= 2+9 {
+		n := 0
+		for _, c := range []byte(s[2:]) {
+			if c < '0' || c > '9' {
+				n = 0
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n > 0 {
+			return n, nil
+		}
 	}
-	return strconv.Atoi(m[1])
+	return 0, domainerr.New(domainerr.Invalid, "%q is not a task ref: refs look like \"T-12\"", ref)
 }
 
 // findTask returns the task with ref in the caller's tenant, unless it is
 // deleted.
 func findTask(ctx context.Context, c *ent.Client, a actor, ref string) (*ent.Task, error) {
 	t, err := findAnyTask(ctx, c, a, ref)
-	if err == nil && t.DeletedAt != nil {
-		return nil, domainerr.New(domainerr.NotFound,
+	if err != nil {
+		return nil, err
+	}
+	return t, live(t)
+}
+
+// live refuses a deleted task as not found, saying how to bring it back.
+func live(t *ent.Task) error {
+	if t.DeletedAt != nil {
+		return domainerr.New(domainerr.NotFound,
 			"%s was deleted: bring it back with tasks_restore if it is still needed", Ref(t.Number))
 	}
-	return t, err
+	return nil
 }
 
 // findAnyTask returns the task with ref in the caller's tenant, deleted or
@@ -68,23 +84,13 @@ type names struct {
 // lookupNames loads the board slugs, members and work states that tasks and
 // comments refer to: one query each, whatever the number of tasks.
 func lookupNames(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task, comments []*ent.Comment) (names, error) {
-	var boardIDs, memberIDs, taskIDs []int
-	for _, t := range tasks {
-		boardIDs = append(boardIDs, t.BoardID)
-		taskIDs = append(taskIDs, t.ID)
-		memberIDs = append(memberIDs, t.CreatedByID)
-		memberIDs = append(memberIDs, t.AssigneeIds...)
-		memberIDs = append(memberIDs, t.TextAuthorIds...)
-	}
-	for _, cm := range comments {
-		memberIDs = append(memberIDs, cm.AuthorID)
-	}
-	n := names{boards: map[int]string{}, members: map[int]*ent.Member{}, work: map[int]string{}, me: a.member.ID}
-	if err := a.names.addBoards(ctx, c, a, n, boardIDs); err != nil {
+	n, err := lookupPeople(ctx, c, a, tasks, comments)
+	if err != nil {
 		return n, err
 	}
-	if err := n.addMembers(ctx, c, a, memberIDs); err != nil {
-		return n, err
+	taskIDs := make([]int, len(tasks))
+	for i, t := range tasks {
+		taskIDs[i] = t.ID
 	}
 	if len(taskIDs) > 0 {
 		ws, err := c.WorkItem.Query().
@@ -98,6 +104,26 @@ func lookupNames(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task,
 		}
 	}
 	return n, nil
+}
+
+// lookupPeople loads the board slugs and members that tasks and comments
+// refer to, leaving their work states to the caller.
+func lookupPeople(ctx context.Context, c *ent.Client, a actor, tasks []*ent.Task, comments []*ent.Comment) (names, error) {
+	var boardIDs, memberIDs []int
+	for _, t := range tasks {
+		boardIDs = append(boardIDs, t.BoardID)
+		memberIDs = append(memberIDs, t.CreatedByID)
+		memberIDs = append(memberIDs, t.AssigneeIds...)
+		memberIDs = append(memberIDs, t.TextAuthorIds...)
+	}
+	for _, cm := range comments {
+		memberIDs = append(memberIDs, cm.AuthorID)
+	}
+	n := names{boards: map[int]string{}, members: map[int]*ent.Member{}, work: map[int]string{}, me: a.member.ID}
+	if err := a.names.addBoards(ctx, c, a, n, boardIDs); err != nil {
+		return n, err
+	}
+	return n, n.addMembers(ctx, c, a, memberIDs)
 }
 
 // addMembers loads those of ids that n does not know yet, in one query

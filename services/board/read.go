@@ -26,8 +26,11 @@ const (
 )
 
 func (s *Service) getTask(ctx context.Context, a actor, req *taskwirev1.GetTaskRequest) (*taskwirev1.GetTaskResponse, error) {
-	t, err := findTask(ctx, s.client, a, req.GetRef())
+	t, work, err := readTask(ctx, s.client, a, req.GetRef())
 	if err != nil {
+		return nil, err
+	}
+	if err := live(t); err != nil {
 		return nil, err
 	}
 	var comments []*ent.Comment
@@ -37,9 +40,12 @@ func (s *Service) getTask(ctx context.Context, a actor, req *taskwirev1.GetTaskR
 			return nil, err
 		}
 	}
-	n, err := lookupNames(ctx, s.client, a, []*ent.Task{t}, comments)
+	n, err := lookupPeople(ctx, s.client, a, []*ent.Task{t}, comments)
 	if err != nil {
 		return nil, err
+	}
+	if work != "" {
+		n.work[t.ID] = work
 	}
 	resp := &taskwirev1.GetTaskResponse{Task: n.task(t)}
 	if req.GetIncludeComments() {
