@@ -3,6 +3,7 @@ package audit
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"time"
 
 	"github.com/taskwire/taskwire/ent"
@@ -56,14 +57,33 @@ func (s *Store) RecordAll(ctx context.Context, events []Event) (skipped int, err
 		byTenant[tid] = append(byTenant[tid], c.AuditEventCreate)
 	}
 	for _, tid := range tenants {
-		if err := tx.AuditEvent.CreateBulk(byTenant[tid]...).Exec(scoped[tid]); err != nil {
-			return 0, rollback(tx, store.DomainError(ctx, err))
+		for _, chunk := range chunks(byTenant[tid]) {
+			if err := tx.AuditEvent.CreateBulk(chunk...).Exec(scoped[tid]); err != nil {
+				return 0, rollback(tx, store.DomainError(ctx, err))
+			}
 		}
 	}
 	if err := tx.Commit(); err != nil {
 		return 0, store.DomainError(ctx, err)
 	}
 	return skipped, nil
+}
+
+// maxChunk is the most rows one insert of RecordAll writes.
+const maxChunk = 64
+
+// chunks splits creates into runs whose lengths are powers of two, longest
+// first, of at most maxChunk: an insert's text depends on its number of
+// rows, and with few lengths the database keeps the few statements
+// prepared instead of parsing a new one for nearly every batch.
+func chunks[T any](creates []T) [][]T {
+	var out [][]T
+	for len(creates) > 0 {
+		n := min(maxChunk, 1<<(bits.Len(uint(len(creates)))-1))
+		out = append(out, creates[:n:n])
+		creates = creates[n:]
+	}
+	return out
 }
 
 func rollback(tx *ent.Tx, err error) error {

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -249,6 +250,40 @@ func TestConfig(t *testing.T) {
 	if _, err := audit.New(audit.Config{Client: client, CursorKey: []byte("short")}); err == nil {
 		t.Error("New with a 5-byte cursor key succeeded")
 	}
+}
+
+// TestRecordAllLongBatch: a batch longer than one insert writes lands
+// whole and in order.
+func TestRecordAllLongBatch(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, client *ent.Client) {
+		e := newEnv(t, client)
+		const n = 150 // 64 + 64 + 16 + 4 + 2 rows
+		var batch []audit.Event
+		for i := range n {
+			batch = append(batch, e.call("acme/alice", i, "tasks_get", audit.OutcomeOK))
+		}
+		if skipped, err := e.store.RecordAll(context.Background(), batch); err != nil || skipped != 0 {
+			t.Fatalf("RecordAll(%d events) = %d skipped, %v", n, skipped, err)
+		}
+		var refs []string
+		for cursor := ""; ; {
+			page, next := e.list(t, "acme", audit.Filter{}, cursor, 100)
+			for _, ev := range page {
+				refs = append(refs, ev.Targets[0])
+			}
+			if cursor = next; cursor == "" {
+				break
+			}
+		}
+		if len(refs) != n {
+			t.Fatalf("acme's log holds %d events after RecordAll of %d", len(refs), n)
+		}
+		for i, ref := range refs { // newest first
+			if want := fmt.Sprint("ref=T-", n-1-i); ref != want {
+				t.Fatalf("event %d of the log is %s, want %s", i, ref, want)
+			}
+		}
+	})
 }
 
 // TestRecordAll: a batch lands as its events would one by one, in each
