@@ -29,8 +29,7 @@ const flushTimeout = 5 * time.Second
 // response leaves, and sets the trailer counting them. Without NATS the
 // reports are dropped and the count is 0.
 func (s *Server) reportProgress(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	subjects := md.Get(progress.MDSubject)
+	subjects := metadata.ValueFromIncomingContext(ctx, progress.MDSubject)
 	if len(subjects) == 0 {
 		return handler(ctx, req)
 	}
@@ -40,7 +39,7 @@ func (s *Server) reportProgress(ctx context.Context, req any, info *grpc.UnarySe
 	}
 	p := &publisher{nc: s.cfg.NATS, subject: subjects[0], log: s.log.With("method", info.FullMethod), minLevel: -1}
 	ctx = progress.NewContext(ctx, p.report)
-	if levels := md.Get(progress.MDLogLevel); len(levels) == 1 && progress.Severity(levels[0]) >= 0 {
+	if levels := metadata.ValueFromIncomingContext(ctx, progress.MDLogLevel); len(levels) == 1 && progress.Severity(levels[0]) >= 0 {
 		p.minLevel = progress.Severity(levels[0])
 		ctx = progress.NewLogContext(ctx, p.logf)
 	}

@@ -77,12 +77,9 @@ func AppendToOutgoing(ctx context.Context, c Caller) context.Context {
 
 // FromIncoming reads the caller from incoming gRPC metadata.
 func FromIncoming(ctx context.Context) (Caller, error) {
-	md, ok := metadata.FromIncomingContext(ctx)
-	if !ok {
-		return Caller{}, errors.New("identity: no metadata")
-	}
+	// One key at a time: FromIncomingContext copies the whole map.
 	get := func(k string) string {
-		if v := md.Get(k); len(v) == 1 {
+		if v := metadata.ValueFromIncomingContext(ctx, k); len(v) == 1 {
 			return v[0]
 		}
 		return ""
@@ -92,6 +89,9 @@ func FromIncoming(ctx context.Context) (Caller, error) {
 		c.Toolsets = ts // else nil: every toolset, as the token had it
 	}
 	m, err := strconv.Atoi(get(MDMember))
+	if err != nil && c.Tenant == "" && c.TokenID == "" {
+		return Caller{}, errors.New("identity: no caller in the call's metadata")
+	}
 	if err != nil {
 		return Caller{}, fmt.Errorf("identity: bad member %q", get(MDMember))
 	}
