@@ -29,19 +29,19 @@ func (s *Store) Record(ctx context.Context, e Event) error {
 }
 
 // RecordAll writes events as Record does, all in one transaction: one
-// commit, and one multi-row insert per tenant, however many calls ended
-// together. Events whose tenant does not exist are left out (NotFound for
-// Record) and counted in skipped; any other failure writes none of them.
+// commit, and one multi-row insert per tenant (or a few, see chunks),
+// however many calls ended together. Events whose tenant does not exist
+// are left out (NotFound for Record) and counted in skipped; any other
+// failure writes none of them.
 func (s *Store) RecordAll(ctx context.Context, events []Event) (skipped int, err error) {
 	tx, err := s.client.Tx(ctx)
 	if err != nil {
 		return 0, store.DomainError(ctx, err)
 	}
 	var tenants []int
-	byTenant := map[int][]*ent.AuditEventCreate{}
-	scoped := map[int]context.Context{}
+	byTenant := map[int][][]any{}
 	for _, e := range events {
-		c, err := s.creation(ctx, tx.Client(), e)
+		tid, e, err := resolve(ctx, tx.Client(), e)
 		if domainerr.KindOf(err) == domainerr.NotFound {
 			skipped++
 			continue
@@ -49,16 +49,20 @@ func (s *Store) RecordAll(ctx context.Context, events []Event) (skipped int, err
 		if err != nil {
 			return 0, rollback(tx, err)
 		}
-		tid := c.tenant
+		row, err := rowOf(tid, &e)
+		if err != nil {
+			return 0, rollback(tx, err)
+		}
 		if _, ok := byTenant[tid]; !ok {
 			tenants = append(tenants, tid)
-			scoped[tid] = c.ctx
 		}
-		byTenant[tid] = append(byTenant[tid], c.AuditEventCreate)
+		byTenant[tid] = append(byTenant[tid], row)
 	}
+	drv := tx.Client().Driver()
 	for _, tid := range tenants {
+		scoped := tenantscope.NewContext(ctx, tid)
 		for _, chunk := range chunks(byTenant[tid]) {
-			if err := tx.AuditEvent.CreateBulk(chunk...).Exec(scoped[tid]); err != nil {
+			if err := insertRows(scoped, drv, tid, chunk); err != nil {
 				return 0, rollback(tx, store.DomainError(ctx, err))
 			}
 		}
@@ -99,18 +103,29 @@ type eventCreate struct {
 	tenant int
 }
 
+// resolve returns the id of e's tenant and e with what it lacks of its
+// member looked up through client.
+func resolve(ctx context.Context, client *ent.Client, e Event) (int, Event, error) {
+	tid, err := tenantID(ctx, client, e)
+	if err != nil {
+		return 0, e, err
+	}
+	if e.Member == "" && e.MemberID > 0 {
+		ctx = tenantscope.NewContext(ctx, tid)
+		if e, err = withMember(ctx, client, tid, e); err != nil {
+			return 0, e, store.DomainError(ctx, err)
+		}
+	}
+	return tid, e, nil
+}
+
 // creation builds e's insert through client, looking up what e lacks.
 func (s *Store) creation(ctx context.Context, client *ent.Client, e Event) (eventCreate, error) {
-	tid, err := tenantID(ctx, client, e)
+	tid, e, err := resolve(ctx, client, e)
 	if err != nil {
 		return eventCreate{}, err
 	}
 	ctx = tenantscope.NewContext(ctx, tid)
-	if e.Member == "" && e.MemberID > 0 {
-		if e, err = withMember(ctx, client, tid, e); err != nil {
-			return eventCreate{}, store.DomainError(ctx, err)
-		}
-	}
 	create := client.AuditEvent.Create().
 		SetTenantID(tid).
 		SetOccurredAt(timeOf(e.OccurredAt)).

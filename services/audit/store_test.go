@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -250,6 +251,59 @@ func TestConfig(t *testing.T) {
 	if _, err := audit.New(audit.Config{Client: client, CursorKey: []byte("short")}); err == nil {
 		t.Error("New with a 5-byte cursor key succeeded")
 	}
+}
+
+// TestRecordAllWritesAsRecord: RecordAll's own insert writes the very row
+// Record's ent create does, for an event with every field set and for
+// one with only what an event needs; and it checks what ent checks.
+func TestRecordAllWritesAsRecord(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, client *ent.Client) {
+		e := newEnv(t, client)
+		full := e.call("acme/alice", 7, "tasks_move", audit.OutcomeRefused)
+		full.Member, full.Kind, full.Sponsor = "alice", audit.KindAssistant, "bob"
+		full.SessionLabel, full.TraceID = "laptop", "4bf92f3577b34da6a3ce929d0e0e4736"
+		full.Targets = []string{"ref=T-7", "lane=done"}
+		full.OccurredAt = full.OccurredAt.Add(123456789 * time.Nanosecond)
+		bare := audit.Event{Tenant: "acme", Method: "/taskwire.v1.BoardService/ListTasks", Outcome: audit.OutcomeOK,
+			OccurredAt: e.base}
+		for _, ev := range []audit.Event{full, bare} {
+			if err := e.store.Record(context.Background(), ev); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.store.RecordAll(context.Background(), []audit.Event{ev}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ctx := tenantscope.NewContext(context.Background(), e.tenants["acme"])
+		rows := client.AuditEvent.Query().Order(ent.Asc(auditevent.FieldID)).AllX(ctx)
+		if len(rows) != 4 {
+			t.Fatalf("%d rows after writing 2 events twice, want 4", len(rows))
+		}
+		v := reflect.ValueOf(*rows[0])
+		for i := range v.NumField() {
+			if f := v.Type().Field(i); f.IsExported() && f.Name != "Edges" && v.Field(i).IsZero() {
+				t.Errorf("the full event leaves AuditEvent.%s zero: set it, so that this test compares it", f.Name)
+			}
+		}
+		for i := 0; i < 4; i += 2 {
+			if diff := cmp.Diff(rows[i], rows[i+1], cmpopts.IgnoreUnexported(ent.AuditEvent{}), cmpopts.IgnoreFields(ent.AuditEvent{}, "ID", "Edges")); diff != "" {
+				t.Errorf("row of RecordAll differs from Record's (-Record +RecordAll):\n%s", diff)
+			}
+		}
+
+		for name, ev := range map[string]audit.Event{
+			"no method":  {Tenant: "acme", Outcome: audit.OutcomeOK},
+			"no outcome": {Tenant: "acme", Method: "/taskwire.v1.BoardService/ListTasks"},
+			"bad kind":   {Tenant: "acme", Method: "/taskwire.v1.BoardService/ListTasks", Outcome: audit.OutcomeOK, Kind: "robot"},
+		} {
+			if _, err := e.store.RecordAll(context.Background(), []audit.Event{ev, full}); domainerr.KindOf(err) != domainerr.Invalid {
+				t.Errorf("RecordAll of an event with %s = %v, want Invalid", name, err)
+			}
+		}
+		if n := client.AuditEvent.Query().CountX(ctx); n != 4 {
+			t.Errorf("%d rows after refused batches, want the 4 from before", n)
+		}
+	})
 }
 
 // TestRecordAllLongBatch: a batch longer than one insert writes lands
