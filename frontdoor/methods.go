@@ -173,9 +173,7 @@ type callToolResult struct {
 // AppendJSON writes the result with its structuredContent as the tool
 // backend encoded it (jsonrpc.Appender).
 func (r callToolResult) AppendJSON(b []byte) ([]byte, error) {
-	rest := *r.CallToolResult
-	rest.StructuredContent = nil
-	return jsonrpc.AppendObjectWith(b, callToolResult{r.resultHead, &rest}, "structuredContent", r.StructuredContent)
+	return r.CallToolResult.AppendWith(b, r.resultHead)
 }
 
 // inputRequiredResult asks the client for input before the call can

@@ -142,7 +142,7 @@ type withRaw struct {
 }
 
 func (w withRaw) AppendJSON(b []byte) ([]byte, error) {
-	return AppendObjectWith(b, w.rest, "structured", w.raw)
+	return AppendObjectWith(b, w.rest, Member{"structured", w.raw})
 }
 
 // MarshalJSON is what encoding/json writes when the result cannot write

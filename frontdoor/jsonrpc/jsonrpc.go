@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"unicode/utf8"
 )
 
 // Version is the only value of the "jsonrpc" member this package accepts and
@@ -100,10 +101,17 @@ func validID(id json.RawMessage) bool {
 	return len(id) > 0 && json.Valid(id) && !bytes.ContainsAny(id, " \t\r\n")
 }
 
-// AppendObjectWith appends v, which encodes as a JSON object, with one
-// more member name whose value is raw: JSON that the caller vouches for,
-// compact and on one line, written as it is.
-func AppendObjectWith(b []byte, v any, name string, raw json.RawMessage) ([]byte, error) {
+// Member is a member of a JSON object whose value is JSON already:
+// compact and on one line, vouched for by whoever made it.
+type Member struct {
+	Name  string
+	Value json.RawMessage
+}
+
+// AppendObjectWith appends v, which encodes as a JSON object, with members
+// after its own, written as they are; a member without a value is left
+// out.
+func AppendObjectWith(b []byte, v any, members ...Member) ([]byte, error) {
 	obj, err := marshal(v)
 	if err != nil {
 		return nil, err
@@ -111,18 +119,77 @@ func AppendObjectWith(b []byte, v any, name string, raw json.RawMessage) ([]byte
 	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
 		return nil, fmt.Errorf("jsonrpc: %T does not encode as an object", v)
 	}
-	if len(raw) == 0 {
-		return append(b, obj...), nil
-	}
 	b = append(b, obj[:len(obj)-1]...)
-	if len(obj) > 2 {
-		b = append(b, ',')
+	first := len(obj) == 2
+	for _, m := range members {
+		if len(m.Value) == 0 {
+			continue
+		}
+		if !first {
+			b = append(b, ',')
+		}
+		first = false
+		b = AppendString(b, m.Name)
+		b = append(b, ':')
+		b = append(b, m.Value...)
 	}
-	b = append(b, '"')
-	b = append(b, name...)
-	b = append(b, `":`...)
-	b = append(b, raw...)
 	return append(b, '}'), nil
+}
+
+// AppendString appends s as a JSON string, byte for byte as encoding/json
+// writes it without HTML escaping (as marshal does): invalid UTF-8 becomes
+// U+FFFD, and U+2028 and U+2029 are escaped so that the line stays one
+// line for JavaScript too. Long text, such as a tool result's JSON copied
+// into a text block, is written in one pass instead of encoding/json's
+// encode-then-revalidate.
+func AppendString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xf])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // EncodeError returns the error response to the request with id. A nil id

@@ -192,9 +192,48 @@ type CallToolResult struct {
 // AppendJSON writes r with its structuredContent as the tool backend
 // encoded it (jsonrpc.Appender).
 func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
-	rest := *r
-	rest.StructuredContent = nil
-	return jsonrpc.AppendObjectWith(b, &rest, "structuredContent", r.StructuredContent)
+	return r.AppendWith(b, struct{}{})
+}
+
+// AppendWith writes r as AppendJSON does, after the members of head, which
+// encodes as a JSON object: the members every result has.
+func (r *CallToolResult) AppendWith(b []byte, head any) ([]byte, error) {
+	content, err := AppendContent(nil, r.Content)
+	if err != nil {
+		return nil, err
+	}
+	var isError json.RawMessage
+	if r.IsError {
+		isError = json.RawMessage("true")
+	}
+	return jsonrpc.AppendObjectWith(b, head,
+		jsonrpc.Member{Name: "content", Value: content},
+		jsonrpc.Member{Name: "structuredContent", Value: r.StructuredContent},
+		jsonrpc.Member{Name: "isError", Value: isError})
+}
+
+// AppendContent appends blocks as a JSON array: text blocks written
+// directly (a tool's text is often its result's JSON again, and
+// encoding/json would escape it, then check what it wrote byte by byte),
+// the others as MarshalJSON writes them. No blocks is [], never null.
+func AppendContent(b []byte, blocks []Content) ([]byte, error) {
+	b = append(b, '[')
+	for i, c := range blocks {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		if c.Type == ContentText {
+			b = append(b, `{"type":"text","text":`...)
+			b = append(jsonrpc.AppendString(b, c.Text), '}')
+			continue
+		}
+		raw, err := c.MarshalJSON()
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, raw...)
+	}
+	return append(b, ']'), nil
 }
 
 // ToolCall is one tools/call request as a tool backend needs it.
