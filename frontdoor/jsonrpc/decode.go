@@ -59,19 +59,19 @@ func Decode(data []byte) (*Message, error) {
 	if tooDeep(data, MaxDepth) {
 		return &Message{}, &Error{Code: ParseError, Message: msgTooDeep}
 	}
-	if !json.Valid(data) {
-		return &Message{}, &Error{Code: ParseError, Message: msgNotJSON}
-	}
-	switch firstByte(data) {
-	case '{':
-	case '[':
-		return &Message{}, invalid("batches are not supported: send one message per request")
-	default:
+	if firstByte(data) != '{' {
+		switch {
+		case !json.Valid(data):
+			return &Message{}, &Error{Code: ParseError, Message: msgNotJSON}
+		case firstByte(data) == '[':
+			return &Message{}, invalid("batches are not supported: send one message per request")
+		}
 		return &Message{}, invalid("a message must be a JSON object")
 	}
+	// Unmarshal checks the whole of data is JSON before it decodes any.
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(data, &fields); err != nil {
-		return &Message{}, &Error{Code: ParseError, Message: "parse error: " + err.Error()}
+		return &Message{}, &Error{Code: ParseError, Message: msgNotJSON}
 	}
 	return decodeFields(fields)
 }
