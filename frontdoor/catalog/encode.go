@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"google.golang.org/protobuf/reflect/protoreflect"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 )
 
 // The structuredContent of a result is written straight from the
@@ -159,48 +161,11 @@ func appendTimestamp(b []byte, m protoreflect.Message) ([]byte, error) {
 	return append(b, 'Z', '"'), nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string, escaping what JSON requires
-// and the line and paragraph separators, as encoding/json does.
+// appendString writes s as a JSON string, as encoding/json does; a string
+// protojson refuses (invalid UTF-8) takes the slow path.
 func appendString(b []byte, s string) ([]byte, error) {
 	if !utf8.ValidString(s) {
 		return nil, errIndirect // protojson refuses it
 	}
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			start = i + size
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"'), nil
+	return jsonrpc.AppendString(b, s), nil
 }

@@ -79,7 +79,7 @@ func TestEncodeResultFallsBackToProtojson(t *testing.T) {
 	}
 }
 
-var texts = []string{"", "plain", `quote " and \ backslash`, "line\nbreak\ttab\r", "ctl \x01\x1f", "naïve 日本 🚀", "sep \u2028 \u2029", "<html>&amp;"}
+var texts = []string{"", "plain", `quote " and \ backslash`, "line\nbreak\ttab\r", "ctl \x01\x1f \b \f \x7f", "naïve 日本 🚀", "sep \u2028 \u2029", "<html>&amp;"}
 
 // fill sets every field of m to a random value; sparse leaves some unset.
 func fill(rng *rand.Rand, m protoreflect.Message, depth int, sparse bool) {
