@@ -62,7 +62,7 @@ const (
 	maxTargetLen      = 100 // bytes of one target's value
 	maxAuditError     = 200 // bytes of a failure's message
 	maxAuditBatch     = 256 // events written in one transaction
-	auditLinger       = 5 * time.Millisecond
+	auditLinger       = 20 * time.Millisecond
 )
 
 // auditSkipped are named calls the audit log leaves out, because they are
@@ -248,9 +248,10 @@ func (l *auditLog) writeFrom(ctx context.Context, first audit.Event, linger time
 // commit is most of a write's cost), at the price of an event reaching
 // the log that much later. It sleeps through linger rather than take each
 // event as it comes: waking the writer for every call cost more than the
-// event's insert.
+// event's insert. When a full batch is already waiting it does not wait at
+// all, so a busy writer writes batch after batch.
 func (l *auditLog) gather(first audit.Event, linger time.Duration) []audit.Event {
-	if linger > 0 {
+	if linger > 0 && len(l.queue) < maxAuditBatch-1 {
 		timer := time.NewTimer(linger)
 		select {
 		case <-timer.C:

@@ -363,6 +363,33 @@ func TestAuditFlushBatches(t *testing.T) {
 	}
 }
 
+// TestAuditGatherBusy: with a full batch already queued the writer does
+// not linger (else a busy worker would write one batch per linger and
+// drop what overflows the queue); with less, it gathers what queued.
+func TestAuditGatherBusy(t *testing.T) {
+	l := &auditLog{
+		log: slog.New(slog.DiscardHandler), queue: make(chan audit.Event, 2*maxAuditBatch),
+		stopping: make(chan struct{}), done: make(chan struct{}), now: time.Now,
+	}
+	for i := range maxAuditBatch + 5 {
+		l.queue <- audit.Event{Method: fmt.Sprint("m", i)}
+	}
+	got := make(chan []audit.Event)
+	go func() { got <- l.gather(audit.Event{Method: "first"}, time.Hour) }()
+	select {
+	case batch := <-got:
+		if len(batch) != maxAuditBatch || batch[0].Method != "first" || batch[1].Method != "m0" {
+			t.Errorf("gather with a full batch queued returned %d events starting %q, %q; want %d starting with first, m0",
+				len(batch), batch[0].Method, batch[1].Method, maxAuditBatch)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("gather lingered with a full batch queued")
+	}
+	if n := len(l.queue); n != 6 {
+		t.Errorf("%d events left queued, want 6", n)
+	}
+}
+
 // TestMinRole: a tool whose option names a min_role refuses weaker roles
 // in the worker, as a ROLE_FORBIDS refusal whose sentence says whom the
 // tool is for, even when the role allows the tool's scope.
