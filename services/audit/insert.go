@@ -16,15 +16,15 @@ import (
 	"github.com/taskwire/taskwire/services/domainerr"
 )
 
-// RecordAll writes every call a worker answers, so its insert is built
-// once per dialect and row count instead of through ent's bulk builder,
-// whose per-row specs, hooks and statement text cost more than the rows
-// themselves. The values are those Record's ent create writes (a test
-// compares the two), checked by ent's generated validators. It bypasses
+// The audit log takes a row for every call a worker answers, so its
+// insert is built once per dialect and row count instead of through ent's
+// create builders, whose per-row specs, hooks and statement text cost more
+// than the rows themselves. The values are those an ent create writes (a
+// test compares the two), checked by ent's generated validators. It bypasses
 // ent's privacy policy, so it applies that policy's rule itself: rows of
 // the context's tenant only.
 
-// insertColumns are the columns RecordAll writes: all but the id.
+// insertColumns are the columns written: all but the id.
 var insertColumns = slices.DeleteFunc(slices.Clone(auditevent.Columns),
 	func(c string) bool { return c == auditevent.FieldID })
 
@@ -51,7 +51,7 @@ var columnValues = func() []func(tid int, e *Event) any {
 	out := make([]func(int, *Event) any, len(insertColumns))
 	for i, c := range insertColumns {
 		if out[i] = byColumn[c]; out[i] == nil {
-			panic(fmt.Sprintf("audit: RecordAll has no value for column %s of %s", c, auditevent.Table))
+			panic(fmt.Sprintf("audit: no value for column %s of %s", c, auditevent.Table))
 		}
 	}
 	return out
@@ -94,11 +94,16 @@ func rowOf(tid int, e *Event) ([]any, error) {
 	return row, nil
 }
 
-// insertTexts holds the insert of n rows for a dialect, by "dialect n".
+// insertTexts holds the insert of n rows for a dialect, by insertKey.
 var insertTexts sync.Map
 
+type insertKey struct {
+	dialect string
+	rows    int
+}
+
 func insertText(dia string, n int) string {
-	key := fmt.Sprint(dia, " ", n)
+	key := insertKey{dia, n}
 	if q, ok := insertTexts.Load(key); ok {
 		return q.(string)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/auditevent"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/tenantscope"
@@ -21,11 +20,8 @@ import (
 // tenant that does not exist is NotFound: there is no log to write to. A
 // member that does not exist is recorded by id alone.
 func (s *Store) Record(ctx context.Context, e Event) error {
-	create, err := s.creation(ctx, s.client, e)
-	if err != nil {
-		return err
-	}
-	return store.DomainError(ctx, create.Exec(create.ctx))
+	_, err := s.write(ctx, []Event{e}, false)
+	return err
 }
 
 // RecordAll writes events as Record does, all in one transaction: one
@@ -34,6 +30,12 @@ func (s *Store) Record(ctx context.Context, e Event) error {
 // are left out (NotFound for Record) and counted in skipped; any other
 // failure writes none of them.
 func (s *Store) RecordAll(ctx context.Context, events []Event) (skipped int, err error) {
+	return s.write(ctx, events, true)
+}
+
+// write writes events in one transaction. An event of a tenant that does
+// not exist is counted in skipped when skipMissing, else fails the write.
+func (s *Store) write(ctx context.Context, events []Event, skipMissing bool) (skipped int, err error) {
 	tx, err := s.client.Tx(ctx)
 	if err != nil {
 		return 0, store.DomainError(ctx, err)
@@ -42,7 +44,7 @@ func (s *Store) RecordAll(ctx context.Context, events []Event) (skipped int, err
 	byTenant := map[int][][]any{}
 	for _, e := range events {
 		tid, e, err := resolve(ctx, tx.Client(), e)
-		if domainerr.KindOf(err) == domainerr.NotFound {
+		if skipMissing && domainerr.KindOf(err) == domainerr.NotFound {
 			skipped++
 			continue
 		}
@@ -95,14 +97,6 @@ func rollback(tx *ent.Tx, err error) error {
 	return err
 }
 
-// eventCreate is one event's insert, with the context scoped to its
-// tenant that it must run in.
-type eventCreate struct {
-	*ent.AuditEventCreate
-	ctx    context.Context
-	tenant int
-}
-
 // resolve returns the id of e's tenant and e with what it lacks of its
 // member looked up through client.
 func resolve(ctx context.Context, client *ent.Client, e Event) (int, Event, error) {
@@ -117,36 +111,6 @@ func resolve(ctx context.Context, client *ent.Client, e Event) (int, Event, erro
 		}
 	}
 	return tid, e, nil
-}
-
-// creation builds e's insert through client, looking up what e lacks.
-func (s *Store) creation(ctx context.Context, client *ent.Client, e Event) (eventCreate, error) {
-	tid, e, err := resolve(ctx, client, e)
-	if err != nil {
-		return eventCreate{}, err
-	}
-	ctx = tenantscope.NewContext(ctx, tid)
-	create := client.AuditEvent.Create().
-		SetTenantID(tid).
-		SetOccurredAt(timeOf(e.OccurredAt)).
-		SetMemberHandle(e.Member).
-		SetSponsorHandle(e.Sponsor).
-		SetTokenID(e.TokenID).
-		SetSessionLabel(e.SessionLabel).
-		SetMethod(e.Method).
-		SetTool(e.Tool).
-		SetTargets(e.Targets).
-		SetOutcome(e.Outcome).
-		SetErrorMessage(e.Error).
-		SetTraceID(e.TraceID).
-		SetDurationMs(max(e.Duration.Milliseconds(), 0))
-	if e.MemberID > 0 {
-		create.SetMemberID(e.MemberID)
-	}
-	if e.Kind != "" {
-		create.SetMemberKind(auditevent.MemberKind(e.Kind))
-	}
-	return eventCreate{create, ctx, tid}, nil
 }
 
 // tenantID returns the id of e's tenant.

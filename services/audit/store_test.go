@@ -253,10 +253,11 @@ func TestConfig(t *testing.T) {
 	}
 }
 
-// TestRecordAllWritesAsRecord: RecordAll's own insert writes the very row
-// Record's ent create does, for an event with every field set and for
-// one with only what an event needs; and it checks what ent checks.
-func TestRecordAllWritesAsRecord(t *testing.T) {
+// TestRecordWritesAsEnt: Record and RecordAll build their rows
+// themselves; each must be the very row ent's create writes for the event,
+// for an event with every field set and for one with only what an event
+// needs; and they refuse what ent refuses.
+func TestRecordWritesAsEnt(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, client *ent.Client) {
 		e := newEnv(t, client)
 		full := e.call("acme/alice", 7, "tasks_move", audit.OutcomeRefused)
@@ -266,7 +267,9 @@ func TestRecordAllWritesAsRecord(t *testing.T) {
 		full.OccurredAt = full.OccurredAt.Add(123456789 * time.Nanosecond)
 		bare := audit.Event{Tenant: "acme", Method: "/taskwire.v1.BoardService/ListTasks", Outcome: audit.OutcomeOK,
 			OccurredAt: e.base}
+		ctx := tenantscope.NewContext(context.Background(), e.tenants["acme"])
 		for _, ev := range []audit.Event{full, bare} {
+			entCreate(client, e.tenants["acme"], ev).ExecX(ctx)
 			if err := e.store.Record(context.Background(), ev); err != nil {
 				t.Fatal(err)
 			}
@@ -274,10 +277,9 @@ func TestRecordAllWritesAsRecord(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		ctx := tenantscope.NewContext(context.Background(), e.tenants["acme"])
 		rows := client.AuditEvent.Query().Order(ent.Asc(auditevent.FieldID)).AllX(ctx)
-		if len(rows) != 4 {
-			t.Fatalf("%d rows after writing 2 events twice, want 4", len(rows))
+		if len(rows) != 6 {
+			t.Fatalf("%d rows after writing 2 events three ways, want 6", len(rows))
 		}
 		v := reflect.ValueOf(*rows[0])
 		for i := range v.NumField() {
@@ -285,9 +287,11 @@ func TestRecordAllWritesAsRecord(t *testing.T) {
 				t.Errorf("the full event leaves AuditEvent.%s zero: set it, so that this test compares it", f.Name)
 			}
 		}
-		for i := 0; i < 4; i += 2 {
-			if diff := cmp.Diff(rows[i], rows[i+1], cmpopts.IgnoreUnexported(ent.AuditEvent{}), cmpopts.IgnoreFields(ent.AuditEvent{}, "ID", "Edges")); diff != "" {
-				t.Errorf("row of RecordAll differs from Record's (-Record +RecordAll):\n%s", diff)
+		for i := 0; i < 6; i += 3 {
+			for j, how := range []string{"Record", "RecordAll"} {
+				if diff := cmp.Diff(rows[i], rows[i+1+j], cmpopts.IgnoreUnexported(ent.AuditEvent{}), cmpopts.IgnoreFields(ent.AuditEvent{}, "ID", "Edges")); diff != "" {
+					t.Errorf("row of %s differs from ent's create (-ent +%s):\n%s", how, how, diff)
+				}
 			}
 		}
 
@@ -296,14 +300,46 @@ func TestRecordAllWritesAsRecord(t *testing.T) {
 			"no outcome": {Tenant: "acme", Method: "/taskwire.v1.BoardService/ListTasks"},
 			"bad kind":   {Tenant: "acme", Method: "/taskwire.v1.BoardService/ListTasks", Outcome: audit.OutcomeOK, Kind: "robot"},
 		} {
+			if entCreate(client, e.tenants["acme"], ev).Exec(ctx) == nil {
+				t.Errorf("ent creates an event with %s: the refusal below checks nothing", name)
+			}
 			if _, err := e.store.RecordAll(context.Background(), []audit.Event{ev, full}); domainerr.KindOf(err) != domainerr.Invalid {
 				t.Errorf("RecordAll of an event with %s = %v, want Invalid", name, err)
 			}
+			if err := e.store.Record(context.Background(), ev); domainerr.KindOf(err) != domainerr.Invalid {
+				t.Errorf("Record of an event with %s = %v, want Invalid", name, err)
+			}
 		}
-		if n := client.AuditEvent.Query().CountX(ctx); n != 4 {
-			t.Errorf("%d rows after refused batches, want the 4 from before", n)
+		if n := client.AuditEvent.Query().CountX(ctx); n != 6 {
+			t.Errorf("%d rows after refused writes, want the 6 from before", n)
 		}
 	})
+}
+
+// entCreate is ent's create of ev's row in tenant tid: what the audit
+// log's own insert must write.
+func entCreate(client *ent.Client, tid int, ev audit.Event) *ent.AuditEventCreate {
+	c := client.AuditEvent.Create().
+		SetTenantID(tid).
+		SetOccurredAt(ev.OccurredAt.UTC().Truncate(time.Microsecond)).
+		SetMemberHandle(ev.Member).
+		SetSponsorHandle(ev.Sponsor).
+		SetTokenID(ev.TokenID).
+		SetSessionLabel(ev.SessionLabel).
+		SetMethod(ev.Method).
+		SetTool(ev.Tool).
+		SetTargets(ev.Targets).
+		SetOutcome(ev.Outcome).
+		SetErrorMessage(ev.Error).
+		SetTraceID(ev.TraceID).
+		SetDurationMs(ev.Duration.Milliseconds())
+	if ev.MemberID > 0 {
+		c.SetMemberID(ev.MemberID)
+	}
+	if ev.Kind != "" {
+		c.SetMemberKind(auditevent.MemberKind(ev.Kind))
+	}
+	return c
 }
 
 // TestRecordAllLongBatch: a batch longer than one insert writes lands

@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 
@@ -66,10 +65,14 @@ func findAnyTask(ctx context.Context, c *ent.Client, a actor, ref string) (*ent.
 	}
 	t, err := c.Task.Query().Where(task.TenantID(a.tenant.ID), task.Number(n)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err,
-			fmt.Sprintf("No task %s in tenant %s: find refs with tasks_list", Ref(n), a.tenant.Slug))
+		return nil, noTask(a, n)
 	}
 	return t, err
+}
+
+// noTask says the caller's tenant has no task number n, and how to find refs.
+func noTask(a actor, n int) error {
+	return domainerr.New(domainerr.NotFound, "No task %s in tenant %s: find refs with tasks_list", Ref(n), a.tenant.Slug)
 }
 
 // names maps the ids tasks and comments refer to onto what the API shows,

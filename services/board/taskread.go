@@ -13,7 +13,6 @@ import (
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/ent/tenantscope"
 	"github.com/taskwire/taskwire/ent/workitem"
-	"github.com/taskwire/taskwire/services/domainerr"
 )
 
 // tasks_get is the call assistants make most, and on SQLite building its
@@ -84,8 +83,7 @@ func readTask(ctx context.Context, c *ent.Client, a actor, ref string) (*ent.Tas
 		if err := rows.Err(); err != nil {
 			return nil, "", err
 		}
-		return nil, "", domainerr.New(domainerr.NotFound,
-			"No task %s in tenant %s: find refs with tasks_list", Ref(n), a.tenant.Slug)
+		return nil, "", noTask(a, n)
 	}
 	t := new(ent.Task)
 	values, err := t.ScanValues(task.Columns)

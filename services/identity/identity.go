@@ -88,12 +88,13 @@ func FromIncoming(ctx context.Context) (Caller, error) {
 	if ts := strings.Fields(get(MDToolsets)); len(ts) > 0 {
 		c.Toolsets = ts // else nil: every toolset, as the token had it
 	}
-	m, err := strconv.Atoi(get(MDMember))
-	if err != nil && c.Tenant == "" && c.TokenID == "" {
+	member := get(MDMember)
+	if member == "" {
 		return Caller{}, errors.New("identity: no caller in the call's metadata")
 	}
+	m, err := strconv.Atoi(member)
 	if err != nil {
-		return Caller{}, fmt.Errorf("identity: bad member %q", get(MDMember))
+		return Caller{}, fmt.Errorf("identity: bad member %q", member)
 	}
 	c.Member = m
 	return c, c.Validate()
