@@ -169,27 +169,19 @@ func validImplementation(raw json.RawMessage) bool {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 func validLogLevel(raw json.RawMessage) bool {
-	var s string
-	return isString(raw) && json.Unmarshal(raw, &s) == nil && slices.Contains(logLevels, s)
+	s, ok := jsonrpc.String(raw)
+	return ok && slices.Contains(logLevels, s)
 }
 
-// object decodes raw if it is a JSON object.
+// object returns the members of raw if it is a JSON object. raw is part
+// of a message jsonrpc.Decode accepted.
 func object(raw json.RawMessage) (map[string]json.RawMessage, bool) {
-	var m map[string]json.RawMessage
-	if !isObject(raw) || json.Unmarshal(raw, &m) != nil {
-		return nil, false
-	}
-	return m, true
+	return jsonrpc.Members(raw)
 }
 
 // str returns obj[key] if it is a JSON string.
 func str(obj map[string]json.RawMessage, key string) (string, bool) {
-	var s string
-	raw := obj[key]
-	if !isString(raw) || json.Unmarshal(raw, &s) != nil {
-		return "", false
-	}
-	return s, true
+	return jsonrpc.String(obj[key])
 }
 
 func isObject(raw json.RawMessage) bool { return len(raw) > 0 && raw[0] == '{' }

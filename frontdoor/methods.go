@@ -270,13 +270,12 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 	if call.InputResponses, call.RequestState, err = x.inputRound(); err != nil {
 		return nil, err
 	}
-	var level string
-	if json.Unmarshal(x.req.meta[mcp.MetaLogLevel], &level) == nil && level != "" {
+	if level, _ := str(x.req.meta, mcp.MetaLogLevel); level != "" {
 		call.LogLevel, call.Log = level, x.out.message
 	}
 	call.SessionLabel = sessionLabel(x.r.Header)
-	json.Unmarshal(x.req.meta["traceparent"], &call.TraceParent)
-	json.Unmarshal(x.req.meta["tracestate"], &call.TraceState)
+	call.TraceParent, _ = str(x.req.meta, "traceparent")
+	call.TraceState, _ = str(x.req.meta, "tracestate")
 	return call, nil
 }
 

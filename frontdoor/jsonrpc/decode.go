@@ -30,8 +30,9 @@ func (k Kind) String() string {
 	return "invalid"
 }
 
-// Message is one decoded JSON-RPC message. Its JSON members stay raw: the
-// layer above decides what params must hold, and ids go back unchanged.
+// Message is one decoded JSON-RPC message. Its JSON members stay raw (and
+// share the bytes Decode was given): the layer above decides what params
+// must hold, and ids go back unchanged.
 type Message struct {
 	Kind   Kind
 	ID     json.RawMessage // requests and responses; nil for notifications
@@ -68,11 +69,12 @@ func Decode(data []byte) (*Message, error) {
 		}
 		return &Message{}, invalid("a message must be a JSON object")
 	}
-	// Unmarshal checks the whole of data is JSON before it decodes any.
-	var fields map[string]json.RawMessage
-	if err := json.Unmarshal(data, &fields); err != nil {
+	// The whole of data is checked once here; Members, and whoever takes
+	// the members apart further, rely on it.
+	if !json.Valid(data) {
 		return &Message{}, &Error{Code: ParseError, Message: msgNotJSON}
 	}
+	fields, _ := Members(data)
 	return decodeFields(fields)
 }
 
@@ -144,9 +146,11 @@ func decodeFields(f map[string]json.RawMessage) (*Message, error) {
 
 // decodeCall fills a request (with an id) or a notification (without one).
 func (m *Message) decodeCall(f map[string]json.RawMessage, rawMethod json.RawMessage, hasID bool) error {
-	if firstByte(rawMethod) != '"' || json.Unmarshal(rawMethod, &m.Method) != nil {
+	method, ok := String(rawMethod)
+	if !ok {
 		return invalid("method must be a string")
 	}
+	m.Method = method
 	if _, ok := f["result"]; ok {
 		return invalid("a message cannot have both method and result")
 	}
@@ -193,15 +197,15 @@ func (m *Message) decodeResponse(f map[string]json.RawMessage, hasID bool) error
 
 // decodeError reads the error object of an error response.
 func decodeError(raw json.RawMessage) (*Error, error) {
-	var f map[string]json.RawMessage
-	if firstByte(raw) != '{' || json.Unmarshal(raw, &f) != nil {
+	f, ok := Members(raw)
+	if !ok {
 		return nil, invalid("error must be an object")
 	}
 	e := &Error{}
 	if !isInteger(f["code"]) || json.Unmarshal(f["code"], &e.Code) != nil {
 		return nil, invalid("error.code must be an integer")
 	}
-	if firstByte(f["message"]) != '"' || json.Unmarshal(f["message"], &e.Message) != nil {
+	if e.Message, ok = String(f["message"]); !ok {
 		return nil, invalid("error.message must be a string")
 	}
 	if d, ok := f["data"]; ok {
@@ -215,8 +219,8 @@ func decodeError(raw json.RawMessage) (*Error, error) {
 // tokens follow the same rule.
 func ValidID(raw json.RawMessage) bool {
 	if firstByte(raw) == '"' {
-		var s string
-		return json.Unmarshal(raw, &s) == nil
+		_, ok := String(raw)
+		return ok
 	}
 	return isInteger(raw)
 }
