@@ -156,6 +156,12 @@ func startWorker(t *testing.T, tel *telemetry.Telemetry, client *ent.Client, log
 // response; meta adds to the request's _meta.
 func (e *env) call(t *testing.T, method string, params, meta map[string]any) *httptest.ResponseRecorder {
 	t.Helper()
+	return e.callWith(t, nil, method, params, meta)
+}
+
+// callWith is call with more HTTP headers.
+func (e *env) callWith(t *testing.T, hdr http.Header, method string, params, meta map[string]any) *httptest.ResponseRecorder {
+	t.Helper()
 	if params == nil {
 		params = map[string]any{}
 	}
@@ -176,6 +182,9 @@ func (e *env) call(t *testing.T, method string, params, meta map[string]any) *ht
 	req.Header.Set("Mcp-Method", method)
 	if name, ok := params["name"].(string); ok {
 		req.Header.Set("Mcp-Name", name)
+	}
+	for k, v := range hdr {
+		req.Header[k] = v
 	}
 	rec := httptest.NewRecorder()
 	e.handler.ServeHTTP(rec, req)

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -91,6 +92,38 @@ func TestLogsCarryCallNotSecrets(t *testing.T) {
 		if id == "" {
 			t.Errorf("front door record without request_id (tool %q)", tool)
 		}
+	}
+}
+
+// TestHeaderTraceReachesWorkerUnrecorded: with no span recorded (no
+// exporter), the trace context of the HTTP request's traceparent header
+// still crosses gRPC to the worker, whose record of the call carries its
+// trace id; a request without one gives the worker none.
+func TestHeaderTraceReachesWorkerUnrecorded(t *testing.T) {
+	var out syncBuffer
+	e := newEnv(t, newTelemetry(t, telemetry.Config{}), telemetry.NewLogger(&out, slog.LevelInfo))
+	const traceID = "0af7651916cd43dd8448eb211c80319c"
+	hdr := http.Header{"Traceparent": {"00-" + traceID + "-b7ad6b7169203331-01"}}
+	if rec := e.callWith(t, hdr, "tools/call", map[string]any{"name": "tasks_list", "arguments": map[string]any{}}, nil); rec.Code != http.StatusOK {
+		t.Fatalf("tasks_list = %d %s", rec.Code, rec.Body)
+	}
+	e.tool(t, "whoami", map[string]any{}, nil)
+	var traced, untraced int
+	for _, r := range parseRecords(t, out.String()) {
+		if r["msg"] != "rpc" {
+			continue
+		}
+		switch str(r["trace_id"]) {
+		case traceID:
+			traced++
+		case "":
+			untraced++
+		default:
+			t.Errorf("worker record with a trace id no request sent: %s", r["_line"])
+		}
+	}
+	if traced != 1 || untraced != 1 {
+		t.Errorf("worker records: %d with the header's trace id, %d without; want 1 and 1:\n%s", traced, untraced, out.String())
 	}
 }
 
