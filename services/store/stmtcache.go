@@ -26,9 +26,12 @@ const stmtCacheSize = 512
 // database/sql does the bookkeeping: a *sql.Stmt prepares itself on each
 // connection it is used on and is reused there, inside transactions too
 // (sql.Tx.StmtContext), and its Close waits for rows still being read.
+//
+// Its writers queue on a writeGate.
 type stmtDriver struct {
 	*entsql.Driver
 	stmts *lru.Cache[string, *keptStmt]
+	gate  writeGate
 }
 
 func newStmtDriver(d *entsql.Driver, size int) (*stmtDriver, error) {
@@ -36,7 +39,7 @@ func newStmtDriver(d *entsql.Driver, size int) (*stmtDriver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: statement cache: %w", err)
 	}
-	return &stmtDriver{Driver: d, stmts: stmts}, nil
+	return &stmtDriver{Driver: d, stmts: stmts, gate: newWriteGate()}, nil
 }
 
 // keptStmt is a kept statement and the calls using it: one evicted from
@@ -107,13 +110,28 @@ func (d *stmtDriver) stmt(ctx context.Context, query string) (*sql.Stmt, func(),
 	return k.Stmt, k.release, nil
 }
 
-// Exec implements dialect.ExecQuerier.
+// Exec implements dialect.ExecQuerier. A statement run outside a
+// transaction through Exec writes, so it queues at the gate.
 func (d *stmtDriver) Exec(ctx context.Context, query string, args, v any) error {
+	leave, err := d.gate.enter(ctx)
+	if err != nil {
+		return err
+	}
+	defer leave()
 	return execStmt(ctx, query, args, v, d.stmt)
 }
 
-// Query implements dialect.ExecQuerier.
+// Query implements dialect.ExecQuerier. A statement that writes and
+// returns rows (ent's INSERT … RETURNING) queues at the gate; reads do
+// not.
 func (d *stmtDriver) Query(ctx context.Context, query string, args, v any) error {
+	if writes(query) {
+		leave, err := d.gate.enter(ctx)
+		if err != nil {
+			return err
+		}
+		defer leave()
+	}
 	return queryStmt(ctx, query, args, v, d.stmt)
 }
 
@@ -124,18 +142,38 @@ func (d *stmtDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 
 // BeginTx starts a transaction whose statements are the kept ones, bound
 // to the transaction's connection; ent's Client.BeginTx calls it.
+// It queues at the gate first, and leaves it when the transaction ends:
+// at Commit or Rollback, or when ctx ends (database/sql then rolls it
+// back).
 func (d *stmtDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
-	tx, err := d.DB().BeginTx(ctx, opts)
+	leave, err := d.gate.enter(ctx)
 	if err != nil {
 		return nil, err
 	}
-	return &stmtTx{Tx: tx, d: d}, nil
+	tx, err := d.DB().BeginTx(ctx, opts)
+	if err != nil {
+		leave()
+		return nil, err
+	}
+	stop := context.AfterFunc(ctx, leave)
+	return &stmtTx{Tx: tx, d: d, leave: func() { stop(); leave() }}, nil
 }
 
 // stmtTx is a transaction of a stmtDriver.
 type stmtTx struct {
 	*sql.Tx
-	d *stmtDriver
+	d     *stmtDriver
+	leave func() // the gate, once the transaction has ended
+}
+
+func (t *stmtTx) Commit() error {
+	defer t.leave()
+	return t.Tx.Commit()
+}
+
+func (t *stmtTx) Rollback() error {
+	defer t.leave()
+	return t.Tx.Rollback()
 }
 
 // stmt is query's kept statement bound to the transaction, which closes
