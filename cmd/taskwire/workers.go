@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/resolver/manual"
 
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/worker"
 )
 
 // workerServiceConfig balances a front door's calls across every worker
@@ -51,7 +52,7 @@ func workerTarget(spec string) (string, []grpc.DialOption, error) {
 // dialWorkers returns the front door's connection to the workers of spec,
 // every call carrying the internal key, with extra options (telemetry's)
 // first. It never goes idle, so that readiness tells what the next call
-// will meet.
+// will meet. Its flow-control windows are the worker's (worker.Window).
 func dialWorkers(spec, internalKey string, extra ...grpc.DialOption) (*grpc.ClientConn, error) {
 	target, opts, err := workerTarget(spec)
 	if err != nil {
@@ -62,7 +63,9 @@ func dialWorkers(spec, internalKey string, extra ...grpc.DialOption) (*grpc.Clie
 		grpc.WithPerRPCCredentials(identity.InternalKey(internalKey)),
 		grpc.WithDefaultServiceConfig(workerServiceConfig),
 		grpc.WithIdleTimeout(0),
-		grpc.WithConnectParams(workerBackoff))
+		grpc.WithConnectParams(workerBackoff),
+		grpc.WithInitialWindowSize(worker.Window),
+		grpc.WithInitialConnWindowSize(worker.Window))
 	return grpc.NewClient(target, opts...)
 }
 
