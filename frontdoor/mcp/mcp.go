@@ -126,11 +126,8 @@ func ResourceContent(r EmbeddedResource) Content {
 
 // The wire shapes of each block type. Every member the schema requires is
 // there even when empty: a text block without "text" is not a text block.
+// (A text block is written by appendJSON itself.)
 type (
-	textBlock struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	}
 	mediaBlock struct {
 		Type     string `json:"type"`
 		Data     string `json:"data"`
@@ -145,19 +142,29 @@ type (
 // MarshalJSON writes the members of c's type and no others. A block of
 // another type is an error rather than a guess: sending something the
 // client cannot read is worse than failing the request.
-func (c Content) MarshalJSON() ([]byte, error) {
+func (c Content) MarshalJSON() ([]byte, error) { return c.appendJSON(nil) }
+
+// appendJSON appends c as MarshalJSON writes it. A text block is written
+// directly: a tool's text is often its result's JSON again, which
+// encoding/json would escape and then check byte by byte.
+func (c Content) appendJSON(b []byte) ([]byte, error) {
+	var block any
 	switch c.Type {
 	case ContentText:
-		return json.Marshal(textBlock{c.Type, c.Text})
+		b = append(b, `{"type":"text","text":`...)
+		return append(jsonrpc.AppendString(b, c.Text), '}'), nil
 	case ContentImage, ContentAudio:
-		return json.Marshal(mediaBlock{c.Type, c.Data, c.MIMEType})
+		block = mediaBlock{c.Type, c.Data, c.MIMEType}
 	case ContentResource:
 		if c.Resource == nil {
 			return nil, fmt.Errorf("mcp: resource content block without a resource")
 		}
-		return json.Marshal(resourceBlock{c.Type, *c.Resource})
+		block = resourceBlock{c.Type, *c.Resource}
+	default:
+		return nil, fmt.Errorf("mcp: content block of unknown type %q", c.Type)
 	}
-	return nil, fmt.Errorf("mcp: content block of unknown type %q", c.Type)
+	raw, err := json.Marshal(block)
+	return append(b, raw...), err
 }
 
 // MarshalJSON writes the text or the blob of r: MCP's resource contents
@@ -212,26 +219,18 @@ func (r *CallToolResult) AppendWith(b []byte, head any) ([]byte, error) {
 		jsonrpc.Member{Name: "isError", Value: isError})
 }
 
-// AppendContent appends blocks as a JSON array: text blocks written
-// directly (a tool's text is often its result's JSON again, and
-// encoding/json would escape it, then check what it wrote byte by byte),
-// the others as MarshalJSON writes them. No blocks is [], never null.
+// AppendContent appends blocks as a JSON array, each as MarshalJSON
+// writes it. No blocks is [], never null.
 func AppendContent(b []byte, blocks []Content) ([]byte, error) {
 	b = append(b, '[')
 	for i, c := range blocks {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		if c.Type == ContentText {
-			b = append(b, `{"type":"text","text":`...)
-			b = append(jsonrpc.AppendString(b, c.Text), '}')
-			continue
-		}
-		raw, err := c.MarshalJSON()
-		if err != nil {
+		var err error
+		if b, err = c.appendJSON(b); err != nil {
 			return nil, err
 		}
-		b = append(b, raw...)
 	}
 	return append(b, ']'), nil
 }

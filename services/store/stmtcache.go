@@ -110,10 +110,9 @@ func (d *stmtDriver) stmt(ctx context.Context, query string) (*sql.Stmt, func(),
 	return k.Stmt, k.release, nil
 }
 
-// Exec implements dialect.ExecQuerier. A statement run outside a
-// transaction through Exec writes, so it queues at the gate.
+// Exec implements dialect.ExecQuerier.
 func (d *stmtDriver) Exec(ctx context.Context, query string, args, v any) error {
-	leave, err := d.gate.enter(ctx)
+	leave, err := d.turn(ctx, query)
 	if err != nil {
 		return err
 	}
@@ -121,18 +120,24 @@ func (d *stmtDriver) Exec(ctx context.Context, query string, args, v any) error 
 	return execStmt(ctx, query, args, v, d.stmt)
 }
 
-// Query implements dialect.ExecQuerier. A statement that writes and
-// returns rows (ent's INSERT … RETURNING) queues at the gate; reads do
-// not.
+// Query implements dialect.ExecQuerier.
 func (d *stmtDriver) Query(ctx context.Context, query string, args, v any) error {
-	if writes(query) {
-		leave, err := d.gate.enter(ctx)
-		if err != nil {
-			return err
-		}
-		defer leave()
+	leave, err := d.turn(ctx, query)
+	if err != nil {
+		return err
 	}
+	defer leave()
 	return queryStmt(ctx, query, args, v, d.stmt)
+}
+
+// turn queues a statement run outside a transaction at the gate if it
+// writes (ent's writes come through Exec, and through Query as INSERT …
+// RETURNING); a read goes ahead at once.
+func (d *stmtDriver) turn(ctx context.Context, query string) (leave func(), err error) {
+	if !writes(query) {
+		return func() {}, nil
+	}
+	return d.gate.enter(ctx)
 }
 
 // Tx implements dialect.Driver.

@@ -53,9 +53,8 @@ func (g writeGate) enter(ctx context.Context) (leave func(), err error) {
 }
 
 // writes reports whether query, a statement run outside a transaction,
-// takes SQLite's write lock: anything run through Exec, and through
-// Query whatever does not start with SELECT (ent's statements that write
-// start with INSERT, UPDATE or DELETE, and return rows with RETURNING).
+// takes SQLite's write lock: whatever does not start with SELECT (ent's
+// statements that write start with INSERT, UPDATE or DELETE).
 func writes(query string) bool {
 	q := strings.TrimLeft(query, " \t\r\n(")
 	return len(q) < len("SELECT") || !strings.EqualFold(q[:len("SELECT")], "SELECT")
