@@ -71,7 +71,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if s.metrics, err = serveMetrics(cfg.MetricsAddr, cfg.Pprof, s.tel, log); err != nil {
 		return nil, err
 	}
-	if s.DB, err = store.Open(ctx, cfg.DB, store.WrapDriver(s.tel.EntDriver)); err != nil {
+	if s.DB, err = store.Open(ctx, cfg.DB, store.WrapDriver(s.tel.EntDriver), store.Logger(log)); err != nil {
 		return nil, err
 	}
 	if s.Key, _, err = authn.LoadOrCreateKey(cfg.SigningKey); err != nil {

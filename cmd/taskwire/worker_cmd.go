@@ -97,7 +97,7 @@ func startWorkerProcess(ctx context.Context, cfg nodeConfig, log *slog.Logger, t
 // told: a deployment's migration runs once, before its workers start.
 func openWorkerDB(ctx context.Context, cfg nodeConfig, log *slog.Logger, opts ...store.Option) (*store.Database, error) {
 	if cfg.Migrate {
-		from, err := store.Migrate(ctx, cfg.DB)
+		from, err := store.Migrate(ctx, cfg.DB, store.Logger(log))
 		if err != nil {
 			return nil, err
 		}
