@@ -180,7 +180,10 @@ func (s *system) bootstrap(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("conformance token: %w", err)
 	}
-	s.anonymous = &identity.Caller{Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: minted.ID}
+	s.anonymous = &identity.Caller{
+		Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: minted.ID,
+		Expires: minted.ExpiresAt, Kind: identity.KindMCP,
+	}
 	return nil
 }
 

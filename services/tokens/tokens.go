@@ -21,6 +21,7 @@ import (
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/store"
@@ -38,14 +39,20 @@ type Config struct {
 	// NATS), revocations are stored only: workers refuse the tokens at
 	// once, front doors when they next load the revocations.
 	Events Publisher
+	// MaxTTL is the longest a token may live (--max-token-ttl); 0 means
+	// authn.DefaultMaxTTL. Longer lifetimes are refused.
+	MaxTTL time.Duration
 	Now    func() time.Time // nil means time.Now; tests set a clock
 	Logger *slog.Logger     // nil means slog.Default()
 }
 
 // Validate reports whether c is complete.
 func (c Config) Validate() error {
-	if c.Client == nil {
+	switch {
+	case c.Client == nil:
 		return errors.New("tokens: Config.Client is nil")
+	case c.MaxTTL < 0:
+		return errors.New("tokens: Config.MaxTTL is negative")
 	}
 	return nil
 }
@@ -56,6 +63,7 @@ type Store struct {
 	events  Publisher
 	clock   func() time.Time
 	log     *slog.Logger
+	maxTTL  time.Duration
 	touched touches
 }
 
@@ -64,7 +72,10 @@ func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{client: cfg.Client, events: cfg.Events, clock: cfg.Now, log: cfg.Logger}
+	s := &Store{client: cfg.Client, events: cfg.Events, clock: cfg.Now, log: cfg.Logger, maxTTL: cfg.MaxTTL}
+	if s.maxTTL == 0 {
+		s.maxTTL = authn.DefaultMaxTTL
+	}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
