@@ -43,6 +43,7 @@ func (c *nodeConfig) nodeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", env("TASKWIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env TASKWIRE_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.envDuration("TASKWIRE_SHUTDOWN_GRACE", 15*time.Second), "on SIGTERM, how long calls in flight (worker) or open requests and streams (front door) get to finish (env TASKWIRE_SHUTDOWN_GRACE)")
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixtures; loopback public URLs only; set it on workers and front doors alike (env TASKWIRE_CONFORMANCE=true)")
+	c.maxTTLFlag(fs)
 }
 
 // workerFlags declares the flags of `taskwire worker`.
@@ -105,6 +106,9 @@ func (c *nodeConfig) resolveNode(required map[string]string) error {
 	}
 	if c.ShutdownGrace <= 0 {
 		return fmt.Errorf("--shutdown-grace %v: want a positive duration", c.ShutdownGrace)
+	}
+	if err := c.checkMaxTTL(); err != nil {
+		return err
 	}
 	return c.checkPublicURL()
 }

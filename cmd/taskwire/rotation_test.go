@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 )
 
@@ -28,7 +29,7 @@ func TestRetiredSigningKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		addr = ln.Addr().String() // every restart on the same address: tokens name it
-		cfg.DataDir, cfg.Addr, cfg.ShutdownGrace = dir, addr, 5*time.Second
+		cfg.DataDir, cfg.Addr, cfg.ShutdownGrace, cfg.MaxTokenTTL = dir, addr, 5*time.Second, authn.DefaultMaxTTL
 		if err := cfg.resolve(addr); err != nil {
 			t.Fatal(err)
 		}

@@ -91,7 +91,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	}
 	// Tokens are signed with the keyring's current key, which the admin
 	// API rotates; the key file seals it at rest.
-	if s.Keys, err = openKeyring(ctx, s.DB, s.Key, retired, keyNews, log); err != nil {
+	if s.Keys, err = openKeyring(ctx, s.DB, s.Key, retired, cfg.MaxTokenTTL, keyNews, log); err != nil {
 		return nil, err
 	}
 	s.Endpoint = cfg.endpoint()
@@ -111,7 +111,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
-		Telemetry: s.tel,
+		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
 	})
 	if err != nil {
 		return nil, err
@@ -121,7 +121,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
 		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
 		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
-		RateLimits: cfg.rateLimits(), Telemetry: s.tel,
+		RateLimits: cfg.rateLimits(), Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
 		Local: func(fallback grpc.ClientConnInterface) (grpc.ClientConnInterface, error) {
 			lc := worker.LocalConfig{Fallback: fallback, Credentials: identity.InternalKey(key)}
 			if s.tel != nil {
@@ -169,7 +169,7 @@ func (s *system) bootstrap(ctx context.Context) error {
 	}
 	// Requests without a token act with a token recorded like any other,
 	// so the worker accepts it and an admin sees (and may revoke) it.
-	store, err := tokens.New(tokens.Config{Client: s.DB, Logger: s.log})
+	store, err := tokens.New(tokens.Config{Client: s.DB, MaxTTL: s.cfg.MaxTokenTTL, Logger: s.log})
 	if err != nil {
 		return err
 	}

@@ -26,6 +26,7 @@ import (
 
 const tokenUsage = `usage:
   taskwire token create --member HANDLE [--scopes read,comment,write] [--toolsets tasks,comments] [--ttl 2160h] [--label TEXT]
+  taskwire token create --member HANDLE --admin [--ttl 24h] [--label TEXT]
   taskwire token list [--member HANDLE] [--json]
   taskwire token revoke JTI
   taskwire token revoke --member HANDLE
@@ -68,7 +69,7 @@ func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, 
 		return nil, nil, nil, err
 	}
 	closeAll := func() { db.Close() }
-	tc := tokens.Config{Client: db}
+	tc := tokens.Config{Client: db, MaxTTL: cfg.MaxTokenTTL}
 	if natsURL != "" {
 		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(connectTimeout))
 		if err != nil {
@@ -96,16 +97,26 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	var cfg config
 	fs, tenant := tokenFlags("create", &cfg, stderr)
 	member := fs.String("member", "", "handle of the member the token acts as (required)")
-	scopes := fs.String("scopes", "read,comment,write", "comma-separated scopes: read, comment, write")
+	scopes := fs.String("scopes", "read,comment,write", "comma-separated scopes of an MCP token: read, comment, write")
 	toolsets := fs.String("toolsets", "", toolsetsFlagUsage)
-	ttl := fs.Duration("ttl", authn.DefaultTTL, "how long the token is valid")
+	ttl := fs.Duration("ttl", 0, "how long the token is valid, at most --max-token-ttl (default 2160h, or --max-token-ttl if shorter)")
 	label := fs.String("label", "", `what the token is for, shown by "token list", e.g. "laptop claude"`)
+	admin := fs.Bool("admin", false, "mint an admin token, for the admin API (taskwire admin), instead of an MCP token: for an owner or admin who is a person; it has no scopes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
 	if *member == "" {
 		fs.Usage()
 		return fmt.Errorf("--member is required")
+	}
+	if err := checkTTLFlag(fs, "ttl", *ttl, cfg.MaxTokenTTL); err != nil {
+		return err
+	}
+	if err := checkAdminFlags(fs, *admin); err != nil {
+		return err
+	}
+	if *admin {
+		*scopes = ""
 	}
 	db, st, closeAll, err := openTokens(ctx, &cfg, "")
 	if err != nil {
@@ -126,7 +137,7 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	// The token is signed with the current key of the database, as serve
 	// signs; running servers hear of nothing, as nothing rotates here.
-	ring, err := openKeyring(ctx, db, key, retired, nil, slog.New(slog.DiscardHandler))
+	ring, err := openKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
@@ -135,15 +146,62 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	token, info, err := st.Create(ctx, is, tokens.CreateRequest{
-		Tenant: *tenant, Member: m.ID, Scopes: strings.Split(*scopes, ","), Toolsets: commaList(*toolsets), TTL: *ttl, Label: *label,
+		Tenant: *tenant, Member: m.ID, Scopes: commaList(*scopes), Toolsets: commaList(*toolsets), TTL: *ttl, Label: *label, Admin: *admin,
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, token)
-	fmt.Fprintf(stderr, "token %s for %s on tenant %s, scopes %s, toolsets %s, expires %s, audience %s\n",
-		info.ID, *member, *tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), cfg.endpoint())
+	printCreated(stderr, info, *tenant, cfg.PublicURL)
 	return nil
+}
+
+// printCreated tells what a token just created is, on stderr: the token
+// alone goes to stdout, so it can be captured.
+func printCreated(w io.Writer, info tokens.Info, tenant, publicURL string) {
+	if info.Admin {
+		fmt.Fprintf(w, "admin token %s for %s on tenant %s, expires %s, for the admin API of %s (taskwire admin --url %s)\n",
+			info.ID, info.Member, tenant, info.ExpiresAt.Format(time.RFC3339), publicURL, publicURL)
+		return
+	}
+	fmt.Fprintf(w, "token %s for %s on tenant %s, scopes %s, toolsets %s, expires %s, audience %s\n",
+		info.ID, info.Member, tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), publicURL+"/api/mcp")
+}
+
+// checkTTLFlag refuses a lifetime flag set to zero or less, or past max
+// when max is known (> 0), in one sentence naming the flag and the
+// maximum; a flag left out means the default.
+func checkTTLFlag(fs *flag.FlagSet, name string, ttl, max time.Duration) error {
+	if !isSet(fs, name) {
+		return nil
+	}
+	maxText := "the server's --max-token-ttl (2160h unless set)"
+	if max > 0 {
+		maxText = authn.FormatTTL(max) + " (--max-token-ttl)"
+	}
+	switch {
+	case ttl <= 0:
+		return fmt.Errorf("--%s %v: a token must live a positive time, at most %s; leave --%s out for the default", name, ttl, maxText, name)
+	case max > 0 && ttl > max:
+		return fmt.Errorf("--%s %s: a token may live at most %s", name, authn.FormatTTL(ttl), maxText)
+	}
+	return nil
+}
+
+// checkAdminFlags refuses scopes or toolsets for an admin token, which
+// has none.
+func checkAdminFlags(fs *flag.FlagSet, admin bool) error {
+	if admin && (isSet(fs, "scopes") || isSet(fs, "toolsets")) {
+		return errors.New("--admin mints an admin token, which has no scopes or toolsets (the member's role says what it may do): leave out --scopes and --toolsets")
+	}
+	return nil
+}
+
+// isSet reports whether the flag name was given on the command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // toolsetsFlagUsage describes --toolsets of the token commands.
@@ -201,7 +259,7 @@ func printTokens(w io.Writer, list []tokens.Info, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tTOOLSETS\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
 	for _, t := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, strings.Join(t.Scopes, ","),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, scopesText(t.Admin, t.Scopes),
 			authz.ToolsetsText(t.Toolsets), orDash(t.Label), shortTime(&t.CreatedAt), shortTime(&t.ExpiresAt), shortTime(t.LastUsedAt), t.State(now))
 	}
 	return tw.Flush()

@@ -128,7 +128,7 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	if err != nil {
 		return workerNodeConfig{}, err
 	}
-	ring, err := openKeyring(ctx, w.db.Client, root, retired, news, log)
+	ring, err := openKeyring(ctx, w.db.Client, root, retired, cfg.MaxTokenTTL, news, log)
 	if err != nil {
 		return workerNodeConfig{}, err
 	}
@@ -139,7 +139,7 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	return workerNodeConfig{
 		DB: w.db.Client, NATS: w.bus.conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
-		Telemetry: w.tel, ServerOptions: keepalive(cfg),
+		Telemetry: w.tel, ServerOptions: keepalive(cfg), MaxTokenTTL: cfg.MaxTokenTTL,
 	}, nil
 }
 

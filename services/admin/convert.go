@@ -96,7 +96,7 @@ func tokenToProto(i tokens.Info, now time.Time) *adminv1.Token {
 		Id: i.ID, Member: i.Member, Scopes: i.Scopes, Toolsets: i.Toolsets, Label: i.Label,
 		CreateTime: timestamppb.New(i.CreatedAt), ExpireTime: timestamppb.New(i.ExpiresAt),
 		LastUseTime: optionalTime(i.LastUsedAt), RevokeTime: optionalTime(i.RevokedAt),
-		State: tokenStates[i.State(now)],
+		State: tokenStates[i.State(now)], Admin: i.Admin,
 	}
 }
 
