@@ -54,6 +54,8 @@ type system struct {
 	front   *frontdoorNode
 	httpLis net.Listener
 	served  chan error
+	// releaseData gives up the data directory (see holdDataDir).
+	releaseData func()
 }
 
 // startSystem opens the database, starts the worker and the front door and
@@ -65,6 +67,11 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 			s.Close(context.Background())
 		}
 	}()
+	// The token commands find this server through the data directory,
+	// and go through its admin API while it runs.
+	if s.releaseData, err = holdDataDir(ctx, cfg.DataDir, "http://"+hostPort(ln.Addr().String())); err != nil {
+		return nil, err
+	}
 	if s.tel, err = telemetry.New(telemetry.Config{Service: "taskwire", Version: version, Logger: log}); err != nil {
 		return nil, err
 	}
@@ -236,6 +243,9 @@ func (s *system) Close(ctx context.Context) error {
 	s.metrics.Close()
 	if s.tel != nil {
 		shutdownTelemetry(s.tel, s.log)
+	}
+	if s.releaseData != nil {
+		s.releaseData()
 	}
 	return errors.Join(errs...)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,10 +46,14 @@ func (c tokenCLI) ok(args ...string) (stdout, stderr string) {
 }
 
 // newTokenCLI bootstraps a database on backend b with the owner and an
-// assistant, "bot".
+// assistant, "bot": on SQLite the data directory's own database, on
+// PostgreSQL a database servers elsewhere may serve.
 func newTokenCLI(t *testing.T, b storetest.Backend) tokenCLI {
 	t.Helper()
 	c := tokenCLI{t: t, dsn: storetest.DSN(t, b), data: t.TempDir()}
+	if b == storetest.SQLite {
+		c.dsn = "sqlite:" + filepath.Join(c.data, "taskwire.db")
+	}
 	ctx := context.Background()
 	db, err := store.Open(ctx, c.dsn)
 	if err != nil {
@@ -74,11 +79,11 @@ var createdRE = regexp.MustCompile(`^token (\S+) for `)
 // member marks them revoked.
 func TestTokenCommands(t *testing.T) {
 	for _, b := range storetest.Backends() {
-		t.Run(string(b), func(t *testing.T) { testTokenCommands(t, newTokenCLI(t, b)) })
+		t.Run(string(b), func(t *testing.T) { testTokenCommands(t, newTokenCLI(t, b), b == storetest.Postgres) })
 	}
 }
 
-func testTokenCommands(t *testing.T, cli tokenCLI) {
+func testTokenCommands(t *testing.T, cli tokenCLI, shared bool) {
 	ownerTok, created := cli.ok("create", "--member", "owner", "--label", "laptop claude")
 	owner := createdRE.FindStringSubmatch(created)
 	botTok, created := cli.ok("create", "--member", "bot", "--scopes", "read", "--ttl", "24h")
@@ -114,14 +119,25 @@ func testTokenCommands(t *testing.T, cli tokenCLI) {
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"token", "revoke", owner[1], "--data", cli.data, "--db", cli.dsn,
 		"--nats", set.url}, &out, &errOut)
-	if err != nil || out.String() != "revoked token "+owner[1]+"\n" {
+	if err != nil || out.String() != "revoked token "+owner[1]+"\n" || !strings.Contains(errOut.String(), "Told the deployment over NATS") {
 		t.Fatalf("token revoke JTI = %q, %v\n%s", out.String(), err, errOut.String())
 	}
 	waitFor(t, 5*time.Second, "the front door to hear the revocation", func() bool { return set.Has(owner[1]) })
 
-	revoked, note := cli.ok("revoke", "--member", "bot")
-	if revoked != "revoked 1 token(s) of bot on tenant default\n" || !strings.Contains(note, "--nats") {
-		t.Errorf("token revoke --member bot = %q (stderr %q), want 1 revoked and a note about front doors", revoked, note)
+	// On a database servers elsewhere may serve, a revocation nobody is
+	// told of is refused; on the data directory's own, with no server
+	// running, it is stored and says so.
+	revoked, note, err := cli.run("revoke", "--member", "bot")
+	switch {
+	case shared && (err == nil || !strings.Contains(err.Error(), "--url") || !strings.Contains(err.Error(), "--nats")):
+		t.Errorf("token revoke --member bot on a shared database without --nats = %v, want refused naming --url and --nats", err)
+	case shared:
+		revoked, note = cli.ok("revoke", "--member", "bot", "--nats", set.url)
+	case err != nil || !strings.Contains(note, "No server runs on "+cli.data):
+		t.Errorf("token revoke --member bot = %v (stderr %q), want it stored, saying no server runs", err, note)
+	}
+	if revoked != "revoked 1 token(s) of bot on tenant default\n" {
+		t.Errorf("token revoke --member bot = %q (stderr %q), want 1 revoked", revoked, note)
 	}
 	for _, tok := range listTokensJSON(t, cli) {
 		if tok["state"] != "revoked" || tok["revoked_at"] == nil {
