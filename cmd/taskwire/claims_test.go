@@ -113,11 +113,17 @@ func resign(t *testing.T, h *harness, raw string, edit func(map[string]any)) str
 	return signed
 }
 
-// mcpRefusal POSTs a 2026-07-28 tools/list with token and returns the
-// status and, for a 401, the error_description of its challenge.
+// mcpRefusal POSTs a 2026-07-28 tools/list with token to h and returns
+// the status and, for a 401, the error_description of its challenge.
 func mcpRefusal(t *testing.T, h *harness, token string) (int, string) {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, h.sys.Endpoint, strings.NewReader(
+	return refusal(t, h.sys.Endpoint, token)
+}
+
+// refusal is mcpRefusal at endpoint.
+func refusal(t *testing.T, endpoint, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
 		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
 	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")

@@ -108,6 +108,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
 	}
+	warnOtherPublicURL(ctx, s.DB, cfg.PublicURL, log)
 	if s.operator, s.newSecret, err = loadOperatorSecret(&cfg); err != nil {
 		return nil, err
 	}

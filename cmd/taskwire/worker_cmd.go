@@ -136,6 +136,7 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	if err != nil {
 		return workerNodeConfig{}, err
 	}
+	warnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
 	return workerNodeConfig{
 		DB: w.db.Client, NATS: w.bus.conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,

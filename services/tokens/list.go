@@ -88,3 +88,22 @@ func nilIfEmpty(toolsets []string) []string {
 	}
 	return toolsets
 }
+
+// IssuedElsewhere counts the live tokens, of all tenants, issued for
+// another public URL than publicURL, by that URL: after a restart on
+// another address (or behind another name) they are refused, and whoever
+// starts the server should hear why. Tokens recorded before their URL was
+// kept are not counted.
+func (s *Store) IssuedElsewhere(ctx context.Context, publicURL string) (map[string]int, error) {
+	rows, err := s.client.Token.Query().
+		Where(token.RevokedAtIsNil(), token.ExpiresAtGT(s.now()), token.IssuerNEQ(""), token.IssuerNEQ(publicURL)).
+		Select(token.FieldIssuer).Strings(system(ctx))
+	if err != nil {
+		return nil, store.DomainError(ctx, err)
+	}
+	out := map[string]int{}
+	for _, url := range rows {
+		out[url]++
+	}
+	return out, nil
+}
