@@ -162,6 +162,13 @@ func TestTokenRevokeRefuses(t *testing.T) {
 		{[]string{"revoke", "--member", "nobody"}, "nobody"},
 		{[]string{"list", "--member", "nobody"}, "nobody"},
 		{[]string{"create", "--member", "bot", "--label", strings.Repeat("x", 101)}, "label"},
+		{[]string{"create", "--member", "bot", "--ttl", "0"}, "--ttl 0s: a token must live a positive time, at most 2160h (--max-token-ttl); leave --ttl out for the default"},
+		{[]string{"create", "--member", "bot", "--ttl", "-1h"}, "--ttl -1h0m0s: a token must live a positive time"},
+		{[]string{"create", "--member", "bot", "--ttl", "876000h"}, "--ttl 876000h: a token may live at most 2160h (--max-token-ttl)"},
+		{[]string{"create", "--member", "bot", "--ttl", "48h", "--max-token-ttl", "24h"}, "--ttl 48h: a token may live at most 24h (--max-token-ttl)"},
+		{[]string{"create", "--member", "bot", "--max-token-ttl", "0"}, "--max-token-ttl 0s: want a positive duration"},
+		{[]string{"create", "--member", "bot", "--admin"}, "bot is an assistant, and admin tokens are for people"},
+		{[]string{"create", "--member", "owner", "--admin", "--scopes", "read"}, "--admin mints an admin token, which has no scopes"},
 	} {
 		if _, _, err := cli.run(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("taskwire token %s = %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)

@@ -31,7 +31,7 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 	if err != nil {
 		return nil, domainerr.New(domainerr.Invalid, "%s, or none for every toolset", err)
 	}
-	ttl, err := ttlFromProto(req.GetTtl(), "ttl")
+	ttl, err := ttlFromProto(req.GetTtl(), "ttl", s.tokens.MaxTTL())
 	if err != nil {
 		return nil, err
 	}
