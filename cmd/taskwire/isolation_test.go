@@ -219,10 +219,14 @@ func (x *isoRunner) send(i int, c *isoCaller, p *isoProbe, vals []string) []isoA
 	if p.admin != "" {
 		body := fill(p.body, vals)
 		x.note(body)
-		if p.grpc {
-			return []isoAnswer{x.wire.adminGRPC(c.token, p.admin, body)}
+		bearer := c.token
+		if c.admin != "" {
+			bearer = c.admin
 		}
-		return []isoAnswer{x.wire.adminJSON(c.token, p.admin, body)}
+		if p.grpc {
+			return []isoAnswer{x.wire.adminGRPC(bearer, p.admin, body)}
+		}
+		return []isoAnswer{x.wire.adminJSON(bearer, p.admin, body)}
 	}
 	call := p.call
 	call.id = 1_000_000 + i // the same for a probe and its twin

@@ -61,8 +61,12 @@ type isoState struct{ ref, state string }
 
 // isoCaller is a member of a tenant with one of its tokens.
 type isoCaller struct {
-	who    string // e.g. "A viewer"
-	token  string
+	who   string // e.g. "A viewer"
+	token string
+	// admin is the admin token of its member, which the admin API's probes
+	// send instead of token (an MCP token, which never administers); ""
+	// for a member who has none.
+	admin  string
 	legacy string // its own legacy session, once opened
 }
 
@@ -257,14 +261,21 @@ func (w *isoWorld) plantMembers(t *testing.T, ownerHandle string) []string {
 		&isoCaller{who: w.name + " assistant (read, comment)", token: tokens[3]},
 		&isoCaller{who: w.name + " owner (read-only token)", token: ownerRead["token"].(string)},
 		&isoCaller{who: w.name + " assistant (read, comment, write)", token: assistantWrite["token"].(string)},
-		&isoCaller{who: w.name + " owner (admin token)", token: w.ownerAdmin},
 	)
+	adminAdmin := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": handles[1], "admin": true, "label": w.word("a token label")})
+	for _, c := range []*isoCaller{w.callers[0], w.callers[3], w.callers[6]} { // the owner's
+		c.admin = w.ownerAdmin
+	}
+	w.callers[1].admin = adminAdmin["token"].(string)
 	// A token revoked, a member removed (with their token revoked).
 	spare := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": handles[3], "scopes": []string{"read"}, "label": w.word("a revoked token's label")})
 	w.admin(t, w.ownerAdmin, "RevokeToken", map[string]any{"id": spare["info"].(map[string]any)["id"]})
 	w.admin(t, w.ownerAdmin, "RemoveMember", map[string]any{"handle": handles[6]})
 	for _, c := range w.callers {
 		w.mark(c.token, c.who+"'s token")
+		if c.admin != "" {
+			w.mark(c.admin, c.who+"'s admin token")
+		}
 	}
 	w.ids.handles = append(slices.Clone(handles[:5]), handles[6]) // not the quiet member
 	return handles[:5]

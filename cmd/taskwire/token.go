@@ -31,6 +31,9 @@ const tokenUsage = `usage:
   taskwire token list [--member HANDLE] [--json]
   taskwire token revoke JTI
   taskwire token revoke --member HANDLE
+
+They go through the admin API of the serve running on --data (or of --url),
+and work on the database only when no server runs on it.
 `
 
 // runToken runs `taskwire token <create|list|revoke>`.
