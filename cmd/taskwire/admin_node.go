@@ -38,7 +38,7 @@ func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus admin.Publishe
 	return svc.Register, nil
 }
 
-// tokenChecks are what a front door checks a tenant token against beyond
+// tokenChecks are what a front door checks a token against beyond
 // its claims: the live revocations, and the keys that still verify.
 type tokenChecks struct {
 	revoked func(identity.Caller, time.Time) bool

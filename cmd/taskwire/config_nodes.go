@@ -63,7 +63,7 @@ func (c *nodeConfig) frontdoorFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", env("TASKWIRE_ADDR", "127.0.0.1:8080"), "HTTP listen address (env TASKWIRE_ADDR)")
 	fs.StringVar(&c.Workers, "workers", env("TASKWIRE_WORKERS", ""), "the workers: host:port[,host:port…], or dns:///name:port to follow a DNS name (a headless service) (env TASKWIRE_WORKERS; required)")
 	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
-	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); none: the admin API takes tenant tokens only (env TASKWIRE_OPERATOR_SECRET_FILE)")
+	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); none: the admin API takes admin tokens only (env TASKWIRE_OPERATOR_SECRET_FILE)")
 	c.metricsFlag(fs)
 	c.rateFlags(fs)
 }

@@ -121,7 +121,7 @@ func TestRetiredKeyMistakes(t *testing.T) {
 		{"missing file", filepath.Join(dir, "nope.key"), "no such file"},
 		{"the signing key itself", filepath.Join(dir, "signing.key"), "is the signing key"},
 	} {
-		cfg := config{DataDir: dir, ShutdownGrace: time.Second, RetiredKeys: tt.retired}
+		cfg := config{DataDir: dir, ShutdownGrace: time.Second, RetiredKeys: tt.retired, MaxTokenTTL: authn.DefaultMaxTTL}
 		if err := cfg.resolve(ln.Addr().String()); err != nil {
 			t.Fatal(err)
 		}

@@ -202,6 +202,10 @@ func TestFirstStartRecordsToken(t *testing.T) {
 	if len(list) != 1 || list[0].ID != c.TokenID || list[0].Member != "owner" || list[0].Label != "first start" {
 		t.Errorf("tokens after the first start = %+v, want the printed token (%s), labelled", list, c.TokenID)
 	}
+	// The printed token is for MCP; the welcome says how to administer.
+	if !strings.Contains(h.out, "This token is for MCP only") || !strings.Contains(h.out, "taskwire token create --member owner --admin") {
+		t.Errorf("the first start does not say how to get an admin credential:\n%s", h.out)
+	}
 }
 
 func listTokensJSON(t *testing.T, cli tokenCLI, args ...string) []map[string]any {

@@ -3,9 +3,10 @@
 // revoked. The database keeps each token's id (its jti) and metadata,
 // never the token: a token is shown once, when it is created.
 //
-// Revocation holds at once in two places. Workers ask the database on
-// every call (Store.IsRevoked), which is the authority. Front doors have
-// no database; they keep a Revocations set, filled at start from a worker
+// A token means what was issued: workers look its record up on every call
+// (Store.Lookup), compare the claims with it (Record.Mismatch) and refuse
+// a revoked one; the database is the authority. Front doors have no
+// database; they keep a Revocations set, filled at start from a worker
 // (TokenService.ListRevocations) and kept current over NATS, and refuse
 // revoked tokens before any call reaches a worker.
 package tokens
