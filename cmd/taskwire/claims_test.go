@@ -72,6 +72,15 @@ func TestTokensMeanWhatWasIssued(t *testing.T) {
 			if code, _ := mcpRefusal(t, h, issued); code != http.StatusOK {
 				t.Errorf("the token as issued, after the forgeries: %d, want 200", code)
 			}
+			// Nor does a listen stream open for a forged token, which would
+			// hear the other tenant's changes without another worker call.
+			toGlobex := resign(t, h, issued, func(c map[string]any) { c["tenant"], c["sub"] = "globex", strconv.Itoa(aliceOfGlobex) })
+			if code := listenStatus(t, h, toGlobex); code != http.StatusUnauthorized {
+				t.Errorf("a listen stream with a token re-signed for another tenant: %d, want 401", code)
+			}
+			if code := listenStatus(t, h, issued); code != http.StatusOK {
+				t.Errorf("a listen stream with the token as issued: %d, want 200", code)
+			}
 		})
 	}
 }
@@ -137,4 +146,25 @@ func refusal(t *testing.T, endpoint, token string) (int, string) {
 	resp.Body.Close()
 	_, why, _ := strings.Cut(resp.Header.Get("WWW-Authenticate"), `error_description="`)
 	return resp.StatusCode, strings.TrimSuffix(why, `"`)
+}
+
+// listenStatus opens a subscriptions/listen stream with token and returns
+// the status of its answer, closing the stream.
+func listenStatus(t *testing.T, h *harness, token string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.sys.Endpoint, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
