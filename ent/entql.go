@@ -303,6 +303,9 @@ var schemaGraph = func() *sqlgraph.Schema {
 			token.FieldLastUsedAt: {Type: field.TypeTime, Column: token.FieldLastUsedAt},
 			token.FieldRevokedAt:  {Type: field.TypeTime, Column: token.FieldRevokedAt},
 			token.FieldToolsets:   {Type: field.TypeJSON, Column: token.FieldToolsets},
+			token.FieldKind:       {Type: field.TypeEnum, Column: token.FieldKind},
+			token.FieldIssuer:     {Type: field.TypeString, Column: token.FieldIssuer},
+			token.FieldKid:        {Type: field.TypeString, Column: token.FieldKid},
 		},
 	}
 	graph.Nodes[13] = &sqlgraph.Node{
@@ -2126,6 +2129,21 @@ func (f *TokenFilter) WhereRevokedAt(p entql.TimeP) {
 // WhereToolsets applies the entql json.RawMessage predicate on the toolsets field.
 func (f *TokenFilter) WhereToolsets(p entql.BytesP) {
 	f.Where(p.Field(token.FieldToolsets))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *TokenFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(token.FieldKind))
+}
+
+// WhereIssuer applies the entql string predicate on the issuer field.
+func (f *TokenFilter) WhereIssuer(p entql.StringP) {
+	f.Where(p.Field(token.FieldIssuer))
+}
+
+// WhereKid applies the entql string predicate on the kid field.
+func (f *TokenFilter) WhereKid(p entql.StringP) {
+	f.Where(p.Field(token.FieldKid))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.

@@ -10765,6 +10765,9 @@ type TokenMutation struct {
 	revoked_at     *time.Time
 	toolsets       *[]string
 	appendtoolsets []string
+	kind           *token.Kind
+	issuer         *string
+	kid            *string
 	clearedFields  map[string]struct{}
 	tenant         *int
 	clearedtenant  bool
@@ -11289,6 +11292,114 @@ func (m *TokenMutation) ResetToolsets() {
 	m.appendtoolsets = nil
 }
 
+// SetKind sets the "kind" field.
+func (m *TokenMutation) SetKind(t token.Kind) {
+	m.kind = &t
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *TokenMutation) Kind() (r token.Kind, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Token entity.
+// If the Token object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TokenMutation) OldKind(ctx context.Context) (v token.Kind, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *TokenMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetIssuer sets the "issuer" field.
+func (m *TokenMutation) SetIssuer(s string) {
+	m.issuer = &s
+}
+
+// Issuer returns the value of the "issuer" field in the mutation.
+func (m *TokenMutation) Issuer() (r string, exists bool) {
+	v := m.issuer
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIssuer returns the old "issuer" field's value of the Token entity.
+// If the Token object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TokenMutation) OldIssuer(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIssuer is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIssuer requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIssuer: %w", err)
+	}
+	return oldValue.Issuer, nil
+}
+
+// ResetIssuer resets all changes to the "issuer" field.
+func (m *TokenMutation) ResetIssuer() {
+	m.issuer = nil
+}
+
+// SetKid sets the "kid" field.
+func (m *TokenMutation) SetKid(s string) {
+	m.kid = &s
+}
+
+// Kid returns the value of the "kid" field in the mutation.
+func (m *TokenMutation) Kid() (r string, exists bool) {
+	v := m.kid
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKid returns the old "kid" field's value of the Token entity.
+// If the Token object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TokenMutation) OldKid(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKid is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKid requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKid: %w", err)
+	}
+	return oldValue.Kid, nil
+}
+
+// ResetKid resets all changes to the "kid" field.
+func (m *TokenMutation) ResetKid() {
+	m.kid = nil
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *TokenMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -11377,7 +11488,7 @@ func (m *TokenMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TokenMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 13)
 	if m.tenant != nil {
 		fields = append(fields, token.FieldTenantID)
 	}
@@ -11408,6 +11519,15 @@ func (m *TokenMutation) Fields() []string {
 	if m.toolsets != nil {
 		fields = append(fields, token.FieldToolsets)
 	}
+	if m.kind != nil {
+		fields = append(fields, token.FieldKind)
+	}
+	if m.issuer != nil {
+		fields = append(fields, token.FieldIssuer)
+	}
+	if m.kid != nil {
+		fields = append(fields, token.FieldKid)
+	}
 	return fields
 }
 
@@ -11436,6 +11556,12 @@ func (m *TokenMutation) Field(name string) (ent.Value, bool) {
 		return m.RevokedAt()
 	case token.FieldToolsets:
 		return m.Toolsets()
+	case token.FieldKind:
+		return m.Kind()
+	case token.FieldIssuer:
+		return m.Issuer()
+	case token.FieldKid:
+		return m.Kid()
 	}
 	return nil, false
 }
@@ -11465,6 +11591,12 @@ func (m *TokenMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldRevokedAt(ctx)
 	case token.FieldToolsets:
 		return m.OldToolsets(ctx)
+	case token.FieldKind:
+		return m.OldKind(ctx)
+	case token.FieldIssuer:
+		return m.OldIssuer(ctx)
+	case token.FieldKid:
+		return m.OldKid(ctx)
 	}
 	return nil, fmt.Errorf("unknown Token field %s", name)
 }
@@ -11543,6 +11675,27 @@ func (m *TokenMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetToolsets(v)
+		return nil
+	case token.FieldKind:
+		v, ok := value.(token.Kind)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case token.FieldIssuer:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIssuer(v)
+		return nil
+	case token.FieldKid:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKid(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Token field %s", name)
@@ -11640,6 +11793,15 @@ func (m *TokenMutation) ResetField(name string) error {
 		return nil
 	case token.FieldToolsets:
 		m.ResetToolsets()
+		return nil
+	case token.FieldKind:
+		m.ResetKind()
+		return nil
+	case token.FieldIssuer:
+		m.ResetIssuer()
+		return nil
+	case token.FieldKid:
+		m.ResetKid()
 		return nil
 	}
 	return fmt.Errorf("unknown Token field %s", name)

@@ -40,6 +40,12 @@ type Token struct {
 	RevokedAt *time.Time `json:"revoked_at,omitempty"`
 	// The toolsets the token is limited to; empty means all.
 	Toolsets []string `json:"toolsets,omitempty"`
+	// What the token is for: the MCP endpoint, or the admin API (a person's admin credential, with no scopes).
+	Kind token.Kind `json:"kind,omitempty"`
+	// The public URL the token was issued for (its "iss"); empty for tokens recorded before it was kept.
+	Issuer string `json:"issuer,omitempty"`
+	// The signing key that signed the token; empty for tokens recorded before it was kept. A retired key verifies until its tokens expire.
+	Kid string `json:"kid,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the TokenQuery when eager-loading is set.
 	Edges        TokenEdges `json:"edges"`
@@ -88,7 +94,7 @@ func (*Token) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case token.FieldID, token.FieldTenantID, token.FieldMemberID:
 			values[i] = new(sql.NullInt64)
-		case token.FieldJti, token.FieldLabel:
+		case token.FieldJti, token.FieldLabel, token.FieldKind, token.FieldIssuer, token.FieldKid:
 			values[i] = new(sql.NullString)
 		case token.FieldCreatedAt, token.FieldExpiresAt, token.FieldLastUsedAt, token.FieldRevokedAt:
 			values[i] = new(sql.NullTime)
@@ -179,6 +185,24 @@ func (_m *Token) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field toolsets: %w", err)
 				}
 			}
+		case token.FieldKind:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field kind", values[i])
+			} else if value.Valid {
+				_m.Kind = token.Kind(value.String)
+			}
+		case token.FieldIssuer:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field issuer", values[i])
+			} else if value.Valid {
+				_m.Issuer = value.String
+			}
+		case token.FieldKid:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field kid", values[i])
+			} else if value.Valid {
+				_m.Kid = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -258,6 +282,15 @@ func (_m *Token) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("toolsets=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Toolsets))
+	builder.WriteString(", ")
+	builder.WriteString("kind=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Kind))
+	builder.WriteString(", ")
+	builder.WriteString("issuer=")
+	builder.WriteString(_m.Issuer)
+	builder.WriteString(", ")
+	builder.WriteString("kid=")
+	builder.WriteString(_m.Kid)
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -114,6 +114,48 @@ func (_c *TokenCreate) SetToolsets(v []string) *TokenCreate {
 	return _c
 }
 
+// SetKind sets the "kind" field.
+func (_c *TokenCreate) SetKind(v token.Kind) *TokenCreate {
+	_c.mutation.SetKind(v)
+	return _c
+}
+
+// SetNillableKind sets the "kind" field if the given value is not nil.
+func (_c *TokenCreate) SetNillableKind(v *token.Kind) *TokenCreate {
+	if v != nil {
+		_c.SetKind(*v)
+	}
+	return _c
+}
+
+// SetIssuer sets the "issuer" field.
+func (_c *TokenCreate) SetIssuer(v string) *TokenCreate {
+	_c.mutation.SetIssuer(v)
+	return _c
+}
+
+// SetNillableIssuer sets the "issuer" field if the given value is not nil.
+func (_c *TokenCreate) SetNillableIssuer(v *string) *TokenCreate {
+	if v != nil {
+		_c.SetIssuer(*v)
+	}
+	return _c
+}
+
+// SetKid sets the "kid" field.
+func (_c *TokenCreate) SetKid(v string) *TokenCreate {
+	_c.mutation.SetKid(v)
+	return _c
+}
+
+// SetNillableKid sets the "kid" field if the given value is not nil.
+func (_c *TokenCreate) SetNillableKid(v *string) *TokenCreate {
+	if v != nil {
+		_c.SetKid(*v)
+	}
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *TokenCreate) SetTenant(v *Tenant) *TokenCreate {
 	return _c.SetTenantID(v.ID)
@@ -176,6 +218,18 @@ func (_c *TokenCreate) defaults() error {
 		v := token.DefaultToolsets
 		_c.mutation.SetToolsets(v)
 	}
+	if _, ok := _c.mutation.Kind(); !ok {
+		v := token.DefaultKind
+		_c.mutation.SetKind(v)
+	}
+	if _, ok := _c.mutation.Issuer(); !ok {
+		v := token.DefaultIssuer
+		_c.mutation.SetIssuer(v)
+	}
+	if _, ok := _c.mutation.Kid(); !ok {
+		v := token.DefaultKid
+		_c.mutation.SetKid(v)
+	}
 	return nil
 }
 
@@ -209,6 +263,20 @@ func (_c *TokenCreate) check() error {
 	}
 	if _, ok := _c.mutation.Toolsets(); !ok {
 		return &ValidationError{Name: "toolsets", err: errors.New(`ent: missing required field "Token.toolsets"`)}
+	}
+	if _, ok := _c.mutation.Kind(); !ok {
+		return &ValidationError{Name: "kind", err: errors.New(`ent: missing required field "Token.kind"`)}
+	}
+	if v, ok := _c.mutation.Kind(); ok {
+		if err := token.KindValidator(v); err != nil {
+			return &ValidationError{Name: "kind", err: fmt.Errorf(`ent: validator failed for field "Token.kind": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.Issuer(); !ok {
+		return &ValidationError{Name: "issuer", err: errors.New(`ent: missing required field "Token.issuer"`)}
+	}
+	if _, ok := _c.mutation.Kid(); !ok {
+		return &ValidationError{Name: "kid", err: errors.New(`ent: missing required field "Token.kid"`)}
 	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Token.tenant"`)}
@@ -273,6 +341,18 @@ func (_c *TokenCreate) createSpec() (*Token, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Toolsets(); ok {
 		_spec.SetField(token.FieldToolsets, field.TypeJSON, value)
 		_node.Toolsets = value
+	}
+	if value, ok := _c.mutation.Kind(); ok {
+		_spec.SetField(token.FieldKind, field.TypeEnum, value)
+		_node.Kind = value
+	}
+	if value, ok := _c.mutation.Issuer(); ok {
+		_spec.SetField(token.FieldIssuer, field.TypeString, value)
+		_node.Issuer = value
+	}
+	if value, ok := _c.mutation.Kid(); ok {
+		_spec.SetField(token.FieldKid, field.TypeString, value)
+		_node.Kid = value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{

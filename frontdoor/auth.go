@@ -2,12 +2,14 @@ package frontdoor
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 )
@@ -93,9 +95,19 @@ func (h *Handler) authenticate(r *http.Request) (identity.Caller, *failure) {
 		err = c.Validate()
 	}
 	if err != nil {
-		return identity.Caller{}, h.unauthorized("the bearer token is not valid", "the token is invalid, expired or revoked", err)
+		return identity.Caller{}, h.unauthorized(refusedBecause(err), refusedBecause(err), err)
 	}
 	return c, nil
+}
+
+// refusedBecause says why a token was refused: the verifier's sentence
+// (expired and when, revoked, issued for another server URL, an admin
+// token, …), written to be shown, or a neutral one for any other error.
+func refusedBecause(err error) string {
+	if errors.Is(err, authn.ErrInvalidToken) {
+		return err.Error()
+	}
+	return "the token is not valid"
 }
 
 // unauthorized is a 401 whose challenge points at the metadata document;

@@ -12,6 +12,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
@@ -33,7 +34,8 @@ func (fakeVerifier) Verify(_ context.Context, raw string) (identity.Caller, erro
 	case tokenRead:
 		return identity.Caller{Tenant: "acme", Member: 2, Scopes: []string{authz.ScopeRead}, TokenID: "jti-read"}, nil
 	}
-	return identity.Caller{}, errors.New("unknown token")
+	// As the real verifier refuses what is no JWT.
+	return identity.Caller{}, &authn.TokenError{Reason: authn.ReasonMalformed, Message: "the token is malformed (not a JWT): send the whole token, as it was shown"}
 }
 
 // fakeTool is one tool of fakeBackend: what it needs and what it does.

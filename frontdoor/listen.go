@@ -83,6 +83,12 @@ func (x *exchange) listen() (any, error) {
 	changes := make(chan events.Event, 16)
 	watching := honoured.ToolsListChanged || honoured.ResourcesListChanged || honoured.PromptsListChanged
 	if watching && x.h.cfg.Events != nil {
+		// A stream hears its tenant's changes without calling a worker
+		// again: a worker checks the token against its record first, so
+		// a token re-signed with another tenant hears nothing of it.
+		if err := x.checkCaller(); err != nil {
+			return nil, err
+		}
 		stop, err := x.h.cfg.Events.Subscribe(x.caller.Tenant, func(e events.Event) {
 			select {
 			case changes <- e:
@@ -117,6 +123,19 @@ func (x *exchange) listen() (any, error) {
 	res := listenResult{ResultType: mcp.ResultComplete}
 	res.Meta.ServerInfo, res.Meta.SubscriptionID = x.h.cfg.ServerInfo, x.msg.ID
 	return res, nil
+}
+
+// checkCaller has a worker check the caller (its token against its
+// record, its membership), asking for its tools. It asks on a goroutine of
+// its own: the call is deep (in one process the worker runs on the calling
+// goroutine), and an idle stream must not keep the stack it grew.
+func (x *exchange) checkCaller() error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := x.h.cfg.Tools.Tools(x.r.Context(), x.caller)
+		done <- err
+	}()
+	return <-done
 }
 
 // watch relays changes until the client leaves (an error: nothing more is

@@ -31,7 +31,7 @@ func TestOneLogRecordPerRequest(t *testing.T) {
 			map[string]string{"tool": "tasks_export", "outcome": "internal", "code": "-32603", "status": "200",
 				"error": "export bucket s3://secret-bucket unreachable (ref f66eb6d2)"}}, // the ref of testdata/tools_call_internal_error.txtar
 		{"bad token", badToken, slog.LevelInfo,
-			map[string]string{"method": "POST", "outcome": "refused", "status": "401", "code": "-32600", "error": "unknown token"}},
+			map[string]string{"method": "POST", "outcome": "refused", "status": "401", "code": "-32600", "error": "the token is malformed (not a JWT): send the whole token, as it was shown"}},
 		{"unknown method", newCall(t, 6, "tasks/frob", nil, nil), slog.LevelInfo,
 			map[string]string{"method": "tasks/frob", "outcome": "refused", "status": "404", "code": "-32601"}},
 	}

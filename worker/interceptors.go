@@ -34,9 +34,12 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     stack, instead of killing the process.
 //  3. identity: the caller the front door verified, from metadata, into
 //     the context, trusted only from a call carrying the internal key when
-//     one is configured; none → Unauthenticated. Health is exempt. A call
-//     of Config.OperatorServices may instead carry the operator mark, and
-//     then skips steps 5 and 6 (see operatorCall).
+//     one is configured; none → Unauthenticated. Its token must be what
+//     was issued (checkToken: the claims equal the token's record, which
+//     is live) and of the kind the method takes (an admin token for
+//     Config.OperatorServices, an MCP token elsewhere). Health is exempt.
+//     A call of Config.OperatorServices may instead carry the operator
+//     mark, and then skips steps 5 and 6 (see operatorCall).
 //  4. audit: every named call, once it ends, into the audit log through
 //     Config.Auditor (asynchronously: see auditCall), with its outcome.
 //     Before scope and role, so that their refusals are recorded too.
@@ -171,14 +174,12 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 	if err != nil {
 		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
 	}
+	if err := s.checkKind(c, info.FullMethod); err != nil {
+		return nil, err
+	}
 	if s.cfg.Tokens != nil {
-		revoked, err := s.cfg.Tokens.IsRevoked(ctx, c.TokenID)
-		if err != nil {
-			s.log.ErrorContext(ctx, "worker: cannot check the token", "err", err)
-			return nil, status.Error(codes.Unavailable, "the token could not be checked just now; try again")
-		}
-		if revoked {
-			return nil, status.Error(codes.Unauthenticated, "this token was revoked or was not issued here: ask an admin for a new one")
+		if err := s.checkToken(ctx, c); err != nil {
+			return nil, err
 		}
 		if err := s.cfg.Tokens.Touch(context.WithoutCancel(ctx), c.TokenID); err != nil {
 			s.log.WarnContext(ctx, "worker: cannot note the token's last use", "err", err)
@@ -192,10 +193,8 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 // has no token or role to check; the service (the admin API) authorizes
 // it. Other methods refuse the mark: operators never act through tools.
 func (s *Server) operatorCall(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	for _, svc := range s.cfg.OperatorServices {
-		if strings.HasPrefix(info.FullMethod, "/"+svc+"/") {
-			return handler(identity.NewOperatorContext(ctx), req)
-		}
+	if s.adminMethod(info.FullMethod) {
+		return handler(identity.NewOperatorContext(ctx), req)
 	}
 	return nil, status.Error(codes.PermissionDenied, "platform operators act through the admin API only")
 }

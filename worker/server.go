@@ -16,6 +16,8 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // DefaultDrainTimeout bounds Stop's graceful drain when Config names none.
@@ -35,9 +37,13 @@ type Config struct {
 	// in the context: only for tests of other parts, and for services that
 	// neither need a member nor serve AccessService.
 	Access AccessResolver
-	// Tokens, when set, refuses a caller whose token was revoked (or
-	// never issued here) on every call, and notes that the token was used.
+	// Tokens, when set, refuses on every call a caller whose token is not
+	// what was issued (no record, or claims that differ from it), was
+	// revoked or expired, and notes that the token was used.
 	Tokens TokenChecker
+	// MaxTokenTTL, when positive, also refuses a token recorded to live
+	// longer, such as one minted before lifetimes were bounded.
+	MaxTokenTTL time.Duration
 	// Unnamed lists full method names a front door calls for itself, with
 	// no caller: they need the internal key only (e.g. loading the live
 	// revocations at start).
@@ -47,6 +53,8 @@ type Config struct {
 	// identity.MDOperator (trusted only with the internal key) then needs
 	// no caller, skips the scope and role steps, and carries
 	// identity.IsOperator in its context; the service authorizes it.
+	// Members call them with admin tokens only, and admin tokens call
+	// nothing else.
 	OperatorServices []string
 	// InternalKey, when set, must come with every call (metadata
 	// identity.MDInternalKey): only front doors holding it may name callers.
@@ -66,10 +74,11 @@ type Config struct {
 	ServerOptions []grpc.ServerOption
 }
 
-// TokenChecker tells whether a token (by jti) may still be used, from the
-// database: the truth a revocation broadcast only spreads.
+// TokenChecker tells what a token (by jti) was issued as and whether it
+// was revoked, from the database: the truth a revocation broadcast only
+// spreads. services/tokens.Store is one, and callercache.Cache over it.
 type TokenChecker interface {
-	IsRevoked(ctx context.Context, jti string) (bool, error)
+	Lookup(ctx context.Context, jti string) (tokens.Record, error)
 	Touch(ctx context.Context, jti string) error
 }
 
@@ -82,6 +91,8 @@ func (c Config) Validate() error {
 		return errors.New("worker: negative drain timeout")
 	case c.AuditQueue < 0:
 		return errors.New("worker: negative audit queue")
+	case c.MaxTokenTTL < 0:
+		return errors.New("worker: negative maximum token lifetime")
 	}
 	for _, r := range c.Register {
 		if r == nil {

@@ -30,6 +30,7 @@ const adminUsage = `usage: taskwire admin <tenants|members|tokens|keys> <command
   members set-role HANDLE owner|admin|member|viewer
   members remove HANDLE
   tokens create --member HANDLE [--scopes read,comment,write] [--toolsets tasks,comments] [--ttl 2160h] [--label TEXT]
+  tokens create --member HANDLE --admin [--ttl 24h] [--label TEXT]
   tokens list [--member HANDLE]
   tokens revoke ID
   tokens revoke-member HANDLE
@@ -38,10 +39,12 @@ const adminUsage = `usage: taskwire admin <tenants|members|tokens|keys> <command
 
 Every command takes:
   --url URL                  the Taskwire server (env TASKWIRE_ADMIN_URL; default the local public URL)
-  --token TOKEN              the operator secret or a token of an owner or admin (env TASKWIRE_ADMIN_TOKEN)
+  --token TOKEN              the operator secret or an admin token of an owner or admin (env TASKWIRE_ADMIN_TOKEN);
+                             MCP tokens never administer: get an admin token with
+                             taskwire token create --member HANDLE --admin (on the server)
   --operator-secret-file F   read the operator secret from F (env TASKWIRE_OPERATOR_SECRET_FILE;
                              default <data>/operator.secret when no token is given)
-  --tenant SLUG              the tenant to act on (operators must name it; a tenant token acts on its own)
+  --tenant SLUG              the tenant to act on (operators must name it; an admin token acts on its own)
   --json                     print the server's JSON instead of a table
 `
 
@@ -93,9 +96,9 @@ type adminCmd struct {
 
 func (a *adminCmd) commonFlags() {
 	a.fs.StringVar(&a.url, "url", env("TASKWIRE_ADMIN_URL", defaultAdminURL()), "the Taskwire server (env TASKWIRE_ADMIN_URL)")
-	a.fs.StringVar(&a.token, "token", env("TASKWIRE_ADMIN_TOKEN", ""), "the operator secret or a token of an owner or admin (env TASKWIRE_ADMIN_TOKEN)")
+	a.fs.StringVar(&a.token, "token", env("TASKWIRE_ADMIN_TOKEN", ""), "the operator secret or an admin token of an owner or admin (env TASKWIRE_ADMIN_TOKEN); MCP tokens never administer")
 	a.fs.StringVar(&a.secretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "read the operator secret from this file (env TASKWIRE_OPERATOR_SECRET_FILE)")
-	a.fs.StringVar(&a.tenant, "tenant", "", "slug of the tenant to act on (a tenant token acts on its own)")
+	a.fs.StringVar(&a.tenant, "tenant", "", "slug of the tenant to act on (an admin token acts on its own)")
 	a.fs.BoolVar(&a.asJSON, "json", false, "print the server's JSON instead of a table")
 }
 
@@ -141,7 +144,7 @@ func (a *adminCmd) credential() (string, error) {
 	if path == "" {
 		path = filepath.Join(env("TASKWIRE_DATA", "taskwire-data"), operatorSecretName)
 		if _, err := os.Stat(path); err != nil {
-			return "", errors.New("no credential: pass --token (the operator secret or a token of an owner or admin) or --operator-secret-file")
+			return "", errors.New("no credential: pass --operator-secret-file (the operator.secret of the server's data directory) or --token with an admin token (taskwire token create --member HANDLE --admin on the server mints one; MCP tokens never administer)")
 		}
 	}
 	secret, err := readSecretFile(path)
@@ -190,10 +193,14 @@ func (a *adminCmd) call(method string, req, resp proto.Message) error {
 	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, resp)
 }
 
-// serverError is the message of an error answer, as the server put it.
+// serverError is the message of an error answer, as the server put it;
+// a refused credential also says how to get one.
 func serverError(code int, data []byte) error {
 	var e struct{ Code, Message string }
 	if json.Unmarshal(data, &e) == nil && e.Message != "" {
+		if code == http.StatusUnauthorized && !strings.Contains(e.Message, adminedge.HowToGetCredential) {
+			return fmt.Errorf("%s (%s)", e.Message, adminedge.HowToGetCredential)
+		}
 		return errors.New(e.Message)
 	}
 	return fmt.Errorf("the server answered %d %s: is --url a Taskwire server?", code, http.StatusText(code))

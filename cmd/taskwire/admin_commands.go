@@ -9,8 +9,7 @@ import (
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // The commands of `taskwire admin`, one per RPC. Each parses its flags,
@@ -20,14 +19,17 @@ func (a *adminCmd) tenantsCreate(args []string) error {
 	name := a.fs.String("name", "", "the tenant's display name (default the slug)")
 	owner := a.fs.String("owner", "", "handle of the first owner, a person (required)")
 	ownerName := a.fs.String("owner-name", "", "the first owner's display name (default the handle)")
-	ttl := a.fs.Duration("owner-token-ttl", authn.DefaultTTL, "how long the owner's first token is valid")
+	ttl := a.fs.Duration("owner-token-ttl", 0, "how long the owner's first (MCP) token is valid, at most the server's --max-token-ttl (default 2160h)")
 	pos, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
 	}
+	if err := checkTTLFlag(a.fs, "owner-token-ttl", *ttl, 0); err != nil {
+		return err
+	}
 	resp := &adminv1.CreateTenantResponse{}
 	if err := a.call("CreateTenant", &adminv1.CreateTenantRequest{
-		Slug: pos[0], Name: *name, OwnerHandle: *owner, OwnerName: *ownerName, OwnerTokenTtl: durationpb.New(*ttl),
+		Slug: pos[0], Name: *name, OwnerHandle: *owner, OwnerName: *ownerName, OwnerTokenTtl: a.duration("owner-token-ttl", *ttl),
 	}, resp); err != nil {
 		return err
 	}
@@ -36,8 +38,10 @@ func (a *adminCmd) tenantsCreate(args []string) error {
 	}
 	t, o := resp.GetTenant(), resp.GetOwner()
 	fmt.Fprintf(a.stdout, "Created tenant %s (%s) with owner %s and board main.\n", t.GetSlug(), t.GetName(), o.GetHandle())
-	fmt.Fprintf(a.stdout, "The owner's token is shown this once; hand it over safely. It expires %s.\n\n  %s\n",
+	fmt.Fprintf(a.stdout, "The owner's MCP token is shown this once; hand it over safely. It expires %s.\n\n  %s\n",
 		resp.GetOwnerTokenInfo().GetExpireTime().AsTime().Format(time.DateOnly), resp.GetOwnerToken())
+	fmt.Fprintf(a.stdout, "\nIt works on MCP only. To let %s administer %s, mint an admin token:\n  taskwire admin tokens create --tenant %s --member %s --admin\n",
+		o.GetHandle(), t.GetSlug(), t.GetSlug(), o.GetHandle())
 	return nil
 }
 
@@ -168,18 +172,28 @@ func (a *adminCmd) membersRemove(args []string) error {
 
 func (a *adminCmd) tokensCreate(args []string) error {
 	member := a.fs.String("member", "", "handle of the member the token acts as (required)")
-	scopes := a.fs.String("scopes", "read,comment,write", "comma-separated scopes: read, comment, write")
+	scopes := a.fs.String("scopes", "read,comment,write", "comma-separated scopes of an MCP token: read, comment, write")
 	toolsets := a.fs.String("toolsets", "", toolsetsFlagUsage)
-	ttl := a.fs.Duration("ttl", authn.DefaultTTL, "how long the token is valid")
+	ttl := a.fs.Duration("ttl", 0, "how long the token is valid, at most the server's --max-token-ttl (default 2160h)")
 	label := a.fs.String("label", "", `what the token is for, e.g. "laptop claude"`)
+	admin := a.fs.Bool("admin", false, "mint an admin token, for this admin API, instead of an MCP token: for an owner or admin who is a person; it has no scopes")
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
+	if err := checkTTLFlag(a.fs, "ttl", *ttl, 0); err != nil {
+		return err
+	}
+	if err := checkAdminFlags(a.fs, *admin); err != nil {
+		return err
+	}
+	req := &adminv1.CreateTokenRequest{
+		Tenant: a.tenant, Member: *member, Toolsets: commaList(*toolsets), Ttl: a.duration("ttl", *ttl), Label: *label, Admin: *admin,
+	}
+	if !*admin {
+		req.Scopes = commaList(*scopes)
+	}
 	resp := &adminv1.CreateTokenResponse{}
-	if err := a.call("CreateToken", &adminv1.CreateTokenRequest{
-		Tenant: a.tenant, Member: *member, Scopes: commaList(*scopes), Toolsets: commaList(*toolsets),
-		Ttl: durationpb.New(*ttl), Label: *label,
-	}, resp); err != nil {
+	if err := a.call("CreateToken", req, resp); err != nil {
 		return err
 	}
 	if a.asJSON {
@@ -187,10 +201,41 @@ func (a *adminCmd) tokensCreate(args []string) error {
 	}
 	// The token alone on stdout, so it can be captured; the rest on stderr.
 	fmt.Fprintln(a.stdout, resp.GetToken())
-	i := resp.GetInfo()
-	fmt.Fprintf(a.stderr, "token %s for %s, scopes %s, toolsets %s, expires %s\n", i.GetId(), i.GetMember(),
-		strings.Join(i.GetScopes(), ","), authz.ToolsetsText(i.GetToolsets()), i.GetExpireTime().AsTime().Format(time.RFC3339))
+	printCreated(a.stderr, tokenInfo(resp.GetInfo()), orDefault(a.tenant, "your tenant"), strings.TrimSuffix(a.url, "/"))
 	return nil
+}
+
+// duration is the flag name's value for a request: nil when the flag was
+// left out, so the server applies its default.
+func (a *adminCmd) duration(name string, d time.Duration) *durationpb.Duration {
+	if !isSet(a.fs, name) {
+		return nil
+	}
+	return durationpb.New(d)
+}
+
+// tokenInfo is a token of the admin API as the token store describes it.
+func tokenInfo(t *adminv1.Token) tokens.Info {
+	i := tokens.Info{
+		ID: t.GetId(), Member: t.GetMember(), Scopes: t.GetScopes(), Toolsets: t.GetToolsets(), Label: t.GetLabel(), Admin: t.GetAdmin(),
+		CreatedAt: t.GetCreateTime().AsTime(), ExpiresAt: t.GetExpireTime().AsTime(),
+	}
+	if t.GetLastUseTime() != nil {
+		used := t.GetLastUseTime().AsTime()
+		i.LastUsedAt = &used
+	}
+	if t.GetRevokeTime() != nil {
+		revoked := t.GetRevokeTime().AsTime()
+		i.RevokedAt = &revoked
+	}
+	return i
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
 }
 
 func (a *adminCmd) tokensList(args []string) error {

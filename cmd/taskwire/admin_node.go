@@ -20,7 +20,6 @@ import (
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -31,7 +30,7 @@ import (
 
 // adminRegister returns the registration of a worker node's admin
 // service, over the worker's token store and event bus.
-func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus *events.Bus) (func(grpc.ServiceRegistrar), error) {
+func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus admin.Publisher) (func(grpc.ServiceRegistrar), error) {
 	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
@@ -39,27 +38,32 @@ func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus *events.Bus) (
 	return svc.Register, nil
 }
 
-// tokenChecks are what a front door checks a tenant token against beyond
+// tokenChecks are what a front door checks a token against beyond
 // its claims: the live revocations, and the keys that still verify.
 type tokenChecks struct {
 	revoked func(identity.Caller, time.Time) bool
 	keys    *keys.Set
 }
 
-// newTokenVerifier is the verifier of tenant tokens a front door uses for
-// the MCP endpoint and the admin API alike.
-func newTokenVerifier(cfg frontdoorNodeConfig, endpoint string, checks tokenChecks) (*authn.Verifier, error) {
+// newTokenVerifier is the verifier of the tokens whose audience is
+// audience: the MCP endpoint's, or the admin API's (authn.AdminAudience),
+// which take only their own kind. Both refuse revoked tokens, tokens of
+// keys no longer served, and tokens meant to live longer than the
+// maximum.
+func newTokenVerifier(cfg frontdoorNodeConfig, audience string, checks tokenChecks) (*authn.Verifier, error) {
 	return authn.NewVerifier(authn.VerifierConfig{
-		KeySource: checks.keys.Lookup,
-		Revoked:   checks.revoked,
-		Issuer:    cfg.PublicURL,
-		Audience:  endpoint,
+		KeySource:   checks.keys.Lookup,
+		Revoked:     checks.revoked,
+		Issuer:      cfg.PublicURL,
+		Audience:    audience,
+		MaxLifetime: cfg.MaxTokenTTL,
 	})
 }
 
-// newAdminEdge returns the admin API's edge of a front door node.
-func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks) (*adminedge.Edge, error) {
-	verifier, err := newTokenVerifier(cfg, endpoint, checks)
+// newAdminEdge returns the admin API's edge of a front door node: it takes
+// the operator secret and admin tokens, never MCP tokens.
+func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, checks tokenChecks) (*adminedge.Edge, error) {
+	verifier, err := newTokenVerifier(cfg, authn.AdminAudience(cfg.PublicURL), checks)
 	if err != nil {
 		return nil, err
 	}
@@ -79,9 +83,9 @@ func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoi
 // openKeyring opens the keyring of the signing keys in db, sealed under
 // root (and the retired root keys), adding root as the first signing key
 // on a database with none. events, when set, tells the others of a
-// rotation.
-func openKeyring(ctx context.Context, db *ent.Client, root *authn.Key, retired []*authn.Key, events keys.Notifier, log *slog.Logger) (*keys.Ring, error) {
-	ring, err := keys.New(keys.Config{Client: db, Root: root, Retired: retired, Events: events, Logger: log})
+// rotation. A retired key verifies at most maxTTL past its retirement.
+func openKeyring(ctx context.Context, db *ent.Client, root *authn.Key, retired []*authn.Key, maxTTL time.Duration, events keys.Notifier, log *slog.Logger) (*keys.Ring, error) {
+	ring, err := keys.New(keys.Config{Client: db, Root: root, Retired: retired, MaxTTL: maxTTL, Events: events, Logger: log})
 	if err != nil {
 		return nil, err
 	}

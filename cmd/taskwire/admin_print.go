@@ -42,11 +42,20 @@ func printAdminTokens(w io.Writer, list []*adminv1.Token) error {
 	tw := newTable(w)
 	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tTOOLSETS\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
 	for _, t := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.GetId(), t.GetMember(), strings.Join(t.GetScopes(), ","),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.GetId(), t.GetMember(), scopesText(t.GetAdmin(), t.GetScopes()),
 			authz.ToolsetsText(t.GetToolsets()), orDash(t.GetLabel()), stamp(t.GetCreateTime()), stamp(t.GetExpireTime()), stamp(t.GetLastUseTime()),
 			enumWord(t.GetState().String(), "TOKEN_STATE_"))
 	}
 	return tw.Flush()
+}
+
+// scopesText is the SCOPES column of a token: "admin" for an admin token,
+// which has none and acts by the member's role on the admin API.
+func scopesText(admin bool, scopes []string) string {
+	if admin {
+		return "admin"
+	}
+	return strings.Join(scopes, ",")
 }
 
 // enumWord is an enum value as people say it: MEMBER_ROLE_ADMIN → admin.

@@ -14,11 +14,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // adminClient drives the admin API of a harness three ways: the CLI run
@@ -96,6 +101,26 @@ func operatorSecret(t *testing.T, h *harness) string {
 	return secret
 }
 
+// adminToken mints an admin token for the member with handle of the
+// first tenant, as `taskwire token create --member HANDLE --admin` does.
+func (h *harness) adminToken(t testing.TB, handle string) string {
+	t.Helper()
+	ctx := context.Background()
+	m, err := tenancy.FindMember(ctx, h.sys.DB, h.sys.first.Tenant.Slug, handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := tokens.New(tokens.Config{Client: h.sys.DB})
+	if err != nil {
+		t.Fatal(err)
+	}
+	token, _, err := st.Create(ctx, h.sys.Issuer, tokens.CreateRequest{Tenant: h.sys.first.Tenant.Slug, Member: m.ID, Admin: true, Label: t.Name()})
+	if err != nil {
+		t.Fatalf("minting an admin token for %s: %v", handle, err)
+	}
+	return token
+}
+
 // mcpStatus POSTs tools/list with token and returns the HTTP status.
 func mcpStatus(t *testing.T, h *harness, token string) int {
 	t.Helper()
@@ -121,9 +146,25 @@ func TestAdminAPI(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &created); err != nil || created.OwnerToken == "" {
 				t.Fatalf("tenants create --json printed %s (%v), want the owner's token", out, err)
 			}
-			owner := created.OwnerToken
+			ownerMCP := created.OwnerToken
 			if out := a.cliOK(op, "tenants", "list"); !strings.Contains(out, "acme") || !strings.Contains(out, "default") {
 				t.Errorf("tenants list = %q, want acme and default", out)
+			}
+
+			// The owner's first token is an MCP token: it never
+			// administers, and the refusal says how to get a credential
+			// that does. The operator mints alice an admin token, which
+			// the MCP endpoint refuses in turn.
+			code, body := a.post(ownerMCP, "ListMembers", `{}`)
+			if want := "this is an MCP token, which cannot administer: " + adminedge.HowToGetCredential; code != http.StatusUnauthorized || body["message"] != want {
+				t.Errorf("the owner's MCP token on the admin API = %d %v, want 401 %q", code, body, want)
+			}
+			if _, err := a.grpc.ListMembers(asGRPC(ownerMCP), &adminv1.ListMembersRequest{}); status.Code(err) != codes.Unauthenticated {
+				t.Errorf("the owner's MCP token over gRPC = %v, want Unauthenticated", err)
+			}
+			owner := strings.TrimSpace(a.cliOK(op, "tokens", "create", "--tenant", "acme", "--member", "alice", "--admin"))
+			if s := mcpStatus(t, h, owner); s != http.StatusUnauthorized {
+				t.Errorf("the owner's admin token on the MCP endpoint = %d, want 401", s)
 			}
 
 			// The owner adds an assistant over gRPC, and mints its token
@@ -188,7 +229,7 @@ func TestAdminAPI(t *testing.T) {
 			if errOther == nil || errOther.Error() != `no tenant "default"` || errNone == nil || errNone.Error() != `no tenant "nope"` {
 				t.Errorf("acme's owner getting default and nope = %v, %v; want not found, alike", errOther, errNone)
 			}
-			code, body := a.post(owner, "ListMembers", `{"tenant":"default"}`)
+			code, body = a.post(owner, "ListMembers", `{"tenant":"default"}`)
 			if code != http.StatusNotFound || body["code"] != "not_found" {
 				t.Errorf("acme's owner listing default's members = %d %v, want 404", code, body)
 			}
@@ -230,7 +271,7 @@ func TestAdminAPI(t *testing.T) {
 func TestAdminCLIErrors(t *testing.T) {
 	h := startHarness(t, setups()[0])
 	a := newAdminClient(t, h)
-	if _, err := a.cli(h.token, "members", "set-role", "owner", "viewer"); err == nil ||
+	if _, err := a.cli(h.adminToken(t, "owner"), "members", "set-role", "owner", "viewer"); err == nil ||
 		err.Error() != `owner is the last owner of default and cannot be demoted: make another member owner first` {
 		t.Errorf("demoting the last owner with the CLI = %v", err)
 	}
@@ -239,8 +280,13 @@ func TestAdminCLIErrors(t *testing.T) {
 	t.Setenv("TASKWIRE_ADMIN_TOKEN", "")
 	t.Setenv("TASKWIRE_OPERATOR_SECRET_FILE", "")
 	err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.base}, &out, &errOut)
-	if err == nil || !strings.Contains(err.Error(), "--token") {
-		t.Errorf("admin without a credential = %v, want a hint to pass --token", err)
+	if err == nil || !strings.Contains(err.Error(), "--token") || !strings.Contains(err.Error(), "taskwire token create --member HANDLE --admin") {
+		t.Errorf("admin without a credential = %v, want a hint to pass --token with an admin token, and how to mint one", err)
+	}
+	// The first start's token is an MCP token: the CLI's refusal says how
+	// to get an admin credential.
+	if _, err := a.cli(h.token, "members", "list"); err == nil || !strings.Contains(err.Error(), adminedge.HowToGetCredential) {
+		t.Errorf("admin with an MCP token = %v, want the refusal with how to get an admin credential", err)
 	}
 	path, _ := h.sys.cfg.operatorSecretPath()
 	if err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.base, "--operator-secret-file", path}, &out, &errOut); err != nil {

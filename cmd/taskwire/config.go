@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/services/authn"
 )
 
 // config is what serve and token create read from flags and the
@@ -32,6 +33,7 @@ type config struct {
 	MetricsAddr    string // serve, frontdoor: where /metrics is served; empty: nowhere
 	Pprof          bool   // also serve Go's profiles beside /metrics
 	ShutdownGrace  time.Duration
+	MaxTokenTTL    time.Duration // the longest a token may live
 	Conformance    bool
 	Rate           rateConfig // rate limits; the zero value has none
 
@@ -60,6 +62,22 @@ func (c *config) commonFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.RetiredKeys, "retired-signing-keys", env("TASKWIRE_RETIRED_SIGNING_KEYS", ""), "comma-separated key files of signing keys rotated out: their tokens, legacy sessions and request states are still accepted until they expire, nothing new is signed with them (env TASKWIRE_RETIRED_SIGNING_KEYS)")
 	fs.StringVar(&c.PublicURL, "public-url", env("TASKWIRE_PUBLIC_URL", ""), "URL clients use to reach this server, e.g. https://board.example.com (env TASKWIRE_PUBLIC_URL; default http://<addr>)")
 	fs.StringVar(&c.Addr, "addr", env("TASKWIRE_ADDR", "127.0.0.1:8080"), "HTTP listen address (env TASKWIRE_ADDR)")
+	c.maxTTLFlag(fs)
+}
+
+// maxTTLFlag declares --max-token-ttl, which every command that mints or
+// verifies tokens takes.
+func (c *config) maxTTLFlag(fs *flag.FlagSet) {
+	fs.DurationVar(&c.MaxTokenTTL, "max-token-ttl", c.envDuration("TASKWIRE_MAX_TOKEN_TTL", authn.DefaultMaxTTL),
+		"the longest a token may live, e.g. 720h: longer lifetimes are refused when minting and when verifying, and a retired signing key stops verifying at most this long after its rotation (env TASKWIRE_MAX_TOKEN_TTL)")
+}
+
+// checkMaxTTL refuses a maximum token lifetime that is not positive.
+func (c *config) checkMaxTTL() error {
+	if c.MaxTokenTTL <= 0 {
+		return fmt.Errorf("--max-token-ttl %v: want a positive duration, e.g. 2160h (90 days)", c.MaxTokenTTL)
+	}
+	return nil
 }
 
 func (c *config) serveFlags(fs *flag.FlagSet) {
@@ -174,6 +192,9 @@ func (c *config) resolve(listenAddr string) error {
 		return c.envErr
 	}
 	if err := c.checkRates(); err != nil {
+		return err
+	}
+	if err := c.checkMaxTTL(); err != nil {
 		return err
 	}
 	if c.DB == "" {

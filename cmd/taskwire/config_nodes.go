@@ -43,6 +43,7 @@ func (c *nodeConfig) nodeFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.LogLevel, "log-level", env("TASKWIRE_LOG_LEVEL", "info"), "debug, info, warn or error (env TASKWIRE_LOG_LEVEL)")
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.envDuration("TASKWIRE_SHUTDOWN_GRACE", 15*time.Second), "on SIGTERM, how long calls in flight (worker) or open requests and streams (front door) get to finish (env TASKWIRE_SHUTDOWN_GRACE)")
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixtures; loopback public URLs only; set it on workers and front doors alike (env TASKWIRE_CONFORMANCE=true)")
+	c.maxTTLFlag(fs)
 }
 
 // workerFlags declares the flags of `taskwire worker`.
@@ -62,7 +63,7 @@ func (c *nodeConfig) frontdoorFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.Addr, "addr", env("TASKWIRE_ADDR", "127.0.0.1:8080"), "HTTP listen address (env TASKWIRE_ADDR)")
 	fs.StringVar(&c.Workers, "workers", env("TASKWIRE_WORKERS", ""), "the workers: host:port[,host:port…], or dns:///name:port to follow a DNS name (a headless service) (env TASKWIRE_WORKERS; required)")
 	fs.StringVar(&c.AllowedOrigins, "allowed-origins", env("TASKWIRE_ALLOWED_ORIGINS", ""), "comma-separated browser origins allowed besides the public URL's own (env TASKWIRE_ALLOWED_ORIGINS)")
-	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); none: the admin API takes tenant tokens only (env TASKWIRE_OPERATOR_SECRET_FILE)")
+	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); none: the admin API takes admin tokens only (env TASKWIRE_OPERATOR_SECRET_FILE)")
 	c.metricsFlag(fs)
 	c.rateFlags(fs)
 }
@@ -105,6 +106,9 @@ func (c *nodeConfig) resolveNode(required map[string]string) error {
 	}
 	if c.ShutdownGrace <= 0 {
 		return fmt.Errorf("--shutdown-grace %v: want a positive duration", c.ShutdownGrace)
+	}
+	if err := c.checkMaxTTL(); err != nil {
+		return err
 	}
 	return c.checkPublicURL()
 }

@@ -65,6 +65,7 @@ func (c *dayClient) refused(tool string, args map[string]any) string {
 func testADayOnTheBoard(t *testing.T, s setup) {
 	h := startHarness(t, s)
 	a := newAdminClient(t, h)
+	admin := h.adminToken(t, "owner")
 	checked := map[string]bool{}
 	var catalogue []string
 	connect := func(name, token string) *dayClient {
@@ -94,18 +95,18 @@ func testADayOnTheBoard(t *testing.T, s setup) {
 		if kind == "MEMBER_KIND_ASSISTANT" {
 			body += `,"sponsor":"owner"`
 		}
-		if code, m := a.post(h.token, "AddMember", body+"}"); code != 200 {
+		if code, m := a.post(admin, "AddMember", body+"}"); code != 200 {
 			t.Fatalf("AddMember %s = %d %v", handle, code, m)
 		}
 		// Every token gets every scope: the member's role is the limit.
-		code, m := a.post(h.token, "CreateToken", fmt.Sprintf(`{"member":%q,"scopes":["read","comment","write"],"label":"day"}`, handle))
+		code, m := a.post(admin, "CreateToken", fmt.Sprintf(`{"member":%q,"scopes":["read","comment","write"],"label":"day"}`, handle))
 		if code != 200 {
 			t.Fatalf("CreateToken %s = %d %v", handle, code, m)
 		}
 		return m["token"].(string)
 	}
 	claude := connect("claude", member("claude", "MEMBER_KIND_ASSISTANT", "MEMBER_ROLE_MEMBER"))
-	cursor := connect("cursor", member("cursor", "MEMBER_KIND_ASSISTANT", "MEMBER_ROLE_ADMIN"))
+	cursor := connect("cursor", member("cursor", "MEMBER_KIND_ASSISTANT", "MEMBER_ROLE_MEMBER"))
 	vera := connect("vera", member("vera", "MEMBER_KIND_HUMAN", "MEMBER_ROLE_VIEWER"))
 
 	members := owner.ok("members_list", nil)["items"].([]any)

@@ -61,7 +61,7 @@ func frontdoorConfig(cfg nodeConfig, log *slog.Logger) (frontdoorNodeConfig, err
 	return frontdoorNodeConfig{
 		PublicURL: cfg.PublicURL, AllowedOrigins: cfg.origins(), Worker: cfg.Workers, InternalKey: internal,
 		Key: root, Retired: retired, Log: log, Conformance: cfg.Conformance, Operator: operator,
-		RateLimits: cfg.rateLimits(),
+		RateLimits: cfg.rateLimits(), MaxTokenTTL: cfg.MaxTokenTTL,
 	}, nil
 }
 

@@ -50,7 +50,7 @@ func TestTenantIsolationListen(t *testing.T) {
 				for range 3 {
 					bus.Publish(b.Tenant.Slug, events.Event{Kind: events.ToolsChanged})
 					bus.Publish(b.Tenant.Slug, events.Event{Kind: events.ToolsChanged, Member: a.ownerID()})
-					if r := wire.adminJSON(b.OwnerToken, "SetMemberRole", `{"handle":"boss","role":"MEMBER_ROLE_OWNER"}`); r.status != 200 {
+					if r := wire.adminJSON(op, "SetMemberRole", `{"tenant":"`+b.Tenant.Slug+`","handle":"boss","role":"MEMBER_ROLE_OWNER"}`); r.status != 200 {
 						t.Fatalf("tenant B's SetMemberRole = %d %s", r.status, r.body)
 					}
 				}

@@ -88,7 +88,7 @@ func isoTenants(t *testing.T, h *harness, rng *rand.Rand) (a, b *isoWorld) {
 	t.Helper()
 	wire := newIsoWire(t, h)
 	first := h.sys.first
-	a = &isoWorld{name: "A", slug: first.Tenant.Slug, id: first.Tenant.ID, owner: h.token, rng: rng, wire: wire}
+	a = &isoWorld{name: "A", slug: first.Tenant.Slug, id: first.Tenant.ID, owner: h.token, ownerAdmin: h.adminToken(t, first.Owner.Handle), rng: rng, wire: wire}
 	a.label = "session " + a.word("A's session label")
 	b = &isoWorld{name: "B", rng: rng, wire: wire}
 	b.label = "session " + b.word("B's session label")
@@ -99,6 +99,7 @@ func isoTenants(t *testing.T, h *harness, rng *rand.Rand) (a, b *isoWorld) {
 	})
 	b.owner = created["ownerToken"].(string)
 	b.mark(b.owner, "B owner's token")
+	b.ownerAdmin = b.admin(t, operatorSecret(t, h), "CreateToken", map[string]any{"tenant": b.slug, "member": owner, "admin": true})["token"].(string)
 	id, err := h.sys.DB.Tenant.Query().Where(tenant.Slug(b.slug)).OnlyID(privacy.DecisionContext(context.Background(), privacy.Allow))
 	if err != nil {
 		t.Fatal(err)
@@ -218,10 +219,14 @@ func (x *isoRunner) send(i int, c *isoCaller, p *isoProbe, vals []string) []isoA
 	if p.admin != "" {
 		body := fill(p.body, vals)
 		x.note(body)
-		if p.grpc {
-			return []isoAnswer{x.wire.adminGRPC(c.token, p.admin, body)}
+		bearer := c.token
+		if c.admin != "" {
+			bearer = c.admin
 		}
-		return []isoAnswer{x.wire.adminJSON(c.token, p.admin, body)}
+		if p.grpc {
+			return []isoAnswer{x.wire.adminGRPC(bearer, p.admin, body)}
+		}
+		return []isoAnswer{x.wire.adminJSON(bearer, p.admin, body)}
 	}
 	call := p.call
 	call.id = 1_000_000 + i // the same for a probe and its twin

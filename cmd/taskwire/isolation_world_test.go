@@ -19,17 +19,19 @@ import (
 // marker words hidden in its data, which no answer to another tenant's
 // caller may hold.
 type isoWorld struct {
-	name    string // "A" or "B", for messages
-	slug    string
-	id      int
-	owner   string // the owner's token
-	label   string // the session label every call of its members carries
-	callers []*isoCaller
-	markers map[string]string // lower-case marker → where it was planted
-	ids     isoIDs
-	rng     *rand.Rand
-	wire    *isoWire
-	settles int // calls settle made, for their labels
+	name  string // "A" or "B", for messages
+	slug  string
+	id    int
+	owner string // the owner's token
+	// ownerAdmin is the owner's admin token, for the admin API.
+	ownerAdmin string
+	label      string // the session label every call of its members carries
+	callers    []*isoCaller
+	markers    map[string]string // lower-case marker → where it was planted
+	ids        isoIDs
+	rng        *rand.Rand
+	wire       *isoWire
+	settles    int // calls settle made, for their labels
 }
 
 // isoIDs are a tenant's identifiers, as another tenant's caller could
@@ -59,8 +61,12 @@ type isoState struct{ ref, state string }
 
 // isoCaller is a member of a tenant with one of its tokens.
 type isoCaller struct {
-	who    string // e.g. "A viewer"
-	token  string
+	who   string // e.g. "A viewer"
+	token string
+	// admin is the admin token of its member, which the admin API's probes
+	// send instead of token (an MCP token, which never administers); ""
+	// for a member who has none.
+	admin  string
 	legacy string // its own legacy session, once opened
 }
 
@@ -227,7 +233,7 @@ func (w *isoWorld) plantMembers(t *testing.T, ownerHandle string) []string {
 		{"MEMBER_ROLE_MEMBER", "MEMBER_KIND_HUMAN", "", "read"}, // removed
 	}
 	names := []string{"admin", "member", "viewer", "assistant", "quiet member", "removed member"}
-	ownerSecond := w.admin(t, w.owner, "CreateToken", map[string]any{"member": ownerHandle, "scopes": []string{"read", "comment", "write"}, "label": w.word("a token label")})
+	ownerSecond := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": ownerHandle, "scopes": []string{"read", "comment", "write"}, "label": w.word("a token label")})
 	w.callers = []*isoCaller{{who: w.name + " owner", token: w.owner}}
 	handles := []string{ownerHandle}
 	var tokens []string
@@ -237,16 +243,16 @@ func (w *isoWorld) plantMembers(t *testing.T, ownerHandle string) []string {
 		if s.sponsor != "" {
 			req["sponsor"] = handles[1] // the admin
 		}
-		w.admin(t, w.owner, "AddMember", req)
-		tok := w.admin(t, w.owner, "CreateToken", map[string]any{"member": handle, "scopes": strings.Split(s.scopes, ","), "label": w.word("a token label")})
+		w.admin(t, w.ownerAdmin, "AddMember", req)
+		tok := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": handle, "scopes": strings.Split(s.scopes, ","), "label": w.word("a token label")})
 		tokens = append(tokens, tok["token"].(string))
 		handles = append(handles, handle)
 	}
 	// callers: owner, admin, member, owner's second token, viewer,
 	// assistant, the owner with a read-only token, and the assistant with
 	// a token that may write (to claim work).
-	ownerRead := w.admin(t, w.owner, "CreateToken", map[string]any{"member": ownerHandle, "scopes": []string{"read"}, "label": w.word("a token label")})
-	assistantWrite := w.admin(t, w.owner, "CreateToken", map[string]any{"member": handles[4], "scopes": []string{"read", "comment", "write"}, "label": w.word("a token label")})
+	ownerRead := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": ownerHandle, "scopes": []string{"read"}, "label": w.word("a token label")})
+	assistantWrite := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": handles[4], "scopes": []string{"read", "comment", "write"}, "label": w.word("a token label")})
 	w.callers = append(w.callers,
 		&isoCaller{who: w.name + " admin", token: tokens[0]},
 		&isoCaller{who: w.name + " member", token: tokens[1]},
@@ -256,12 +262,20 @@ func (w *isoWorld) plantMembers(t *testing.T, ownerHandle string) []string {
 		&isoCaller{who: w.name + " owner (read-only token)", token: ownerRead["token"].(string)},
 		&isoCaller{who: w.name + " assistant (read, comment, write)", token: assistantWrite["token"].(string)},
 	)
+	adminAdmin := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": handles[1], "admin": true, "label": w.word("a token label")})
+	for _, c := range []*isoCaller{w.callers[0], w.callers[3], w.callers[6]} { // the owner's
+		c.admin = w.ownerAdmin
+	}
+	w.callers[1].admin = adminAdmin["token"].(string)
 	// A token revoked, a member removed (with their token revoked).
-	spare := w.admin(t, w.owner, "CreateToken", map[string]any{"member": handles[3], "scopes": []string{"read"}, "label": w.word("a revoked token's label")})
-	w.admin(t, w.owner, "RevokeToken", map[string]any{"id": spare["info"].(map[string]any)["id"]})
-	w.admin(t, w.owner, "RemoveMember", map[string]any{"handle": handles[6]})
+	spare := w.admin(t, w.ownerAdmin, "CreateToken", map[string]any{"member": handles[3], "scopes": []string{"read"}, "label": w.word("a revoked token's label")})
+	w.admin(t, w.ownerAdmin, "RevokeToken", map[string]any{"id": spare["info"].(map[string]any)["id"]})
+	w.admin(t, w.ownerAdmin, "RemoveMember", map[string]any{"handle": handles[6]})
 	for _, c := range w.callers {
 		w.mark(c.token, c.who+"'s token")
+		if c.admin != "" {
+			w.mark(c.admin, c.who+"'s admin token")
+		}
 	}
 	w.ids.handles = append(slices.Clone(handles[:5]), handles[6]) // not the quiet member
 	return handles[:5]
@@ -316,22 +330,22 @@ func (w *isoWorld) collectAdmin(t *testing.T) {
 			w.ids.auditCursors = append(w.ids.auditCursors, c)
 		}
 	}
-	members := w.admin(t, w.owner, "ListMembers", map[string]any{"showRemoved": true})["members"].([]any)
+	members := w.admin(t, w.ownerAdmin, "ListMembers", map[string]any{"showRemoved": true})["members"].([]any)
 	for _, m := range members {
 		if m := m.(map[string]any); slices.Contains(w.ids.handles, m["handle"].(string)) {
 			w.ids.memberIDs = append(w.ids.memberIDs, m["id"].(string))
 		}
 	}
-	for _, tok := range w.admin(t, w.owner, "ListTokens", map[string]any{})["tokens"].([]any) {
+	for _, tok := range w.admin(t, w.ownerAdmin, "ListTokens", map[string]any{})["tokens"].([]any) {
 		id := tok.(map[string]any)["id"].(string)
 		w.mark(id, "a token id")
 		w.ids.tokenIDs = append(w.ids.tokenIDs, id)
 	}
 	w.ids.tokenIDs = w.ids.tokenIDs[:len(w.ids.tokenIDs)-1] // the last is never named
 	for _, req := range []map[string]any{{"pageSize": 1}, {"pageSize": 2, "showRemoved": true}} {
-		w.ids.memberPages = append(w.ids.memberPages, w.admin(t, w.owner, "ListMembers", req)["nextPageToken"].(string))
+		w.ids.memberPages = append(w.ids.memberPages, w.admin(t, w.ownerAdmin, "ListMembers", req)["nextPageToken"].(string))
 	}
 	for _, req := range []map[string]any{{"pageSize": 1}, {"pageSize": 3}} {
-		w.ids.tokenPages = append(w.ids.tokenPages, w.admin(t, w.owner, "ListTokens", req)["nextPageToken"].(string))
+		w.ids.tokenPages = append(w.ids.tokenPages, w.admin(t, w.ownerAdmin, "ListTokens", req)["nextPageToken"].(string))
 	}
 }

@@ -56,10 +56,13 @@ Usage:
                                          run a front door of a deployment: the HTTP edge
   taskwire worker --db URL [flags]       run a worker of a deployment: the gRPC server
   taskwire migrate --db URL              migrate the database schema, before a rollout
-  taskwire token create --member HANDLE  mint an access token for a member
+  taskwire token create --member HANDLE [--admin]
+                                         mint an MCP token for a member, or an admin token
   taskwire token list [--member HANDLE]  list tokens (never the tokens themselves)
   taskwire token revoke JTI | --member HANDLE
                                          revoke one token, or all of a member's
+                                         (token commands go through the serve running on
+                                         --data, or --url; else they work on the database)
   taskwire admin <tenants|members|tokens> <command>
                                          manage tenants, members and tokens of a running
                                          server through its admin API

@@ -5,8 +5,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 
 	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/services/telemetry"
 )
 
 // runMigrate runs `taskwire migrate`: the schema migration of a
@@ -24,7 +26,8 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		fs.Usage()
 		return fmt.Errorf("usage: taskwire migrate --db URL")
 	}
-	from, err := store.Migrate(ctx, cfg.DB)
+	// What the migration changes in existing rows is logged on stderr.
+	from, err := store.Migrate(ctx, cfg.DB, store.Logger(telemetry.NewLogger(stderr, slog.LevelInfo)))
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/hkdf"
 	"crypto/rand"
@@ -77,6 +78,9 @@ type workerNodeConfig struct {
 	Telemetry *telemetry.Telemetry
 	// ServerOptions are more options of the gRPC server, e.g. keepalive.
 	ServerOptions []grpc.ServerOption
+	// MaxTokenTTL is the longest a token may live (--max-token-ttl): longer
+	// ones are neither minted nor accepted. 0: authn.DefaultMaxTTL.
+	MaxTokenTTL time.Duration
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
@@ -91,13 +95,17 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	bus, err := events.New(cfg.NATS)
+	nats, err := events.New(cfg.NATS)
 	if err != nil {
 		return nil, err
 	}
-	// Every call's token is checked against the database (revoked, or
-	// never issued here); revocations are broadcast to front doors.
-	tokenStore, err := tokens.New(tokens.Config{Client: cfg.DB, Events: bus, Logger: cfg.Log})
+	// Revocations and role changes made here are forgotten by this
+	// worker's caller cache (below) as they are broadcast.
+	bus := &localFirst{Bus: nats}
+	// Every call's token is checked against its record in the database
+	// (issued as it claims, not revoked); revocations are broadcast to
+	// front doors and workers.
+	tokenStore, err := tokens.New(tokens.Config{Client: cfg.DB, Events: bus, MaxTTL: cfg.MaxTokenTTL, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -127,7 +135,7 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		}
 	}
 	if cfg.Conformance {
-		fixtures, err := conformance.New(conformance.Config{Events: bus})
+		fixtures, err := conformance.New(conformance.Config{Events: nats})
 		if err != nil {
 			return nil, err
 		}
@@ -142,12 +150,14 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		stopKeys()
 		return nil, err
 	}
+	bus.forget = callers.Forget
 	stopFollowing := func() { stopKeys(); callers.Close() }
 	srv, err := worker.New(worker.Config{
 		Logger:        cfg.Log.With("component", "worker"),
 		NATS:          cfg.NATS,
 		Access:        callers,
 		Tokens:        callers,
+		MaxTokenTTL:   cmp.Or(cfg.MaxTokenTTL, authn.DefaultMaxTTL),
 		Auditor:       auditLog,
 		Unnamed:       unnamed,
 		InternalKey:   cfg.InternalKey,
@@ -170,6 +180,32 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	n := &workerNode{srv: srv, addr: lis.Addr().String(), served: make(chan error, 1), stopKeys: stopFollowing}
 	go func() { n.served <- srv.Serve(lis) }()
 	return n, nil
+}
+
+// localFirst broadcasts revocations and tenant events on NATS after
+// making this worker's caller cache forget what it remembers: the change
+// (stored already) then holds from the very next call this worker serves,
+// whenever its own subscription hears the broadcast. Other workers forget
+// as they hear it.
+type localFirst struct {
+	*events.Bus
+	forget func() // set once the cache exists, before the worker serves
+}
+
+func (l *localFirst) PublishRevocation(ev events.Revocation) error {
+	l.forgetNow()
+	return l.Bus.PublishRevocation(ev)
+}
+
+func (l *localFirst) Publish(tenant string, ev events.Event) error {
+	l.forgetNow()
+	return l.Bus.Publish(tenant, ev)
+}
+
+func (l *localFirst) forgetNow() {
+	if l.forget != nil {
+		l.forget()
+	}
 }
 
 // cursorKey authenticates the cursors of lists (purpose names which):
@@ -228,6 +264,9 @@ type frontdoorNodeConfig struct {
 	Conformance bool             // also serve the conformance suite's fixtures
 	Anonymous   *identity.Caller // who requests without a token act as
 	RateLimits  frontdoor.RateLimits
+	// MaxTokenTTL refuses tokens meant to live longer (--max-token-ttl);
+	// 0: no bound at the front door (workers still apply theirs).
+	MaxTokenTTL time.Duration
 
 	// Operator recognises the platform operators' secret on the admin
 	// API; nil: nobody acts as an operator.
@@ -295,7 +334,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 		return nil, err
 	}
 	// The admin API (JSON and gRPC) and the JWKS beside the MCP endpoint.
-	if n.admin, err = newAdminEdge(cfg, calls, n.endpoint, checks); err != nil {
+	if n.admin, err = newAdminEdge(cfg, calls, checks); err != nil {
 		return nil, err
 	}
 	n.http = newHTTPServer(cfg.frontHandler(n.ready, n.admin.Wrap(n.mcp)), n.idle.track)

@@ -70,7 +70,7 @@ func TestRoles(t *testing.T) {
 			// An admin raises vera's role: it applies as soon as the
 			// workers hear of it (a broadcast, which the worker serving the
 			// admin call need not have heard when the call returns).
-			if status, out := newAdminClient(t, h).post(h.token, "SetMemberRole", `{"handle":"vera","role":"MEMBER_ROLE_MEMBER"}`); status != 200 {
+			if status, out := newAdminClient(t, h).post(h.adminToken(t, "owner"), "SetMemberRole", `{"handle":"vera","role":"MEMBER_ROLE_MEMBER"}`); status != 200 {
 				t.Fatalf("SetMemberRole vera member = %d %v", status, out)
 			}
 			waitFor(t, 5*time.Second, "vera's new role to apply", func() bool { return callOK(t, viewer, "whoami", nil)["role"] == "member" })

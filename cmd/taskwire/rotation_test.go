@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 )
 
@@ -28,7 +29,7 @@ func TestRetiredSigningKey(t *testing.T) {
 			t.Fatal(err)
 		}
 		addr = ln.Addr().String() // every restart on the same address: tokens name it
-		cfg.DataDir, cfg.Addr, cfg.ShutdownGrace = dir, addr, 5*time.Second
+		cfg.DataDir, cfg.Addr, cfg.ShutdownGrace, cfg.MaxTokenTTL = dir, addr, 5*time.Second, authn.DefaultMaxTTL
 		if err := cfg.resolve(addr); err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +121,7 @@ func TestRetiredKeyMistakes(t *testing.T) {
 		{"missing file", filepath.Join(dir, "nope.key"), "no such file"},
 		{"the signing key itself", filepath.Join(dir, "signing.key"), "is the signing key"},
 	} {
-		cfg := config{DataDir: dir, ShutdownGrace: time.Second, RetiredKeys: tt.retired}
+		cfg := config{DataDir: dir, ShutdownGrace: time.Second, RetiredKeys: tt.retired, MaxTokenTTL: authn.DefaultMaxTTL}
 		if err := cfg.resolve(ln.Addr().String()); err != nil {
 			t.Fatal(err)
 		}

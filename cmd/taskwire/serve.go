@@ -66,7 +66,7 @@ func (s *system) firstStart(ctx context.Context, out io.Writer) error {
 		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", s.Endpoint)
 		return nil
 	}
-	recorded, err := tokens.New(tokens.Config{Client: s.DB, Logger: s.log})
+	recorded, err := tokens.New(tokens.Config{Client: s.DB, MaxTTL: s.cfg.MaxTokenTTL, Logger: s.log})
 	if err != nil {
 		return err
 	}

@@ -54,6 +54,8 @@ type system struct {
 	front   *frontdoorNode
 	httpLis net.Listener
 	served  chan error
+	// releaseData gives up the data directory (see holdDataDir).
+	releaseData func()
 }
 
 // startSystem opens the database, starts the worker and the front door and
@@ -65,13 +67,18 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 			s.Close(context.Background())
 		}
 	}()
+	// The token commands find this server through the data directory,
+	// and go through its admin API while it runs.
+	if s.releaseData, err = holdDataDir(ctx, cfg.DataDir, "http://"+hostPort(ln.Addr().String())); err != nil {
+		return nil, err
+	}
 	if s.tel, err = telemetry.New(telemetry.Config{Service: "taskwire", Version: version, Logger: log}); err != nil {
 		return nil, err
 	}
 	if s.metrics, err = serveMetrics(cfg.MetricsAddr, cfg.Pprof, s.tel, log); err != nil {
 		return nil, err
 	}
-	if s.DB, err = store.Open(ctx, cfg.DB, store.WrapDriver(s.tel.EntDriver)); err != nil {
+	if s.DB, err = store.Open(ctx, cfg.DB, store.WrapDriver(s.tel.EntDriver), store.Logger(log)); err != nil {
 		return nil, err
 	}
 	if s.Key, _, err = authn.LoadOrCreateKey(cfg.SigningKey); err != nil {
@@ -91,7 +98,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	}
 	// Tokens are signed with the keyring's current key, which the admin
 	// API rotates; the key file seals it at rest.
-	if s.Keys, err = openKeyring(ctx, s.DB, s.Key, retired, keyNews, log); err != nil {
+	if s.Keys, err = openKeyring(ctx, s.DB, s.Key, retired, cfg.MaxTokenTTL, keyNews, log); err != nil {
 		return nil, err
 	}
 	s.Endpoint = cfg.endpoint()
@@ -101,6 +108,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	if err := s.bootstrap(ctx); err != nil {
 		return nil, err
 	}
+	warnOtherPublicURL(ctx, s.DB, cfg.PublicURL, log)
 	if s.operator, s.newSecret, err = loadOperatorSecret(&cfg); err != nil {
 		return nil, err
 	}
@@ -111,7 +119,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
-		Telemetry: s.tel,
+		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
 	})
 	if err != nil {
 		return nil, err
@@ -121,7 +129,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
 		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
 		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
-		RateLimits: cfg.rateLimits(), Telemetry: s.tel,
+		RateLimits: cfg.rateLimits(), Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
 		Local: func(fallback grpc.ClientConnInterface) (grpc.ClientConnInterface, error) {
 			lc := worker.LocalConfig{Fallback: fallback, Credentials: identity.InternalKey(key)}
 			if s.tel != nil {
@@ -169,7 +177,7 @@ func (s *system) bootstrap(ctx context.Context) error {
 	}
 	// Requests without a token act with a token recorded like any other,
 	// so the worker accepts it and an admin sees (and may revoke) it.
-	store, err := tokens.New(tokens.Config{Client: s.DB, Logger: s.log})
+	store, err := tokens.New(tokens.Config{Client: s.DB, MaxTTL: s.cfg.MaxTokenTTL, Logger: s.log})
 	if err != nil {
 		return err
 	}
@@ -180,7 +188,10 @@ func (s *system) bootstrap(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("conformance token: %w", err)
 	}
-	s.anonymous = &identity.Caller{Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: minted.ID}
+	s.anonymous = &identity.Caller{
+		Tenant: res.Tenant.Slug, Member: m.ID, Scopes: []string{authz.ScopeRead}, TokenID: minted.ID,
+		Expires: minted.ExpiresAt, Kind: identity.KindMCP,
+	}
 	return nil
 }
 
@@ -233,6 +244,9 @@ func (s *system) Close(ctx context.Context) error {
 	s.metrics.Close()
 	if s.tel != nil {
 		shutdownTelemetry(s.tel, s.log)
+	}
+	if s.releaseData != nil {
+		s.releaseData()
 	}
 	return errors.Join(errs...)
 }

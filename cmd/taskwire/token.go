@@ -9,12 +9,13 @@ import (
 	"io"
 	"log/slog"
 	"net"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"google.golang.org/protobuf/types/known/durationpb"
 
+	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
@@ -26,9 +27,13 @@ import (
 
 const tokenUsage = `usage:
   taskwire token create --member HANDLE [--scopes read,comment,write] [--toolsets tasks,comments] [--ttl 2160h] [--label TEXT]
+  taskwire token create --member HANDLE --admin [--ttl 24h] [--label TEXT]
   taskwire token list [--member HANDLE] [--json]
   taskwire token revoke JTI
   taskwire token revoke --member HANDLE
+
+They go through the admin API of the serve running on --data (or of --url),
+and work on the database only when no server runs on it.
 `
 
 // runToken runs `taskwire token <create|list|revoke>`.
@@ -48,34 +53,35 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // tokenFlags are the flags every token command shares: where the data is,
-// and which tenant.
-func tokenFlags(name string, cfg *config, stderr io.Writer) (*flag.FlagSet, *string) {
+// which tenant, and how to reach a server's admin API instead.
+func tokenFlags(name string, cfg *config, api *apiFlags, stderr io.Writer) (*flag.FlagSet, *string) {
 	fs := flag.NewFlagSet("taskwire token "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.commonFlags(fs)
+	api.declare(fs)
 	tenant := fs.String("tenant", "default", "slug of the member's tenant")
 	return fs, tenant
 }
 
-// openTokens opens the database of cfg and a token store over it. With
-// natsURL, revocations are also broadcast to the front doors.
+// openTokens opens the database of cfg, resolved already, and a token
+// store over it. With natsURL, revocations are also broadcast to the
+// deployment's workers and front doors.
 func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, *tokens.Store, func(), error) {
-	if err := cfg.resolve(hostPort(cfg.Addr)); err != nil {
-		return nil, nil, nil, err
-	}
 	db, err := store.Open(ctx, cfg.DB)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	closeAll := func() { db.Close() }
-	tc := tokens.Config{Client: db}
+	tc := tokens.Config{Client: db, MaxTTL: cfg.MaxTokenTTL}
 	if natsURL != "" {
 		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(connectTimeout))
 		if err != nil {
 			db.Close()
 			return nil, nil, nil, fmt.Errorf("connect to NATS at %s: %w", natsURL, err)
 		}
-		closeAll = func() { nc.Close(); db.Close() }
+		// Flushed before closing: the revocation must have reached the
+		// server when the command says it was told.
+		closeAll = func() { nc.Flush(); nc.Close(); db.Close() }
 		if tc.Events, err = events.New(nc); err != nil {
 			closeAll()
 			return nil, nil, nil, err
@@ -89,17 +95,29 @@ func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, 
 	return db, st, closeAll, nil
 }
 
-// runTokenCreate mints and records a token for a member of the database
-// serve uses. It needs the same data directory (or --db and --signing-key)
-// and the same public URL, since the URL is the token's audience.
+// tokenRequest is what `token create` asks for.
+type tokenRequest struct {
+	tenant, member, label string
+	scopes, toolsets      []string
+	ttl                   time.Duration
+	admin                 bool
+}
+
+// runTokenCreate mints and records a token for a member: through the
+// admin API of the server running on the data directory (or --url), or
+// else on the database serve uses, which needs the same data directory
+// (or --db and --signing-key) and the same public URL, since the URL is
+// the token's audience.
 func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg config
-	fs, tenant := tokenFlags("create", &cfg, stderr)
+	var api apiFlags
+	fs, tenant := tokenFlags("create", &cfg, &api, stderr)
 	member := fs.String("member", "", "handle of the member the token acts as (required)")
-	scopes := fs.String("scopes", "read,comment,write", "comma-separated scopes: read, comment, write")
+	scopes := fs.String("scopes", "read,comment,write", "comma-separated scopes of an MCP token: read, comment, write")
 	toolsets := fs.String("toolsets", "", toolsetsFlagUsage)
-	ttl := fs.Duration("ttl", authn.DefaultTTL, "how long the token is valid")
+	ttl := fs.Duration("ttl", 0, "how long the token is valid, at most --max-token-ttl (default 2160h, or --max-token-ttl if shorter)")
 	label := fs.String("label", "", `what the token is for, shown by "token list", e.g. "laptop claude"`)
+	admin := fs.Bool("admin", false, "mint an admin token, for the admin API (taskwire admin), instead of an MCP token: for an owner or admin who is a person; it has no scopes")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -107,12 +125,53 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.Usage()
 		return fmt.Errorf("--member is required")
 	}
-	db, st, closeAll, err := openTokens(ctx, &cfg, "")
+	if err := checkTTLFlag(fs, "ttl", *ttl, cfg.MaxTokenTTL); err != nil {
+		return err
+	}
+	if err := checkAdminFlags(fs, *admin); err != nil {
+		return err
+	}
+	req := tokenRequest{tenant: *tenant, member: *member, label: *label, toolsets: commaList(*toolsets), ttl: *ttl, admin: *admin}
+	if !*admin {
+		req.scopes = commaList(*scopes)
+	}
+	r, err := api.route(ctx, &cfg, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	if r.api != nil {
+		return r.api.createToken(req, isSet(fs, "ttl"))
+	}
+	return createOnDatabase(ctx, &cfg, req, stdout, stderr)
+}
+
+// createToken mints req through the admin API.
+func (a *adminCmd) createToken(req tokenRequest, ttlSet bool) error {
+	in := &adminv1.CreateTokenRequest{
+		Tenant: req.tenant, Member: req.member, Scopes: req.scopes, Toolsets: req.toolsets, Label: req.label, Admin: req.admin,
+	}
+	if ttlSet {
+		in.Ttl = durationpb.New(req.ttl)
+	}
+	resp := &adminv1.CreateTokenResponse{}
+	if err := a.call("CreateToken", in, resp); err != nil {
+		return err
+	}
+	fmt.Fprintln(a.stdout, resp.GetToken())
+	printCreated(a.stderr, tokenInfo(resp.GetInfo()), req.tenant, a.url)
+	return nil
+}
+
+// createOnDatabase mints req with the database's current signing key, as
+// the servers sign.
+func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout, stderr io.Writer) error {
+	db, st, closeAll, err := openTokens(ctx, cfg, "")
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	m, err := tenancy.FindMember(ctx, db, *tenant, *member)
+	m, err := tenancy.FindMember(ctx, db, req.tenant, req.member)
 	if err != nil {
 		return err
 	}
@@ -124,9 +183,8 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	// The token is signed with the current key of the database, as serve
-	// signs; running servers hear of nothing, as nothing rotates here.
-	ring, err := openKeyring(ctx, db, key, retired, nil, slog.New(slog.DiscardHandler))
+	// Running servers hear of nothing, as nothing rotates here.
+	ring, err := openKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
@@ -135,50 +193,71 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	token, info, err := st.Create(ctx, is, tokens.CreateRequest{
-		Tenant: *tenant, Member: m.ID, Scopes: strings.Split(*scopes, ","), Toolsets: commaList(*toolsets), TTL: *ttl, Label: *label,
+		Tenant: req.tenant, Member: m.ID, Scopes: req.scopes, Toolsets: req.toolsets, TTL: req.ttl, Label: req.label, Admin: req.admin,
 	})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(stdout, token)
-	fmt.Fprintf(stderr, "token %s for %s on tenant %s, scopes %s, toolsets %s, expires %s, audience %s\n",
-		info.ID, *member, *tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), cfg.endpoint())
+	printCreated(stderr, info, req.tenant, cfg.PublicURL)
 	return nil
 }
 
 // toolsetsFlagUsage describes --toolsets of the token commands.
 const toolsetsFlagUsage = "comma-separated toolsets the token is limited to: context, tasks, comments, work, audit (default all)"
 
-// runTokenList prints a tenant's tokens, without the tokens themselves.
+// runTokenList prints a tenant's tokens, without the tokens themselves:
+// through the admin API of the server running on the data directory (or
+// --url), or else from the database.
 func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg config
-	fs, tenant := tokenFlags("list", &cfg, stderr)
+	var api apiFlags
+	fs, tenant := tokenFlags("list", &cfg, &api, stderr)
 	member := fs.String("member", "", "list only the tokens of the member with this handle")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	db, st, closeAll, err := openTokens(ctx, &cfg, "")
+	r, err := api.route(ctx, &cfg, stdout, stderr)
 	if err != nil {
 		return err
 	}
-	defer closeAll()
-	memberID := 0
-	if *member != "" {
-		m, err := tenancy.FindMember(ctx, db, *tenant, *member)
+	defer r.release()
+	var list []tokens.Info
+	if r.api != nil {
+		listed, err := r.api.listTokens(*tenant, *member)
 		if err != nil {
 			return err
 		}
-		memberID = m.ID
-	}
-	list, err := st.List(ctx, *tenant, memberID)
-	if err != nil {
+		for _, t := range listed {
+			list = append(list, tokenInfo(t))
+		}
+	} else if list, err = listOnDatabase(ctx, &cfg, *tenant, *member); err != nil {
 		return err
 	}
 	if *asJSON {
 		return printTokensJSON(stdout, list, time.Now())
 	}
 	return printTokens(stdout, list, time.Now())
+}
+
+// listOnDatabase lists the tokens of tenant (of member, when named) from
+// the database.
+func listOnDatabase(ctx context.Context, cfg *config, tenant, member string) ([]tokens.Info, error) {
+	db, st, closeAll, err := openTokens(ctx, cfg, "")
+	if err != nil {
+		return nil, err
+	}
+	defer closeAll()
+	memberID := 0
+	if member != "" {
+		m, err := tenancy.FindMember(ctx, db, tenant, member)
+		if err != nil {
+			return nil, err
+		}
+		memberID = m.ID
+	}
+	return st.List(ctx, tenant, memberID)
 }
 
 // listedToken is one token of `token list --json`.
@@ -201,7 +280,7 @@ func printTokens(w io.Writer, list []tokens.Info, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tTOOLSETS\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
 	for _, t := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, strings.Join(t.Scopes, ","),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, scopesText(t.Admin, t.Scopes),
 			authz.ToolsetsText(t.Toolsets), orDash(t.Label), shortTime(&t.CreatedAt), shortTime(&t.ExpiresAt), shortTime(t.LastUsedAt), t.State(now))
 	}
 	return tw.Flush()
@@ -221,15 +300,19 @@ func orDash(s string) string {
 	return s
 }
 
-// runTokenRevoke revokes one token by id, or every live token of a member.
-// With --nats, it also tells the front doors at once; without, workers
-// refuse the tokens at once (they read the database on every call) and
-// front doors from their next start or NATS reconnect.
+// runTokenRevoke revokes one token by id, or every live token of a
+// member. Through the admin API of the server running on the data
+// directory (or --url), the revocation is the server's own and holds from
+// the next call. With no server running on the data directory, it is
+// stored in the database, which every server reads at its start. On a
+// database other servers may serve (--db), it needs --url, or --nats to
+// tell them: it never promises what it cannot do.
 func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg config
-	fs, tenant := tokenFlags("revoke", &cfg, stderr)
+	var api apiFlags
+	fs, tenant := tokenFlags("revoke", &cfg, &api, stderr)
 	member := fs.String("member", "", "revoke every live token of the member with this handle")
-	natsURL := fs.String("nats", env("TASKWIRE_NATS", ""), "NATS server URL, to tell the front doors at once (env TASKWIRE_NATS)")
+	natsURL := fs.String("nats", env("TASKWIRE_NATS", ""), "with --db: the deployment's NATS, to tell its workers and front doors (env TASKWIRE_NATS)")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, "usage: taskwire token revoke JTI | --member HANDLE [flags]\n(an id that starts with a dash, from an older version, goes after --: taskwire token revoke -- -Xy…)\n")
 		fs.PrintDefaults()
@@ -242,30 +325,68 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 		fs.Usage()
 		return errors.New("name either one token id or --member, not both")
 	}
-	db, st, closeAll, err := openTokens(ctx, &cfg, *natsURL)
+	r, err := api.route(ctx, &cfg, stdout, stderr)
+	if err != nil {
+		return err
+	}
+	defer r.release()
+	if r.api != nil {
+		return r.api.revoke(*tenant, *member, ids)
+	}
+	if r.shared && *natsURL == "" {
+		return errSharedRevoke
+	}
+	if err := revokeOnDatabase(ctx, &cfg, *natsURL, *tenant, *member, ids, stdout); err != nil {
+		return err
+	}
+	if note := revokeNote(r, *natsURL, cfg.DataDir); note != "" {
+		fmt.Fprintln(stderr, note)
+	}
+	return nil
+}
+
+// revoke revokes one token (ids) or a member's through the admin API.
+func (a *adminCmd) revoke(tenant, member string, ids []string) error {
+	if member == "" {
+		if err := a.call("RevokeToken", &adminv1.RevokeTokenRequest{Tenant: tenant, Id: ids[0]}, &adminv1.RevokeTokenResponse{}); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "revoked token %s\n", ids[0])
+	} else {
+		resp := &adminv1.RevokeMemberTokensResponse{}
+		if err := a.call("RevokeMemberTokens", &adminv1.RevokeMemberTokensRequest{Tenant: tenant, Member: member}, resp); err != nil {
+			return err
+		}
+		fmt.Fprintf(a.stdout, "revoked %d token(s) of %s on tenant %s\n", resp.GetRevokedTokens(), member, tenant)
+	}
+	fmt.Fprintf(a.stderr, "Revoked by the server at %s: refused from the next call.\n", a.url)
+	return nil
+}
+
+// revokeOnDatabase revokes one token (ids) or a member's in the database,
+// broadcasting on natsURL when set.
+func revokeOnDatabase(ctx context.Context, cfg *config, natsURL, tenant, member string, ids []string, stdout io.Writer) error {
+	db, st, closeAll, err := openTokens(ctx, cfg, natsURL)
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	if *member == "" {
-		if err := st.Revoke(ctx, *tenant, ids[0]); err != nil {
+	if member == "" {
+		if err := st.Revoke(ctx, tenant, ids[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(stdout, "revoked token %s\n", ids[0])
-	} else {
-		m, err := tenancy.FindMember(ctx, db, *tenant, *member)
-		if err != nil {
-			return err
-		}
-		n, err := st.RevokeMember(ctx, *tenant, m.ID)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(stdout, "revoked %d token(s) of %s on tenant %s\n", n, *member, *tenant)
+		return nil
 	}
-	if *natsURL == "" {
-		fmt.Fprintln(stderr, "Workers refuse revoked tokens at once; without --nats, front doors learn of it when they next start or reconnect to NATS.")
+	m, err := tenancy.FindMember(ctx, db, tenant, member)
+	if err != nil {
+		return err
 	}
+	n, err := st.RevokeMember(ctx, tenant, m.ID)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "revoked %d token(s) of %s on tenant %s\n", n, member, tenant)
 	return nil
 }
 

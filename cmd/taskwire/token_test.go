@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -45,10 +46,14 @@ func (c tokenCLI) ok(args ...string) (stdout, stderr string) {
 }
 
 // newTokenCLI bootstraps a database on backend b with the owner and an
-// assistant, "bot".
+// assistant, "bot": on SQLite the data directory's own database, on
+// PostgreSQL a database servers elsewhere may serve.
 func newTokenCLI(t *testing.T, b storetest.Backend) tokenCLI {
 	t.Helper()
 	c := tokenCLI{t: t, dsn: storetest.DSN(t, b), data: t.TempDir()}
+	if b == storetest.SQLite {
+		c.dsn = "sqlite:" + filepath.Join(c.data, "taskwire.db")
+	}
 	ctx := context.Background()
 	db, err := store.Open(ctx, c.dsn)
 	if err != nil {
@@ -74,11 +79,11 @@ var createdRE = regexp.MustCompile(`^token (\S+) for `)
 // member marks them revoked.
 func TestTokenCommands(t *testing.T) {
 	for _, b := range storetest.Backends() {
-		t.Run(string(b), func(t *testing.T) { testTokenCommands(t, newTokenCLI(t, b)) })
+		t.Run(string(b), func(t *testing.T) { testTokenCommands(t, newTokenCLI(t, b), b == storetest.Postgres) })
 	}
 }
 
-func testTokenCommands(t *testing.T, cli tokenCLI) {
+func testTokenCommands(t *testing.T, cli tokenCLI, shared bool) {
 	ownerTok, created := cli.ok("create", "--member", "owner", "--label", "laptop claude")
 	owner := createdRE.FindStringSubmatch(created)
 	botTok, created := cli.ok("create", "--member", "bot", "--scopes", "read", "--ttl", "24h")
@@ -114,14 +119,25 @@ func testTokenCommands(t *testing.T, cli tokenCLI) {
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"token", "revoke", owner[1], "--data", cli.data, "--db", cli.dsn,
 		"--nats", set.url}, &out, &errOut)
-	if err != nil || out.String() != "revoked token "+owner[1]+"\n" {
+	if err != nil || out.String() != "revoked token "+owner[1]+"\n" || !strings.Contains(errOut.String(), "Told the deployment over NATS") {
 		t.Fatalf("token revoke JTI = %q, %v\n%s", out.String(), err, errOut.String())
 	}
 	waitFor(t, 5*time.Second, "the front door to hear the revocation", func() bool { return set.Has(owner[1]) })
 
-	revoked, note := cli.ok("revoke", "--member", "bot")
-	if revoked != "revoked 1 token(s) of bot on tenant default\n" || !strings.Contains(note, "--nats") {
-		t.Errorf("token revoke --member bot = %q (stderr %q), want 1 revoked and a note about front doors", revoked, note)
+	// On a database servers elsewhere may serve, a revocation nobody is
+	// told of is refused; on the data directory's own, with no server
+	// running, it is stored and says so.
+	revoked, note, err := cli.run("revoke", "--member", "bot")
+	switch {
+	case shared && (err == nil || !strings.Contains(err.Error(), "--url") || !strings.Contains(err.Error(), "--nats")):
+		t.Errorf("token revoke --member bot on a shared database without --nats = %v, want refused naming --url and --nats", err)
+	case shared:
+		revoked, note = cli.ok("revoke", "--member", "bot", "--nats", set.url)
+	case err != nil || !strings.Contains(note, "No server runs on "+cli.data):
+		t.Errorf("token revoke --member bot = %v (stderr %q), want it stored, saying no server runs", err, note)
+	}
+	if revoked != "revoked 1 token(s) of bot on tenant default\n" {
+		t.Errorf("token revoke --member bot = %q (stderr %q), want 1 revoked", revoked, note)
 	}
 	for _, tok := range listTokensJSON(t, cli) {
 		if tok["state"] != "revoked" || tok["revoked_at"] == nil {
@@ -146,6 +162,13 @@ func TestTokenRevokeRefuses(t *testing.T) {
 		{[]string{"revoke", "--member", "nobody"}, "nobody"},
 		{[]string{"list", "--member", "nobody"}, "nobody"},
 		{[]string{"create", "--member", "bot", "--label", strings.Repeat("x", 101)}, "label"},
+		{[]string{"create", "--member", "bot", "--ttl", "0"}, "--ttl 0s: a token must live a positive time, at most 2160h (--max-token-ttl); leave --ttl out for the default"},
+		{[]string{"create", "--member", "bot", "--ttl", "-1h"}, "--ttl -1h0m0s: a token must live a positive time"},
+		{[]string{"create", "--member", "bot", "--ttl", "876000h"}, "--ttl 876000h: a token may live at most 2160h (--max-token-ttl)"},
+		{[]string{"create", "--member", "bot", "--ttl", "48h", "--max-token-ttl", "24h"}, "--ttl 48h: a token may live at most 24h (--max-token-ttl)"},
+		{[]string{"create", "--member", "bot", "--max-token-ttl", "0"}, "--max-token-ttl 0s: want a positive duration"},
+		{[]string{"create", "--member", "bot", "--admin"}, "bot is an assistant, and admin tokens are for people"},
+		{[]string{"create", "--member", "owner", "--admin", "--scopes", "read"}, "--admin mints an admin token, which has no scopes"},
 	} {
 		if _, _, err := cli.run(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("taskwire token %s = %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)
@@ -178,6 +201,10 @@ func TestFirstStartRecordsToken(t *testing.T) {
 	}
 	if len(list) != 1 || list[0].ID != c.TokenID || list[0].Member != "owner" || list[0].Label != "first start" {
 		t.Errorf("tokens after the first start = %+v, want the printed token (%s), labelled", list, c.TokenID)
+	}
+	// The printed token is for MCP; the welcome says how to administer.
+	if !strings.Contains(h.out, "This token is for MCP only") || !strings.Contains(h.out, "taskwire token create --member owner --admin") {
+		t.Errorf("the first start does not say how to get an admin credential:\n%s", h.out)
 	}
 }
 

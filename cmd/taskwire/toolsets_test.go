@@ -19,8 +19,9 @@ func TestAdminTokenToolsets(t *testing.T) {
 		t.Run(s.name, func(t *testing.T) {
 			h := startHarness(t, s)
 			a := newAdminClient(t, h)
-			a.cliOK(h.token, "members", "add", "dana", "--role", "member")
-			out := a.cliOK(h.token, "tokens", "create", "--member", "dana", "--toolsets", "comments,tasks,comments", "--json")
+			admin := h.adminToken(t, "owner")
+			a.cliOK(admin, "members", "add", "dana", "--role", "member")
+			out := a.cliOK(admin, "tokens", "create", "--member", "dana", "--toolsets", "comments,tasks,comments", "--json")
 			var created struct {
 				Token string
 				Info  struct{ Toolsets []string }
@@ -32,7 +33,7 @@ func TestAdminTokenToolsets(t *testing.T) {
 			if !slices.Equal(created.Info.Toolsets, want) {
 				t.Errorf("tokens create toolsets = %v, want %v", created.Info.Toolsets, want)
 			}
-			table := a.cliOK(h.token, "tokens", "list")
+			table := a.cliOK(admin, "tokens", "list")
 			if !strings.Contains(table, "TOOLSETS") || !strings.Contains(table, " tasks,comments ") || !strings.Contains(table, " all ") {
 				t.Errorf("tokens list =\n%s\nwant a TOOLSETS column with dana's tasks,comments and the owner's all", table)
 			}
@@ -57,7 +58,7 @@ func TestAdminTokenToolsets(t *testing.T) {
 
 			// A token that includes the context toolset reads its limit
 			// through whoami; an unlimited one has none.
-			out = a.cliOK(h.token, "tokens", "create", "--member", "dana", "--toolsets", "tasks,context", "--json")
+			out = a.cliOK(admin, "tokens", "create", "--member", "dana", "--toolsets", "tasks,context", "--json")
 			if err := json.Unmarshal([]byte(out), &created); err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +71,7 @@ func TestAdminTokenToolsets(t *testing.T) {
 				t.Errorf("whoami toolsets of an unlimited token = %v, want none", got)
 			}
 
-			if _, err := a.cli(h.token, "tokens", "create", "--member", "dana", "--toolsets", "tasks,boards"); err == nil || !strings.Contains(err.Error(), `"boards"`) {
+			if _, err := a.cli(admin, "tokens", "create", "--member", "dana", "--toolsets", "tasks,boards"); err == nil || !strings.Contains(err.Error(), `"boards"`) {
 				t.Errorf("tokens create --toolsets tasks,boards = %v, want an error naming boards", err)
 			}
 		})

@@ -23,7 +23,7 @@ func printWelcome(out io.Writer, endpoint, tenant, owner, board, token string, e
 	fmt.Fprintf(out, `Taskwire is serving MCP at %s
 
 First start: created tenant %q with owner %q and board %q.
-The owner's token is shown this once; keep it secret. It expires %s.
+The owner's MCP token is shown this once; keep it secret. It expires %s.
 
   %s
 
@@ -34,7 +34,11 @@ Any Streamable HTTP client (e.g. .mcp.json):
   %s
 
 More tokens: taskwire token create --member <handle> --scopes read,comment,write
-`, endpoint, tenant, owner, board, expires.Format(time.DateOnly), token, endpoint, token, cfg)
+
+This token is for MCP only: it never administers. To manage members and tokens through
+the admin API (taskwire admin), use the platform operator secret, or an admin token:
+  taskwire token create --member %s --admin
+`, endpoint, tenant, owner, board, expires.Format(time.DateOnly), token, endpoint, token, cfg, owner)
 }
 
 // redactDSN drops the password from a database URL for logs.

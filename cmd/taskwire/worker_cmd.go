@@ -97,7 +97,7 @@ func startWorkerProcess(ctx context.Context, cfg nodeConfig, log *slog.Logger, t
 // told: a deployment's migration runs once, before its workers start.
 func openWorkerDB(ctx context.Context, cfg nodeConfig, log *slog.Logger, opts ...store.Option) (*store.Database, error) {
 	if cfg.Migrate {
-		from, err := store.Migrate(ctx, cfg.DB)
+		from, err := store.Migrate(ctx, cfg.DB, store.Logger(log))
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	if err != nil {
 		return workerNodeConfig{}, err
 	}
-	ring, err := openKeyring(ctx, w.db.Client, root, retired, news, log)
+	ring, err := openKeyring(ctx, w.db.Client, root, retired, cfg.MaxTokenTTL, news, log)
 	if err != nil {
 		return workerNodeConfig{}, err
 	}
@@ -136,10 +136,11 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	if err != nil {
 		return workerNodeConfig{}, err
 	}
+	warnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
 	return workerNodeConfig{
 		DB: w.db.Client, NATS: w.bus.conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
-		Telemetry: w.tel, ServerOptions: keepalive(cfg),
+		Telemetry: w.tel, ServerOptions: keepalive(cfg), MaxTokenTTL: cfg.MaxTokenTTL,
 	}, nil
 }
 

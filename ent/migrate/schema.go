@@ -483,6 +483,9 @@ var (
 		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
 		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
 		{Name: "toolsets", Type: field.TypeJSON},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"mcp", "admin"}, Default: "mcp"},
+		{Name: "issuer", Type: field.TypeString, Default: ""},
+		{Name: "kid", Type: field.TypeString, Default: ""},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "member_id", Type: field.TypeInt},
 	}
@@ -494,13 +497,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tokens_tenants_tenant",
-				Columns:    []*schema.Column{TokensColumns[9]},
+				Columns:    []*schema.Column{TokensColumns[12]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "tokens_members_member",
-				Columns:    []*schema.Column{TokensColumns[10]},
+				Columns:    []*schema.Column{TokensColumns[13]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -509,12 +512,17 @@ var (
 			{
 				Name:    "token_tenant_id_member_id",
 				Unique:  false,
-				Columns: []*schema.Column{TokensColumns[9], TokensColumns[10]},
+				Columns: []*schema.Column{TokensColumns[12], TokensColumns[13]},
 			},
 			{
 				Name:    "token_revoked_at_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{TokensColumns[7], TokensColumns[5]},
+			},
+			{
+				Name:    "token_kid_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{TokensColumns[11], TokensColumns[5]},
 			},
 		},
 	}

@@ -408,6 +408,14 @@ func init() {
 	tokenDescToolsets := tokenFields[8].Descriptor()
 	// token.DefaultToolsets holds the default value on creation for the toolsets field.
 	token.DefaultToolsets = tokenDescToolsets.Default.([]string)
+	// tokenDescIssuer is the schema descriptor for issuer field.
+	tokenDescIssuer := tokenFields[10].Descriptor()
+	// token.DefaultIssuer holds the default value on creation for the issuer field.
+	token.DefaultIssuer = tokenDescIssuer.Default.(string)
+	// tokenDescKid is the schema descriptor for kid field.
+	tokenDescKid := tokenFields[11].Descriptor()
+	// token.DefaultKid holds the default value on creation for the kid field.
+	token.DefaultKid = tokenDescKid.Default.(string)
 	workitemMixin := schema.WorkItem{}.Mixin()
 	workitem.Policy = privacy.NewPolicies(workitemMixin[0], schema.WorkItem{})
 	workitem.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -37,6 +37,12 @@ func (Token) Fields() []ent.Field {
 		field.Time("revoked_at").Optional().Nillable(),
 		field.JSON("toolsets", []string{}).Default([]string{}).Immutable().
 			Comment("The toolsets the token is limited to; empty means all."),
+		field.Enum("kind").Values("mcp", "admin").Default("mcp").Immutable().
+			Comment("What the token is for: the MCP endpoint, or the admin API (a person's admin credential, with no scopes)."),
+		field.String("issuer").Default("").Immutable().
+			Comment(`The public URL the token was issued for (its "iss"); empty for tokens recorded before it was kept.`),
+		field.String("kid").Default("").Immutable().
+			Comment("The signing key that signed the token; empty for tokens recorded before it was kept. A retired key verifies until its tokens expire."),
 	}
 }
 
@@ -52,5 +58,6 @@ func (Token) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("tenant_id", "member_id"),
 		index.Fields("revoked_at", "expires_at"),
+		index.Fields("kid", "expires_at"),
 	}
 }

@@ -3,6 +3,7 @@
 package token
 
 import (
+	"fmt"
 	"time"
 
 	"entgo.io/ent"
@@ -35,6 +36,12 @@ const (
 	FieldRevokedAt = "revoked_at"
 	// FieldToolsets holds the string denoting the toolsets field in the database.
 	FieldToolsets = "toolsets"
+	// FieldKind holds the string denoting the kind field in the database.
+	FieldKind = "kind"
+	// FieldIssuer holds the string denoting the issuer field in the database.
+	FieldIssuer = "issuer"
+	// FieldKid holds the string denoting the kid field in the database.
+	FieldKid = "kid"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeMember holds the string denoting the member edge name in mutations.
@@ -70,6 +77,9 @@ var Columns = []string{
 	FieldLastUsedAt,
 	FieldRevokedAt,
 	FieldToolsets,
+	FieldKind,
+	FieldIssuer,
+	FieldKid,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -98,7 +108,37 @@ var (
 	DefaultCreatedAt func() time.Time
 	// DefaultToolsets holds the default value on creation for the "toolsets" field.
 	DefaultToolsets []string
+	// DefaultIssuer holds the default value on creation for the "issuer" field.
+	DefaultIssuer string
+	// DefaultKid holds the default value on creation for the "kid" field.
+	DefaultKid string
 )
+
+// Kind defines the type for the "kind" enum field.
+type Kind string
+
+// KindMcp is the default value of the Kind enum.
+const DefaultKind = KindMcp
+
+// Kind values.
+const (
+	KindMcp   Kind = "mcp"
+	KindAdmin Kind = "admin"
+)
+
+func (k Kind) String() string {
+	return string(k)
+}
+
+// KindValidator is a validator for the "kind" field enum values. It is called by the builders before save.
+func KindValidator(k Kind) error {
+	switch k {
+	case KindMcp, KindAdmin:
+		return nil
+	default:
+		return fmt.Errorf("token: invalid enum value for kind field: %q", k)
+	}
+}
 
 // OrderOption defines the ordering options for the Token queries.
 type OrderOption func(*sql.Selector)
@@ -146,6 +186,21 @@ func ByLastUsedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByRevokedAt orders the results by the revoked_at field.
 func ByRevokedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRevokedAt, opts...).ToFunc()
+}
+
+// ByKind orders the results by the kind field.
+func ByKind(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKind, opts...).ToFunc()
+}
+
+// ByIssuer orders the results by the issuer field.
+func ByIssuer(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIssuer, opts...).ToFunc()
+}
+
+// ByKid orders the results by the kid field.
+func ByKid(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKid, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

@@ -90,6 +90,16 @@ func RevokedAt(v time.Time) predicate.Token {
 	return predicate.Token(sql.FieldEQ(FieldRevokedAt, v))
 }
 
+// Issuer applies equality check predicate on the "issuer" field. It's identical to IssuerEQ.
+func Issuer(v string) predicate.Token {
+	return predicate.Token(sql.FieldEQ(FieldIssuer, v))
+}
+
+// Kid applies equality check predicate on the "kid" field. It's identical to KidEQ.
+func Kid(v string) predicate.Token {
+	return predicate.Token(sql.FieldEQ(FieldKid, v))
+}
+
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
 func TenantIDEQ(v int) predicate.Token {
 	return predicate.Token(sql.FieldEQ(FieldTenantID, v))
@@ -438,6 +448,156 @@ func RevokedAtIsNil() predicate.Token {
 // RevokedAtNotNil applies the NotNil predicate on the "revoked_at" field.
 func RevokedAtNotNil() predicate.Token {
 	return predicate.Token(sql.FieldNotNull(FieldRevokedAt))
+}
+
+// KindEQ applies the EQ predicate on the "kind" field.
+func KindEQ(v Kind) predicate.Token {
+	return predicate.Token(sql.FieldEQ(FieldKind, v))
+}
+
+// KindNEQ applies the NEQ predicate on the "kind" field.
+func KindNEQ(v Kind) predicate.Token {
+	return predicate.Token(sql.FieldNEQ(FieldKind, v))
+}
+
+// KindIn applies the In predicate on the "kind" field.
+func KindIn(vs ...Kind) predicate.Token {
+	return predicate.Token(sql.FieldIn(FieldKind, vs...))
+}
+
+// KindNotIn applies the NotIn predicate on the "kind" field.
+func KindNotIn(vs ...Kind) predicate.Token {
+	return predicate.Token(sql.FieldNotIn(FieldKind, vs...))
+}
+
+// IssuerEQ applies the EQ predicate on the "issuer" field.
+func IssuerEQ(v string) predicate.Token {
+	return predicate.Token(sql.FieldEQ(FieldIssuer, v))
+}
+
+// IssuerNEQ applies the NEQ predicate on the "issuer" field.
+func IssuerNEQ(v string) predicate.Token {
+	return predicate.Token(sql.FieldNEQ(FieldIssuer, v))
+}
+
+// IssuerIn applies the In predicate on the "issuer" field.
+func IssuerIn(vs ...string) predicate.Token {
+	return predicate.Token(sql.FieldIn(FieldIssuer, vs...))
+}
+
+// IssuerNotIn applies the NotIn predicate on the "issuer" field.
+func IssuerNotIn(vs ...string) predicate.Token {
+	return predicate.Token(sql.FieldNotIn(FieldIssuer, vs...))
+}
+
+// IssuerGT applies the GT predicate on the "issuer" field.
+func IssuerGT(v string) predicate.Token {
+	return predicate.Token(sql.FieldGT(FieldIssuer, v))
+}
+
+// IssuerGTE applies the GTE predicate on the "issuer" field.
+func IssuerGTE(v string) predicate.Token {
+	return predicate.Token(sql.FieldGTE(FieldIssuer, v))
+}
+
+// IssuerLT applies the LT predicate on the "issuer" field.
+func IssuerLT(v string) predicate.Token {
+	return predicate.Token(sql.FieldLT(FieldIssuer, v))
+}
+
+// IssuerLTE applies the LTE predicate on the "issuer" field.
+func IssuerLTE(v string) predicate.Token {
+	return predicate.Token(sql.FieldLTE(FieldIssuer, v))
+}
+
+// IssuerContains applies the Contains predicate on the "issuer" field.
+func IssuerContains(v string) predicate.Token {
+	return predicate.Token(sql.FieldContains(FieldIssuer, v))
+}
+
+// IssuerHasPrefix applies the HasPrefix predicate on the "issuer" field.
+func IssuerHasPrefix(v string) predicate.Token {
+	return predicate.Token(sql.FieldHasPrefix(FieldIssuer, v))
+}
+
+// IssuerHasSuffix applies the HasSuffix predicate on the "issuer" field.
+func IssuerHasSuffix(v string) predicate.Token {
+	return predicate.Token(sql.FieldHasSuffix(FieldIssuer, v))
+}
+
+// IssuerEqualFold applies the EqualFold predicate on the "issuer" field.
+func IssuerEqualFold(v string) predicate.Token {
+	return predicate.Token(sql.FieldEqualFold(FieldIssuer, v))
+}
+
+// IssuerContainsFold applies the ContainsFold predicate on the "issuer" field.
+func IssuerContainsFold(v string) predicate.Token {
+	return predicate.Token(sql.FieldContainsFold(FieldIssuer, v))
+}
+
+// KidEQ applies the EQ predicate on the "kid" field.
+func KidEQ(v string) predicate.Token {
+	return predicate.Token(sql.FieldEQ(FieldKid, v))
+}
+
+// KidNEQ applies the NEQ predicate on the "kid" field.
+func KidNEQ(v string) predicate.Token {
+	return predicate.Token(sql.FieldNEQ(FieldKid, v))
+}
+
+// KidIn applies the In predicate on the "kid" field.
+func KidIn(vs ...string) predicate.Token {
+	return predicate.Token(sql.FieldIn(FieldKid, vs...))
+}
+
+// KidNotIn applies the NotIn predicate on the "kid" field.
+func KidNotIn(vs ...string) predicate.Token {
+	return predicate.Token(sql.FieldNotIn(FieldKid, vs...))
+}
+
+// KidGT applies the GT predicate on the "kid" field.
+func KidGT(v string) predicate.Token {
+	return predicate.Token(sql.FieldGT(FieldKid, v))
+}
+
+// KidGTE applies the GTE predicate on the "kid" field.
+func KidGTE(v string) predicate.Token {
+	return predicate.Token(sql.FieldGTE(FieldKid, v))
+}
+
+// KidLT applies the LT predicate on the "kid" field.
+func KidLT(v string) predicate.Token {
+	return predicate.Token(sql.FieldLT(FieldKid, v))
+}
+
+// KidLTE applies the LTE predicate on the "kid" field.
+func KidLTE(v string) predicate.Token {
+	return predicate.Token(sql.FieldLTE(FieldKid, v))
+}
+
+// KidContains applies the Contains predicate on the "kid" field.
+func KidContains(v string) predicate.Token {
+	return predicate.Token(sql.FieldContains(FieldKid, v))
+}
+
+// KidHasPrefix applies the HasPrefix predicate on the "kid" field.
+func KidHasPrefix(v string) predicate.Token {
+	return predicate.Token(sql.FieldHasPrefix(FieldKid, v))
+}
+
+// KidHasSuffix applies the HasSuffix predicate on the "kid" field.
+func KidHasSuffix(v string) predicate.Token {
+	return predicate.Token(sql.FieldHasSuffix(FieldKid, v))
+}
+
+// KidEqualFold applies the EqualFold predicate on the "kid" field.
+func KidEqualFold(v string) predicate.Token {
+	return predicate.Token(sql.FieldEqualFold(FieldKid, v))
+}
+
+// KidContainsFold applies the ContainsFold predicate on the "kid" field.
+func KidContainsFold(v string) predicate.Token {
+	return predicate.Token(sql.FieldContainsFold(FieldKid, v))
 }
 
 // HasTenant applies the HasEdge predicate on the "tenant" edge.

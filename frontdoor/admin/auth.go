@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -11,6 +12,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
@@ -48,12 +50,18 @@ type principal struct {
 	caller   identity.Caller
 }
 
+// HowToGetCredential tells someone without an admin credential how to
+// get one; the command-line client says it too.
+const HowToGetCredential = "use the operator secret (the operator.secret file of the server's data directory, " +
+	"or --operator-secret-file), or an admin token of an owner or admin: " +
+	"taskwire token create --member HANDLE --admin on the server, or taskwire admin tokens create --member HANDLE --admin"
+
 // authenticate returns the principal of the Authorization values of a
 // request, or an Unauthenticated status saying what is wrong. Neither the
 // secret nor a token ever reaches a message or a log.
 func (e *Edge) authenticate(ctx context.Context, values []string) (principal, error) {
 	if len(values) == 0 {
-		return principal{}, unauthenticated("send the operator secret or a token of an owner or admin as \"Authorization: Bearer …\"")
+		return principal{}, unauthenticated("send an admin credential as \"Authorization: Bearer …\": " + HowToGetCredential)
 	}
 	if len(values) > 1 {
 		return principal{}, unauthenticated("send one Authorization header")
@@ -61,7 +69,7 @@ func (e *Edge) authenticate(ctx context.Context, values []string) (principal, er
 	scheme, raw, _ := strings.Cut(strings.TrimSpace(values[0]), " ")
 	raw = strings.TrimSpace(raw)
 	if !strings.EqualFold(scheme, "Bearer") || raw == "" {
-		return principal{}, unauthenticated("send the operator secret or a token of an owner or admin as \"Authorization: Bearer …\"")
+		return principal{}, unauthenticated("send an admin credential as \"Authorization: Bearer …\": " + HowToGetCredential)
 	}
 	if e.cfg.Operator.Matches(raw) {
 		return principal{operator: true}, nil
@@ -70,10 +78,17 @@ func (e *Edge) authenticate(ctx context.Context, values []string) (principal, er
 	if err == nil {
 		err = c.Validate()
 	}
-	if err != nil {
-		// The verifier's reasons are written to be shown ("token expired").
-		return principal{}, unauthenticated("the bearer token is not valid: " + err.Error() +
-			"; use the operator secret or a live token of an owner or admin")
+	switch {
+	case authn.ReasonOf(err) == authn.ReasonOtherKind:
+		return principal{}, unauthenticated(err.Error() + ": " + HowToGetCredential)
+	case errors.Is(err, authn.ErrInvalidToken):
+		// The verifier's reasons are written to be shown ("the token
+		// expired at …").
+		return principal{}, unauthenticated(err.Error())
+	case err != nil:
+		return principal{}, unauthenticated("the bearer token is not valid: " + HowToGetCredential)
+	case !c.IsAdmin():
+		return principal{}, unauthenticated("this is an MCP token, which cannot administer: " + HowToGetCredential)
 	}
 	return principal{caller: c}, nil
 }

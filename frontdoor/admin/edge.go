@@ -1,8 +1,9 @@
 // Package admin is the front door's edge of the admin API
 // (taskwire.admin.v1.AdminService): it authenticates each call, as a
 // platform operator (the deployment's operator secret) or as a member
-// (a tenant token, verified as the MCP endpoint verifies it, revocation
-// included), and forwards it to a worker, where services/admin decides
+// (an admin token of a person, verified as the MCP endpoint verifies its
+// tokens, revocation included; MCP tokens are refused), and forwards it to
+// a worker, where services/admin decides
 // what the caller may do. It serves the API two ways on the front door's
 // port:
 //
@@ -29,8 +30,9 @@ import (
 	"github.com/taskwire/taskwire/services/identity"
 )
 
-// TokenVerifier turns a tenant token into its caller; *authn.Verifier is
-// one. It must check revocation, as for the MCP endpoint.
+// TokenVerifier turns an admin token into its caller; *authn.Verifier for
+// the audience authn.AdminAudience is one. It must check revocation, as
+// for the MCP endpoint, and refuse MCP tokens (authn.ReasonOtherKind).
 type TokenVerifier interface {
 	Verify(ctx context.Context, raw string) (identity.Caller, error)
 }
@@ -39,7 +41,7 @@ type TokenVerifier interface {
 type Config struct {
 	// Conn reaches the workers, with the internal key on every call.
 	Conn grpc.ClientConnInterface
-	// Verifier checks tenant tokens. Required.
+	// Verifier checks admin tokens. Required.
 	Verifier TokenVerifier
 	// Operator recognises the operator secret. Nil: no one acts as an
 	// operator.

@@ -23,6 +23,7 @@ import (
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/worker/workertest"
 )
@@ -61,14 +62,22 @@ func (f *fakeWorker) last() metadata.MD {
 	return f.seen[len(f.seen)-1]
 }
 
-// fakeVerifier knows one tenant token.
+// fakeVerifier knows one admin token, and refuses an MCP token as the
+// real verifier of admin tokens does.
 type fakeVerifier struct{}
 
 func (fakeVerifier) Verify(_ context.Context, raw string) (identity.Caller, error) {
-	if raw == "tenant-token" {
-		return identity.Caller{Tenant: "acme", Member: 7, Scopes: []string{"read", "write"}, TokenID: "jti-7"}, nil
+	switch raw {
+	case "tenant-token":
+		return identity.Caller{Tenant: "acme", Member: 7, TokenID: "jti-7", Kind: identity.KindAdmin}, nil
+	case "mcp-token":
+		return identity.Caller{}, &authn.TokenError{Reason: authn.ReasonOtherKind, Message: "this is an MCP token, which cannot administer"}
+	case "wrong-kind":
+		return identity.Caller{Tenant: "acme", Member: 7, TokenID: "jti-8", Kind: identity.KindMCP}, nil
+	case "garbage":
+		return identity.Caller{}, errors.New("some failure")
 	}
-	return identity.Caller{}, errors.New("token expired")
+	return identity.Caller{}, &authn.TokenError{Reason: authn.ReasonExpired, Message: "the token expired at 2026-01-02T03:04:05Z: ask for a new one"}
 }
 
 type testEdge struct {
@@ -153,8 +162,8 @@ func TestJSON(t *testing.T) {
 		t.Errorf("ListMembers with an empty body = %d, want 200", code)
 	}
 	md := te.worker.last()
-	if got := [...]string{first(md, identity.MDTenant), first(md, identity.MDMember), first(md, identity.MDScopes), first(md, identity.MDToken)}; got != [...]string{"acme", "7", "read write", "jti-7"} || len(md.Get(identity.MDOperator)) != 0 {
-		t.Errorf("a member's call reached the worker with %v, want acme/7 and no operator mark", md)
+	if got := [...]string{first(md, identity.MDTenant), first(md, identity.MDMember), first(md, identity.MDKind), first(md, identity.MDToken)}; got != [...]string{"acme", "7", "admin", "jti-7"} || len(md.Get(identity.MDOperator)) != 0 {
+		t.Errorf("a member's call reached the worker with %v, want acme/7 with an admin token and no operator mark", md)
 	}
 }
 
@@ -175,9 +184,15 @@ func TestJSONErrors(t *testing.T) {
 		code, message                   string
 	}{
 		{"no credential", "/admin/v1/ListMembers", "", "", "", nil, 401, "unauthenticated",
-			`send the operator secret or a token of an owner or admin as "Authorization: Bearer …"`},
-		{"bad token", "/admin/v1/ListMembers", "stale", "", "", nil, 401, "unauthenticated",
-			"the bearer token is not valid: token expired; use the operator secret or a live token of an owner or admin"},
+			`send an admin credential as "Authorization: Bearer …": ` + admin.HowToGetCredential},
+		{"expired token", "/admin/v1/ListMembers", "stale", "", "", nil, 401, "unauthenticated",
+			"the token expired at 2026-01-02T03:04:05Z: ask for a new one"},
+		{"MCP token", "/admin/v1/ListMembers", "mcp-token", "", "", nil, 401, "unauthenticated",
+			"this is an MCP token, which cannot administer: " + admin.HowToGetCredential},
+		{"MCP caller", "/admin/v1/ListMembers", "wrong-kind", "", "", nil, 401, "unauthenticated",
+			"this is an MCP token, which cannot administer: " + admin.HowToGetCredential},
+		{"unexplained failure", "/admin/v1/ListMembers", "garbage", "", "", nil, 401, "unauthenticated",
+			"the bearer token is not valid: " + admin.HowToGetCredential},
 		{"unknown method", "/admin/v1/DropTables", operatorSecret, "", "", nil, 404, "not_found",
 			`no admin method "DropTables": POST to /admin/v1/<Method>, e.g. /admin/v1/ListMembers`},
 		{"bad json", "/admin/v1/ListMembers", operatorSecret, "application/json", `{"tenant":1}`, nil, 400, "invalid_argument", ""},

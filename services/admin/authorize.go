@@ -3,7 +3,6 @@ package admin
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
@@ -20,10 +19,12 @@ import (
 //
 //   - A platform operator may do everything, on every tenant; only
 //     operators create and list tenants.
-//   - A member acts on their own tenant only, with a token holding the
-//     write scope and not limited to toolsets (else a limited token could
-//     mint itself an unlimited one), and only as an owner or admin. Any other tenant is not
-//     found, in the same words as a tenant that does not exist.
+//   - A member acts on their own tenant only, with an admin token (never
+//     an MCP token: an assistant's token must not administer), and only as
+//     an owner or admin. Any other tenant is not found, in the same words
+//     as a tenant that does not exist.
+//   - Assistants are at most members (tenancy.CheckRole), so they never
+//     administer, and admin tokens are minted for people only.
 //   - An admin may do what an owner may, except act on owners: make a
 //     member owner, or change, remove, mint tokens for or revoke tokens of
 //     an owner. So no admin can make themselves or anyone an owner, nor
@@ -34,8 +35,7 @@ import (
 type actor struct {
 	operator bool
 	access   access.Access // the calling member, unless operator
-	scopes   []string      // the calling token's scopes, unless operator
-	toolsets []string      // the toolsets the calling token is limited to
+	admin    bool          // the member calls with an admin token
 }
 
 // actor returns who calls: the operator the worker let through, or the
@@ -48,7 +48,7 @@ func (s *Service) actor(ctx context.Context) (actor, error) {
 	c, ok := identity.FromContext(ctx)
 	if !ok || c.Validate() != nil {
 		return actor{}, domainerr.New(domainerr.Unauthenticated,
-			"No verified caller: use the operator secret or a token of an owner or admin of a tenant")
+			"No verified caller: use the operator secret or an admin token of an owner or admin of a tenant")
 	}
 	a, ok := access.FromContext(ctx)
 	if !ok || a.Tenant != c.Tenant || a.MemberID != c.Member {
@@ -57,7 +57,7 @@ func (s *Service) actor(ctx context.Context) (actor, error) {
 			return actor{}, err
 		}
 	}
-	return actor{access: a, scopes: c.Scopes, toolsets: c.Toolsets}, nil
+	return actor{access: a, admin: c.IsAdmin()}, nil
 }
 
 // hasOwnerPowers reports whether a may act on owners.
@@ -74,25 +74,20 @@ func (a actor) operatorOnly(what string) error {
 		"Only the platform operators of this deployment can %s; you act on tenant %s only.", what, a.access.Tenant)
 }
 
-// mayManage refuses a member who is no owner or admin, or whose token
-// lacks the write scope or is limited to toolsets.
+// mayManage refuses a member who is no owner or admin, or who calls with
+// an MCP token (the worker refuses those first).
 func (a actor) mayManage() error {
 	if a.operator {
 		return nil
+	}
+	if !a.admin {
+		return domainerr.New(domainerr.Unauthenticated,
+			"This is an MCP token, which cannot administer: use the operator secret or an admin token.")
 	}
 	r, t := a.access.Role, a.access.Tenant
 	if r != authz.RoleOwner && r != authz.RoleAdmin {
 		return domainerr.New(domainerr.PermissionDenied,
 			"You are %s %s on tenant %s: managing members and tokens needs an owner or admin of %s.", article(r), r, t, t)
-	}
-	if !authz.Allows(a.scopes, authz.ScopeWrite) {
-		return domainerr.New(domainerr.PermissionDenied,
-			"This token lacks the write scope the admin API needs: use a token of yours with write scope.")
-	}
-	if len(a.toolsets) > 0 {
-		return domainerr.New(domainerr.PermissionDenied,
-			"This token is limited to the toolsets %s, and the admin API needs a token without a toolset limit: use such a token of yours.",
-			strings.Join(a.toolsets, ", "))
 	}
 	return nil
 }

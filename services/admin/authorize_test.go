@@ -7,6 +7,7 @@ import (
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/store/storetest"
 )
@@ -86,7 +87,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"member", "acme/mia", nil, func(string) domainerr.Kind { return denied }},
 		{"viewer", "acme/vic", nil, func(string) domainerr.Kind { return denied }},
 		{"assistant", "acme/bot", nil, func(string) domainerr.Kind { return denied }},
-		{"owner without write", "acme/alice", []string{"read", "comment"}, func(string) domainerr.Kind { return denied }},
+		{"owner with an MCP token", "acme/alice", authz.AllScopes, func(op string) domainerr.Kind { return pick(operatorOnly[op], denied, domainerr.Unauthenticated) }},
 		{"admin of another tenant", "globex/gus", nil, func(op string) domainerr.Kind { return pick(operatorOnly[op], denied, notFound) }},
 	}
 	storetest.Run(t, func(t *testing.T, client *ent.Client) {
@@ -131,7 +132,7 @@ func TestRefusalSentences(t *testing.T) {
 		want   string
 	}{
 		{"acme/mia", nil, "", "You are a member on tenant acme: managing members and tokens needs an owner or admin of acme."},
-		{"acme/adam", []string{"read"}, "acme", "This token lacks the write scope the admin API needs: use a token of yours with write scope."},
+		{"acme/adam", authz.AllScopes, "acme", "This is an MCP token, which cannot administer: use the operator secret or an admin token."},
 		{"globex/gus", nil, "acme", `no tenant "acme"`},
 		{"globex/gus", nil, "nope", `no tenant "nope"`},
 		{"operator", nil, "", "name the tenant: operators act on every tenant, so each call names one"},

@@ -11,6 +11,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -96,7 +97,7 @@ func tokenToProto(i tokens.Info, now time.Time) *adminv1.Token {
 		Id: i.ID, Member: i.Member, Scopes: i.Scopes, Toolsets: i.Toolsets, Label: i.Label,
 		CreateTime: timestamppb.New(i.CreatedAt), ExpireTime: timestamppb.New(i.ExpiresAt),
 		LastUseTime: optionalTime(i.LastUsedAt), RevokeTime: optionalTime(i.RevokedAt),
-		State: tokenStates[i.State(now)],
+		State: tokenStates[i.State(now)], Admin: i.Admin,
 	}
 }
 
@@ -107,13 +108,16 @@ func optionalTime(t *time.Time) *timestamppb.Timestamp {
 	return timestamppb.New(*t)
 }
 
-// ttlFromProto is a token lifetime: 0 (the default) when unset.
-func ttlFromProto(d *durationpb.Duration, field string) (time.Duration, error) {
+// ttlFromProto is a token lifetime: 0 (the default) when unset. Zero or
+// less is refused, naming the maximum (the token store refuses more).
+func ttlFromProto(d *durationpb.Duration, field string, max time.Duration) (time.Duration, error) {
 	if d == nil {
 		return 0, nil
 	}
 	if err := d.CheckValid(); err != nil || d.AsDuration() <= 0 {
-		return 0, domainerr.New(domainerr.Invalid, "%s must be a positive duration, e.g. \"720h\" in JSON as \"2592000s\"", field)
+		return 0, domainerr.New(domainerr.Invalid,
+			"%s must be a positive duration, at most %s on this server (--max-token-ttl), e.g. \"720h\", in JSON \"2592000s\"; leave it out for the default",
+			field, authn.FormatTTL(max))
 	}
 	return d.AsDuration(), nil
 }

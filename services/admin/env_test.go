@@ -14,7 +14,6 @@ import (
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/tenancy"
@@ -36,9 +35,11 @@ type env struct {
 	store    *tokens.Store
 	issuer   *authn.Issuer
 	verifier *authn.Verifier
-	events   *recorder
-	revs     *revRecorder
-	members  map[string]int // "acme/alice" → member id
+	// adminVerifier verifies admin tokens, as the admin API's edge does.
+	adminVerifier *authn.Verifier
+	events        *recorder
+	revs          *revRecorder
+	members       map[string]int // "acme/alice" → member id
 }
 
 func newEnv(t *testing.T, client *ent.Client) *env {
@@ -86,15 +87,20 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	if e.adminVerifier, err = authn.NewVerifier(authn.VerifierConfig{
+		Keys: map[string]ed25519.PublicKey{key.ID: key.Public()}, Issuer: testIssuer, Audience: authn.AdminAudience(testIssuer),
+	}); err != nil {
+		t.Fatal(err)
+	}
 	if e.svc, err = admin.New(admin.Config{Client: client, Tokens: e.store, Issuer: e.issuer, Events: e.events}); err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-// as returns the context of a call by who ("acme/adam") with a token of
-// scopes (default all), or of an operator for who == "operator", as the
-// worker's chain leaves it.
+// as returns the context of a call by who ("acme/adam") with an admin
+// token, or with an MCP token of scopes when some are named, or of an
+// operator for who == "operator", as the worker's chain leaves it.
 func (e *env) as(t *testing.T, who string, scopes ...string) context.Context {
 	t.Helper()
 	if who == "operator" {
@@ -104,11 +110,12 @@ func (e *env) as(t *testing.T, who string, scopes ...string) context.Context {
 	if !ok {
 		t.Fatalf("no member %s in the test env", who)
 	}
-	if len(scopes) == 0 {
-		scopes = authz.AllScopes
-	}
 	tenant, _, _ := strings.Cut(who, "/")
-	return identity.NewContext(context.Background(), identity.Caller{Tenant: tenant, Member: id, Scopes: scopes, TokenID: "t-" + who})
+	c := identity.Caller{Tenant: tenant, Member: id, TokenID: "t-" + who, Kind: identity.KindAdmin}
+	if len(scopes) > 0 {
+		c.Scopes, c.Kind = scopes, identity.KindMCP
+	}
+	return identity.NewContext(context.Background(), c)
 }
 
 // mint records a live token for who ("acme/bot") and returns its id.
@@ -126,11 +133,11 @@ func (e *env) mint(t *testing.T, who string) string {
 
 func (e *env) isRevoked(t *testing.T, jti string) bool {
 	t.Helper()
-	revoked, err := e.store.IsRevoked(context.Background(), jti)
+	rec, err := e.store.Lookup(context.Background(), jti)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return revoked
+	return !rec.Known() || rec.Revoked
 }
 
 // recorder keeps the tenant events published, as "acme tools 7".

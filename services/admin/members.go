@@ -115,6 +115,9 @@ func (s *Service) setMemberRole(ctx context.Context, a actor, req *adminv1.SetMe
 		if err := a.mayActOn(m, "change the role of"); err != nil {
 			return err
 		}
+		if err := tenancy.CheckRole(m.Handle, m.Kind, role); err != nil {
+			return err
+		}
 		if m.Role == member.RoleOwner && role != member.RoleOwner {
 			if err := keepAnOwner(ctx, tx, t, m, "demoted"); err != nil {
 				return err

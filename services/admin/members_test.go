@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -207,4 +208,33 @@ func handles(t *testing.T, e *env, ctx context.Context, removed bool) []string {
 		out = append(out, m.GetHandle())
 	}
 	return out
+}
+
+// TestAssistantsNeverAdminister: an assistant is at most a member: adding
+// one as admin or owner, or raising one to either, is refused in a
+// sentence, and no admin token is minted for it.
+func TestAssistantsNeverAdminister(t *testing.T) {
+	e := newEnv(t, storetest.Open(t, storetest.SQLite))
+	alice := e.as(t, "acme/alice")
+	want := "bot is an assistant, and assistants are at most members: give it the member or viewer role"
+	for _, role := range []string{"admin", "owner"} {
+		_, err := e.svc.AddMember(alice, &adminv1.AddMemberRequest{
+			Handle: "bot2", Kind: taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT, Sponsor: "alice", Role: roleOf(role),
+		})
+		if domainerr.KindOf(err) != domainerr.Invalid || !strings.Contains(domainerr.Message(err), "assistants are at most members") {
+			t.Errorf("AddMember(assistant as %s) = %v, want refused", role, err)
+		}
+		_, err = e.svc.SetMemberRole(alice, &adminv1.SetMemberRoleRequest{Handle: "bot", Role: roleOf(role)})
+		if domainerr.KindOf(err) != domainerr.Invalid || domainerr.Message(err) != want {
+			t.Errorf("SetMemberRole(bot, %s) = %v, want Invalid %q", role, err, want)
+		}
+	}
+	_, err := e.svc.CreateToken(alice, &adminv1.CreateTokenRequest{Member: "bot", Admin: true})
+	if domainerr.KindOf(err) != domainerr.Invalid || !strings.Contains(domainerr.Message(err), "admin tokens are for people") {
+		t.Errorf("CreateToken(admin token for an assistant) = %v, want refused", err)
+	}
+	_, err = e.svc.CreateToken(alice, &adminv1.CreateTokenRequest{Member: "adam", Admin: true, Scopes: []string{"read"}})
+	if domainerr.KindOf(err) != domainerr.Invalid {
+		t.Errorf("CreateToken(admin token with scopes) = %v, want refused", err)
+	}
 }

@@ -34,7 +34,7 @@ func (s *Service) createTenant(ctx context.Context, a actor, req *adminv1.Create
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	ttl, err := ttlFromProto(req.GetOwnerTokenTtl(), "owner_token_ttl")
+	ttl, err := ttlFromProto(req.GetOwnerTokenTtl(), "owner_token_ttl", s.tokens.MaxTTL())
 	if err != nil {
 		return nil, err
 	}

@@ -47,9 +47,22 @@ func TestCreateTenant(t *testing.T) {
 		if err != nil || len(boards) != 1 || boards[0].Slug != "main" {
 			t.Errorf("initech's boards = %v, %v; want a default board main", boards, err)
 		}
-		// The new owner manages the new tenant.
-		if _, err := e.svc.AddMember(e.callerCtx(t, resp.GetOwnerToken()), &adminv1.AddMemberRequest{Handle: "milton"}); err != nil {
-			t.Errorf("the new owner adds a member: %v", err)
+		// The owner's first token is an MCP token, which does not
+		// administer; with an admin token the operator mints, the new
+		// owner manages the new tenant.
+		if _, err := e.svc.AddMember(e.callerCtx(t, resp.GetOwnerToken()), &adminv1.AddMemberRequest{Handle: "milton"}); domainerr.KindOf(err) != domainerr.Unauthenticated {
+			t.Errorf("the new owner adds a member with the first token = %v, want unauthenticated", err)
+		}
+		minted, err := e.svc.CreateToken(op, &adminv1.CreateTokenRequest{Tenant: "initech", Member: "peter", Admin: true})
+		if err != nil || !minted.GetInfo().GetAdmin() || len(minted.GetInfo().GetScopes()) != 0 {
+			t.Fatalf("CreateToken(admin token for peter) = %v, %v; want an admin token with no scopes", minted, err)
+		}
+		c, err = e.adminVerifier.Verify(context.Background(), minted.GetToken())
+		if err != nil || !c.IsAdmin() {
+			t.Fatalf("the admin token verifies as %+v, %v; want an admin caller", c, err)
+		}
+		if _, err := e.svc.AddMember(identity.NewContext(context.Background(), c), &adminv1.AddMemberRequest{Handle: "milton"}); err != nil {
+			t.Errorf("the new owner adds a member with an admin token: %v", err)
 		}
 
 		for name, tc := range map[string]struct {
@@ -60,6 +73,8 @@ func TestCreateTenant(t *testing.T) {
 			"bad slug":     {&adminv1.CreateTenantRequest{Slug: "Not A Slug", OwnerHandle: "x"}, domainerr.Invalid},
 			"no owner":     {&adminv1.CreateTenantRequest{Slug: "hooli"}, domainerr.Invalid},
 			"negative ttl": {&adminv1.CreateTenantRequest{Slug: "hooli", OwnerHandle: "x", OwnerTokenTtl: durationpb.New(-time.Hour)}, domainerr.Invalid},
+			"zero ttl":     {&adminv1.CreateTenantRequest{Slug: "hooli", OwnerHandle: "x", OwnerTokenTtl: durationpb.New(0)}, domainerr.Invalid},
+			"100-year ttl": {&adminv1.CreateTenantRequest{Slug: "hooli", OwnerHandle: "x", OwnerTokenTtl: durationpb.New(876000 * time.Hour)}, domainerr.Invalid},
 		} {
 			if _, err := e.svc.CreateTenant(op, tc.req); domainerr.KindOf(err) != tc.want {
 				t.Errorf("CreateTenant(%s) = %v, want %v", name, err, tc.want)

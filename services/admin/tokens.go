@@ -24,14 +24,14 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 	if err != nil {
 		return nil, err
 	}
-	if err := checkScopes(req.GetScopes()); err != nil {
+	if err := checkGrant(req); err != nil {
 		return nil, err
 	}
 	toolsets, err := authz.NormalToolsets(req.GetToolsets())
 	if err != nil {
 		return nil, domainerr.New(domainerr.Invalid, "%s, or none for every toolset", err)
 	}
-	ttl, err := ttlFromProto(req.GetTtl(), "ttl")
+	ttl, err := ttlFromProto(req.GetTtl(), "ttl", s.tokens.MaxTTL())
 	if err != nil {
 		return nil, err
 	}
@@ -46,12 +46,24 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 		return nil, err
 	}
 	raw, info, err := s.tokens.Create(ctx, s.issuer, tokens.CreateRequest{
-		Tenant: t.Slug, Member: m.ID, Scopes: req.GetScopes(), Toolsets: toolsets, TTL: ttl, Label: req.GetLabel(),
+		Tenant: t.Slug, Member: m.ID, Scopes: req.GetScopes(), Toolsets: toolsets, TTL: ttl, Label: req.GetLabel(), Admin: req.GetAdmin(),
 	})
 	if err != nil {
 		return nil, err
 	}
 	return &adminv1.CreateTokenResponse{Token: raw, Info: tokenToProto(info, s.clock())}, nil
+}
+
+// checkGrant refuses what a token of req's kind cannot carry: an admin
+// token has no scopes or toolsets, an MCP token at least one scope.
+func checkGrant(req *adminv1.CreateTokenRequest) error {
+	if req.GetAdmin() {
+		if len(req.GetScopes()) > 0 || len(req.GetToolsets()) > 0 {
+			return domainerr.New(domainerr.Invalid, "an admin token has no scopes or toolsets (the member's role says what it may do): leave them out")
+		}
+		return nil
+	}
+	return checkScopes(req.GetScopes())
 }
 
 // checkScopes refuses an empty or unknown scope list in words the caller

@@ -10,7 +10,6 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/store/storetest"
 )
 
@@ -63,19 +62,18 @@ func TestTokenToolsets(t *testing.T) {
 	})
 }
 
-// TestLimitedTokenCannotManage: an owner's token limited to toolsets
-// cannot use the admin API, or it could mint itself an unlimited token.
-func TestLimitedTokenCannotManage(t *testing.T) {
+// TestMCPTokenCannotManage: an owner's MCP token, even with every scope
+// and no toolset limit, cannot use the admin API: only admin tokens
+// administer, so an assistant's token never does.
+func TestMCPTokenCannotManage(t *testing.T) {
 	e := newEnv(t, storetest.Open(t, storetest.SQLite))
-	limited := identity.NewContext(context.Background(), identity.Caller{
-		Tenant: "acme", Member: e.members["acme/alice"], Scopes: authz.AllScopes, TokenID: "t-limited", Toolsets: []string{"tasks"},
-	})
-	_, err := e.svc.CreateToken(limited, &adminv1.CreateTokenRequest{Member: "alice", Scopes: []string{"write"}})
-	want := "This token is limited to the toolsets tasks, and the admin API needs a token without a toolset limit: use such a token of yours."
-	if domainerr.KindOf(err) != domainerr.PermissionDenied || domainerr.Message(err) != want {
-		t.Errorf("CreateToken with a token limited to tasks = %v, want PermissionDenied %q", err, want)
+	mcpToken := e.as(t, "acme/alice", authz.AllScopes...)
+	_, err := e.svc.CreateToken(mcpToken, &adminv1.CreateTokenRequest{Member: "alice", Scopes: []string{"write"}})
+	want := "This is an MCP token, which cannot administer: use the operator secret or an admin token."
+	if domainerr.KindOf(err) != domainerr.Unauthenticated || domainerr.Message(err) != want {
+		t.Errorf("CreateToken with an MCP token = %v, want Unauthenticated %q", err, want)
 	}
-	if _, err := e.svc.ListMembers(limited, &adminv1.ListMembersRequest{}); domainerr.KindOf(err) != domainerr.PermissionDenied {
-		t.Errorf("ListMembers with a token limited to tasks = %v, want PermissionDenied", err)
+	if _, err := e.svc.ListMembers(mcpToken, &adminv1.ListMembersRequest{}); domainerr.KindOf(err) != domainerr.Unauthenticated {
+		t.Errorf("ListMembers with an MCP token = %v, want Unauthenticated", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"maps"
 	"os"
 	"path/filepath"
@@ -137,36 +138,71 @@ func TestVerifyRefuses(t *testing.T) {
 	k := newTestKey(t)
 	is := newTestIssuer(t, k)
 	good := mint(t, is, acme)
+	sig := "the token's signature is invalid, or its algorithm is not allowed"
+	unknownKey := "the token was signed with a key this server does not know, or no longer accepts (a retired key whose tokens have expired): ask for a new token"
+	shortLived := mint(t, is, withTTL(acme, time.Minute))
+	expiry := time.Unix(claimsOf(t, shortLived)["exp"].(int64), 0).UTC().Format(time.RFC3339)
 	cases := []refusalCase{
-		{name: "expired", token: mint(t, is, withTTL(acme, time.Minute)), reason: "token expired",
+		{name: "expired", token: shortLived, reason: "the token expired at " + expiry + ": ask for a new one",
 			edit: func(c *VerifierConfig) { c.Now = func() time.Time { return time.Now().Add(2 * time.Minute) } }},
-		{name: "not yet valid", token: good, reason: "token is not valid yet",
+		{name: "not yet valid", token: good, reason: "the token is not valid yet (it was issued in the future): check the clocks of this server and of the one that issued it",
 			edit: func(c *VerifierConfig) { c.Now = func() time.Time { return time.Now().Add(-time.Hour) } }},
-		{name: "wrong audience", token: good, reason: "token was issued for another server",
-			edit: func(c *VerifierConfig) { c.Audience = "https://elsewhere.test/api/mcp" }},
-		{name: "wrong issuer", token: good, reason: "token was issued by another issuer",
+		{name: "another server URL", token: good,
+			reason: "the token was issued for another server URL, https://taskwire.test, and this server is https://elsewhere.test: use the token with https://taskwire.test, or start this server with --public-url https://taskwire.test",
+			edit: func(c *VerifierConfig) {
+				c.Issuer, c.Audience = "https://elsewhere.test", "https://elsewhere.test/api/mcp"
+			}},
+		{name: "another audience", token: signEd(t, k, k.ID, with(validClaims(), "aud", "https://other.test/x")),
+			reason: "the token was issued for another server (audience https://other.test/x), not for https://taskwire.test/api/mcp"},
+		{name: "admin token on MCP", token: mint(t, is, MintRequest{Tenant: "acme", Member: 7, Admin: true}),
+			reason: "this is an admin token, for the admin API only: use an MCP token here"},
+		{name: "MCP token on the admin API", token: good, reason: "this is an MCP token, which cannot administer",
+			edit: func(c *VerifierConfig) { c.Audience = AdminAudience(testIssuer) }},
+		{name: "wrong issuer", token: good, reason: "the token was issued by another server, https://taskwire.test, not by https://elsewhere.test",
 			edit: func(c *VerifierConfig) { c.Issuer = "https://elsewhere.test" }},
-		{name: "unknown kid", token: mint(t, newTestIssuer(t, newTestKey(t)), acme), reason: "unknown signing key"},
-		{name: "no kid", token: signEd(t, k, "", validClaims()), reason: "unknown signing key"},
-		{name: "alg none", token: signNone(t, k.ID), reason: "token signature is invalid or its algorithm is not allowed"},
-		{name: "HS256 with public key", token: signHS256(t, k), reason: "token signature is invalid or its algorithm is not allowed"},
-		{name: "RS256", token: signRS256(t, k.ID), reason: "token signature is invalid or its algorithm is not allowed"},
-		{name: "tampered payload", token: tamper(t, good), reason: "token signature is invalid or its algorithm is not allowed"},
-		{name: "missing exp", token: signEd(t, k, k.ID, without(validClaims(), "exp")), reason: "token lacks a required claim (exp, aud or iss)"},
-		{name: "missing aud", token: signEd(t, k, k.ID, without(validClaims(), "aud")), reason: "token lacks a required claim (exp, aud or iss)"},
-		{name: "unknown scope", token: signEd(t, k, k.ID, with(validClaims(), "scope", "read admin")), reason: "token has an unknown scope"},
-		{name: "no scope", token: signEd(t, k, k.ID, with(validClaims(), "scope", " ")), reason: "token has no scopes"},
-		{name: "sub not a number", token: signEd(t, k, k.ID, with(validClaims(), "sub", "alice")), reason: "token subject is not a member id"},
-		{name: "sub zero", token: signEd(t, k, k.ID, with(validClaims(), "sub", "0")), reason: "token subject is not a member id"},
-		{name: "sub not canonical", token: signEd(t, k, k.ID, with(validClaims(), "sub", "+7")), reason: "token subject is not a member id"},
-		{name: "no tenant", token: signEd(t, k, k.ID, without(validClaims(), "tenant")), reason: "token names no tenant"},
-		{name: "no jti", token: signEd(t, k, k.ID, without(validClaims(), "jti")), reason: "token has no id (jti)"},
-		{name: "garbage", token: "not.a.jwt", reason: "token is malformed"},
+		{name: "longer than the maximum lifetime", token: mint(t, is, withTTL(acme, 876000*time.Hour)),
+			reason: "the token was made to live 876000h, longer than this server's maximum token lifetime of 2160h: ask for a new one",
+			edit:   func(c *VerifierConfig) { c.MaxLifetime = 2160 * time.Hour }},
+		{name: "no iat with a maximum lifetime", token: signEd(t, k, k.ID, without(validClaims(), "iat")),
+			reason: "the token has no issue time (iat), so its lifetime is unknown: ask for a new one",
+			edit:   func(c *VerifierConfig) { c.MaxLifetime = 2160 * time.Hour }},
+		{name: "unknown kid", token: mint(t, newTestIssuer(t, newTestKey(t)), acme), reason: unknownKey},
+		{name: "no kid", token: signEd(t, k, "", validClaims()), reason: unknownKey},
+		{name: "alg none", token: signNone(t, k.ID), reason: sig},
+		{name: "HS256 with public key", token: signHS256(t, k), reason: sig},
+		{name: "RS256", token: signRS256(t, k.ID), reason: sig},
+		{name: "tampered payload", token: tamper(t, good), reason: sig},
+		{name: "missing exp", token: signEd(t, k, k.ID, without(validClaims(), "exp")), reason: "the token lacks a required claim (exp, aud or iss)"},
+		{name: "missing aud", token: signEd(t, k, k.ID, without(validClaims(), "aud")), reason: "the token lacks a required claim (exp, aud or iss)"},
+		{name: "unknown scope", token: signEd(t, k, k.ID, with(validClaims(), "scope", "read admin")), reason: "the token has an unknown scope"},
+		{name: "no scope", token: signEd(t, k, k.ID, with(validClaims(), "scope", " ")), reason: "the token has no scopes"},
+		{name: "sub not a number", token: signEd(t, k, k.ID, with(validClaims(), "sub", "alice")), reason: "the token's subject is not a member id"},
+		{name: "sub zero", token: signEd(t, k, k.ID, with(validClaims(), "sub", "0")), reason: "the token's subject is not a member id"},
+		{name: "sub not canonical", token: signEd(t, k, k.ID, with(validClaims(), "sub", "+7")), reason: "the token's subject is not a member id"},
+		{name: "no tenant", token: signEd(t, k, k.ID, without(validClaims(), "tenant")), reason: "the token names no tenant"},
+		{name: "no jti", token: signEd(t, k, k.ID, without(validClaims(), "jti")), reason: "the token has no id (jti)"},
+		{name: "garbage", token: "not.a.jwt", reason: malformed},
 		{name: "empty", token: "", reason: "no token"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) { checkRefusal(t, k, tc) })
 	}
+}
+
+// malformed is the refusal of what is no JWT.
+const malformed = "the token is malformed (not a JWT): send the whole token, as it was shown"
+
+// claimsOf decodes the claims of tok without verifying it.
+func claimsOf(t *testing.T, tok string) map[string]any {
+	t.Helper()
+	var c map[string]any
+	decodeSegment(t, strings.Split(tok, ".")[1], &c)
+	for k, v := range c {
+		if f, ok := v.(float64); ok {
+			c[k] = int64(f)
+		}
+	}
+	return c
 }
 
 func checkRefusal(t *testing.T, k *Key, tc refusalCase) {
@@ -422,4 +458,35 @@ func tokenID(t *testing.T, tok string) string {
 		t.Fatal(err)
 	}
 	return c.ID
+}
+
+// TestAdminTokenRoundTrip: an admin token carries no scopes, names the
+// admin API as its audience, and verifies only where admin tokens are
+// taken; both kinds tell their expiry.
+func TestAdminTokenRoundTrip(t *testing.T) {
+	k := newTestKey(t)
+	tok, minted, err := newTestIssuer(t, k).Mint(MintRequest{Tenant: "acme", Member: 7, Admin: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := claimsOf(t, tok)
+	if fmt.Sprint(claims["aud"]) != "[https://taskwire.test/admin]" || claims["scope"] != nil || claims["toolsets"] != nil {
+		t.Errorf("admin token claims = %v, want aud https://taskwire.test/admin and no scope or toolsets", claims)
+	}
+	admin := newTestVerifier(t, k, func(c *VerifierConfig) { c.Audience = AdminAudience(testIssuer) })
+	c, err := admin.Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatalf("admin Verify = %v", err)
+	}
+	if !c.IsAdmin() || len(c.Scopes) != 0 || c.TokenID != minted.ID || !c.Expires.Equal(minted.ExpiresAt) {
+		t.Errorf("admin Verify = %+v, want an admin caller with no scopes, token %s, expiring %v", c, minted.ID, minted.ExpiresAt)
+	}
+	if _, _, err := newTestIssuer(t, k).Mint(MintRequest{Tenant: "acme", Member: 7, Admin: true, Scopes: []string{"read"}}); err == nil {
+		t.Error("Mint(admin with scopes) = nil error, want an error")
+	}
+	mcpTok, mcpMinted, _ := newTestIssuer(t, k).Mint(acme)
+	c, err = newTestVerifier(t, k, nil).Verify(context.Background(), mcpTok)
+	if err != nil || c.Kind != identity.KindMCP || !c.Expires.Equal(mcpMinted.ExpiresAt) {
+		t.Errorf("MCP Verify = %+v, %v; want an MCP caller expiring %v", c, err, mcpMinted.ExpiresAt)
+	}
 }

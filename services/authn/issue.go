@@ -17,6 +17,12 @@ import (
 // DefaultTTL is how long a token lives when MintRequest names no TTL.
 const DefaultTTL = 90 * 24 * time.Hour
 
+// DefaultMaxTTL is the longest a token may live when the deployment sets
+// no maximum (--max-token-ttl). Every token's lifetime is bounded: a
+// token's signing key verifies until the token expires, so a token minted
+// to live for decades would keep a retired key alive as long.
+const DefaultMaxTTL = DefaultTTL
+
 // claims is the payload of a Taskwire token. sub is the member id in
 // decimal; scope is space-separated, as in OAuth. toolsets limits the
 // token to those toolsets; absent means every toolset, so tokens minted
@@ -24,7 +30,7 @@ const DefaultTTL = 90 * 24 * time.Hour
 type claims struct {
 	jwt.RegisteredClaims
 	Tenant   string   `json:"tenant"`
-	Scope    string   `json:"scope"`
+	Scope    string   `json:"scope,omitempty"` // none in an admin token
 	Toolsets []string `json:"toolsets,omitempty"`
 }
 
@@ -54,6 +60,13 @@ func (c IssuerConfig) Validate() error {
 	return nil
 }
 
+// AdminAudience is the "aud" of the admin tokens of the server whose
+// public URL is publicURL: its admin API. MCP tokens name the MCP endpoint
+// instead, so neither kind is accepted where the other is.
+func AdminAudience(publicURL string) string {
+	return strings.TrimSuffix(publicURL, "/") + "/admin"
+}
+
 // Issuer mints tokens with one key.
 type Issuer struct {
 	cfg IssuerConfig
@@ -76,6 +89,10 @@ type MintRequest struct {
 	// none means every toolset.
 	Toolsets []string
 	TTL      time.Duration // 0 means DefaultTTL
+	// Admin mints an admin token (audience AdminAudience), which carries
+	// no scopes and no toolsets: the admin API authorizes it by the
+	// member's role.
+	Admin bool
 }
 
 // Minted describes a token that was minted, for storing and revoking it.
@@ -83,6 +100,8 @@ type Minted struct {
 	ID        string // the "jti" claim
 	ExpiresAt time.Time
 	Toolsets  []string // the "toolsets" claim: deduplicated, in authz.AllToolsets order
+	Issuer    string   // the "iss" claim: the public URL
+	KeyID     string   // the key that signed it (the "kid" header)
 }
 
 // Mint signs a token for r. The token itself is returned once and never
@@ -104,12 +123,16 @@ func (is *Issuer) Mint(r MintRequest) (string, Minted, error) {
 		return "", Minted{}, err
 	}
 	now := time.Now().Truncate(time.Second)
-	exp := now.Add(r.TTL)
+	exp := now.Add(r.TTL).Truncate(time.Second) // as the claim has it, so records match
+	aud := is.cfg.Audience
+	if r.Admin {
+		aud = AdminAudience(is.cfg.Issuer)
+	}
 	c := claims{
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    is.cfg.Issuer,
 			Subject:   strconv.Itoa(r.Member),
-			Audience:  jwt.ClaimStrings{is.cfg.Audience},
+			Audience:  jwt.ClaimStrings{aud},
 			ExpiresAt: jwt.NewNumericDate(exp),
 			NotBefore: jwt.NewNumericDate(now),
 			IssuedAt:  jwt.NewNumericDate(now),
@@ -129,7 +152,7 @@ func (is *Issuer) Mint(r MintRequest) (string, Minted, error) {
 	if err != nil {
 		return "", Minted{}, fmt.Errorf("authn: sign token: %w", err)
 	}
-	return signed, Minted{ID: jti, ExpiresAt: exp, Toolsets: toolsets}, nil
+	return signed, Minted{ID: jti, ExpiresAt: exp, Toolsets: toolsets, Issuer: is.cfg.Issuer, KeyID: key.ID}, nil
 }
 
 // key is the key to sign the next token with.
@@ -157,6 +180,10 @@ func checkMint(r MintRequest) ([]string, error) {
 		return nil, fmt.Errorf("authn: mint: member must be positive, got %d", r.Member)
 	case r.TTL < 0:
 		return nil, fmt.Errorf("authn: mint: negative TTL %v", r.TTL)
+	case r.Admin && (len(r.Scopes) > 0 || len(r.Toolsets) > 0):
+		return nil, errors.New("authn: mint: an admin token has no scopes or toolsets")
+	case r.Admin:
+		return nil, nil
 	case len(r.Scopes) == 0:
 		return nil, errors.New("authn: mint: no scopes")
 	}

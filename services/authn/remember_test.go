@@ -58,7 +58,7 @@ func TestRememberedTokens(t *testing.T) {
 	}
 
 	served.Store(&map[string]ed25519.PublicKey{})
-	refused("its key taken out of service", "unknown signing key")
+	refused("its key taken out of service", "a key this server does not know")
 	other := newTestKey(t)
 	served.Store(&map[string]ed25519.PublicKey{k.ID: other.Public()})
 	refused("its kid now naming another key", "signature")

@@ -55,8 +55,8 @@ func TestToolsetsClaim(t *testing.T) {
 func TestVerifyRefusesBadToolsets(t *testing.T) {
 	k := newTestKey(t)
 	for _, tc := range []refusalCase{
-		{name: "unknown toolset", token: signEd(t, k, k.ID, with(validClaims(), "toolsets", []string{"tasks", "admin"})), reason: "token has an unknown toolset"},
-		{name: "toolsets not an array", token: signEd(t, k, k.ID, with(validClaims(), "toolsets", "tasks")), reason: "token is malformed"},
+		{name: "unknown toolset", token: signEd(t, k, k.ID, with(validClaims(), "toolsets", []string{"tasks", "admin"})), reason: "the token has an unknown toolset"},
+		{name: "toolsets not an array", token: signEd(t, k, k.ID, with(validClaims(), "toolsets", "tasks")), reason: malformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) { checkRefusal(t, k, tc) })
 	}

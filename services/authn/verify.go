@@ -17,20 +17,6 @@ import (
 	"github.com/taskwire/taskwire/services/identity"
 )
 
-// ErrInvalidToken is wrapped by every error Verify returns. Those errors'
-// messages say why a token was refused in words safe to show the client
-// (for example in WWW-Authenticate's error_description); they never contain
-// the token.
-var ErrInvalidToken = errors.New("invalid token")
-
-// tokenError is a refusal with a reason safe to show.
-type tokenError struct{ reason string }
-
-func (e *tokenError) Error() string { return e.reason }
-func (e *tokenError) Unwrap() error { return ErrInvalidToken }
-
-func refuse(reason string) error { return &tokenError{reason: reason} }
-
 // maxTokenLen bounds the work a hostile client can ask of the parser.
 const maxTokenLen = 8 << 10
 
@@ -47,14 +33,21 @@ type VerifierConfig struct {
 	// token, so keys can be rotated under a running Verifier; Keys are
 	// looked up when it knows none. It must be safe for concurrent use.
 	KeySource func(kid string) (ed25519.PublicKey, bool)
-	Issuer    string           // the required "iss"
-	Audience  string           // the required "aud": this server's MCP endpoint URL
+	Issuer    string           // the required "iss": this server's public URL
+	Audience  string           // the required "aud": this server's MCP endpoint URL, or AdminAudience(Issuer)
 	Leeway    time.Duration    // clock skew allowed for exp, nbf, iat; 0 means DefaultLeeway
 	Now       func() time.Time // optional; time.Now when nil
 	// Revoked, when set, refuses a token that verifies but was revoked:
 	// by its id, or as one of its member's tokens issued before a time.
 	Revoked func(c identity.Caller, issuedAt time.Time) bool
+	// MaxLifetime, when positive, refuses a token meant to live longer
+	// (exp - iat), such as one minted before lifetimes were bounded: a
+	// long-lived token would keep a retired signing key verifying.
+	MaxLifetime time.Duration
 }
+
+// admin reports whether c verifies admin tokens rather than MCP tokens.
+func (c VerifierConfig) admin() bool { return c.Audience == AdminAudience(c.Issuer) }
 
 // Validate reports whether c can verify tokens.
 func (c VerifierConfig) Validate() error {
@@ -67,6 +60,8 @@ func (c VerifierConfig) Validate() error {
 		return errors.New("authn: verifier needs an audience")
 	case c.Leeway < 0:
 		return fmt.Errorf("authn: negative leeway %v", c.Leeway)
+	case c.MaxLifetime < 0:
+		return fmt.Errorf("authn: negative maximum lifetime %v", c.MaxLifetime)
 	}
 	for kid, k := range c.Keys {
 		if kid == "" || len(k) != ed25519.PublicKeySize {
@@ -78,12 +73,16 @@ func (c VerifierConfig) Validate() error {
 
 // Verifier checks tokens and tells who they name.
 type Verifier struct {
-	keys    map[string]ed25519.PublicKey
-	source  func(string) (ed25519.PublicKey, bool)
-	parser  *jwt.Parser
-	revoked func(identity.Caller, time.Time) bool
-	leeway  time.Duration
-	now     func() time.Time
+	keys     map[string]ed25519.PublicKey
+	source   func(string) (ed25519.PublicKey, bool)
+	parser   *jwt.Parser
+	revoked  func(identity.Caller, time.Time) bool
+	leeway   time.Duration
+	now      func() time.Time
+	issuer   string        // the public URL, to tell a token of another one
+	audience string        // the audience required
+	kind     string        // identity.KindMCP or identity.KindAdmin: what it verifies
+	maxLife  time.Duration // 0: no bound
 	// verified remembers the tokens that verified, so that a client's
 	// next call costs a lookup instead of a signature check (most of the
 	// work of verifying). What only time or state can change is checked
@@ -133,9 +132,14 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 	if err != nil {
 		return nil, fmt.Errorf("authn: verified tokens: %w", err)
 	}
+	kind := identity.KindMCP
+	if cfg.admin() {
+		kind = identity.KindAdmin
+	}
 	return &Verifier{
 		keys: maps.Clone(cfg.Keys), source: cfg.KeySource, parser: jwt.NewParser(opts...), revoked: cfg.Revoked,
 		leeway: cfg.Leeway, now: now, verified: verified,
+		issuer: strings.TrimSuffix(cfg.Issuer, "/"), audience: cfg.Audience, kind: kind, maxLife: cfg.MaxLifetime,
 	}, nil
 }
 
@@ -143,10 +147,10 @@ func NewVerifier(cfg VerifierConfig) (*Verifier, error) {
 // ctx is for checks that may need I/O later, such as revocation.
 func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, error) {
 	if raw == "" {
-		return identity.Caller{}, refuse("no token")
+		return identity.Caller{}, refuse(ReasonMalformed, "no token")
 	}
 	if len(raw) > maxTokenLen {
-		return identity.Caller{}, refuse("token is too long")
+		return identity.Caller{}, refuse(ReasonMalformed, "the token is too long to be one of ours")
 	}
 	if t, ok := v.verified.Get(raw); ok {
 		if now := v.now(); !now.Before(t.validFrom) && !now.After(t.validUntil) && v.stillServed(t.kid, t.key) {
@@ -162,9 +166,9 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 		return k, err
 	})
 	if err != nil {
-		return identity.Caller{}, refuse(reason(err))
+		return identity.Caller{}, v.refusal(err, &c)
 	}
-	caller, err := callerOf(&c)
+	caller, err := v.callerOf(&c)
 	if err != nil {
 		return identity.Caller{}, err
 	}
@@ -184,7 +188,7 @@ func (v *Verifier) Verify(ctx context.Context, raw string) (identity.Caller, err
 // unlessRevoked is caller, or a refusal when its token was revoked.
 func (v *Verifier) unlessRevoked(caller identity.Caller, issued time.Time) (identity.Caller, error) {
 	if v.revoked != nil && v.revoked(caller, issued) {
-		return identity.Caller{}, refuse("token was revoked")
+		return identity.Caller{}, refuse(ReasonRevoked, "the token was revoked: ask an admin for a new one")
 	}
 	return caller, nil
 }
@@ -218,60 +222,56 @@ func (v *Verifier) lookup(kid string) (ed25519.PublicKey, bool) {
 	return k, ok
 }
 
-// reason turns a parser error into a sentence safe to show. The order
-// matters: a token may fail several checks, and the first match is told.
-func reason(err error) string {
-	switch {
-	case errors.Is(err, jwt.ErrTokenMalformed):
-		return "token is malformed"
-	case errors.Is(err, errUnknownKey):
-		return "unknown signing key"
-	case errors.Is(err, jwt.ErrTokenSignatureInvalid), errors.Is(err, jwt.ErrTokenUnverifiable):
-		return "token signature is invalid or its algorithm is not allowed"
-	case errors.Is(err, jwt.ErrTokenInvalidAudience):
-		return "token was issued for another server"
-	case errors.Is(err, jwt.ErrTokenInvalidIssuer):
-		return "token was issued by another issuer"
-	case errors.Is(err, jwt.ErrTokenExpired):
-		return "token expired"
-	case errors.Is(err, jwt.ErrTokenNotValidYet):
-		return "token is not valid yet"
-	case errors.Is(err, jwt.ErrTokenUsedBeforeIssued):
-		return "token was issued in the future"
-	case errors.Is(err, jwt.ErrTokenRequiredClaimMissing):
-		return "token lacks a required claim (exp, aud or iss)"
-	}
-	return "token is invalid"
-}
-
-// callerOf checks the Taskwire claims the JWT library knows nothing about.
-func callerOf(c *claims) (identity.Caller, error) {
+// callerOf checks the Taskwire claims the JWT library knows nothing about,
+// and the token's lifetime.
+func (v *Verifier) callerOf(c *claims) (identity.Caller, error) {
 	member, err := strconv.Atoi(c.Subject)
 	if err != nil || member <= 0 || strconv.Itoa(member) != c.Subject {
-		return identity.Caller{}, refuse("token subject is not a member id")
+		return identity.Caller{}, refuse(ReasonClaims, "the token's subject is not a member id")
 	}
 	if c.Tenant == "" {
-		return identity.Caller{}, refuse("token names no tenant")
+		return identity.Caller{}, refuse(ReasonClaims, "the token names no tenant")
 	}
 	if c.ID == "" {
-		return identity.Caller{}, refuse("token has no id (jti)")
+		return identity.Caller{}, refuse(ReasonClaims, "the token has no id (jti)")
+	}
+	if err := v.checkLifetime(c); err != nil {
+		return identity.Caller{}, err
 	}
 	scopes := strings.Fields(c.Scope)
-	if len(scopes) == 0 {
-		return identity.Caller{}, refuse("token has no scopes")
+	if len(scopes) == 0 && v.kind == identity.KindMCP {
+		return identity.Caller{}, refuse(ReasonClaims, "the token has no scopes")
 	}
 	for _, s := range scopes {
 		if !authz.Valid(s) {
-			return identity.Caller{}, refuse("token has an unknown scope")
+			return identity.Caller{}, refuse(ReasonClaims, "the token has an unknown scope")
 		}
 	}
 	for _, ts := range c.Toolsets {
 		if !authz.ValidToolset(ts) {
 			// Fail closed: a toolset this server does not know may be a
 			// limit it cannot enforce.
-			return identity.Caller{}, refuse("token has an unknown toolset")
+			return identity.Caller{}, refuse(ReasonClaims, "the token has an unknown toolset")
 		}
 	}
 	toolsets, _ := authz.NormalToolsets(c.Toolsets)
-	return identity.Caller{Tenant: c.Tenant, Member: member, Scopes: scopes, TokenID: c.ID, Toolsets: toolsets}, nil
+	return identity.Caller{
+		Tenant: c.Tenant, Member: member, Scopes: scopes, TokenID: c.ID, Toolsets: toolsets,
+		Expires: c.ExpiresAt.Time, Kind: v.kind,
+	}, nil
+}
+
+// checkLifetime refuses a token meant to live longer than the maximum.
+func (v *Verifier) checkLifetime(c *claims) error {
+	if v.maxLife <= 0 {
+		return nil
+	}
+	if c.IssuedAt == nil {
+		return refuse(ReasonClaims, "the token has no issue time (iat), so its lifetime is unknown: ask for a new one")
+	}
+	if life := c.ExpiresAt.Sub(c.IssuedAt.Time); life > v.maxLife {
+		return refuse(ReasonLifetime, "the token was made to live %s, longer than this server's maximum token lifetime of %s: ask for a new one",
+			FormatTTL(life.Truncate(time.Hour)), FormatTTL(v.maxLife))
+	}
+	return nil
 }

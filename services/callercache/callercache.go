@@ -1,10 +1,12 @@
 // Package callercache lets a worker answer the two questions it asks on
-// every call, "is this token still good?" and "what is this member now?",
-// from memory instead of the database, without letting a revocation,
-// removal or role change take effect any later than it does without it.
+// every call, "what was this token issued as, and is it still good?" and
+// "what is this member now?", from memory instead of the database, without
+// letting a revocation, removal or role change take effect any later than
+// it does without it.
 //
-// It remembers only good answers (a live token, a resolved Access), and
-// forgets all of them at once when anything might have changed them:
+// It remembers only good answers (the record of a live token, a resolved
+// Access), and forgets all of them at once when anything might have
+// changed them:
 //
 //   - a revocation on events.RevocationsSubject (a token, or every token
 //     of a member), or a tools change on any tenant's events subject
@@ -13,6 +15,8 @@
 //     worker's memory is as fresh as theirs;
 //   - its NATS connection dropping (while it is down, every question goes
 //     to the database) or reconnecting (what was said meanwhile is lost);
+//   - a change made in this process (Forget), which must apply from the
+//     very next call, before NATS brings its broadcast back;
 //   - MaxAge after an answer was read, which bounds a change made to the
 //     database behind the API's back.
 //
@@ -33,6 +37,7 @@ import (
 	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // DefaultMaxAge is how long an answer is kept when Config.MaxAge is 0.
@@ -46,7 +51,7 @@ const maxEntries = 100_000
 // Tokens is what a worker asks of every call's token (services/tokens.Store
 // answers from the database).
 type Tokens interface {
-	IsRevoked(ctx context.Context, jti string) (bool, error)
+	Lookup(ctx context.Context, jti string) (tokens.Record, error)
 	Touch(ctx context.Context, jti string) error
 }
 
@@ -95,7 +100,7 @@ type Cache struct {
 	mu         sync.Mutex
 	epoch      uint64
 	reconnects uint64                             // of nc, when the epoch began
-	live       map[string]entry[bool]             // jti → not revoked
+	live       map[string]entry[tokens.Record]    // jti → record of a live token
 	members    map[memberKey]entry[access.Access] // caller → Access
 }
 
@@ -119,7 +124,7 @@ func New(cfg Config) (*Cache, error) {
 	c := &Cache{
 		nc: cfg.NATS, tokens: cfg.Tokens, access: cfg.Access,
 		maxAge: cfg.MaxAge, now: cfg.Now,
-		live: map[string]entry[bool]{}, members: map[memberKey]entry[access.Access]{},
+		live: map[string]entry[tokens.Record]{}, members: map[memberKey]entry[access.Access]{},
 	}
 	if c.maxAge == 0 {
 		c.maxAge = DefaultMaxAge
@@ -174,6 +179,15 @@ func (c *Cache) heard(m *nats.Msg) {
 	c.mu.Unlock()
 }
 
+// Forget forgets everything now, as news of a change does: whoever makes
+// a change in this process calls it once the change is stored, so the
+// very next call reads it, whenever NATS brings the broadcast back.
+func (c *Cache) Forget() {
+	c.mu.Lock()
+	c.forget()
+	c.mu.Unlock()
+}
+
 // forget starts a new epoch with nothing remembered; c.mu is held.
 func (c *Cache) forget() {
 	c.epoch++
@@ -196,12 +210,13 @@ func (c *Cache) current() (uint64, bool) {
 	return c.epoch, true
 }
 
-// IsRevoked answers from memory for a token found live less than MaxAge
-// ago in the current epoch, and otherwise asks Config.Tokens, remembering
-// a live answer.
-func (c *Cache) IsRevoked(ctx context.Context, jti string) (bool, error) {
-	return remembered(c, c.live, jti, func(revoked bool) bool { return !revoked },
-		func() (bool, error) { return c.tokens.IsRevoked(ctx, jti) })
+// Lookup answers from memory for a token found live less than MaxAge ago
+// in the current epoch, and otherwise asks Config.Tokens, remembering the
+// record of a live token. A record never changes but for its revocation,
+// which makes the cache forget.
+func (c *Cache) Lookup(ctx context.Context, jti string) (tokens.Record, error) {
+	return remembered(c, c.live, jti, func(r tokens.Record) bool { return r.Known() && !r.Revoked },
+		func() (tokens.Record, error) { return c.tokens.Lookup(ctx, jti) })
 }
 
 // Touch passes through: Config.Tokens writes at most once a minute per
@@ -210,7 +225,7 @@ func (c *Cache) Touch(ctx context.Context, jti string) error {
 	return c.tokens.Touch(ctx, jti)
 }
 
-// Resolve answers like IsRevoked, for a caller's Access.
+// Resolve answers like Lookup, for a caller's Access.
 func (c *Cache) Resolve(ctx context.Context, who identity.Caller) (access.Access, error) {
 	return remembered(c, c.members, memberKey{who.Tenant, who.Member}, func(access.Access) bool { return true },
 		func() (access.Access, error) { return c.access.Resolve(ctx, who) })

@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/events/natstest"
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // db stands for the database: what it says now, and how often it was asked.
@@ -33,11 +34,11 @@ type db struct {
 
 func newDB() *db { return &db{revoked: map[string]bool{}, role: "member"} }
 
-func (d *db) IsRevoked(ctx context.Context, jti string) (bool, error) {
+func (d *db) Lookup(ctx context.Context, jti string) (tokens.Record, error) {
 	d.reads.Add(1)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.revoked[jti], d.err
+	return tokens.Record{ID: jti, Tenant: "acme", Member: 7, Revoked: d.revoked[jti]}, d.err
 }
 
 func (d *db) Touch(context.Context, string) error { return nil }
@@ -82,11 +83,11 @@ func role(t *testing.T, c *callercache.Cache) string {
 
 func revoked(t *testing.T, c *callercache.Cache, jti string) bool {
 	t.Helper()
-	r, err := c.IsRevoked(context.Background(), jti)
+	r, err := c.Lookup(context.Background(), jti)
 	if err != nil {
-		t.Fatalf("IsRevoked(%s) = %v", jti, err)
+		t.Fatalf("Lookup(%s) = %v", jti, err)
 	}
-	return r
+	return r.Revoked
 }
 
 // eventually polls cond: a change is heard over NATS, a moment after it
@@ -139,6 +140,21 @@ func TestRevocationTakesEffectAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	eventually(t, "the revoked token to be refused", func() bool { return revoked(t, c, "jti-1") })
+}
+
+// TestForgetTakesEffectOnTheNextCall: a change made in this process
+// applies from the very next question, with no broadcast heard at all.
+func TestForgetTakesEffectOnTheNextCall(t *testing.T) {
+	d := newDB()
+	c := newCache(t, natstest.Connect(t, natstest.Start(t)), d, nil)
+	if revoked(t, c, "jti-1") || role(t, c) != "member" {
+		t.Fatal("a live token is revoked, or the role is not member")
+	}
+	d.set(func(d *db) { d.revoked["jti-1"], d.role = true, "viewer" })
+	c.Forget()
+	if !revoked(t, c, "jti-1") || role(t, c) != "viewer" {
+		t.Error("after Forget, the remembered answers still stand")
+	}
 }
 
 func TestRoleChangeTakesEffectAtOnce(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc/metadata"
 )
@@ -23,10 +24,24 @@ const (
 	// MDToolsets carries the toolsets the token is limited to, space
 	// separated; absent or empty means every toolset.
 	MDToolsets = "x-taskwire-toolsets"
+	// MDExpires carries the token's expiry (its "exp", Unix seconds), so
+	// the worker can compare it with the token's record; absent from
+	// front doors older than the comparison.
+	MDExpires = "x-taskwire-token-exp"
+	// MDKind carries what the token is for: KindMCP (or absent) or
+	// KindAdmin.
+	MDKind = "x-taskwire-token-kind"
 
 	// MDSessionLabel carries the client's own name for its session, for
 	// the audit log: the client's word, never trusted for anything else.
 	MDSessionLabel = "x-taskwire-session-label"
+)
+
+// The kinds of token: an MCP token acts through tools with its scopes; an
+// admin token is a person's credential for the admin API, with no scopes.
+const (
+	KindMCP   = "mcp"
+	KindAdmin = "admin"
 )
 
 // Caller is who makes a call: a member of one tenant, acting with the scopes
@@ -38,7 +53,15 @@ type Caller struct {
 	TokenID string   // the token's jti, for audit
 	// Toolsets are the toolsets the token is limited to; none means all.
 	Toolsets []string
+	// Expires is the token's expiry as its claims say; zero when unknown
+	// (a call from an older front door).
+	Expires time.Time
+	// Kind is KindMCP or KindAdmin; empty means KindMCP.
+	Kind string
 }
+
+// IsAdmin reports whether c acts with an admin token.
+func (c Caller) IsAdmin() bool { return c.Kind == KindAdmin }
 
 // Validate reports whether c names a tenant and a member.
 func (c Caller) Validate() error {
@@ -66,13 +89,20 @@ func FromContext(ctx context.Context) (Caller, bool) {
 
 // AppendToOutgoing adds c to the outgoing gRPC metadata of ctx.
 func AppendToOutgoing(ctx context.Context, c Caller) context.Context {
-	return metadata.AppendToOutgoingContext(ctx,
+	kv := []string{
 		MDTenant, c.Tenant,
 		MDMember, strconv.Itoa(c.Member),
 		MDScopes, strings.Join(c.Scopes, " "),
 		MDToken, c.TokenID,
 		MDToolsets, strings.Join(c.Toolsets, " "),
-	)
+	}
+	if !c.Expires.IsZero() {
+		kv = append(kv, MDExpires, strconv.FormatInt(c.Expires.Unix(), 10))
+	}
+	if c.Kind != "" {
+		kv = append(kv, MDKind, c.Kind)
+	}
+	return metadata.AppendToOutgoingContext(ctx, kv...)
 }
 
 // FromIncoming reads the caller from incoming gRPC metadata.
@@ -84,9 +114,21 @@ func FromIncoming(ctx context.Context) (Caller, error) {
 		}
 		return ""
 	}
-	c := Caller{Tenant: get(MDTenant), Scopes: strings.Fields(get(MDScopes)), TokenID: get(MDToken)}
+	c := Caller{Tenant: get(MDTenant), Scopes: strings.Fields(get(MDScopes)), TokenID: get(MDToken), Kind: get(MDKind)}
 	if ts := strings.Fields(get(MDToolsets)); len(ts) > 0 {
 		c.Toolsets = ts // else nil: every toolset, as the token had it
+	}
+	if exp := get(MDExpires); exp != "" {
+		sec, err := strconv.ParseInt(exp, 10, 64)
+		if err != nil {
+			return Caller{}, fmt.Errorf("identity: bad token expiry %q", exp)
+		}
+		c.Expires = time.Unix(sec, 0)
+	}
+	switch c.Kind {
+	case "", KindMCP, KindAdmin:
+	default:
+		return Caller{}, fmt.Errorf("identity: unknown token kind %q", c.Kind)
 	}
 	member := get(MDMember)
 	if member == "" {

@@ -37,8 +37,12 @@ type Config struct {
 	// instead of the latest expiry of the tokens it may have signed: for
 	// tests.
 	VerifyFor time.Duration
-	Now       func() time.Time // nil means time.Now
-	Logger    *slog.Logger     // nil means slog.Default()
+	// MaxTTL is the longest a token may live (--max-token-ttl); 0 means
+	// authn.DefaultMaxTTL. A retired key never verifies longer than this
+	// past its retirement.
+	MaxTTL time.Duration
+	Now    func() time.Time // nil means time.Now
+	Logger *slog.Logger     // nil means slog.Default()
 }
 
 // Validate reports whether c is complete.
@@ -50,6 +54,8 @@ func (c Config) Validate() error {
 		return errors.New("keys: Config.Root is not a key")
 	case c.VerifyFor < 0:
 		return errors.New("keys: Config.VerifyFor is negative")
+	case c.MaxTTL < 0:
+		return errors.New("keys: Config.MaxTTL is negative")
 	}
 	return nil
 }
@@ -77,6 +83,9 @@ func New(cfg Config) (*Ring, error) {
 	}
 	if r.log == nil {
 		r.log = slog.Default()
+	}
+	if r.cfg.MaxTTL == 0 {
+		r.cfg.MaxTTL = authn.DefaultMaxTTL
 	}
 	return r, nil
 }

@@ -94,8 +94,9 @@ func TestRotate(t *testing.T) {
 		if rot.Current.ID == root.ID || rot.Previous.ID != root.ID || !rot.Current.Current {
 			t.Fatalf("Rotate = %+v, want a new current key and %s retired", rot, root.ID)
 		}
-		if min := clk.Now().Add(authn.DefaultTTL); rot.Previous.VerifyUntil.Before(min) {
-			t.Errorf("previous verifies until %v, want at least %v (the default TTL)", rot.Previous.VerifyUntil, min)
+		// No live token was signed with it: it verifies for the leeway only.
+		if want := clk.Now().UTC().Truncate(time.Microsecond).Add(authn.DefaultLeeway); !rot.Previous.VerifyUntil.Equal(want) {
+			t.Errorf("previous verifies until %v, want %v (no live token: the leeway only)", rot.Previous.VerifyUntil, want)
 		}
 		if told.n.Load() != 1 {
 			t.Errorf("nudges = %d, want 1", told.n.Load())
@@ -127,23 +128,49 @@ func TestRotate(t *testing.T) {
 	})
 }
 
-// The window of a retired key covers the longest live token recorded.
-func TestRotateCoversLongTokens(t *testing.T) {
+// TestRotateWindow: a retired key verifies until the latest expiry of the
+// live, unrevoked tokens it signed (or whose key is unknown), plus the
+// leeway, and never longer than the maximum token lifetime past its
+// retirement: a 100-year token from before lifetimes were bounded does not
+// keep it alive for a century. Tokens of other keys, revoked tokens and
+// expired ones do not count.
+func TestRotateWindow(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *ent.Client) {
 		ctx := context.Background()
-		root := mustKey(t)
-		r := openRing(t, Config{Client: db, Root: root})
+		root, clk := mustKey(t), newClock()
+		now := clk.Now().UTC().Truncate(time.Microsecond)
 		tenant := db.Tenant.Create().SetSlug("acme").SetName("Acme").SaveX(ctx)
 		m := db.Member.Create().SetTenantID(tenant.ID).SetHandle("ada").SetDisplayName("Ada").SetKind("human").SetRole("owner").SaveX(allowAll(ctx))
-		long := time.Now().Add(400 * 24 * time.Hour).UTC().Truncate(time.Second)
-		db.Token.Create().SetTenantID(tenant.ID).SetMemberID(m.ID).SetJti("long").SetScopes([]string{"read"}).
-			SetExpiresAt(long).SaveX(allowAll(ctx))
+		token := func(jti, kid string, expires time.Time, revoked bool) {
+			c := db.Token.Create().SetTenantID(tenant.ID).SetMemberID(m.ID).SetJti(jti).SetScopes([]string{"read"}).
+				SetKid(kid).SetExpiresAt(expires.UTC().Truncate(time.Second))
+			if revoked {
+				c.SetRevokedAt(now)
+			}
+			c.SaveX(allowAll(ctx))
+		}
+		day := 24 * time.Hour
+		r := openRing(t, Config{Client: db, Root: root, Now: clk.Now, MaxTTL: 90 * day})
+		token("mine", root.ID, now.Add(30*day), false)
+		token("mine-revoked", root.ID, now.Add(60*day), true)
+		token("mine-expired", root.ID, now.Add(-day), false)
+		token("other-key", "another-kid", now.Add(80*day), false)
 		rot, err := r.Rotate(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rot.Previous.VerifyUntil.Before(long) {
-			t.Errorf("previous verifies until %v, want after the long token's expiry %v", rot.Previous.VerifyUntil, long)
+		if want := now.Add(30 * day).Truncate(time.Second).Add(authn.DefaultLeeway); !rot.Previous.VerifyUntil.Equal(want) {
+			t.Errorf("root verifies until %v, want %v: its latest live token's expiry and the leeway", rot.Previous.VerifyUntil, want)
+		}
+
+		// A key whose tokens are of unknown key, one of them a century long.
+		token("unknown-key", "", now.Add(876000*time.Hour), false)
+		rot, err = r.Rotate(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := now.Add(90 * day).Add(authn.DefaultLeeway); !rot.Previous.VerifyUntil.Equal(want) {
+			t.Errorf("the second key verifies until %v, want %v: at most the maximum lifetime past its retirement", rot.Previous.VerifyUntil, want)
 		}
 	})
 }

@@ -44,6 +44,12 @@ func (r *Ring) Rotate(ctx context.Context) (Rotation, error) {
 // rotateTo stores k, sealed under the root key, as the current signing key
 // and retires the current one, in one transaction. Two rotations at once
 // cannot both retire the same key: the second is refused as a conflict.
+//
+// The key is retired first, then its window is read: retiring takes the
+// key's row lock, which every token's record takes while it is written
+// (tokens.Store.Create refuses a token of a retired key), so the window
+// counts every token the key will ever have signed, including those a
+// worker not yet told of the rotation is minting with it now.
 func (r *Ring) rotateTo(ctx context.Context, k *authn.Key) (Rotation, error) {
 	sealed, err := seal(r.cfg.Root, k)
 	if err != nil {
@@ -52,25 +58,11 @@ func (r *Ring) rotateTo(ctx context.Context, k *authn.Key) (Rotation, error) {
 	now := r.clock().UTC().Truncate(time.Microsecond)
 	var rot Rotation
 	err = store.WithTx(ctx, r.cfg.Client, func(tx *ent.Tx) error {
-		prev, err := tx.SigningKey.Query().Where(signingkey.RetiredAtIsNil()).
-			Order(ent.Desc(signingkey.FieldCreatedAt), ent.Desc(signingkey.FieldID)).First(ctx)
-		if err != nil && !ent.IsNotFound(err) {
+		prev, err := r.retire(ctx, tx, now)
+		if err != nil {
 			return err
 		}
 		if prev != nil {
-			until, err := r.verifyUntil(ctx, tx.Client(), prev.Kid, now)
-			if err != nil {
-				return err
-			}
-			n, err := tx.SigningKey.Update().Where(signingkey.RetiredAtIsNil()).
-				SetRetiredAt(now).SetVerifyUntil(until).Save(ctx)
-			if err != nil {
-				return err
-			}
-			if n == 0 {
-				return domainerr.New(domainerr.Conflict, "another rotation retired the signing key meanwhile: list the keys and rotate again if you still need to")
-			}
-			prev.RetiredAt, prev.VerifyUntil = &now, &until
 			rot.Previous = infoOf(prev, false)
 		}
 		row, err := tx.SigningKey.Create().SetKid(k.ID).SetPublicKey(k.Public()).SetSealedKey(sealed).
@@ -87,14 +79,44 @@ func (r *Ring) rotateTo(ctx context.Context, k *authn.Key) (Rotation, error) {
 	return rot, nil
 }
 
+// retire retires the keys that sign at now and sets until when each
+// verifies; it returns the newest of them, nil when there was none.
+func (r *Ring) retire(ctx context.Context, tx *ent.Tx, now time.Time) (*ent.SigningKey, error) {
+	signing, err := tx.SigningKey.Query().Where(signingkey.RetiredAtIsNil()).
+		Order(ent.Desc(signingkey.FieldCreatedAt), ent.Desc(signingkey.FieldID)).All(ctx)
+	if err != nil || len(signing) == 0 {
+		return nil, err
+	}
+	n, err := tx.SigningKey.Update().Where(signingkey.RetiredAtIsNil()).SetRetiredAt(now).Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if n != len(signing) {
+		return nil, domainerr.New(domainerr.Conflict, "another rotation retired the signing key meanwhile: list the keys and rotate again if you still need to")
+	}
+	for _, k := range signing {
+		until, err := r.verifyUntil(ctx, tx.Client(), k.Kid, now)
+		if err != nil {
+			return nil, err
+		}
+		if err := tx.SigningKey.UpdateOneID(k.ID).SetVerifyUntil(until).Exec(ctx); err != nil {
+			return nil, err
+		}
+		k.RetiredAt, k.VerifyUntil = &now, &until
+	}
+	return signing[0], nil
+}
+
 // verifyUntil is until when the key kid retired at now must verify: until
-// the latest expiry of the live tokens recorded (a key signs only recorded
-// tokens, and workers refuse the others), and at least as long as a token
-// of the default TTL minted now would live, for a token a worker not yet
-// told of the rotation mints with the old key. The leeway covers clock
-// skew. A key in Config.Retired, rotated out by configuration, verifies as
-// long as it is configured, as before keys were in the database: its row
-// stops verifying now.
+// the latest expiry of the live, unrevoked tokens it signed (a key signs
+// only recorded tokens, workers refuse the others, and no token of it is
+// recorded after its retirement: see rotateTo), never later than a token
+// of the maximum lifetime minted now would live, plus the leeway for clock
+// skew. Tokens recorded before their key was kept count for every key. A
+// key with no live token stops verifying after the leeway. A key in
+// Config.Retired, rotated out by configuration, verifies as long as it is
+// configured, as before keys were in the database: its row stops
+// verifying now.
 func (r *Ring) verifyUntil(ctx context.Context, db *ent.Client, kid string, now time.Time) (time.Time, error) {
 	for _, k := range r.cfg.Retired {
 		if k.ID == kid {
@@ -104,16 +126,18 @@ func (r *Ring) verifyUntil(ctx context.Context, db *ent.Client, kid string, now 
 	if r.cfg.VerifyFor > 0 {
 		return now.Add(r.cfg.VerifyFor), nil
 	}
-	until := now.Add(authn.DefaultTTL)
+	until := now
 	// Tokens belong to tenants; this reads across them, as system work.
 	all := privacy.DecisionContext(ctx, privacy.Allow)
-	latest, err := db.Token.Query().Where(token.RevokedAtIsNil(), token.ExpiresAtGT(now)).
+	latest, err := db.Token.Query().Where(token.RevokedAtIsNil(), token.ExpiresAtGT(now), token.KidIn(kid, "")).
 		Order(ent.Desc(token.FieldExpiresAt)).First(all)
 	switch {
 	case ent.IsNotFound(err):
 	case err != nil:
 		return time.Time{}, err
-	case latest.ExpiresAt.After(until):
+	case latest.ExpiresAt.After(now.Add(r.cfg.MaxTTL)):
+		until = now.Add(r.cfg.MaxTTL) // a token from before lifetimes were bounded: refused anyway
+	default:
 		until = latest.ExpiresAt
 	}
 	return until.Add(authn.DefaultLeeway), nil

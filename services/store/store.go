@@ -47,7 +47,7 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*ent.Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	if _, err := migrate(ctx, drv); err != nil {
+	if _, err := migrate(ctx, drv, collect(opts)); err != nil {
 		drv.Close()
 		return nil, err
 	}

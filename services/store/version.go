@@ -18,7 +18,7 @@ import (
 // setup, so that workers started without migrating refuse an older
 // database instead of failing on their first query
 // (TestSchemaVersionCoversSchema fails until it is bumped).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // versionTable records the schema version a migration reached: one row,
 // id 1. It is plain SQL, outside ent, so that reading it needs no schema
@@ -45,18 +45,19 @@ var ErrSchemaAhead = errors.New("store: database schema is newer than this build
 // version. Run it once before a rollout; running it again, or from two
 // processes at once, is safe: on PostgreSQL the migrators take turns on
 // an advisory lock. It returns the version the database had before (0:
-// none recorded).
-func Migrate(ctx context.Context, dsn string) (from int, err error) {
+// none recorded). opts may name a Logger for the backfill.
+func Migrate(ctx context.Context, dsn string, opts ...Option) (from int, err error) {
 	drv, err := openDriver(ctx, dsn)
 	if err != nil {
 		return 0, err
 	}
 	defer drv.Close()
-	return migrate(ctx, drv)
+	return migrate(ctx, drv, collect(opts))
 }
 
-// migrate runs the migration on drv under the migration lock.
-func migrate(ctx context.Context, drv *entsql.Driver) (from int, err error) {
+// migrate runs the migration on drv under the migration lock: ent's
+// schema, the search setup, then the backfill of existing rows.
+func migrate(ctx context.Context, drv *entsql.Driver, o options) (from int, err error) {
 	unlock, err := lockMigration(ctx, drv)
 	if err != nil {
 		return 0, err
@@ -72,10 +73,14 @@ func migrate(ctx context.Context, drv *entsql.Driver) (from int, err error) {
 		return from, fmt.Errorf("%w: it is at version %d, this build migrates to %d; run the newer build's migration", ErrSchemaAhead, from, SchemaVersion)
 	}
 	// Not closed: closing the client would close drv, which the caller owns.
-	if err := ent.NewClient(ent.Driver(drv)).Schema.Create(ctx); err != nil {
+	client := ent.NewClient(ent.Driver(drv))
+	if err := client.Schema.Create(ctx); err != nil {
 		return from, fmt.Errorf("store: migrate schema: %w", err)
 	}
 	if err := setupSearch(ctx, drv); err != nil {
+		return from, err
+	}
+	if err := backfill(ctx, client, o.log); err != nil {
 		return from, err
 	}
 	if _, err := drv.DB().ExecContext(ctx, recordVersion); err != nil {

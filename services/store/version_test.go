@@ -20,6 +20,7 @@ import (
 // SchemaVersion migrates to.
 var schemaFingerprints = map[int]string{
 	1: "2140f58ac5a24e13",
+	2: "d92e94d4d80d768d",
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but

@@ -44,11 +44,24 @@ func (s MemberSpec) validate() error {
 	if member.RoleValidator(s.Role) != nil {
 		return domainerr.New(domainerr.Invalid, "member role %q is not valid: use owner, admin, member or viewer", s.Role)
 	}
+	if err := CheckRole(s.Handle, s.Kind, s.Role); err != nil {
+		return err
+	}
 	switch {
 	case s.Kind == member.KindAssistant && s.SponsorHandle == "":
 		return domainerr.New(domainerr.Invalid, "assistant %q needs a sponsor: name the handle of a human member", s.Handle)
 	case s.Kind == member.KindHuman && s.SponsorHandle != "":
 		return domainerr.New(domainerr.Invalid, "human member %q cannot have a sponsor: only assistants are sponsored", s.Handle)
+	}
+	return nil
+}
+
+// CheckRole refuses role for a member of kind: assistants hold at most
+// the member role, so that no assistant administers (mints tokens, changes
+// roles) on behalf of its sponsor.
+func CheckRole(handle string, kind member.Kind, role member.Role) error {
+	if kind == member.KindAssistant && (role == member.RoleOwner || role == member.RoleAdmin) {
+		return domainerr.New(domainerr.Invalid, "%s is an assistant, and assistants are at most members: give it the member or viewer role", handle)
 	}
 	return nil
 }

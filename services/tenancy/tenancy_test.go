@@ -83,7 +83,7 @@ func TestAddAndFindMember(t *testing.T) {
 			t.Errorf("AddMember(bob) = %s %s sponsor %v, want human member without sponsor", bob.Kind, bob.Role, bob.SponsorID)
 		}
 		claude, err := tenancy.AddMember(ctx, c, "acme", tenancy.MemberSpec{
-			Handle: "claude", Kind: member.KindAssistant, Role: member.RoleAdmin, SponsorHandle: "alice"})
+			Handle: "claude", Kind: member.KindAssistant, Role: member.RoleMember, SponsorHandle: "alice"})
 		if err != nil {
 			t.Fatalf("AddMember(claude) = %v", err)
 		}
@@ -112,6 +112,8 @@ func TestAddAndFindMember(t *testing.T) {
 			{"assistant sponsor", tenancy.MemberSpec{Handle: "gpt", Kind: member.KindAssistant, SponsorHandle: "claude"}, domainerr.Invalid},
 			{"unknown sponsor", tenancy.MemberSpec{Handle: "gpt", Kind: member.KindAssistant, SponsorHandle: "zed"}, domainerr.NotFound},
 			{"bad role", tenancy.MemberSpec{Handle: "gpt", Role: "god"}, domainerr.Invalid},
+			{"admin assistant", tenancy.MemberSpec{Handle: "gpt", Kind: member.KindAssistant, Role: member.RoleAdmin, SponsorHandle: "alice"}, domainerr.Invalid},
+			{"owner assistant", tenancy.MemberSpec{Handle: "gpt", Kind: member.KindAssistant, Role: member.RoleOwner, SponsorHandle: "alice"}, domainerr.Invalid},
 			{"bad handle", tenancy.MemberSpec{Handle: "Bob Smith"}, domainerr.Invalid},
 		} {
 			if _, err := tenancy.AddMember(ctx, c, "acme", tc.spec); domainerr.KindOf(err) != tc.want {

@@ -15,34 +15,52 @@ import (
 const TouchEvery = time.Minute
 
 // system marks ctx as work across tenants: looking a token up by its id
-// happens before, and independently of, any tenant's scope. Only the
-// token's revocation state and expiry are read this way.
+// happens before, and independently of, any tenant's scope.
 func system(ctx context.Context) context.Context {
 	return privacy.DecisionContext(ctx, privacy.Allow)
 }
 
-// IsRevoked reports whether the token with id jti must be refused: it was
-// revoked, or it was never recorded. Every token minted through Create is
-// recorded before it is handed out, so an unknown id is not a token of
-// ours. That includes tokens minted before tokens were recorded at all:
-// they could be neither listed nor revoked, so they are refused too, and
-// their holders need new ones (taskwire token create).
-//
-// Workers call it on every call. On error it answers true with the error:
-// a revocation that cannot be checked is not assumed away.
-func (s *Store) IsRevoked(ctx context.Context, jti string) (bool, error) {
+// Record is what the database holds of a token: what was issued, which
+// the token's claims must match on every call, and whether it was revoked.
+// The zero Record is a token never recorded here.
+type Record struct {
+	ID        string // the jti; empty: no such token was recorded
+	Tenant    string // the tenant's slug
+	Member    int
+	Kind      string   // identity.KindMCP or identity.KindAdmin
+	Scopes    []string // weakest first; none for an admin token
+	Toolsets  []string // nil: every toolset
+	Issuer    string   // the public URL it was issued for; empty when not kept
+	CreatedAt time.Time
+	ExpiresAt time.Time
+	Revoked   bool
+}
+
+// Known reports whether r is a token recorded here.
+func (r Record) Known() bool { return r.ID != "" }
+
+// Lookup returns the record of the token with id jti: the zero Record when
+// there is none. Every token minted through Create is recorded before it
+// is handed out, so a token with no record is not one of ours, however
+// well signed: minted elsewhere with the key, or by a version from before
+// tokens were recorded (their holders need new ones: taskwire token
+// create). Workers call it on every call.
+func (s *Store) Lookup(ctx context.Context, jti string) (Record, error) {
 	if jti == "" {
-		return true, nil
+		return Record{}, nil
 	}
-	row, err := s.client.Token.Query().Where(token.Jti(jti)).
-		Select(token.FieldRevokedAt).Only(system(ctx))
+	row, err := s.client.Token.Query().Where(token.Jti(jti)).WithTenant().Only(system(ctx))
 	switch {
 	case ent.IsNotFound(err):
-		return true, nil
+		return Record{}, nil
 	case err != nil:
-		return true, store.DomainError(ctx, err)
+		return Record{}, store.DomainError(ctx, err)
 	}
-	return row.RevokedAt != nil, nil
+	return Record{
+		ID: row.Jti, Tenant: row.Edges.Tenant.Slug, Member: row.MemberID, Kind: string(row.Kind),
+		Scopes: row.Scopes, Toolsets: nilIfEmpty(row.Toolsets), Issuer: row.Issuer,
+		CreatedAt: row.CreatedAt, ExpiresAt: row.ExpiresAt, Revoked: row.RevokedAt != nil,
+	}, nil
 }
 
 // Touch records that the token with id jti was just used. It writes at

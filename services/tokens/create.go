@@ -9,6 +9,9 @@ import (
 	"unicode/utf8"
 
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/signingkey"
+	"github.com/taskwire/taskwire/ent/token"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
@@ -22,11 +25,14 @@ const MaxLabelLen = 100
 type CreateRequest struct {
 	Tenant string        // tenant slug
 	Member int           // member id, in Tenant
-	Scopes []string      // read, comment, write
-	TTL    time.Duration // 0 means authn.DefaultTTL
+	Scopes []string      // read, comment, write; none for an admin token
+	TTL    time.Duration // 0 means the default lifetime, at most the maximum
 	Label  string        // optional, e.g. "laptop claude"
 	// Toolsets limits the token to these toolsets; none means all.
 	Toolsets []string
+	// Admin mints an admin token: a person's credential for the admin API,
+	// with no scopes or toolsets, for an owner or admin only.
+	Admin bool
 }
 
 // Create mints a token with is and records it. The token is returned only
@@ -37,11 +43,15 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 	if err := checkLabel(r.Label); err != nil {
 		return "", Info{}, err
 	}
+	ttl, err := s.lifetime(r.TTL)
+	if err != nil {
+		return "", Info{}, err
+	}
 	t, ctx, err := scope(ctx, s.client, r.Tenant)
 	if err != nil {
 		return "", Info{}, err
 	}
-	raw, minted, err := is.Mint(authn.MintRequest{Tenant: t.Slug, Member: r.Member, Scopes: r.Scopes, Toolsets: r.Toolsets, TTL: r.TTL})
+	raw, minted, err := is.Mint(authn.MintRequest{Tenant: t.Slug, Member: r.Member, Scopes: r.Scopes, Toolsets: r.Toolsets, TTL: ttl, Admin: r.Admin})
 	if err != nil {
 		return "", Info{}, domainerr.Wrap(domainerr.Invalid, err, "cannot mint this token: "+err.Error())
 	}
@@ -51,9 +61,18 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 		if err != nil {
 			return err
 		}
+		if r.Admin {
+			if err := mayHoldAdminToken(t, m); err != nil {
+				return err
+			}
+		}
+		if err := holdKey(ctx, tx, minted.KeyID); err != nil {
+			return err
+		}
 		row, err := tx.Token.Create().SetTenantID(t.ID).SetMemberID(m.ID).
-			SetJti(minted.ID).SetScopes(normalScopes(r.Scopes)).SetToolsets(orEmpty(minted.Toolsets)).SetLabel(r.Label).
+			SetJti(minted.ID).SetScopes(orEmpty(normalScopes(r.Scopes))).SetToolsets(orEmpty(minted.Toolsets)).SetLabel(r.Label).
 			SetCreatedAt(s.now()).SetExpiresAt(minted.ExpiresAt.UTC()).
+			SetKind(kindOf(r.Admin)).SetIssuer(minted.Issuer).SetKid(minted.KeyID).
 			Save(ctx)
 		if err != nil {
 			return err
@@ -65,6 +84,55 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 		return "", Info{}, store.DomainError(ctx, err)
 	}
 	return raw, info, nil
+}
+
+func kindOf(admin bool) token.Kind {
+	if admin {
+		return token.KindAdmin
+	}
+	return token.KindMcp
+}
+
+// mayHoldAdminToken refuses an admin token to anyone but a person who is
+// an owner or admin of t: assistants never administer, and a lesser role
+// could do nothing with one. The admin API checks the role again on every
+// call, as it may have changed since.
+func mayHoldAdminToken(t *ent.Tenant, m *ent.Member) error {
+	switch {
+	case m.Kind != member.KindHuman:
+		return domainerr.New(domainerr.Invalid, "%s is an assistant, and admin tokens are for people: assistants never administer", m.Handle)
+	case m.Role != member.RoleOwner && m.Role != member.RoleAdmin:
+		return domainerr.New(domainerr.Invalid, "%s is %s %s of %s, and admin tokens are for owners and admins: make %s an admin first",
+			m.Handle, article(string(m.Role)), m.Role, t.Slug, m.Handle)
+	}
+	return nil
+}
+
+// article is the indefinite article of a word: "an" before a vowel.
+func article(word string) string {
+	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+// holdKey takes the row lock of the signing key kid for the rest of tx,
+// and refuses when the key was retired meanwhile. A rotation retires the
+// key under the same lock, then reads the expiries of the tokens it
+// signed to decide until when it verifies (keys.Ring.Rotate): so every
+// token a key signs is either counted in its window, or refused here, and
+// never outlives its key. A key with no row is one given to an issuer
+// directly, which no rotation retires.
+func holdKey(ctx context.Context, tx *ent.Tx, kid string) error {
+	n, err := tx.SigningKey.Update().Where(signingkey.Kid(kid), signingkey.RetiredAtIsNil()).ClearRetiredAt().Save(ctx)
+	if err != nil || n > 0 {
+		return err
+	}
+	known, err := tx.SigningKey.Query().Where(signingkey.Kid(kid)).Exist(ctx)
+	if err != nil || !known {
+		return err
+	}
+	return domainerr.New(domainerr.Unavailable, "the signing key was rotated just now: try again")
 }
 
 // normalScopes is scopes as authn.Mint puts them in the token: without

@@ -16,7 +16,9 @@ type Info struct {
 	Member   string   `json:"member"` // the member's handle
 	Scopes   []string `json:"scopes"`
 	// Toolsets the token is limited to; absent (none) means every toolset.
-	Toolsets   []string   `json:"toolsets,omitempty"`
+	Toolsets []string `json:"toolsets,omitempty"`
+	// Admin marks an admin token: for the admin API, with no scopes.
+	Admin      bool       `json:"admin,omitempty"`
 	Label      string     `json:"label,omitempty"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
@@ -46,6 +48,7 @@ func (i Info) State(now time.Time) string {
 func infoOf(t *ent.Token, m *ent.Member) Info {
 	return Info{
 		ID: t.Jti, MemberID: t.MemberID, Member: m.Handle, Scopes: t.Scopes, Toolsets: nilIfEmpty(t.Toolsets), Label: t.Label,
+		Admin:     t.Kind == token.KindAdmin,
 		CreatedAt: t.CreatedAt, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt, RevokedAt: t.RevokedAt,
 	}
 }
@@ -84,4 +87,23 @@ func nilIfEmpty(toolsets []string) []string {
 		return nil
 	}
 	return toolsets
+}
+
+// IssuedElsewhere counts the live tokens, of all tenants, issued for
+// another public URL than publicURL, by that URL: after a restart on
+// another address (or behind another name) they are refused, and whoever
+// starts the server should hear why. Tokens recorded before their URL was
+// kept are not counted.
+func (s *Store) IssuedElsewhere(ctx context.Context, publicURL string) (map[string]int, error) {
+	rows, err := s.client.Token.Query().
+		Where(token.RevokedAtIsNil(), token.ExpiresAtGT(s.now()), token.IssuerNEQ(""), token.IssuerNEQ(publicURL)).
+		Select(token.FieldIssuer).Strings(system(ctx))
+	if err != nil {
+		return nil, store.DomainError(ctx, err)
+	}
+	out := map[string]int{}
+	for _, url := range rows {
+		out[url]++
+	}
+	return out, nil
 }

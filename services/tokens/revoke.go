@@ -8,7 +8,6 @@ import (
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/token"
-	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/store"
@@ -78,17 +77,17 @@ func (s *Store) RevokeMember(ctx context.Context, tenantSlug string, memberID in
 	if err != nil {
 		return 0, store.DomainError(ctx, err)
 	}
-	return len(rows), s.broadcast(memberRevocations(t.Slug, memberID, now, rows)...)
+	return len(rows), s.broadcast(memberRevocations(t.Slug, memberID, now, s.maxTTL, rows)...)
 }
 
 // memberRevocations are the messages of RevokeMember: the member's entry,
 // then each token it revoked. The entry covers tokens issued before the
 // second of now (a token's iat has whole seconds); tokens minted earlier
-// in that second are covered by their own message. It is kept at least
-// as long as a token minted just before it with the default lifetime
-// lives, since the tokens it exists for were never recorded.
-func memberRevocations(tenantSlug string, memberID int, now time.Time, rows []*ent.Token) []events.Revocation {
-	exp := now.Add(authn.DefaultTTL)
+// in that second are covered by their own message. It is kept as long as
+// a token minted just before it may live (maxTTL), since the tokens it
+// exists for were never recorded.
+func memberRevocations(tenantSlug string, memberID int, now time.Time, maxTTL time.Duration, rows []*ent.Token) []events.Revocation {
+	exp := now.Add(maxTTL)
 	out := []events.Revocation{{}}
 	for _, r := range rows {
 		exp = later(exp, r.ExpiresAt)

@@ -150,7 +150,7 @@ func TestRevoke(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !e.isRevoked(t, e.store, tok.ID) || e.isRevoked(t, e.store, other.ID) {
-			t.Error("IsRevoked after Revoke: want the revoked token only")
+			t.Error("Lookup after Revoke: want the revoked token only revoked")
 		}
 		want := []events.Revocation{{JTI: tok.ID, Expires: tok.ExpiresAt.Unix()}}
 		if diff := cmp.Diff(want, e.events.take()); diff != "" {
@@ -206,7 +206,7 @@ func TestRevokeMember(t *testing.T) {
 			want bool
 		}{{a, true}, {b, true}, {done, true}, {alice, false}, {twin, false}} {
 			if got := e.isRevoked(t, e.store, tc.info.ID); got != tc.want {
-				t.Errorf("IsRevoked(%s of %s) = %v, want %v", tc.info.Label, tc.info.Member, got, tc.want)
+				t.Errorf("revoked(%s of %s) = %v, want %v", tc.info.Label, tc.info.Member, got, tc.want)
 			}
 		}
 		sent := e.events.take()
@@ -230,9 +230,9 @@ func TestRevokeMember(t *testing.T) {
 	})
 }
 
-// TestIsRevokedUnknown: a token never recorded here, such as one minted
-// before tokens were recorded, is refused.
-func TestIsRevokedUnknown(t *testing.T) {
+// TestLookupUnknown: a token never recorded here, such as one minted
+// before tokens were recorded or elsewhere with the key, has no record.
+func TestLookupUnknown(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, client *ent.Client) {
 		e := newEnv(t, client)
 		raw, _, err := e.issuer.Mint(mintRequest(e, "acme/bot"))
@@ -242,7 +242,7 @@ func TestIsRevokedUnknown(t *testing.T) {
 		c := e.verify(t, raw)
 		for _, jti := range []string{c.TokenID, "", "nope"} {
 			if !e.isRevoked(t, e.store, jti) {
-				t.Errorf("IsRevoked(%q) = false for a token never recorded, want true", jti)
+				t.Errorf("Lookup(%q) found a token never recorded", jti)
 			}
 		}
 	})

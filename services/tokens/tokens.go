@@ -3,9 +3,10 @@
 // revoked. The database keeps each token's id (its jti) and metadata,
 // never the token: a token is shown once, when it is created.
 //
-// Revocation holds at once in two places. Workers ask the database on
-// every call (Store.IsRevoked), which is the authority. Front doors have
-// no database; they keep a Revocations set, filled at start from a worker
+// A token means what was issued: workers look its record up on every call
+// (Store.Lookup), compare the claims with it (Record.Mismatch) and refuse
+// a revoked one; the database is the authority. Front doors have no
+// database; they keep a Revocations set, filled at start from a worker
 // (TokenService.ListRevocations) and kept current over NATS, and refuse
 // revoked tokens before any call reaches a worker.
 package tokens
@@ -21,6 +22,7 @@ import (
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/store"
@@ -38,14 +40,20 @@ type Config struct {
 	// NATS), revocations are stored only: workers refuse the tokens at
 	// once, front doors when they next load the revocations.
 	Events Publisher
+	// MaxTTL is the longest a token may live (--max-token-ttl); 0 means
+	// authn.DefaultMaxTTL. Longer lifetimes are refused.
+	MaxTTL time.Duration
 	Now    func() time.Time // nil means time.Now; tests set a clock
 	Logger *slog.Logger     // nil means slog.Default()
 }
 
 // Validate reports whether c is complete.
 func (c Config) Validate() error {
-	if c.Client == nil {
+	switch {
+	case c.Client == nil:
 		return errors.New("tokens: Config.Client is nil")
+	case c.MaxTTL < 0:
+		return errors.New("tokens: Config.MaxTTL is negative")
 	}
 	return nil
 }
@@ -56,6 +64,7 @@ type Store struct {
 	events  Publisher
 	clock   func() time.Time
 	log     *slog.Logger
+	maxTTL  time.Duration
 	touched touches
 }
 
@@ -64,7 +73,10 @@ func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{client: cfg.Client, events: cfg.Events, clock: cfg.Now, log: cfg.Logger}
+	s := &Store{client: cfg.Client, events: cfg.Events, clock: cfg.Now, log: cfg.Logger, maxTTL: cfg.MaxTTL}
+	if s.maxTTL == 0 {
+		s.maxTTL = authn.DefaultMaxTTL
+	}
 	if s.clock == nil {
 		s.clock = time.Now
 	}

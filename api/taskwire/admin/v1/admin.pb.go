@@ -277,7 +277,11 @@ type Token struct {
 	State TokenState `protobuf:"varint,9,opt,name=state,proto3,enum=taskwire.admin.v1.TokenState" json:"state,omitempty"`
 	// The toolsets the token is limited to (context, tasks, comments, work,
 	// audit); empty means every toolset.
-	Toolsets      []string `protobuf:"bytes,10,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
+	Toolsets []string `protobuf:"bytes,10,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
+	// Whether it is an admin token: a person's credential for this API, with
+	// no scopes, which the MCP endpoint refuses. Otherwise it is an MCP
+	// token, which this API refuses.
+	Admin         bool `protobuf:"varint,11,opt,name=admin,proto3" json:"admin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -382,6 +386,13 @@ func (x *Token) GetToolsets() []string {
 	return nil
 }
 
+func (x *Token) GetAdmin() bool {
+	if x != nil {
+		return x.Admin
+	}
+	return false
+}
+
 type CreateTenantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The new tenant's slug: 1 to 40 lowercase letters, digits or dashes,
@@ -393,7 +404,7 @@ type CreateTenantRequest struct {
 	OwnerHandle string `protobuf:"bytes,3,opt,name=owner_handle,json=ownerHandle,proto3" json:"owner_handle,omitempty"`
 	// The first owner's display name; defaults to the handle.
 	OwnerName string `protobuf:"bytes,4,opt,name=owner_name,json=ownerName,proto3" json:"owner_name,omitempty"`
-	// How long the owner's first token lives; default 90 days.
+	// How long the owner's first token lives, as CreateTokenRequest.ttl.
 	OwnerTokenTtl *durationpb.Duration `protobuf:"bytes,5,opt,name=owner_token_ttl,json=ownerTokenTtl,proto3" json:"owner_token_ttl,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -539,7 +550,7 @@ func (x *CreateTenantResponse) GetOwnerTokenInfo() *Token {
 
 type GetTenantRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant        string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -737,7 +748,7 @@ func (x *ListTenantsResponse) GetNextPageToken() string {
 
 type AddMemberRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The new member's handle, unique within the tenant: 1 to 40 lowercase
 	// letters, digits or dashes, starting with a letter, e.g. "claude".
@@ -875,7 +886,7 @@ func (x *AddMemberResponse) GetMember() *Member {
 
 type ListMembersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// Also list removed members.
 	ShowRemoved bool `protobuf:"varint,2,opt,name=show_removed,json=showRemoved,proto3" json:"show_removed,omitempty"`
@@ -1001,7 +1012,7 @@ func (x *ListMembersResponse) GetNextPageToken() string {
 
 type SetMemberRoleRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The member's handle.
 	Handle string `protobuf:"bytes,2,opt,name=handle,proto3" json:"handle,omitempty"`
@@ -1110,7 +1121,7 @@ func (x *SetMemberRoleResponse) GetMember() *Member {
 
 type RemoveMemberRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The member's handle. A person who sponsors current assistants cannot
 	// be removed before them; the last owner cannot be removed.
@@ -1219,21 +1230,28 @@ func (x *RemoveMemberResponse) GetRevokedTokens() int32 {
 
 type CreateTokenRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The handle of the member the token acts as.
 	Member string `protobuf:"bytes,2,opt,name=member,proto3" json:"member,omitempty"`
-	// What the token allows: any of read, comment, write (write includes
-	// comment, comment includes read). At least one.
+	// What an MCP token allows: any of read, comment, write (write includes
+	// comment, comment includes read). At least one; none for an admin
+	// token.
 	Scopes []string `protobuf:"bytes,3,rep,name=scopes,proto3" json:"scopes,omitempty"`
-	// How long the token lives; default 90 days.
+	// How long the token lives: positive, at most the server's maximum
+	// token lifetime (--max-token-ttl, 90 days by default). Unset: 90 days,
+	// or the maximum if it is shorter.
 	Ttl *durationpb.Duration `protobuf:"bytes,4,opt,name=ttl,proto3" json:"ttl,omitempty"`
 	// What the token is for, shown by ListTokens, e.g. "laptop claude"; at
 	// most 100 characters on one line.
 	Label string `protobuf:"bytes,5,opt,name=label,proto3" json:"label,omitempty"`
 	// Limit the token to these toolsets: any of context, tasks, comments,
-	// work, audit. Empty means every toolset.
-	Toolsets      []string `protobuf:"bytes,6,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
+	// work, audit. Empty means every toolset; empty for an admin token.
+	Toolsets []string `protobuf:"bytes,6,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
+	// Mint an admin token instead of an MCP token: the credential of a
+	// person who is an owner or admin for this API (never for MCP), with no
+	// scopes or toolsets. What it may do is the member's role, on every call.
+	Admin         bool `protobuf:"varint,7,opt,name=admin,proto3" json:"admin,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1310,6 +1328,13 @@ func (x *CreateTokenRequest) GetToolsets() []string {
 	return nil
 }
 
+func (x *CreateTokenRequest) GetAdmin() bool {
+	if x != nil {
+		return x.Admin
+	}
+	return false
+}
+
 type CreateTokenResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The token (a JWT): send it as "Authorization: Bearer <token>". Shown
@@ -1367,7 +1392,7 @@ func (x *CreateTokenResponse) GetInfo() *Token {
 
 type ListTokensRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// List only the tokens of the member with this handle.
 	Member string `protobuf:"bytes,2,opt,name=member,proto3" json:"member,omitempty"`
@@ -1493,7 +1518,7 @@ func (x *ListTokensResponse) GetNextPageToken() string {
 
 type RevokeTokenRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The token's id, as ListTokens shows it.
 	Id            string `protobuf:"bytes,2,opt,name=id,proto3" json:"id,omitempty"`
@@ -1583,7 +1608,7 @@ func (*RevokeTokenResponse) Descriptor() ([]byte, []int) {
 
 type RevokeMemberTokensRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The tenant's slug. A tenant token may leave it empty for its own.
+	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The member's handle.
 	Member        string `protobuf:"bytes,2,opt,name=member,proto3" json:"member,omitempty"`
@@ -1954,7 +1979,7 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\vcreate_time\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"createTime\x12;\n" +
 	"\vremove_time\x18\b \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"removeTime\"\xa5\x03\n" +
+	"removeTime\"\xbb\x03\n" +
 	"\x05Token\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06member\x18\x02 \x01(\tR\x06member\x12\x16\n" +
@@ -1969,7 +1994,8 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"revokeTime\x123\n" +
 	"\x05state\x18\t \x01(\x0e2\x1d.taskwire.admin.v1.TokenStateR\x05state\x12\x1a\n" +
 	"\btoolsets\x18\n" +
-	" \x03(\tR\btoolsets\"\xc2\x01\n" +
+	" \x03(\tR\btoolsets\x12\x14\n" +
+	"\x05admin\x18\v \x01(\bR\x05admin\"\xc2\x01\n" +
 	"\x13CreateTenantRequest\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12!\n" +
@@ -2023,14 +2049,15 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\"p\n" +
 	"\x14RemoveMemberResponse\x121\n" +
 	"\x06member\x18\x01 \x01(\v2\x19.taskwire.admin.v1.MemberR\x06member\x12%\n" +
-	"\x0erevoked_tokens\x18\x02 \x01(\x05R\rrevokedTokens\"\xbb\x01\n" +
+	"\x0erevoked_tokens\x18\x02 \x01(\x05R\rrevokedTokens\"\xd1\x01\n" +
 	"\x12CreateTokenRequest\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x16\n" +
 	"\x06member\x18\x02 \x01(\tR\x06member\x12\x16\n" +
 	"\x06scopes\x18\x03 \x03(\tR\x06scopes\x12+\n" +
 	"\x03ttl\x18\x04 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\x12\x14\n" +
 	"\x05label\x18\x05 \x01(\tR\x05label\x12\x1a\n" +
-	"\btoolsets\x18\x06 \x03(\tR\btoolsets\"Y\n" +
+	"\btoolsets\x18\x06 \x03(\tR\btoolsets\x12\x14\n" +
+	"\x05admin\x18\a \x01(\bR\x05admin\"Y\n" +
 	"\x13CreateTokenResponse\x12\x14\n" +
 	"\x05token\x18\x01 \x01(\tR\x05token\x12,\n" +
 	"\x04info\x18\x02 \x01(\v2\x18.taskwire.admin.v1.TokenR\x04info\"\x7f\n" +

@@ -45,8 +45,10 @@ const (
 //
 // Two kinds of caller may use it, each with a bearer token:
 //
-//   - an owner or admin of a tenant, with a tenant token (a JWT as for MCP)
-//     holding the write scope, acts on that tenant only. Naming another
+//   - an owner or admin of a tenant, who is a person, with an admin token
+//     (a JWT whose audience is this API; CreateToken with admin set, or
+//     `taskwire token create --member HANDLE --admin`), acts on that
+//     tenant only. MCP tokens never administer. Naming another
 //     tenant answers NOT_FOUND, as if it did not exist. Admins may do
 //     everything owners may except act on owners: they cannot make a
 //     member owner, nor change, remove, mint tokens for or revoke tokens
@@ -59,7 +61,7 @@ const (
 // may, as things stand), with a sentence saying what to do instead.
 type AdminServiceClient interface {
 	// CreateTenant creates a tenant with its first owner (a person) and a
-	// default board "main", and mints the owner's first token, which is
+	// default board "main", and mints the owner's first MCP token, which is
 	// returned this once. Platform operators only.
 	CreateTenant(ctx context.Context, in *CreateTenantRequest, opts ...grpc.CallOption) (*CreateTenantResponse, error)
 	// GetTenant returns one tenant.
@@ -251,8 +253,10 @@ func (c *adminServiceClient) ListSigningKeys(ctx context.Context, in *ListSignin
 //
 // Two kinds of caller may use it, each with a bearer token:
 //
-//   - an owner or admin of a tenant, with a tenant token (a JWT as for MCP)
-//     holding the write scope, acts on that tenant only. Naming another
+//   - an owner or admin of a tenant, who is a person, with an admin token
+//     (a JWT whose audience is this API; CreateToken with admin set, or
+//     `taskwire token create --member HANDLE --admin`), acts on that
+//     tenant only. MCP tokens never administer. Naming another
 //     tenant answers NOT_FOUND, as if it did not exist. Admins may do
 //     everything owners may except act on owners: they cannot make a
 //     member owner, nor change, remove, mint tokens for or revoke tokens
@@ -265,7 +269,7 @@ func (c *adminServiceClient) ListSigningKeys(ctx context.Context, in *ListSignin
 // may, as things stand), with a sentence saying what to do instead.
 type AdminServiceServer interface {
 	// CreateTenant creates a tenant with its first owner (a person) and a
-	// default board "main", and mints the owner's first token, which is
+	// default board "main", and mints the owner's first MCP token, which is
 	// returned this once. Platform operators only.
 	CreateTenant(context.Context, *CreateTenantRequest) (*CreateTenantResponse, error)
 	// GetTenant returns one tenant.

@@ -1,0 +1,170 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/privacy"
+	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/services/tokens"
+)
+
+// TestTokensMeanWhatWasIssued: with the server's own signing key, a
+// viewer's read-only token is re-signed with one claim changed at a time:
+// a wider scope, the sub of the tenant's owner, the tenant and sub of
+// another tenant's owner, its toolsets removed, a later expiry. Each
+// verifies at the front door, and each is refused with 401 by the worker,
+// which compares every call's claims with the token's record, in a
+// sentence that tells the forger nothing, and logs a security line naming
+// the claim. The token as issued still works.
+func TestTokensMeanWhatWasIssued(t *testing.T) {
+	for _, s := range setups() {
+		t.Run(s.name, func(t *testing.T) {
+			h := startHarness(t, s)
+			ctx := context.Background()
+			tenant := h.sys.first.Tenant.Slug
+			vera, err := tenancy.AddMember(ctx, h.sys.DB, tenant, tenancy.MemberSpec{Handle: "vera", Role: member.RoleViewer})
+			if err != nil {
+				t.Fatal(err)
+			}
+			aliceOfGlobex := otherTenant(t, h, "globex", "alice")
+			st, err := tokens.New(tokens.Config{Client: h.sys.DB})
+			if err != nil {
+				t.Fatal(err)
+			}
+			issued, _, err := st.Create(ctx, h.sys.Issuer, tokens.CreateRequest{
+				Tenant: tenant, Member: vera.ID, Scopes: []string{authz.ScopeRead}, Toolsets: []string{"context", "tasks"}, TTL: 24 * time.Hour,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if code, _ := mcpRefusal(t, h, issued); code != http.StatusOK {
+				t.Fatalf("the token as issued: %d, want 200", code)
+			}
+			owner := strconv.Itoa(h.sys.first.Owner.ID)
+			for claim, edit := range map[string]func(map[string]any){
+				"scopes":   func(c map[string]any) { c["scope"] = "read comment write" },
+				"member":   func(c map[string]any) { c["sub"] = owner },
+				"tenant":   func(c map[string]any) { c["tenant"], c["sub"] = "globex", strconv.Itoa(aliceOfGlobex) },
+				"toolsets": func(c map[string]any) { delete(c, "toolsets") },
+				"expiry":   func(c map[string]any) { c["exp"] = c["exp"].(float64) + 3600 },
+			} {
+				forged := resign(t, h, issued, edit)
+				code, why := mcpRefusal(t, h, forged)
+				if code != http.StatusUnauthorized || why != "this token is not one this server issued, or was altered: ask an admin for a new one" {
+					t.Errorf("re-signed with another %s: %d %q, want 401 saying it is not one this server issued", claim, code, why)
+				}
+				waitFor(t, 5*time.Second, "a security log line naming the "+claim, func() bool {
+					return h.logs.has(map[string]string{"msg": "security: a token whose claims differ from its record was refused", "claim": claim})
+				})
+			}
+			if code, _ := mcpRefusal(t, h, issued); code != http.StatusOK {
+				t.Errorf("the token as issued, after the forgeries: %d, want 200", code)
+			}
+			// Nor does a listen stream open for a forged token, which would
+			// hear the other tenant's changes without another worker call.
+			toGlobex := resign(t, h, issued, func(c map[string]any) { c["tenant"], c["sub"] = "globex", strconv.Itoa(aliceOfGlobex) })
+			if code := listenStatus(t, h, toGlobex); code != http.StatusUnauthorized {
+				t.Errorf("a listen stream with a token re-signed for another tenant: %d, want 401", code)
+			}
+			if code := listenStatus(t, h, issued); code != http.StatusOK {
+				t.Errorf("a listen stream with the token as issued: %d, want 200", code)
+			}
+		})
+	}
+}
+
+// otherTenant adds a tenant with an owner, and returns the owner's id.
+func otherTenant(t *testing.T, h *harness, slug, owner string) int {
+	t.Helper()
+	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
+	tn := h.sys.DB.Tenant.Create().SetSlug(slug).SetName(slug).SaveX(ctx)
+	m := h.sys.DB.Member.Create().SetTenantID(tn.ID).SetHandle(owner).SetDisplayName(owner).
+		SetKind(member.KindHuman).SetRole(member.RoleOwner).SaveX(tenantscope.NewContext(ctx, tn.ID))
+	return m.ID
+}
+
+// resign returns raw with its claims changed by edit, signed again with
+// the server's current signing key: what someone holding the key could
+// make.
+func resign(t *testing.T, h *harness, raw string, edit func(map[string]any)) string {
+	t.Helper()
+	payload, err := base64.RawURLEncoding.DecodeString(strings.Split(raw, ".")[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	var claims map[string]any
+	if err := json.Unmarshal(payload, &claims); err != nil {
+		t.Fatal(err)
+	}
+	edit(claims)
+	key, err := h.sys.Keys.Current()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := jwt.NewWithClaims(jwt.SigningMethodEdDSA, jwt.MapClaims(claims))
+	tok.Header["kid"] = key.ID
+	signed, err := tok.SignedString(key.Private)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signed
+}
+
+// mcpRefusal POSTs a 2026-07-28 tools/list with token to h and returns
+// the status and, for a 401, the error_description of its challenge.
+func mcpRefusal(t *testing.T, h *harness, token string) (int, string) {
+	t.Helper()
+	return refusal(t, h.sys.Endpoint, token)
+}
+
+// refusal is mcpRefusal at endpoint.
+func refusal(t *testing.T, endpoint, token string) (int, string) {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "tools/list")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	_, why, _ := strings.Cut(resp.Header.Get("WWW-Authenticate"), `error_description="`)
+	return resp.StatusCode, strings.TrimSuffix(why, `"`)
+}
+
+// listenStatus opens a subscriptions/listen stream with token and returns
+// the status of its answer, closing the stream.
+func listenStatus(t *testing.T, h *harness, token string) int {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, h.sys.Endpoint, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+	req.Header.Set("Mcp-Method", "subscriptions/listen")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}

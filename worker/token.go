@@ -1,0 +1,82 @@
+package worker
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// notIssued is the answer to a token with no record, or whose claims
+// differ from its record: neutral, so a forger learns nothing of what
+// was issued, nor of any tenant.
+const notIssued = "this token is not one this server issued, or was altered: ask an admin for a new one"
+
+// checkToken refuses c unless its token is what was issued: recorded,
+// with the claims the front door verified equal to its record (a token
+// re-signed with a key of the deployment, with a wider scope or another
+// member or tenant, is refused however well signed), live, and meant to
+// live no longer than the maximum. A token with no record or claims that
+// differ is logged at WARN as a security event, naming the token's id, the
+// tenant of its record and which claim differed, never the token.
+func (s *Server) checkToken(ctx context.Context, c identity.Caller) error {
+	rec, err := s.cfg.Tokens.Lookup(ctx, c.TokenID)
+	if err != nil {
+		s.log.ErrorContext(ctx, "worker: cannot check the token", "err", err)
+		return status.Error(codes.Unavailable, "the token could not be checked just now; try again")
+	}
+	if !rec.Known() {
+		s.security(ctx, "a token with no record was refused", slog.String("jti", c.TokenID), slog.String("claimed_tenant", c.Tenant))
+		return status.Error(codes.Unauthenticated, notIssued)
+	}
+	if claim := rec.Mismatch(c); claim != "" {
+		s.security(ctx, "a token whose claims differ from its record was refused",
+			slog.String("jti", rec.ID), slog.String("tenant", rec.Tenant), slog.String("claim", claim))
+		return status.Error(codes.Unauthenticated, notIssued)
+	}
+	switch {
+	case rec.Revoked:
+		return status.Error(codes.Unauthenticated, "the token was revoked: ask an admin for a new one")
+	case time.Now().After(rec.ExpiresAt.Add(authn.DefaultLeeway)):
+		return status.Errorf(codes.Unauthenticated, "the token expired at %s: ask for a new one", rec.ExpiresAt.UTC().Format(time.RFC3339))
+	case s.cfg.MaxTokenTTL > 0 && rec.ExpiresAt.Sub(rec.CreatedAt) > s.cfg.MaxTokenTTL:
+		return status.Errorf(codes.Unauthenticated, "the token was made to live %s, longer than this server's maximum token lifetime of %s: ask for a new one",
+			authn.FormatTTL(rec.ExpiresAt.Sub(rec.CreatedAt).Truncate(time.Hour)), authn.FormatTTL(s.cfg.MaxTokenTTL))
+	}
+	return nil
+}
+
+// security logs a security event at WARN.
+func (s *Server) security(ctx context.Context, msg string, attrs ...slog.Attr) {
+	s.log.LogAttrs(ctx, slog.LevelWarn, "security: "+msg, attrs...)
+}
+
+// checkKind refuses a token of the wrong kind for method: admin tokens
+// call the admin API only, and MCP tokens never administer. Front doors
+// refuse both first; this keeps a front door's bug from mixing them.
+func (s *Server) checkKind(c identity.Caller, method string) error {
+	admin := s.adminMethod(method)
+	switch {
+	case c.IsAdmin() && !admin:
+		return status.Error(codes.Unauthenticated, "this is an admin token, for the admin API only: use an MCP token here")
+	case !c.IsAdmin() && admin:
+		return status.Error(codes.Unauthenticated, "this is an MCP token, which cannot administer: use the operator secret or an admin token")
+	}
+	return nil
+}
+
+// adminMethod reports whether method belongs to Config.OperatorServices.
+func (s *Server) adminMethod(method string) bool {
+	for _, svc := range s.cfg.OperatorServices {
+		if strings.HasPrefix(method, "/"+svc+"/") {
+			return true
+		}
+	}
+	return false
+}
