@@ -81,7 +81,7 @@ type Event struct {
 // Config holds what a Store needs.
 type Config struct {
 	Client *ent.Client // required, e.g. from store.Open
-	// CursorKey authenticates the cursors List hands out (HMAC-SHA256), at
+	// CursorKey seals the cursors List hands out (see package cursor), at
 	// least 16 bytes. Workers that serve the same callers must share it,
 	// or a page's next cursor is refused by the next worker.
 	CursorKey []byte
