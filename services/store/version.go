@@ -18,7 +18,7 @@ import (
 // setup, so that workers started without migrating refuse an older
 // database instead of failing on their first query
 // (TestSchemaVersionCoversSchema fails until it is bumped).
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // versionTable records the schema version a migration reached: one row,
 // id 1. It is plain SQL, outside ent, so that reading it needs no schema
@@ -41,8 +41,8 @@ var ErrSchemaBehind = errors.New("store: database schema is behind")
 var ErrSchemaAhead = errors.New("store: database schema is newer than this build")
 
 // Migrate brings the schema of the database named by dsn to SchemaVersion
-// (ent's migration, then the full-text search setup) and records the
-// version. Run it once before a rollout; running it again, or from two
+// (ent's migration, the full-text search setup, then the backfill of rows
+// older builds wrote) and records the version. Run it once before a rollout; running it again, or from two
 // processes at once, is safe: on PostgreSQL the migrators take turns on
 // an advisory lock. It returns the version the database had before (0:
 // none recorded).
@@ -76,6 +76,9 @@ func migrate(ctx context.Context, drv *entsql.Driver) (from int, err error) {
 		return from, fmt.Errorf("store: migrate schema: %w", err)
 	}
 	if err := setupSearch(ctx, drv); err != nil {
+		return from, err
+	}
+	if err := backfill(ctx, drv); err != nil {
 		return from, err
 	}
 	if _, err := drv.DB().ExecContext(ctx, recordVersion); err != nil {

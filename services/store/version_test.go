@@ -20,6 +20,7 @@ import (
 // SchemaVersion migrates to.
 var schemaFingerprints = map[int]string{
 	1: "2140f58ac5a24e13",
+	2: "d13ed0a68485f6c7",
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but
