@@ -153,7 +153,10 @@ func (c *auditedCall) end(err error) error {
 	c.mu.Lock()
 	recorded := c.state == callCommitted
 	c.state = callEnded
-	e := c.event(err)
+	var e audit.Event
+	if !recorded {
+		e = c.event(err)
+	}
 	c.mu.Unlock()
 	if recorded {
 		return nil
@@ -162,20 +165,25 @@ func (c *auditedCall) end(err error) error {
 		c.log.log.DebugContext(c.ctx, "worker: call not audited: it names no tenant", "method", e.Method)
 		return nil
 	}
-	switch rerr := c.log.record(c.ctx, e); {
-	case rerr == nil:
-		return nil
-	case errors.Is(rerr, context.Canceled), errors.Is(rerr, context.DeadlineExceeded):
-		if err != nil {
-			return err // what ended the call ended its wait too
-		}
-		if errors.Is(rerr, context.Canceled) {
-			return status.Error(codes.Canceled, "the call was cancelled")
-		}
-		return status.Error(codes.DeadlineExceeded, "the call ran out of time")
-	default:
-		return errUnaudited
+	if rerr := c.log.record(c.ctx, e); rerr != nil {
+		return unrecorded(err, rerr)
 	}
+	return nil
+}
+
+// unrecorded is the answer to a call that ended with err but whose row
+// was not written (rerr): the call's own error if its context ended (the
+// end of the context ended the wait too), else an error saying so.
+func unrecorded(err, rerr error) error {
+	switch {
+	case !errors.Is(rerr, context.Canceled) && !errors.Is(rerr, context.DeadlineExceeded):
+		return errUnaudited
+	case err != nil:
+		return err
+	case errors.Is(rerr, context.Canceled):
+		return status.Error(codes.Canceled, "the call was cancelled")
+	}
+	return status.Error(codes.DeadlineExceeded, "the call ran out of time")
 }
 
 // noteAccess tells auditCall, if it is recording this call, whom

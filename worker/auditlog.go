@@ -93,6 +93,7 @@ func (l *auditLog) enqueue(ctx context.Context, p pendingEvent) error {
 	case l.queue <- p:
 		return nil
 	case <-ctx.Done():
+		l.log.WarnContext(ctx, "worker: call not audited: it ended while waiting for room in the audit queue", "method", p.e.Method, "queue", cap(l.queue))
 		return ctx.Err()
 	}
 }
