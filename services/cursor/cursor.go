@@ -74,10 +74,10 @@ func New(key []byte) (*Sealer, error) {
 // last item of a page, in the list named list (e.g. "tasks") of tenant,
 // under the query whose digest is query (see Query).
 func (s *Sealer) Seal(tenant int, list, query string, pos ...string) string {
-	out := make([]byte, 1+s.aead.NonceSize())
-	out[0] = version
-	_, _ = rand.Read(out[1:]) // never fails, per crypto/rand
-	out = s.aead.Seal(out, out[1:], pad(strings.Join(pos, sep)), associated(tenant, list, query))
+	nonce := make([]byte, s.aead.NonceSize())
+	_, _ = rand.Read(nonce) // never fails, per crypto/rand
+	out := append([]byte{version}, nonce...)
+	out = s.aead.Seal(out, nonce, pad(strings.Join(pos, sep)), associated(tenant, list, query))
 	return base64.RawURLEncoding.EncodeToString(out)
 }
 

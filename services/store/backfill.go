@@ -4,8 +4,10 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
 )
 
@@ -28,7 +30,7 @@ func backfill(ctx context.Context, drv *entsql.Driver) error {
 	}
 	defer tx.Rollback()
 	for _, n := range []struct{ table, counter string }{{"comments", "comment_seq"}, {"context_notes", "note_seq"}} {
-		if err := numberRows(ctx, tx, n.table, n.counter); err != nil {
+		if err := numberRows(ctx, tx, drv.Dialect(), n.table, n.counter); err != nil {
 			return fmt.Errorf("store: backfill %s: %w", n.table, err)
 		}
 	}
@@ -43,8 +45,19 @@ func backfill(ctx context.Context, drv *entsql.Driver) error {
 
 // numberRows numbers the rows of table without a number, per tenant in id
 // order after the tenant's counter, then raises the counter past them.
-// Both SQLite (3.33 on) and PostgreSQL take this UPDATE … FROM.
-func numberRows(ctx context.Context, tx *sql.Tx, table, counter string) error {
+// Both SQLite (3.33 on) and PostgreSQL take this UPDATE … FROM. On
+// PostgreSQL it first locks the rows of the tenants concerned, as a write
+// that numbers a new row does, so that a worker numbering rows meanwhile
+// (a migration run again after a rollout) waits for the raised counter;
+// SQLite runs one writing transaction at a time anyway.
+func numberRows(ctx context.Context, tx *sql.Tx, dia, table, counter string) error {
+	if dia == dialect.Postgres {
+		_, err := tx.ExecContext(ctx, `SELECT t.id FROM tenants t WHERE EXISTS (
+			SELECT 1 FROM `+table+` x WHERE x.tenant_id = t.id AND x.number IS NULL) ORDER BY t.id FOR UPDATE`)
+		if err != nil {
+			return err
+		}
+	}
 	_, err := tx.ExecContext(ctx, `UPDATE `+table+` SET number = r.n FROM (
 		SELECT x.id AS id, t.`+counter+` + row_number() OVER (PARTITION BY x.tenant_id ORDER BY x.id) AS n
 		FROM `+table+` x JOIN tenants t ON t.id = x.tenant_id WHERE x.number IS NULL) r
@@ -72,14 +85,14 @@ const activityBatch = 500
 
 // renumberActivity rewrites the detail of every activity that names a
 // comment or note by id, in batches.
-func renumberActivity(ctx context.Context, tx *sql.Tx, dialect string) error {
+func renumberActivity(ctx context.Context, tx *sql.Tx, dia string) error {
 	for after := 0; ; {
 		details, last, err := oldDetails(ctx, tx, after)
 		if err != nil || last == 0 {
 			return err
 		}
 		for id, detail := range details {
-			if err := renumberDetail(ctx, tx, dialect, id, detail); err != nil {
+			if err := renumberDetail(ctx, tx, dia, id, detail); err != nil {
 				return err
 			}
 		}
@@ -120,7 +133,7 @@ func oldDetails(ctx context.Context, tx *sql.Tx, after int) (map[int]map[string]
 
 // renumberDetail replaces, in the detail of activity id, each id of a
 // comment or note by its number.
-func renumberDetail(ctx context.Context, tx *sql.Tx, dialect string, id int, detail map[string]any) error {
+func renumberDetail(ctx context.Context, tx *sql.Tx, dia string, id int, detail map[string]any) error {
 	for _, r := range renumbered {
 		v, ok := detail[r.old]
 		if !ok {
@@ -133,7 +146,7 @@ func renumberDetail(ctx context.Context, tx *sql.Tx, dialect string, id int, det
 		}
 		var n sql.NullInt64
 		err := tx.QueryRowContext(ctx, fmt.Sprintf(`SELECT number FROM %s WHERE id = %d`, r.table, int(old))).Scan(&n)
-		if err != nil && err != sql.ErrNoRows {
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
 		if n.Valid {
@@ -144,7 +157,7 @@ func renumberDetail(ctx context.Context, tx *sql.Tx, dialect string, id int, det
 	if err != nil {
 		return err
 	}
-	q, args := entsql.Dialect(dialect).Update("activities").Set("detail", json.RawMessage(b)).Where(entsql.EQ("id", id)).Query()
+	q, args := entsql.Dialect(dia).Update("activities").Set("detail", json.RawMessage(b)).Where(entsql.EQ("id", id)).Query()
 	_, err = tx.ExecContext(ctx, q, args...)
 	return err
 }
