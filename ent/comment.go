@@ -22,6 +22,8 @@ type Comment struct {
 	ID int `json:"id,omitempty"`
 	// TenantID holds the value of the "tenant_id" field.
 	TenantID int `json:"tenant_id,omitempty"`
+	// The comment's number in its tenant, what callers know it by; set on creation (numberInTenant). Null only for rows a migration has not numbered yet.
+	Number int `json:"number,omitempty"`
 	// TaskID holds the value of the "task_id" field.
 	TaskID int `json:"task_id,omitempty"`
 	// AuthorID holds the value of the "author_id" field.
@@ -91,7 +93,7 @@ func (*Comment) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case comment.FieldID, comment.FieldTenantID, comment.FieldTaskID, comment.FieldAuthorID, comment.FieldVersion:
+		case comment.FieldID, comment.FieldTenantID, comment.FieldNumber, comment.FieldTaskID, comment.FieldAuthorID, comment.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case comment.FieldBody:
 			values[i] = new(sql.NullString)
@@ -123,6 +125,12 @@ func (_m *Comment) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field tenant_id", values[i])
 			} else if value.Valid {
 				_m.TenantID = int(value.Int64)
+			}
+		case comment.FieldNumber:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field number", values[i])
+			} else if value.Valid {
+				_m.Number = int(value.Int64)
 			}
 		case comment.FieldTaskID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -214,6 +222,9 @@ func (_m *Comment) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("tenant_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TenantID))
+	builder.WriteString(", ")
+	builder.WriteString("number=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Number))
 	builder.WriteString(", ")
 	builder.WriteString("task_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TaskID))

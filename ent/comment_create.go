@@ -29,6 +29,20 @@ func (_c *CommentCreate) SetTenantID(v int) *CommentCreate {
 	return _c
 }
 
+// SetNumber sets the "number" field.
+func (_c *CommentCreate) SetNumber(v int) *CommentCreate {
+	_c.mutation.SetNumber(v)
+	return _c
+}
+
+// SetNillableNumber sets the "number" field if the given value is not nil.
+func (_c *CommentCreate) SetNillableNumber(v *int) *CommentCreate {
+	if v != nil {
+		_c.SetNumber(*v)
+	}
+	return _c
+}
+
 // SetTaskID sets the "task_id" field.
 func (_c *CommentCreate) SetTaskID(v int) *CommentCreate {
 	_c.mutation.SetTaskID(v)
@@ -220,6 +234,10 @@ func (_c *CommentCreate) createSpec() (*Comment, *sqlgraph.CreateSpec) {
 		_node = &Comment{config: _c.config}
 		_spec = sqlgraph.NewCreateSpec(comment.Table, sqlgraph.NewFieldSpec(comment.FieldID, field.TypeInt))
 	)
+	if value, ok := _c.mutation.Number(); ok {
+		_spec.SetField(comment.FieldNumber, field.TypeInt, value)
+		_node.Number = value
+	}
 	if value, ok := _c.mutation.Body(); ok {
 		_spec.SetField(comment.FieldBody, field.TypeString, value)
 		_node.Body = value

@@ -151,6 +151,9 @@ func (_u *CommentUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
+	if _u.mutation.NumberCleared() {
+		_spec.ClearField(comment.FieldNumber, field.TypeInt)
+	}
 	if value, ok := _u.mutation.Body(); ok {
 		_spec.SetField(comment.FieldBody, field.TypeString, value)
 	}
@@ -338,6 +341,9 @@ func (_u *CommentUpdateOne) sqlSave(ctx context.Context) (_node *Comment, err er
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.NumberCleared() {
+		_spec.ClearField(comment.FieldNumber, field.TypeInt)
 	}
 	if value, ok := _u.mutation.Body(); ok {
 		_spec.SetField(comment.FieldBody, field.TypeString, value)

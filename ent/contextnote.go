@@ -22,6 +22,8 @@ type ContextNote struct {
 	ID int `json:"id,omitempty"`
 	// TenantID holds the value of the "tenant_id" field.
 	TenantID int `json:"tenant_id,omitempty"`
+	// The note's number in its tenant, what callers know it by; set on creation (numberInTenant). Null only for rows a migration has not numbered yet.
+	Number int `json:"number,omitempty"`
 	// BoardID holds the value of the "board_id" field.
 	BoardID int `json:"board_id,omitempty"`
 	// AuthorID holds the value of the "author_id" field.
@@ -87,7 +89,7 @@ func (*ContextNote) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case contextnote.FieldID, contextnote.FieldTenantID, contextnote.FieldBoardID, contextnote.FieldAuthorID:
+		case contextnote.FieldID, contextnote.FieldTenantID, contextnote.FieldNumber, contextnote.FieldBoardID, contextnote.FieldAuthorID:
 			values[i] = new(sql.NullInt64)
 		case contextnote.FieldBody:
 			values[i] = new(sql.NullString)
@@ -119,6 +121,12 @@ func (_m *ContextNote) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field tenant_id", values[i])
 			} else if value.Valid {
 				_m.TenantID = int(value.Int64)
+			}
+		case contextnote.FieldNumber:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field number", values[i])
+			} else if value.Valid {
+				_m.Number = int(value.Int64)
 			}
 		case contextnote.FieldBoardID:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -197,6 +205,9 @@ func (_m *ContextNote) String() string {
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
 	builder.WriteString("tenant_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TenantID))
+	builder.WriteString(", ")
+	builder.WriteString("number=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Number))
 	builder.WriteString(", ")
 	builder.WriteString("board_id=")
 	builder.WriteString(fmt.Sprintf("%v", _m.BoardID))

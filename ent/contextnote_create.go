@@ -29,6 +29,20 @@ func (_c *ContextNoteCreate) SetTenantID(v int) *ContextNoteCreate {
 	return _c
 }
 
+// SetNumber sets the "number" field.
+func (_c *ContextNoteCreate) SetNumber(v int) *ContextNoteCreate {
+	_c.mutation.SetNumber(v)
+	return _c
+}
+
+// SetNillableNumber sets the "number" field if the given value is not nil.
+func (_c *ContextNoteCreate) SetNillableNumber(v *int) *ContextNoteCreate {
+	if v != nil {
+		_c.SetNumber(*v)
+	}
+	return _c
+}
+
 // SetBoardID sets the "board_id" field.
 func (_c *ContextNoteCreate) SetBoardID(v int) *ContextNoteCreate {
 	_c.mutation.SetBoardID(v)
@@ -180,6 +194,10 @@ func (_c *ContextNoteCreate) createSpec() (*ContextNote, *sqlgraph.CreateSpec) {
 		_node = &ContextNote{config: _c.config}
 		_spec = sqlgraph.NewCreateSpec(contextnote.Table, sqlgraph.NewFieldSpec(contextnote.FieldID, field.TypeInt))
 	)
+	if value, ok := _c.mutation.Number(); ok {
+		_spec.SetField(contextnote.FieldNumber, field.TypeInt, value)
+		_node.Number = value
+	}
 	if value, ok := _c.mutation.Body(); ok {
 		_spec.SetField(contextnote.FieldBody, field.TypeString, value)
 		_node.Body = value

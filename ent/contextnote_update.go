@@ -104,6 +104,9 @@ func (_u *ContextNoteUpdate) sqlSave(ctx context.Context) (_node int, err error)
 			}
 		}
 	}
+	if _u.mutation.NumberCleared() {
+		_spec.ClearField(contextnote.FieldNumber, field.TypeInt)
+	}
 	if value, ok := _u.mutation.Body(); ok {
 		_spec.SetField(contextnote.FieldBody, field.TypeString, value)
 	}
@@ -233,6 +236,9 @@ func (_u *ContextNoteUpdateOne) sqlSave(ctx context.Context) (_node *ContextNote
 				ps[i](selector)
 			}
 		}
+	}
+	if _u.mutation.NumberCleared() {
+		_spec.ClearField(contextnote.FieldNumber, field.TypeInt)
 	}
 	if value, ok := _u.mutation.Body(); ok {
 		_spec.SetField(contextnote.FieldBody, field.TypeString, value)

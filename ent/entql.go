@@ -108,6 +108,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 		Type: "Comment",
 		Fields: map[string]*sqlgraph.FieldSpec{
 			comment.FieldTenantID:  {Type: field.TypeInt, Column: comment.FieldTenantID},
+			comment.FieldNumber:    {Type: field.TypeInt, Column: comment.FieldNumber},
 			comment.FieldTaskID:    {Type: field.TypeInt, Column: comment.FieldTaskID},
 			comment.FieldAuthorID:  {Type: field.TypeInt, Column: comment.FieldAuthorID},
 			comment.FieldBody:      {Type: field.TypeString, Column: comment.FieldBody},
@@ -146,6 +147,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 		Type: "ContextNote",
 		Fields: map[string]*sqlgraph.FieldSpec{
 			contextnote.FieldTenantID:  {Type: field.TypeInt, Column: contextnote.FieldTenantID},
+			contextnote.FieldNumber:    {Type: field.TypeInt, Column: contextnote.FieldNumber},
 			contextnote.FieldBoardID:   {Type: field.TypeInt, Column: contextnote.FieldBoardID},
 			contextnote.FieldAuthorID:  {Type: field.TypeInt, Column: contextnote.FieldAuthorID},
 			contextnote.FieldBody:      {Type: field.TypeString, Column: contextnote.FieldBody},
@@ -276,10 +278,12 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Tenant",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			tenant.FieldSlug:      {Type: field.TypeString, Column: tenant.FieldSlug},
-			tenant.FieldName:      {Type: field.TypeString, Column: tenant.FieldName},
-			tenant.FieldTaskSeq:   {Type: field.TypeInt, Column: tenant.FieldTaskSeq},
-			tenant.FieldCreatedAt: {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
+			tenant.FieldSlug:       {Type: field.TypeString, Column: tenant.FieldSlug},
+			tenant.FieldName:       {Type: field.TypeString, Column: tenant.FieldName},
+			tenant.FieldTaskSeq:    {Type: field.TypeInt, Column: tenant.FieldTaskSeq},
+			tenant.FieldCommentSeq: {Type: field.TypeInt, Column: tenant.FieldCommentSeq},
+			tenant.FieldNoteSeq:    {Type: field.TypeInt, Column: tenant.FieldNoteSeq},
+			tenant.FieldCreatedAt:  {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
 	graph.Nodes[12] = &sqlgraph.Node{
@@ -1101,6 +1105,11 @@ func (f *CommentFilter) WhereTenantID(p entql.IntP) {
 	f.Where(p.Field(comment.FieldTenantID))
 }
 
+// WhereNumber applies the entql int predicate on the number field.
+func (f *CommentFilter) WhereNumber(p entql.IntP) {
+	f.Where(p.Field(comment.FieldNumber))
+}
+
 // WhereTaskID applies the entql int predicate on the task_id field.
 func (f *CommentFilter) WhereTaskID(p entql.IntP) {
 	f.Where(p.Field(comment.FieldTaskID))
@@ -1295,6 +1304,11 @@ func (f *ContextNoteFilter) WhereID(p entql.IntP) {
 // WhereTenantID applies the entql int predicate on the tenant_id field.
 func (f *ContextNoteFilter) WhereTenantID(p entql.IntP) {
 	f.Where(p.Field(contextnote.FieldTenantID))
+}
+
+// WhereNumber applies the entql int predicate on the number field.
+func (f *ContextNoteFilter) WhereNumber(p entql.IntP) {
+	f.Where(p.Field(contextnote.FieldNumber))
 }
 
 // WhereBoardID applies the entql int predicate on the board_id field.
@@ -2034,6 +2048,16 @@ func (f *TenantFilter) WhereName(p entql.StringP) {
 // WhereTaskSeq applies the entql int predicate on the task_seq field.
 func (f *TenantFilter) WhereTaskSeq(p entql.IntP) {
 	f.Where(p.Field(tenant.FieldTaskSeq))
+}
+
+// WhereCommentSeq applies the entql int predicate on the comment_seq field.
+func (f *TenantFilter) WhereCommentSeq(p entql.IntP) {
+	f.Where(p.Field(tenant.FieldCommentSeq))
+}
+
+// WhereNoteSeq applies the entql int predicate on the note_seq field.
+func (f *TenantFilter) WhereNoteSeq(p entql.IntP) {
+	f.Where(p.Field(tenant.FieldNoteSeq))
 }
 
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.

@@ -17,6 +17,7 @@ import (
 type Member struct {
 	config `json:"-"`
 	// ID of the ent.
+	// Random for members created since schema version 2 (randomID), the sequence's before: it is the subject of tokens, so it must not count the platform's members.
 	ID int `json:"id,omitempty"`
 	// TenantID holds the value of the "tenant_id" field.
 	TenantID int `json:"tenant_id,omitempty"`

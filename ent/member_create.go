@@ -93,6 +93,12 @@ func (_c *MemberCreate) SetNillableRemovedAt(v *time.Time) *MemberCreate {
 	return _c
 }
 
+// SetID sets the "id" field.
+func (_c *MemberCreate) SetID(v int) *MemberCreate {
+	_c.mutation.SetID(v)
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *MemberCreate) SetTenant(v *Tenant) *MemberCreate {
 	return _c.SetTenantID(v.ID)
@@ -217,8 +223,10 @@ func (_c *MemberCreate) sqlSave(ctx context.Context) (*Member, error) {
 		}
 		return nil, err
 	}
-	id := _spec.ID.Value.(int64)
-	_node.ID = int(id)
+	if _spec.ID.Value != _node.ID {
+		id := _spec.ID.Value.(int64)
+		_node.ID = int(id)
+	}
 	_c.mutation.id = &_node.ID
 	_c.mutation.done = true
 	return _node, nil
@@ -229,6 +237,10 @@ func (_c *MemberCreate) createSpec() (*Member, *sqlgraph.CreateSpec) {
 		_node = &Member{config: _c.config}
 		_spec = sqlgraph.NewCreateSpec(member.Table, sqlgraph.NewFieldSpec(member.FieldID, field.TypeInt))
 	)
+	if id, ok := _c.mutation.ID(); ok {
+		_node.ID = id
+		_spec.ID.Value = id
+	}
 	if value, ok := _c.mutation.Handle(); ok {
 		_spec.SetField(member.FieldHandle, field.TypeString, value)
 		_node.Handle = value
@@ -351,7 +363,7 @@ func (_c *MemberCreateBulk) Save(ctx context.Context) ([]*Member, error) {
 					return nil, err
 				}
 				mutation.id = &nodes[i].ID
-				if specs[i].ID.Value != nil {
+				if specs[i].ID.Value != nil && nodes[i].ID == 0 {
 					id := specs[i].ID.Value.(int64)
 					nodes[i].ID = int(id)
 				}

@@ -2974,6 +2974,8 @@ type CommentMutation struct {
 	op            Op
 	typ           string
 	id            *int
+	number        *int
+	addnumber     *int
 	body          *string
 	created_at    *time.Time
 	edited_at     *time.Time
@@ -3123,6 +3125,76 @@ func (m *CommentMutation) OldTenantID(ctx context.Context) (v int, err error) {
 // ResetTenantID resets all changes to the "tenant_id" field.
 func (m *CommentMutation) ResetTenantID() {
 	m.tenant = nil
+}
+
+// SetNumber sets the "number" field.
+func (m *CommentMutation) SetNumber(i int) {
+	m.number = &i
+	m.addnumber = nil
+}
+
+// Number returns the value of the "number" field in the mutation.
+func (m *CommentMutation) Number() (r int, exists bool) {
+	v := m.number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNumber returns the old "number" field's value of the Comment entity.
+// If the Comment object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *CommentMutation) OldNumber(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNumber: %w", err)
+	}
+	return oldValue.Number, nil
+}
+
+// AddNumber adds i to the "number" field.
+func (m *CommentMutation) AddNumber(i int) {
+	if m.addnumber != nil {
+		*m.addnumber += i
+	} else {
+		m.addnumber = &i
+	}
+}
+
+// AddedNumber returns the value that was added to the "number" field in this mutation.
+func (m *CommentMutation) AddedNumber() (r int, exists bool) {
+	v := m.addnumber
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearNumber clears the value of the "number" field.
+func (m *CommentMutation) ClearNumber() {
+	m.number = nil
+	m.addnumber = nil
+	m.clearedFields[comment.FieldNumber] = struct{}{}
+}
+
+// NumberCleared returns if the "number" field was cleared in this mutation.
+func (m *CommentMutation) NumberCleared() bool {
+	_, ok := m.clearedFields[comment.FieldNumber]
+	return ok
+}
+
+// ResetNumber resets all changes to the "number" field.
+func (m *CommentMutation) ResetNumber() {
+	m.number = nil
+	m.addnumber = nil
+	delete(m.clearedFields, comment.FieldNumber)
 }
 
 // SetTaskID sets the "task_id" field.
@@ -3489,9 +3561,12 @@ func (m *CommentMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *CommentMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.tenant != nil {
 		fields = append(fields, comment.FieldTenantID)
+	}
+	if m.number != nil {
+		fields = append(fields, comment.FieldNumber)
 	}
 	if m.task != nil {
 		fields = append(fields, comment.FieldTaskID)
@@ -3521,6 +3596,8 @@ func (m *CommentMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case comment.FieldTenantID:
 		return m.TenantID()
+	case comment.FieldNumber:
+		return m.Number()
 	case comment.FieldTaskID:
 		return m.TaskID()
 	case comment.FieldAuthorID:
@@ -3544,6 +3621,8 @@ func (m *CommentMutation) OldField(ctx context.Context, name string) (ent.Value,
 	switch name {
 	case comment.FieldTenantID:
 		return m.OldTenantID(ctx)
+	case comment.FieldNumber:
+		return m.OldNumber(ctx)
 	case comment.FieldTaskID:
 		return m.OldTaskID(ctx)
 	case comment.FieldAuthorID:
@@ -3571,6 +3650,13 @@ func (m *CommentMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTenantID(v)
+		return nil
+	case comment.FieldNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNumber(v)
 		return nil
 	case comment.FieldTaskID:
 		v, ok := value.(int)
@@ -3622,6 +3708,9 @@ func (m *CommentMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *CommentMutation) AddedFields() []string {
 	var fields []string
+	if m.addnumber != nil {
+		fields = append(fields, comment.FieldNumber)
+	}
 	if m.addversion != nil {
 		fields = append(fields, comment.FieldVersion)
 	}
@@ -3633,6 +3722,8 @@ func (m *CommentMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *CommentMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case comment.FieldNumber:
+		return m.AddedNumber()
 	case comment.FieldVersion:
 		return m.AddedVersion()
 	}
@@ -3644,6 +3735,13 @@ func (m *CommentMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *CommentMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case comment.FieldNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNumber(v)
+		return nil
 	case comment.FieldVersion:
 		v, ok := value.(int)
 		if !ok {
@@ -3659,6 +3757,9 @@ func (m *CommentMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *CommentMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(comment.FieldNumber) {
+		fields = append(fields, comment.FieldNumber)
+	}
 	if m.FieldCleared(comment.FieldEditedAt) {
 		fields = append(fields, comment.FieldEditedAt)
 	}
@@ -3676,6 +3777,9 @@ func (m *CommentMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *CommentMutation) ClearField(name string) error {
 	switch name {
+	case comment.FieldNumber:
+		m.ClearNumber()
+		return nil
 	case comment.FieldEditedAt:
 		m.ClearEditedAt()
 		return nil
@@ -3689,6 +3793,9 @@ func (m *CommentMutation) ResetField(name string) error {
 	switch name {
 	case comment.FieldTenantID:
 		m.ResetTenantID()
+		return nil
+	case comment.FieldNumber:
+		m.ResetNumber()
 		return nil
 	case comment.FieldTaskID:
 		m.ResetTaskID()
@@ -4460,6 +4567,8 @@ type ContextNoteMutation struct {
 	op            Op
 	typ           string
 	id            *int
+	number        *int
+	addnumber     *int
 	body          *string
 	created_at    *time.Time
 	clearedFields map[string]struct{}
@@ -4606,6 +4715,76 @@ func (m *ContextNoteMutation) OldTenantID(ctx context.Context) (v int, err error
 // ResetTenantID resets all changes to the "tenant_id" field.
 func (m *ContextNoteMutation) ResetTenantID() {
 	m.tenant = nil
+}
+
+// SetNumber sets the "number" field.
+func (m *ContextNoteMutation) SetNumber(i int) {
+	m.number = &i
+	m.addnumber = nil
+}
+
+// Number returns the value of the "number" field in the mutation.
+func (m *ContextNoteMutation) Number() (r int, exists bool) {
+	v := m.number
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNumber returns the old "number" field's value of the ContextNote entity.
+// If the ContextNote object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ContextNoteMutation) OldNumber(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNumber is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNumber requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNumber: %w", err)
+	}
+	return oldValue.Number, nil
+}
+
+// AddNumber adds i to the "number" field.
+func (m *ContextNoteMutation) AddNumber(i int) {
+	if m.addnumber != nil {
+		*m.addnumber += i
+	} else {
+		m.addnumber = &i
+	}
+}
+
+// AddedNumber returns the value that was added to the "number" field in this mutation.
+func (m *ContextNoteMutation) AddedNumber() (r int, exists bool) {
+	v := m.addnumber
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearNumber clears the value of the "number" field.
+func (m *ContextNoteMutation) ClearNumber() {
+	m.number = nil
+	m.addnumber = nil
+	m.clearedFields[contextnote.FieldNumber] = struct{}{}
+}
+
+// NumberCleared returns if the "number" field was cleared in this mutation.
+func (m *ContextNoteMutation) NumberCleared() bool {
+	_, ok := m.clearedFields[contextnote.FieldNumber]
+	return ok
+}
+
+// ResetNumber resets all changes to the "number" field.
+func (m *ContextNoteMutation) ResetNumber() {
+	m.number = nil
+	m.addnumber = nil
+	delete(m.clearedFields, contextnote.FieldNumber)
 }
 
 // SetBoardID sets the "board_id" field.
@@ -4867,9 +5046,12 @@ func (m *ContextNoteMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ContextNoteMutation) Fields() []string {
-	fields := make([]string, 0, 5)
+	fields := make([]string, 0, 6)
 	if m.tenant != nil {
 		fields = append(fields, contextnote.FieldTenantID)
+	}
+	if m.number != nil {
+		fields = append(fields, contextnote.FieldNumber)
 	}
 	if m.board != nil {
 		fields = append(fields, contextnote.FieldBoardID)
@@ -4893,6 +5075,8 @@ func (m *ContextNoteMutation) Field(name string) (ent.Value, bool) {
 	switch name {
 	case contextnote.FieldTenantID:
 		return m.TenantID()
+	case contextnote.FieldNumber:
+		return m.Number()
 	case contextnote.FieldBoardID:
 		return m.BoardID()
 	case contextnote.FieldAuthorID:
@@ -4912,6 +5096,8 @@ func (m *ContextNoteMutation) OldField(ctx context.Context, name string) (ent.Va
 	switch name {
 	case contextnote.FieldTenantID:
 		return m.OldTenantID(ctx)
+	case contextnote.FieldNumber:
+		return m.OldNumber(ctx)
 	case contextnote.FieldBoardID:
 		return m.OldBoardID(ctx)
 	case contextnote.FieldAuthorID:
@@ -4935,6 +5121,13 @@ func (m *ContextNoteMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetTenantID(v)
+		return nil
+	case contextnote.FieldNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNumber(v)
 		return nil
 	case contextnote.FieldBoardID:
 		v, ok := value.(int)
@@ -4972,6 +5165,9 @@ func (m *ContextNoteMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *ContextNoteMutation) AddedFields() []string {
 	var fields []string
+	if m.addnumber != nil {
+		fields = append(fields, contextnote.FieldNumber)
+	}
 	return fields
 }
 
@@ -4980,6 +5176,8 @@ func (m *ContextNoteMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *ContextNoteMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case contextnote.FieldNumber:
+		return m.AddedNumber()
 	}
 	return nil, false
 }
@@ -4989,6 +5187,13 @@ func (m *ContextNoteMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *ContextNoteMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case contextnote.FieldNumber:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNumber(v)
+		return nil
 	}
 	return fmt.Errorf("unknown ContextNote numeric field %s", name)
 }
@@ -4996,7 +5201,11 @@ func (m *ContextNoteMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *ContextNoteMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(contextnote.FieldNumber) {
+		fields = append(fields, contextnote.FieldNumber)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -5009,6 +5218,11 @@ func (m *ContextNoteMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *ContextNoteMutation) ClearField(name string) error {
+	switch name {
+	case contextnote.FieldNumber:
+		m.ClearNumber()
+		return nil
+	}
 	return fmt.Errorf("unknown ContextNote nullable field %s", name)
 }
 
@@ -5018,6 +5232,9 @@ func (m *ContextNoteMutation) ResetField(name string) error {
 	switch name {
 	case contextnote.FieldTenantID:
 		m.ResetTenantID()
+		return nil
+	case contextnote.FieldNumber:
+		m.ResetNumber()
 		return nil
 	case contextnote.FieldBoardID:
 		m.ResetBoardID()
@@ -6000,6 +6217,12 @@ func (m MemberMutation) Tx() (*Tx, error) {
 	tx := &Tx{config: m.config}
 	tx.init()
 	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Member entities.
+func (m *MemberMutation) SetID(id int) {
+	m.id = &id
 }
 
 // ID returns the ID value in the mutation. Note that the ID is only available
@@ -10228,18 +10451,22 @@ func (m *TaskLinkMutation) ResetEdge(name string) error {
 // TenantMutation represents an operation that mutates the Tenant nodes in the graph.
 type TenantMutation struct {
 	config
-	op            Op
-	typ           string
-	id            *int
-	slug          *string
-	name          *string
-	task_seq      *int
-	addtask_seq   *int
-	created_at    *time.Time
-	clearedFields map[string]struct{}
-	done          bool
-	oldValue      func(context.Context) (*Tenant, error)
-	predicates    []predicate.Tenant
+	op             Op
+	typ            string
+	id             *int
+	slug           *string
+	name           *string
+	task_seq       *int
+	addtask_seq    *int
+	comment_seq    *int
+	addcomment_seq *int
+	note_seq       *int
+	addnote_seq    *int
+	created_at     *time.Time
+	clearedFields  map[string]struct{}
+	done           bool
+	oldValue       func(context.Context) (*Tenant, error)
+	predicates     []predicate.Tenant
 }
 
 var _ ent.Mutation = (*TenantMutation)(nil)
@@ -10468,6 +10695,118 @@ func (m *TenantMutation) ResetTaskSeq() {
 	m.addtask_seq = nil
 }
 
+// SetCommentSeq sets the "comment_seq" field.
+func (m *TenantMutation) SetCommentSeq(i int) {
+	m.comment_seq = &i
+	m.addcomment_seq = nil
+}
+
+// CommentSeq returns the value of the "comment_seq" field in the mutation.
+func (m *TenantMutation) CommentSeq() (r int, exists bool) {
+	v := m.comment_seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCommentSeq returns the old "comment_seq" field's value of the Tenant entity.
+// If the Tenant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TenantMutation) OldCommentSeq(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCommentSeq is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCommentSeq requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCommentSeq: %w", err)
+	}
+	return oldValue.CommentSeq, nil
+}
+
+// AddCommentSeq adds i to the "comment_seq" field.
+func (m *TenantMutation) AddCommentSeq(i int) {
+	if m.addcomment_seq != nil {
+		*m.addcomment_seq += i
+	} else {
+		m.addcomment_seq = &i
+	}
+}
+
+// AddedCommentSeq returns the value that was added to the "comment_seq" field in this mutation.
+func (m *TenantMutation) AddedCommentSeq() (r int, exists bool) {
+	v := m.addcomment_seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCommentSeq resets all changes to the "comment_seq" field.
+func (m *TenantMutation) ResetCommentSeq() {
+	m.comment_seq = nil
+	m.addcomment_seq = nil
+}
+
+// SetNoteSeq sets the "note_seq" field.
+func (m *TenantMutation) SetNoteSeq(i int) {
+	m.note_seq = &i
+	m.addnote_seq = nil
+}
+
+// NoteSeq returns the value of the "note_seq" field in the mutation.
+func (m *TenantMutation) NoteSeq() (r int, exists bool) {
+	v := m.note_seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldNoteSeq returns the old "note_seq" field's value of the Tenant entity.
+// If the Tenant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TenantMutation) OldNoteSeq(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldNoteSeq is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldNoteSeq requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldNoteSeq: %w", err)
+	}
+	return oldValue.NoteSeq, nil
+}
+
+// AddNoteSeq adds i to the "note_seq" field.
+func (m *TenantMutation) AddNoteSeq(i int) {
+	if m.addnote_seq != nil {
+		*m.addnote_seq += i
+	} else {
+		m.addnote_seq = &i
+	}
+}
+
+// AddedNoteSeq returns the value that was added to the "note_seq" field in this mutation.
+func (m *TenantMutation) AddedNoteSeq() (r int, exists bool) {
+	v := m.addnote_seq
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetNoteSeq resets all changes to the "note_seq" field.
+func (m *TenantMutation) ResetNoteSeq() {
+	m.note_seq = nil
+	m.addnote_seq = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *TenantMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -10538,7 +10877,7 @@ func (m *TenantMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TenantMutation) Fields() []string {
-	fields := make([]string, 0, 4)
+	fields := make([]string, 0, 6)
 	if m.slug != nil {
 		fields = append(fields, tenant.FieldSlug)
 	}
@@ -10547,6 +10886,12 @@ func (m *TenantMutation) Fields() []string {
 	}
 	if m.task_seq != nil {
 		fields = append(fields, tenant.FieldTaskSeq)
+	}
+	if m.comment_seq != nil {
+		fields = append(fields, tenant.FieldCommentSeq)
+	}
+	if m.note_seq != nil {
+		fields = append(fields, tenant.FieldNoteSeq)
 	}
 	if m.created_at != nil {
 		fields = append(fields, tenant.FieldCreatedAt)
@@ -10565,6 +10910,10 @@ func (m *TenantMutation) Field(name string) (ent.Value, bool) {
 		return m.Name()
 	case tenant.FieldTaskSeq:
 		return m.TaskSeq()
+	case tenant.FieldCommentSeq:
+		return m.CommentSeq()
+	case tenant.FieldNoteSeq:
+		return m.NoteSeq()
 	case tenant.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -10582,6 +10931,10 @@ func (m *TenantMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldName(ctx)
 	case tenant.FieldTaskSeq:
 		return m.OldTaskSeq(ctx)
+	case tenant.FieldCommentSeq:
+		return m.OldCommentSeq(ctx)
+	case tenant.FieldNoteSeq:
+		return m.OldNoteSeq(ctx)
 	case tenant.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -10614,6 +10967,20 @@ func (m *TenantMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetTaskSeq(v)
 		return nil
+	case tenant.FieldCommentSeq:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCommentSeq(v)
+		return nil
+	case tenant.FieldNoteSeq:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetNoteSeq(v)
+		return nil
 	case tenant.FieldCreatedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -10632,6 +10999,12 @@ func (m *TenantMutation) AddedFields() []string {
 	if m.addtask_seq != nil {
 		fields = append(fields, tenant.FieldTaskSeq)
 	}
+	if m.addcomment_seq != nil {
+		fields = append(fields, tenant.FieldCommentSeq)
+	}
+	if m.addnote_seq != nil {
+		fields = append(fields, tenant.FieldNoteSeq)
+	}
 	return fields
 }
 
@@ -10642,6 +11015,10 @@ func (m *TenantMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case tenant.FieldTaskSeq:
 		return m.AddedTaskSeq()
+	case tenant.FieldCommentSeq:
+		return m.AddedCommentSeq()
+	case tenant.FieldNoteSeq:
+		return m.AddedNoteSeq()
 	}
 	return nil, false
 }
@@ -10657,6 +11034,20 @@ func (m *TenantMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddTaskSeq(v)
+		return nil
+	case tenant.FieldCommentSeq:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCommentSeq(v)
+		return nil
+	case tenant.FieldNoteSeq:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddNoteSeq(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Tenant numeric field %s", name)
@@ -10693,6 +11084,12 @@ func (m *TenantMutation) ResetField(name string) error {
 		return nil
 	case tenant.FieldTaskSeq:
 		m.ResetTaskSeq()
+		return nil
+	case tenant.FieldCommentSeq:
+		m.ResetCommentSeq()
+		return nil
+	case tenant.FieldNoteSeq:
+		m.ResetNoteSeq()
 		return nil
 	case tenant.FieldCreatedAt:
 		m.ResetCreatedAt()

@@ -23,6 +23,10 @@ type Tenant struct {
 	Name string `json:"name,omitempty"`
 	// The last task number handed out; bumped inside the creating transaction.
 	TaskSeq int `json:"task_seq,omitempty"`
+	// The last comment number handed out; bumped inside the creating transaction.
+	CommentSeq int `json:"comment_seq,omitempty"`
+	// The last context note number handed out; bumped inside the creating transaction.
+	NoteSeq int `json:"note_seq,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt    time.Time `json:"created_at,omitempty"`
 	selectValues sql.SelectValues
@@ -33,7 +37,7 @@ func (*Tenant) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case tenant.FieldID, tenant.FieldTaskSeq:
+		case tenant.FieldID, tenant.FieldTaskSeq, tenant.FieldCommentSeq, tenant.FieldNoteSeq:
 			values[i] = new(sql.NullInt64)
 		case tenant.FieldSlug, tenant.FieldName:
 			values[i] = new(sql.NullString)
@@ -77,6 +81,18 @@ func (_m *Tenant) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field task_seq", values[i])
 			} else if value.Valid {
 				_m.TaskSeq = int(value.Int64)
+			}
+		case tenant.FieldCommentSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field comment_seq", values[i])
+			} else if value.Valid {
+				_m.CommentSeq = int(value.Int64)
+			}
+		case tenant.FieldNoteSeq:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field note_seq", values[i])
+			} else if value.Valid {
+				_m.NoteSeq = int(value.Int64)
 			}
 		case tenant.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -128,6 +144,12 @@ func (_m *Tenant) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("task_seq=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TaskSeq))
+	builder.WriteString(", ")
+	builder.WriteString("comment_seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CommentSeq))
+	builder.WriteString(", ")
+	builder.WriteString("note_seq=")
+	builder.WriteString(fmt.Sprintf("%v", _m.NoteSeq))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

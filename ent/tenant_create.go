@@ -46,6 +46,34 @@ func (_c *TenantCreate) SetNillableTaskSeq(v *int) *TenantCreate {
 	return _c
 }
 
+// SetCommentSeq sets the "comment_seq" field.
+func (_c *TenantCreate) SetCommentSeq(v int) *TenantCreate {
+	_c.mutation.SetCommentSeq(v)
+	return _c
+}
+
+// SetNillableCommentSeq sets the "comment_seq" field if the given value is not nil.
+func (_c *TenantCreate) SetNillableCommentSeq(v *int) *TenantCreate {
+	if v != nil {
+		_c.SetCommentSeq(*v)
+	}
+	return _c
+}
+
+// SetNoteSeq sets the "note_seq" field.
+func (_c *TenantCreate) SetNoteSeq(v int) *TenantCreate {
+	_c.mutation.SetNoteSeq(v)
+	return _c
+}
+
+// SetNillableNoteSeq sets the "note_seq" field if the given value is not nil.
+func (_c *TenantCreate) SetNillableNoteSeq(v *int) *TenantCreate {
+	if v != nil {
+		_c.SetNoteSeq(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *TenantCreate) SetCreatedAt(v time.Time) *TenantCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -99,6 +127,14 @@ func (_c *TenantCreate) defaults() {
 		v := tenant.DefaultTaskSeq
 		_c.mutation.SetTaskSeq(v)
 	}
+	if _, ok := _c.mutation.CommentSeq(); !ok {
+		v := tenant.DefaultCommentSeq
+		_c.mutation.SetCommentSeq(v)
+	}
+	if _, ok := _c.mutation.NoteSeq(); !ok {
+		v := tenant.DefaultNoteSeq
+		_c.mutation.SetNoteSeq(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		v := tenant.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
@@ -129,6 +165,22 @@ func (_c *TenantCreate) check() error {
 	if v, ok := _c.mutation.TaskSeq(); ok {
 		if err := tenant.TaskSeqValidator(v); err != nil {
 			return &ValidationError{Name: "task_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.task_seq": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.CommentSeq(); !ok {
+		return &ValidationError{Name: "comment_seq", err: errors.New(`ent: missing required field "Tenant.comment_seq"`)}
+	}
+	if v, ok := _c.mutation.CommentSeq(); ok {
+		if err := tenant.CommentSeqValidator(v); err != nil {
+			return &ValidationError{Name: "comment_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.comment_seq": %w`, err)}
+		}
+	}
+	if _, ok := _c.mutation.NoteSeq(); !ok {
+		return &ValidationError{Name: "note_seq", err: errors.New(`ent: missing required field "Tenant.note_seq"`)}
+	}
+	if v, ok := _c.mutation.NoteSeq(); ok {
+		if err := tenant.NoteSeqValidator(v); err != nil {
+			return &ValidationError{Name: "note_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.note_seq": %w`, err)}
 		}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
@@ -171,6 +223,14 @@ func (_c *TenantCreate) createSpec() (*Tenant, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.TaskSeq(); ok {
 		_spec.SetField(tenant.FieldTaskSeq, field.TypeInt, value)
 		_node.TaskSeq = value
+	}
+	if value, ok := _c.mutation.CommentSeq(); ok {
+		_spec.SetField(tenant.FieldCommentSeq, field.TypeInt, value)
+		_node.CommentSeq = value
+	}
+	if value, ok := _c.mutation.NoteSeq(); ok {
+		_spec.SetField(tenant.FieldNoteSeq, field.TypeInt, value)
+		_node.NoteSeq = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(tenant.FieldCreatedAt, field.TypeTime, value)

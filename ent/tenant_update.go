@@ -62,6 +62,48 @@ func (_u *TenantUpdate) AddTaskSeq(v int) *TenantUpdate {
 	return _u
 }
 
+// SetCommentSeq sets the "comment_seq" field.
+func (_u *TenantUpdate) SetCommentSeq(v int) *TenantUpdate {
+	_u.mutation.ResetCommentSeq()
+	_u.mutation.SetCommentSeq(v)
+	return _u
+}
+
+// SetNillableCommentSeq sets the "comment_seq" field if the given value is not nil.
+func (_u *TenantUpdate) SetNillableCommentSeq(v *int) *TenantUpdate {
+	if v != nil {
+		_u.SetCommentSeq(*v)
+	}
+	return _u
+}
+
+// AddCommentSeq adds value to the "comment_seq" field.
+func (_u *TenantUpdate) AddCommentSeq(v int) *TenantUpdate {
+	_u.mutation.AddCommentSeq(v)
+	return _u
+}
+
+// SetNoteSeq sets the "note_seq" field.
+func (_u *TenantUpdate) SetNoteSeq(v int) *TenantUpdate {
+	_u.mutation.ResetNoteSeq()
+	_u.mutation.SetNoteSeq(v)
+	return _u
+}
+
+// SetNillableNoteSeq sets the "note_seq" field if the given value is not nil.
+func (_u *TenantUpdate) SetNillableNoteSeq(v *int) *TenantUpdate {
+	if v != nil {
+		_u.SetNoteSeq(*v)
+	}
+	return _u
+}
+
+// AddNoteSeq adds value to the "note_seq" field.
+func (_u *TenantUpdate) AddNoteSeq(v int) *TenantUpdate {
+	_u.mutation.AddNoteSeq(v)
+	return _u
+}
+
 // Mutation returns the TenantMutation object of the builder.
 func (_u *TenantUpdate) Mutation() *TenantMutation {
 	return _u.mutation
@@ -106,6 +148,16 @@ func (_u *TenantUpdate) check() error {
 			return &ValidationError{Name: "task_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.task_seq": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.CommentSeq(); ok {
+		if err := tenant.CommentSeqValidator(v); err != nil {
+			return &ValidationError{Name: "comment_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.comment_seq": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.NoteSeq(); ok {
+		if err := tenant.NoteSeqValidator(v); err != nil {
+			return &ValidationError{Name: "note_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.note_seq": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -129,6 +181,18 @@ func (_u *TenantUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedTaskSeq(); ok {
 		_spec.AddField(tenant.FieldTaskSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.CommentSeq(); ok {
+		_spec.SetField(tenant.FieldCommentSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedCommentSeq(); ok {
+		_spec.AddField(tenant.FieldCommentSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.NoteSeq(); ok {
+		_spec.SetField(tenant.FieldNoteSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedNoteSeq(); ok {
+		_spec.AddField(tenant.FieldNoteSeq, field.TypeInt, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -182,6 +246,48 @@ func (_u *TenantUpdateOne) SetNillableTaskSeq(v *int) *TenantUpdateOne {
 // AddTaskSeq adds value to the "task_seq" field.
 func (_u *TenantUpdateOne) AddTaskSeq(v int) *TenantUpdateOne {
 	_u.mutation.AddTaskSeq(v)
+	return _u
+}
+
+// SetCommentSeq sets the "comment_seq" field.
+func (_u *TenantUpdateOne) SetCommentSeq(v int) *TenantUpdateOne {
+	_u.mutation.ResetCommentSeq()
+	_u.mutation.SetCommentSeq(v)
+	return _u
+}
+
+// SetNillableCommentSeq sets the "comment_seq" field if the given value is not nil.
+func (_u *TenantUpdateOne) SetNillableCommentSeq(v *int) *TenantUpdateOne {
+	if v != nil {
+		_u.SetCommentSeq(*v)
+	}
+	return _u
+}
+
+// AddCommentSeq adds value to the "comment_seq" field.
+func (_u *TenantUpdateOne) AddCommentSeq(v int) *TenantUpdateOne {
+	_u.mutation.AddCommentSeq(v)
+	return _u
+}
+
+// SetNoteSeq sets the "note_seq" field.
+func (_u *TenantUpdateOne) SetNoteSeq(v int) *TenantUpdateOne {
+	_u.mutation.ResetNoteSeq()
+	_u.mutation.SetNoteSeq(v)
+	return _u
+}
+
+// SetNillableNoteSeq sets the "note_seq" field if the given value is not nil.
+func (_u *TenantUpdateOne) SetNillableNoteSeq(v *int) *TenantUpdateOne {
+	if v != nil {
+		_u.SetNoteSeq(*v)
+	}
+	return _u
+}
+
+// AddNoteSeq adds value to the "note_seq" field.
+func (_u *TenantUpdateOne) AddNoteSeq(v int) *TenantUpdateOne {
+	_u.mutation.AddNoteSeq(v)
 	return _u
 }
 
@@ -242,6 +348,16 @@ func (_u *TenantUpdateOne) check() error {
 			return &ValidationError{Name: "task_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.task_seq": %w`, err)}
 		}
 	}
+	if v, ok := _u.mutation.CommentSeq(); ok {
+		if err := tenant.CommentSeqValidator(v); err != nil {
+			return &ValidationError{Name: "comment_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.comment_seq": %w`, err)}
+		}
+	}
+	if v, ok := _u.mutation.NoteSeq(); ok {
+		if err := tenant.NoteSeqValidator(v); err != nil {
+			return &ValidationError{Name: "note_seq", err: fmt.Errorf(`ent: validator failed for field "Tenant.note_seq": %w`, err)}
+		}
+	}
 	return nil
 }
 
@@ -282,6 +398,18 @@ func (_u *TenantUpdateOne) sqlSave(ctx context.Context) (_node *Tenant, err erro
 	}
 	if value, ok := _u.mutation.AddedTaskSeq(); ok {
 		_spec.AddField(tenant.FieldTaskSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.CommentSeq(); ok {
+		_spec.SetField(tenant.FieldCommentSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedCommentSeq(); ok {
+		_spec.AddField(tenant.FieldCommentSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.NoteSeq(); ok {
+		_spec.SetField(tenant.FieldNoteSeq, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedNoteSeq(); ok {
+		_spec.AddField(tenant.FieldNoteSeq, field.TypeInt, value)
 	}
 	_node = &Tenant{config: _u.config}
 	_spec.Assign = _node.assignValues

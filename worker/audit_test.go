@@ -2,9 +2,7 @@ package worker
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -24,22 +22,33 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
-// fakeAuditor keeps what it is asked to record. While hold is open, Record
-// waits for it; err, when set, is what Record returns.
+// fakeAuditor keeps what it is asked to record. While hold is open,
+// writes wait for it (entered is signalled as each begins); err, when
+// set, is what they return.
 type fakeAuditor struct {
-	mu     sync.Mutex
-	events []audit.Event
-	hold   chan struct{}
-	err    error
+	mu      sync.Mutex
+	events  []audit.Event
+	batches []int // sizes of RecordAll's batches, in order
+	inTx    int   // events RecordTx wrote that committed
+	hold    chan struct{}
+	entered chan struct{}
+	err     error
 }
 
-func (f *fakeAuditor) Record(ctx context.Context, e audit.Event) error {
+func (f *fakeAuditor) wait(ctx context.Context) error {
+	if f.entered != nil {
+		select {
+		case f.entered <- struct{}{}:
+		default:
+		}
+	}
 	if f.hold != nil {
 		select {
 		case <-f.hold:
@@ -49,21 +58,44 @@ func (f *fakeAuditor) Record(ctx context.Context, e audit.Event) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.events = append(f.events, e)
 	return f.err
+}
+
+func (f *fakeAuditor) RecordAll(ctx context.Context, events []audit.Event) (int, error) {
+	if err := f.wait(ctx); err != nil {
+		return 0, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.events = append(f.events, events...)
+	f.batches = append(f.batches, len(events))
+	return 0, nil
+}
+
+// RecordTx keeps e once tx commits.
+func (f *fakeAuditor) RecordTx(ctx context.Context, tx *ent.Tx, e audit.Event) error {
+	if err := f.wait(ctx); err != nil {
+		return err
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Commit(ctx, tx)
+			if err == nil {
+				f.mu.Lock()
+				f.events = append(f.events, e)
+				f.inTx++
+				f.mu.Unlock()
+			}
+			return err
+		})
+	})
+	return nil
 }
 
 func (f *fakeAuditor) recorded() []audit.Event {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]audit.Event(nil), f.events...)
-}
-
-// await waits until n events were recorded and returns them.
-func (f *fakeAuditor) await(t *testing.T, n int) []audit.Event {
-	t.Helper()
-	waitFor(t, fmt.Sprintf("%d audit events", n), func() bool { return len(f.recorded()) >= n })
-	return f.recorded()
 }
 
 // auditService serves the audit_list tool with an empty log, to test its
@@ -105,6 +137,7 @@ func startAuditWorker(t *testing.T, edit func(*Config)) (*testWorker, *fakeResol
 func TestAuditOutcomes(t *testing.T) {
 	w, _, a := startAuditWorker(t, nil)
 	w.board.errs["T-9"] = domainerr.New(domainerr.NotFound, "No task T-9 in tenant acme")
+	w.board.errs["T-8"] = domainerr.New(domainerr.Conflict, "board %s already has %s (%s %q): update it instead", "main", "an open task", "T-4", "classified plan")
 	all := []string{"read", "comment", "write"}
 
 	calls := []func() error{
@@ -114,6 +147,10 @@ func TestAuditOutcomes(t *testing.T) {
 		},
 		func() error {
 			_, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: "T-9"})
+			return err
+		},
+		func() error {
+			_, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: "T-8"})
 			return err
 		},
 		func() error {
@@ -129,12 +166,14 @@ func TestAuditOutcomes(t *testing.T) {
 			return err
 		},
 	}
-	wantCodes := []codes.Code{codes.OK, codes.NotFound, codes.PermissionDenied, codes.PermissionDenied, codes.Internal}
+	wantCodes := []codes.Code{codes.OK, codes.NotFound, codes.FailedPrecondition, codes.PermissionDenied, codes.PermissionDenied, codes.Internal}
 	for i, call := range calls {
 		if got := status.Code(call()); got != wantCodes[i] {
 			t.Fatalf("call %d = %v, want %v", i, got, wantCodes[i])
 		}
-		a.await(t, i+1) // one at a time, to compare in order
+		if n := len(a.recorded()); n != i+1 {
+			t.Fatalf("after call %d was answered, %d events recorded; want its own too", i, n)
+		}
 	}
 	vic := audit.Event{Tenant: "acme", TenantID: 1, MemberID: 7, Member: "vic", Kind: "assistant", Sponsor: "alice", TokenID: "tok-secret-id"}
 	event := func(who audit.Event, method, tool string, targets []string, outcome, msg string) audit.Event {
@@ -145,6 +184,8 @@ func TestAuditOutcomes(t *testing.T) {
 	want := []audit.Event{
 		event(vic, taskwirev1.BoardService_GetTask_FullMethodName, "tasks_get", []string{"ref=T-1"}, "ok", ""),
 		event(vic, taskwirev1.BoardService_GetTask_FullMethodName, "tasks_get", []string{"ref=T-9"}, "NotFound", "No task T-9 in tenant acme"),
+		// The failure's sentence without what a caller or a task wrote.
+		event(vic, taskwirev1.BoardService_GetTask_FullMethodName, "tasks_get", []string{"ref=T-8"}, "FailedPrecondition", `board … already has … (T-4 "…"): update it instead`),
 		event(vic, taskwirev1.BoardService_CreateTask_FullMethodName, "tasks_create", []string{"board=main"}, "refused",
 			"You are a viewer on tenant acme, and viewers can only read: you cannot create a task (tasks_create needs write). Ask an owner or admin of acme for a role that allows write."),
 		event(unresolved, taskwirev1.BoardService_AddComment_FullMethodName, "comments_add", []string{"ref=T-2"}, "refused",
@@ -183,9 +224,7 @@ func TestAuditSkips(t *testing.T) {
 	if _, err := accessClient.Whoami(asCaller("read"), &taskwirev1.WhoamiRequest{}); err != nil {
 		t.Fatal(err)
 	}
-	got := a.await(t, 1)
-	w.srv.Stop(ctx) // writes whatever is still queued
-	if got = a.recorded(); len(got) != 1 || got[0].Tool != "whoami" {
+	if got := a.recorded(); len(got) != 1 || got[0].Tool != "whoami" {
 		t.Errorf("recorded %+v, want whoami alone", got)
 	}
 }
@@ -199,7 +238,7 @@ func TestAuditMetadata(t *testing.T) {
 	if _, err := w.client.GetTask(ctx, &taskwirev1.GetTaskRequest{Ref: "T-1"}); err != nil {
 		t.Fatal(err)
 	}
-	if e := a.await(t, 1)[0]; e.SessionLabel != "laptop claude" || e.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" {
+	if e := a.recorded()[0]; e.SessionLabel != "laptop claude" || e.TraceID != "4bf92f3577b34da6a3ce929d0e0e4736" {
 		t.Errorf("label %q trace %q, want %q and the traceparent's trace id", e.SessionLabel, e.TraceID, "laptop claude")
 	}
 }
@@ -271,122 +310,17 @@ func TestAuditTargets(t *testing.T) {
 // tenant its request names, as an operator's; one naming no tenant is not
 // recorded.
 func TestAuditOperator(t *testing.T) {
-	l := &auditLog{now: time.Now}
-	ctx := identity.NewOperatorContext(context.Background())
 	msg := dynamicMessage(t)
 	msg.Set(msg.Descriptor().Fields().ByName("tenant"), protoreflect.ValueOfString("acme"))
-	e := l.event(ctx, msg, "/taskwire.admin.v1.AdminService/AddMember", time.Now(), &accessNote{}, nil)
+	c := &auditedCall{log: &auditLog{now: time.Now}, ctx: identity.NewOperatorContext(context.Background()),
+		req: msg, method: "/taskwire.admin.v1.AdminService/AddMember", start: time.Now()}
+	e := c.event(nil)
 	if e.Tenant != "acme" || e.Kind != audit.KindOperator || e.MemberID != 0 || e.Outcome != audit.OutcomeOK ||
 		!cmp.Equal(e.Targets, []string{"tenant=acme"}) {
 		t.Errorf("operator event = %+v, want an operator's ok call in acme naming tenant=acme", e)
 	}
 	if got := operatorTenant(&taskwirev1.GetTaskRequest{Ref: "T-1"}); got != "" {
 		t.Errorf("operatorTenant(GetTaskRequest) = %q, want none", got)
-	}
-}
-
-// TestAuditNeverFailsTheCall: an Auditor that is stuck or failing costs
-// the calls nothing; events that do not fit the queue are dropped with a
-// counted warning.
-func TestAuditNeverFailsTheCall(t *testing.T) {
-	stuck := &fakeAuditor{hold: make(chan struct{})}
-	w := startWorker(t, func(c *Config) {
-		c.Auditor = stuck
-		c.AuditQueue = 2
-	})
-	start := time.Now()
-	for range 10 {
-		if _, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: "T-1"}); err != nil {
-			t.Fatalf("GetTask with a stuck auditor = %v, want success", err)
-		}
-	}
-	if d := time.Since(start); d > 5*time.Second {
-		t.Errorf("10 calls took %v with a stuck auditor, want no waiting", d)
-	}
-	// Two events wait and one may be being written: the other seven or
-	// eight are dropped, with one warning for the burst.
-	waitFor(t, "the drop warning", func() bool { return len(w.logs.find("worker: audit queue full; audit events dropped", nil)) == 1 })
-	dropped := int(w.srv.audit.dropped.Load())
-	if dropped != 7 && dropped != 8 {
-		t.Errorf("dropped %d events, want 7 or 8", dropped)
-	}
-	close(stuck.hold)
-	stuck.await(t, 10-dropped)
-
-	failing := &fakeAuditor{err: errors.New("database is down")}
-	w = startWorker(t, func(c *Config) { c.Auditor = failing })
-	if _, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: "T-1"}); err != nil {
-		t.Fatalf("GetTask with a failing auditor = %v, want success", err)
-	}
-	waitFor(t, "the failure's warning", func() bool {
-		return len(w.logs.find("worker: audit event not recorded", map[string]string{"err": "database is down"})) == 1
-	})
-}
-
-// TestAuditFlushOnStop: Stop writes the events still queued.
-func TestAuditFlushOnStop(t *testing.T) {
-	slow := &fakeAuditor{hold: make(chan struct{})}
-	w := startWorker(t, func(c *Config) { c.Auditor = slow })
-	for range 5 {
-		if _, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: "T-1"}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	close(slow.hold)
-	w.srv.Stop(context.Background())
-	if n := len(slow.recorded()); n != 5 {
-		t.Errorf("after Stop, %d events recorded, want all 5", n)
-	}
-}
-
-// TestAuditFlushBatches: with a BatchAuditor, what is still queued when
-// the worker stops is written in batches too, not an event at a time, so
-// more of it is written within the flush's time.
-func TestAuditFlushBatches(t *testing.T) {
-	b := &batchAuditor{}
-	l := &auditLog{
-		auditor: b, log: slog.New(slog.DiscardHandler), queue: make(chan audit.Event, 600),
-		stopping: make(chan struct{}), done: make(chan struct{}), now: time.Now,
-	}
-	close(l.stopping)
-	const queued = 2*maxAuditBatch + 10
-	for i := range queued {
-		l.queue <- audit.Event{Tenant: "acme", Method: fmt.Sprint("m", i)}
-	}
-	l.flush()
-	total := 0
-	for _, n := range b.sizes {
-		total += n
-	}
-	if total != queued || len(b.sizes) != 3 {
-		t.Errorf("flush wrote batches %v, want the %d queued events in 3", b.sizes, queued)
-	}
-}
-
-// TestAuditGatherBusy: with a full batch already queued the writer does
-// not linger (else a busy worker would write one batch per linger and
-// drop what overflows the queue); with less, it gathers what queued.
-func TestAuditGatherBusy(t *testing.T) {
-	l := &auditLog{
-		log: slog.New(slog.DiscardHandler), queue: make(chan audit.Event, 2*maxAuditBatch),
-		stopping: make(chan struct{}), done: make(chan struct{}), now: time.Now,
-	}
-	for i := range maxAuditBatch + 5 {
-		l.queue <- audit.Event{Method: fmt.Sprint("m", i)}
-	}
-	got := make(chan []audit.Event)
-	go func() { got <- l.gather(audit.Event{Method: "first"}, time.Hour) }()
-	select {
-	case batch := <-got:
-		if len(batch) != maxAuditBatch || batch[0].Method != "first" || batch[1].Method != "m0" {
-			t.Errorf("gather with a full batch queued returned %d events starting %q, %q; want %d starting with first, m0",
-				len(batch), batch[0].Method, batch[1].Method, maxAuditBatch)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("gather lingered with a full batch queued")
-	}
-	if n := len(l.queue); n != 6 {
-		t.Errorf("%d events left queued, want 6", n)
 	}
 }
 
@@ -414,7 +348,7 @@ func TestMinRole(t *testing.T) {
 			t.Errorf("%s ListAudit = %v, want success", role, err)
 		}
 	}
-	got := a.await(t, 4)
+	got := a.recorded()
 	for i, outcome := range []string{"refused", "refused", "ok", "ok"} {
 		if got[i].Outcome != outcome || got[i].Tool != "audit_list" {
 			t.Errorf("event %d = %s %s, want audit_list %s", i, got[i].Tool, got[i].Outcome, outcome)
@@ -445,62 +379,4 @@ func dynamicMessage(t *testing.T) *dynamicpb.Message {
 		t.Fatal(err)
 	}
 	return dynamicpb.NewMessage(fd.Messages().Get(0))
-}
-
-// batchAuditor is a fakeAuditor that also writes batches, noting their
-// sizes.
-type batchAuditor struct {
-	fakeAuditor
-	sizes []int
-}
-
-func (b *batchAuditor) RecordAll(ctx context.Context, events []audit.Event) (int, error) {
-	for _, e := range events {
-		if err := b.Record(ctx, e); err != nil {
-			return 0, err
-		}
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.sizes = append(b.sizes, len(events))
-	return 0, nil
-}
-
-// TestAuditBatches: with a BatchAuditor, events that queue up within the
-// linger or while a write is under way are written together, and none is
-// lost.
-func TestAuditBatches(t *testing.T) {
-	b := &batchAuditor{fakeAuditor: fakeAuditor{hold: make(chan struct{})}}
-	w, _, _ := startAuditWorker(t, func(c *Config) { c.Auditor = b })
-	const calls = 6
-	for i := range calls {
-		if _, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: fmt.Sprint("T-", i)}); err != nil {
-			t.Fatalf("GetTask = %v", err)
-		}
-	}
-	close(b.hold)
-	got := b.await(t, calls)
-	for i, e := range got {
-		if want := fmt.Sprint("ref=T-", i); len(e.Targets) != 1 || e.Targets[0] != want {
-			t.Errorf("event %d targets %v, want [%s]", i, e.Targets, want)
-		}
-	}
-	// The first batch (what queued within the linger) was held while the
-	// rest queued: they come in at most one more batch.
-	sizes := func() []int {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		return append([]int(nil), b.sizes...)
-	}
-	total := func() int {
-		n := 0
-		for _, s := range sizes() {
-			n += s
-		}
-		return n
-	}
-	waitFor(t, "the batches to be noted", func() bool { return total() == calls })
-	if s := sizes(); len(s) > 2 {
-		t.Errorf("batch sizes %v, want the %d events in one or two batches", s, calls)
-	}
 }

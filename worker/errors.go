@@ -47,6 +47,7 @@ func (s *Server) toStatus(ctx context.Context, method string, err error) error {
 	switch {
 	case errors.As(err, &de):
 		if code, ok := kindCodes[de.Kind]; ok {
+			noteFailure(ctx, err)
 			return status.Error(code, de.Msg)
 		}
 		return s.internal(ctx, method, err)

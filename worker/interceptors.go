@@ -40,9 +40,11 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     Config.OperatorServices, an MCP token elsewhere). Health is exempt.
 //     A call of Config.OperatorServices may instead carry the operator
 //     mark, and then skips steps 5 and 6 (see operatorCall).
-//  4. audit: every named call, once it ends, into the audit log through
-//     Config.Auditor (asynchronously: see auditCall), with its outcome.
-//     Before scope and role, so that their refusals are recorded too.
+//  4. audit: every named call, with its outcome, into the audit log
+//     through Config.Auditor, before the call is answered: a write's row
+//     in the write's own transaction, any other call's in a group commit
+//     (see auditCall). Before scope and role, so that their refusals are
+//     recorded too.
 //  5. scope: the token's scopes must cover the scope the method's
 //     (taskwire.mcp.v1.tool) option names; otherwise PermissionDenied
 //     (reason INSUFFICIENT_SCOPE). Checked before the role, since it needs

@@ -63,10 +63,12 @@ type Config struct {
 	// cuts them off; 0 means DefaultDrainTimeout.
 	DrainTimeout time.Duration
 	// Auditor, when set, records every call a member or operator makes in
-	// the audit log, as it ends (see auditCall); nil turns the log off.
+	// the audit log before the call is answered (see auditCall); nil turns
+	// the log off.
 	Auditor Auditor
 	// AuditQueue bounds the audit events waiting to be written; 0 means
-	// DefaultAuditQueue. When it is full, events are dropped with a warning.
+	// DefaultAuditQueue. When it is full, calls wait for room (within
+	// their deadlines): no event is dropped.
 	AuditQueue int
 	// ServerOptions are added to the gRPC server's, before its own: their
 	// interceptors run outside the worker's chain, so they see every call
@@ -166,7 +168,8 @@ func (s *Server) Serve(lis net.Listener) error {
 // Stop drains the server: health turns NOT_SERVING (for good), streams
 // end, in-flight calls get until ctx ends or DrainTimeout passes to finish,
 // and whatever is left is cut off. Then the audit events still queued are
-// written, for up to auditFlushTimeout.
+// written, for up to auditFlushTimeout; a call that ends after that fails
+// with Unavailable instead of being answered unrecorded.
 func (s *Server) Stop(ctx context.Context) {
 	s.health.Shutdown()
 	s.drain()

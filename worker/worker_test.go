@@ -15,8 +15,12 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/privacy"
+	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/services/store"
 )
 
 // testBoard is a small BoardService whose behaviour tests choose through
@@ -27,6 +31,7 @@ type testBoard struct {
 	entered chan struct{}    // GetTask "block" signals it started
 	release chan struct{}    // and waits for this (or its context)
 	reports []float64        // ImportTasks reports these progress values
+	db      *ent.Client      // when set, CreateTask writes a tenant named by the title
 }
 
 func newTestBoard() *testBoard {
@@ -54,7 +59,23 @@ func (b *testBoard) GetTask(ctx context.Context, req *taskwirev1.GetTaskRequest)
 	return &taskwirev1.GetTaskResponse{Task: &taskwirev1.Task{Ref: req.GetRef()}}, nil
 }
 
+// CreateTask, with db, writes a tenant whose slug is the title in one
+// transaction, and fails (rolling it back) when the board is "fail".
 func (b *testBoard) CreateTask(ctx context.Context, req *taskwirev1.CreateTaskRequest) (*taskwirev1.CreateTaskResponse, error) {
+	if b.db != nil {
+		err := store.WithTx(ctx, b.db, func(tx *ent.Tx) error {
+			if err := tx.Tenant.Create().SetSlug(req.GetTitle()).SetName("x").Exec(privacy.DecisionContext(ctx, privacy.Allow)); err != nil {
+				return err
+			}
+			if req.GetBoard() == "fail" {
+				return domainerr.New(domainerr.Invalid, "no board %q", req.GetBoard())
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	return &taskwirev1.CreateTaskResponse{Task: &taskwirev1.Task{Ref: "T-1", Title: req.GetTitle()}}, nil
 }
 

@@ -159,13 +159,14 @@ func (w *isoWorld) admin(t *testing.T, bearer, method string, req any) map[strin
 // plant fills the tenant: boards, members of every role and kind (one
 // removed), tokens (one revoked), tasks with notes and comments (some
 // deleted, one restored), and so audit events; then it collects the
-// identifiers another tenant's caller will try. Task numbers start after
-// firstRef, so that no ref of one tenant exists in the other.
+// identifiers another tenant's caller will try. Task, comment and note
+// numbers start after firstRef, so that none of one tenant exists in the
+// other.
 func (w *isoWorld) plant(t *testing.T, h *harness, ownerHandle string, firstRef, tasks int) {
 	t.Helper()
 	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
 	if firstRef > 0 {
-		if err := h.sys.DB.Tenant.UpdateOneID(w.id).SetTaskSeq(firstRef).Exec(ctx); err != nil {
+		if err := h.sys.DB.Tenant.UpdateOneID(w.id).SetTaskSeq(firstRef).SetCommentSeq(firstRef).SetNoteSeq(firstRef).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -60,6 +60,11 @@ func TenantID(v int) predicate.Comment {
 	return predicate.Comment(sql.FieldEQ(FieldTenantID, v))
 }
 
+// Number applies equality check predicate on the "number" field. It's identical to NumberEQ.
+func Number(v int) predicate.Comment {
+	return predicate.Comment(sql.FieldEQ(FieldNumber, v))
+}
+
 // TaskID applies equality check predicate on the "task_id" field. It's identical to TaskIDEQ.
 func TaskID(v int) predicate.Comment {
 	return predicate.Comment(sql.FieldEQ(FieldTaskID, v))
@@ -108,6 +113,56 @@ func TenantIDIn(vs ...int) predicate.Comment {
 // TenantIDNotIn applies the NotIn predicate on the "tenant_id" field.
 func TenantIDNotIn(vs ...int) predicate.Comment {
 	return predicate.Comment(sql.FieldNotIn(FieldTenantID, vs...))
+}
+
+// NumberEQ applies the EQ predicate on the "number" field.
+func NumberEQ(v int) predicate.Comment {
+	return predicate.Comment(sql.FieldEQ(FieldNumber, v))
+}
+
+// NumberNEQ applies the NEQ predicate on the "number" field.
+func NumberNEQ(v int) predicate.Comment {
+	return predicate.Comment(sql.FieldNEQ(FieldNumber, v))
+}
+
+// NumberIn applies the In predicate on the "number" field.
+func NumberIn(vs ...int) predicate.Comment {
+	return predicate.Comment(sql.FieldIn(FieldNumber, vs...))
+}
+
+// NumberNotIn applies the NotIn predicate on the "number" field.
+func NumberNotIn(vs ...int) predicate.Comment {
+	return predicate.Comment(sql.FieldNotIn(FieldNumber, vs...))
+}
+
+// NumberGT applies the GT predicate on the "number" field.
+func NumberGT(v int) predicate.Comment {
+	return predicate.Comment(sql.FieldGT(FieldNumber, v))
+}
+
+// NumberGTE applies the GTE predicate on the "number" field.
+func NumberGTE(v int) predicate.Comment {
+	return predicate.Comment(sql.FieldGTE(FieldNumber, v))
+}
+
+// NumberLT applies the LT predicate on the "number" field.
+func NumberLT(v int) predicate.Comment {
+	return predicate.Comment(sql.FieldLT(FieldNumber, v))
+}
+
+// NumberLTE applies the LTE predicate on the "number" field.
+func NumberLTE(v int) predicate.Comment {
+	return predicate.Comment(sql.FieldLTE(FieldNumber, v))
+}
+
+// NumberIsNil applies the IsNil predicate on the "number" field.
+func NumberIsNil() predicate.Comment {
+	return predicate.Comment(sql.FieldIsNull(FieldNumber))
+}
+
+// NumberNotNil applies the NotNil predicate on the "number" field.
+func NumberNotNil() predicate.Comment {
+	return predicate.Comment(sql.FieldNotNull(FieldNumber))
 }
 
 // TaskIDEQ applies the EQ predicate on the "task_id" field.

@@ -60,6 +60,11 @@ func TenantID(v int) predicate.ContextNote {
 	return predicate.ContextNote(sql.FieldEQ(FieldTenantID, v))
 }
 
+// Number applies equality check predicate on the "number" field. It's identical to NumberEQ.
+func Number(v int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldEQ(FieldNumber, v))
+}
+
 // BoardID applies equality check predicate on the "board_id" field. It's identical to BoardIDEQ.
 func BoardID(v int) predicate.ContextNote {
 	return predicate.ContextNote(sql.FieldEQ(FieldBoardID, v))
@@ -98,6 +103,56 @@ func TenantIDIn(vs ...int) predicate.ContextNote {
 // TenantIDNotIn applies the NotIn predicate on the "tenant_id" field.
 func TenantIDNotIn(vs ...int) predicate.ContextNote {
 	return predicate.ContextNote(sql.FieldNotIn(FieldTenantID, vs...))
+}
+
+// NumberEQ applies the EQ predicate on the "number" field.
+func NumberEQ(v int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldEQ(FieldNumber, v))
+}
+
+// NumberNEQ applies the NEQ predicate on the "number" field.
+func NumberNEQ(v int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldNEQ(FieldNumber, v))
+}
+
+// NumberIn applies the In predicate on the "number" field.
+func NumberIn(vs ...int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldIn(FieldNumber, vs...))
+}
+
+// NumberNotIn applies the NotIn predicate on the "number" field.
+func NumberNotIn(vs ...int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldNotIn(FieldNumber, vs...))
+}
+
+// NumberGT applies the GT predicate on the "number" field.
+func NumberGT(v int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldGT(FieldNumber, v))
+}
+
+// NumberGTE applies the GTE predicate on the "number" field.
+func NumberGTE(v int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldGTE(FieldNumber, v))
+}
+
+// NumberLT applies the LT predicate on the "number" field.
+func NumberLT(v int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldLT(FieldNumber, v))
+}
+
+// NumberLTE applies the LTE predicate on the "number" field.
+func NumberLTE(v int) predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldLTE(FieldNumber, v))
+}
+
+// NumberIsNil applies the IsNil predicate on the "number" field.
+func NumberIsNil() predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldIsNull(FieldNumber))
+}
+
+// NumberNotNil applies the NotNil predicate on the "number" field.
+func NumberNotNil() predicate.ContextNote {
+	return predicate.ContextNote(sql.FieldNotNull(FieldNumber))
 }
 
 // BoardIDEQ applies the EQ predicate on the "board_id" field.

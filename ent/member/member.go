@@ -86,7 +86,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/taskwire/taskwire/ent/runtime"
 var (
-	Hooks  [1]ent.Hook
+	Hooks  [2]ent.Hook
 	Policy ent.Policy
 	// HandleValidator is a validator for the "handle" field. It is called by the builders before save.
 	HandleValidator func(string) error

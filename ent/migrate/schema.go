@@ -137,6 +137,7 @@ var (
 	// CommentsColumns holds the columns for the "comments" table.
 	CommentsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "number", Type: field.TypeInt, Nullable: true},
 		{Name: "body", Type: field.TypeString, Size: 2147483647},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "edited_at", Type: field.TypeTime, Nullable: true},
@@ -153,19 +154,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "comments_tenants_tenant",
-				Columns:    []*schema.Column{CommentsColumns[5]},
+				Columns:    []*schema.Column{CommentsColumns[6]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "comments_members_author",
-				Columns:    []*schema.Column{CommentsColumns[6]},
+				Columns:    []*schema.Column{CommentsColumns[7]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "comments_tasks_comments",
-				Columns:    []*schema.Column{CommentsColumns[7]},
+				Columns:    []*schema.Column{CommentsColumns[8]},
 				RefColumns: []*schema.Column{TasksColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -174,7 +175,12 @@ var (
 			{
 				Name:    "comment_tenant_id_task_id",
 				Unique:  false,
-				Columns: []*schema.Column{CommentsColumns[5], CommentsColumns[7]},
+				Columns: []*schema.Column{CommentsColumns[6], CommentsColumns[8]},
+			},
+			{
+				Name:    "comment_tenant_id_number",
+				Unique:  true,
+				Columns: []*schema.Column{CommentsColumns[6], CommentsColumns[1]},
 			},
 		},
 	}
@@ -211,6 +217,7 @@ var (
 	// ContextNotesColumns holds the columns for the "context_notes" table.
 	ContextNotesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "number", Type: field.TypeInt, Nullable: true},
 		{Name: "body", Type: field.TypeString, Size: 2147483647},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "tenant_id", Type: field.TypeInt},
@@ -225,19 +232,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "context_notes_tenants_tenant",
-				Columns:    []*schema.Column{ContextNotesColumns[3]},
+				Columns:    []*schema.Column{ContextNotesColumns[4]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "context_notes_boards_board",
-				Columns:    []*schema.Column{ContextNotesColumns[4]},
+				Columns:    []*schema.Column{ContextNotesColumns[5]},
 				RefColumns: []*schema.Column{BoardsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "context_notes_members_author",
-				Columns:    []*schema.Column{ContextNotesColumns[5]},
+				Columns:    []*schema.Column{ContextNotesColumns[6]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -246,7 +253,12 @@ var (
 			{
 				Name:    "contextnote_tenant_id_board_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ContextNotesColumns[3], ContextNotesColumns[4], ContextNotesColumns[2]},
+				Columns: []*schema.Column{ContextNotesColumns[4], ContextNotesColumns[5], ContextNotesColumns[3]},
+			},
+			{
+				Name:    "contextnote_tenant_id_number",
+				Unique:  true,
+				Columns: []*schema.Column{ContextNotesColumns[4], ContextNotesColumns[1]},
 			},
 		},
 	}
@@ -464,6 +476,8 @@ var (
 		{Name: "slug", Type: field.TypeString, Unique: true},
 		{Name: "name", Type: field.TypeString},
 		{Name: "task_seq", Type: field.TypeInt, Default: 0},
+		{Name: "comment_seq", Type: field.TypeInt, Default: 0},
+		{Name: "note_seq", Type: field.TypeInt, Default: 0},
 		{Name: "created_at", Type: field.TypeTime},
 	}
 	// TenantsTable holds the schema information for the "tenants" table.

@@ -150,18 +150,21 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	commentHooks := schema.Comment{}.Hooks()
+
+	comment.Hooks[1] = commentHooks[0]
 	commentFields := schema.Comment{}.Fields()
 	_ = commentFields
 	// commentDescBody is the schema descriptor for body field.
-	commentDescBody := commentFields[2].Descriptor()
+	commentDescBody := commentFields[3].Descriptor()
 	// comment.BodyValidator is a validator for the "body" field. It is called by the builders before save.
 	comment.BodyValidator = commentDescBody.Validators[0].(func(string) error)
 	// commentDescCreatedAt is the schema descriptor for created_at field.
-	commentDescCreatedAt := commentFields[3].Descriptor()
+	commentDescCreatedAt := commentFields[4].Descriptor()
 	// comment.DefaultCreatedAt holds the default value on creation for the created_at field.
 	comment.DefaultCreatedAt = commentDescCreatedAt.Default.(func() time.Time)
 	// commentDescVersion is the schema descriptor for version field.
-	commentDescVersion := commentFields[5].Descriptor()
+	commentDescVersion := commentFields[6].Descriptor()
 	// comment.DefaultVersion holds the default value on creation for the version field.
 	comment.DefaultVersion = commentDescVersion.Default.(int)
 	// comment.VersionValidator is a validator for the "version" field. It is called by the builders before save.
@@ -200,14 +203,17 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	contextnoteHooks := schema.ContextNote{}.Hooks()
+
+	contextnote.Hooks[1] = contextnoteHooks[0]
 	contextnoteFields := schema.ContextNote{}.Fields()
 	_ = contextnoteFields
 	// contextnoteDescBody is the schema descriptor for body field.
-	contextnoteDescBody := contextnoteFields[2].Descriptor()
+	contextnoteDescBody := contextnoteFields[3].Descriptor()
 	// contextnote.BodyValidator is a validator for the "body" field. It is called by the builders before save.
 	contextnote.BodyValidator = contextnoteDescBody.Validators[0].(func(string) error)
 	// contextnoteDescCreatedAt is the schema descriptor for created_at field.
-	contextnoteDescCreatedAt := contextnoteFields[3].Descriptor()
+	contextnoteDescCreatedAt := contextnoteFields[4].Descriptor()
 	// contextnote.DefaultCreatedAt holds the default value on creation for the created_at field.
 	contextnote.DefaultCreatedAt = contextnoteDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyMixin := schema.IdempotencyKey{}.Mixin()
@@ -244,14 +250,17 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	memberHooks := schema.Member{}.Hooks()
+
+	member.Hooks[1] = memberHooks[0]
 	memberFields := schema.Member{}.Fields()
 	_ = memberFields
 	// memberDescHandle is the schema descriptor for handle field.
-	memberDescHandle := memberFields[0].Descriptor()
+	memberDescHandle := memberFields[1].Descriptor()
 	// member.HandleValidator is a validator for the "handle" field. It is called by the builders before save.
 	member.HandleValidator = memberDescHandle.Validators[0].(func(string) error)
 	// memberDescCreatedAt is the schema descriptor for created_at field.
-	memberDescCreatedAt := memberFields[5].Descriptor()
+	memberDescCreatedAt := memberFields[6].Descriptor()
 	// member.DefaultCreatedAt holds the default value on creation for the created_at field.
 	member.DefaultCreatedAt = memberDescCreatedAt.Default.(func() time.Time)
 	signingkeyFields := schema.SigningKey{}.Fields()
@@ -376,8 +385,20 @@ func init() {
 	tenant.DefaultTaskSeq = tenantDescTaskSeq.Default.(int)
 	// tenant.TaskSeqValidator is a validator for the "task_seq" field. It is called by the builders before save.
 	tenant.TaskSeqValidator = tenantDescTaskSeq.Validators[0].(func(int) error)
+	// tenantDescCommentSeq is the schema descriptor for comment_seq field.
+	tenantDescCommentSeq := tenantFields[3].Descriptor()
+	// tenant.DefaultCommentSeq holds the default value on creation for the comment_seq field.
+	tenant.DefaultCommentSeq = tenantDescCommentSeq.Default.(int)
+	// tenant.CommentSeqValidator is a validator for the "comment_seq" field. It is called by the builders before save.
+	tenant.CommentSeqValidator = tenantDescCommentSeq.Validators[0].(func(int) error)
+	// tenantDescNoteSeq is the schema descriptor for note_seq field.
+	tenantDescNoteSeq := tenantFields[4].Descriptor()
+	// tenant.DefaultNoteSeq holds the default value on creation for the note_seq field.
+	tenant.DefaultNoteSeq = tenantDescNoteSeq.Default.(int)
+	// tenant.NoteSeqValidator is a validator for the "note_seq" field. It is called by the builders before save.
+	tenant.NoteSeqValidator = tenantDescNoteSeq.Validators[0].(func(int) error)
 	// tenantDescCreatedAt is the schema descriptor for created_at field.
-	tenantDescCreatedAt := tenantFields[3].Descriptor()
+	tenantDescCreatedAt := tenantFields[5].Descriptor()
 	// tenant.DefaultCreatedAt holds the default value on creation for the created_at field.
 	tenant.DefaultCreatedAt = tenantDescCreatedAt.Default.(func() time.Time)
 	tokenMixin := schema.Token{}.Mixin()

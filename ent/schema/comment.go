@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	gen "github.com/taskwire/taskwire/ent"
 )
 
 // Comment is a remark by a member on a task.
@@ -20,6 +22,8 @@ func (Comment) Mixin() []ent.Mixin {
 // Fields of the Comment.
 func (Comment) Fields() []ent.Field {
 	return []ent.Field{
+		field.Int("number").Optional().Immutable().
+			Comment("The comment's number in its tenant, what callers know it by; set on creation (numberInTenant). Null only for rows a migration has not numbered yet."),
 		field.Int("task_id").Immutable(),
 		field.Int("author_id").Immutable(),
 		field.Text("body").NotEmpty(),
@@ -42,5 +46,12 @@ func (Comment) Edges() []ent.Edge {
 func (Comment) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("tenant_id", "task_id"),
+		index.Fields("tenant_id", "number").Unique(),
 	}
+}
+
+// Hooks of the Comment: a new comment takes its tenant's next number.
+func (Comment) Hooks() []ent.Hook {
+	return []ent.Hook{numberInTenant(func(u *gen.TenantUpdateOne) *gen.TenantUpdateOne { return u.AddCommentSeq(1) },
+		func(t *gen.Tenant) int { return t.CommentSeq })}
 }

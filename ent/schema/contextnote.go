@@ -5,6 +5,8 @@ import (
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
+
+	gen "github.com/taskwire/taskwire/ent"
 )
 
 // ContextNote is a note a member leaves on a board for everyone working on
@@ -21,6 +23,8 @@ func (ContextNote) Mixin() []ent.Mixin {
 // Fields of the ContextNote.
 func (ContextNote) Fields() []ent.Field {
 	return []ent.Field{
+		field.Int("number").Optional().Immutable().
+			Comment("The note's number in its tenant, what callers know it by; set on creation (numberInTenant). Null only for rows a migration has not numbered yet."),
 		field.Int("board_id").Immutable(),
 		field.Int("author_id").Immutable(),
 		field.Text("body").NotEmpty(),
@@ -40,5 +44,12 @@ func (ContextNote) Edges() []ent.Edge {
 func (ContextNote) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("tenant_id", "board_id", "created_at"),
+		index.Fields("tenant_id", "number").Unique(),
 	}
+}
+
+// Hooks of the ContextNote: a new note takes its tenant's next number.
+func (ContextNote) Hooks() []ent.Hook {
+	return []ent.Hook{numberInTenant(func(u *gen.TenantUpdateOne) *gen.TenantUpdateOne { return u.AddNoteSeq(1) },
+		func(t *gen.Tenant) int { return t.NoteSeq })}
 }

@@ -20,6 +20,8 @@ func (Member) Mixin() []ent.Mixin {
 // Fields of the Member.
 func (Member) Fields() []ent.Field {
 	return []ent.Field{
+		field.Int("id").Immutable().
+			Comment("Random for members created since schema version 2 (randomID), the sequence's before: it is the subject of tokens, so it must not count the platform's members."),
 		field.String("handle").NotEmpty().Immutable().
 			Comment(`Unique within the tenant, e.g. "alice"; never changes, so workers may remember it.`),
 		field.String("display_name"),
@@ -46,4 +48,9 @@ func (Member) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("tenant_id", "handle").Unique(),
 	}
+}
+
+// Hooks of the Member: a new member gets a random id.
+func (Member) Hooks() []ent.Hook {
+	return []ent.Hook{randomID()}
 }

@@ -19,6 +19,10 @@ func (Tenant) Fields() []ent.Field {
 		field.String("name").NotEmpty(),
 		field.Int("task_seq").Default(0).NonNegative().
 			Comment("The last task number handed out; bumped inside the creating transaction."),
+		field.Int("comment_seq").Default(0).NonNegative().
+			Comment("The last comment number handed out; bumped inside the creating transaction."),
+		field.Int("note_seq").Default(0).NonNegative().
+			Comment("The last context note number handed out; bumped inside the creating transaction."),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }

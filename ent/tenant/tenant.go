@@ -19,6 +19,10 @@ const (
 	FieldName = "name"
 	// FieldTaskSeq holds the string denoting the task_seq field in the database.
 	FieldTaskSeq = "task_seq"
+	// FieldCommentSeq holds the string denoting the comment_seq field in the database.
+	FieldCommentSeq = "comment_seq"
+	// FieldNoteSeq holds the string denoting the note_seq field in the database.
+	FieldNoteSeq = "note_seq"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// Table holds the table name of the tenant in the database.
@@ -31,6 +35,8 @@ var Columns = []string{
 	FieldSlug,
 	FieldName,
 	FieldTaskSeq,
+	FieldCommentSeq,
+	FieldNoteSeq,
 	FieldCreatedAt,
 }
 
@@ -53,6 +59,14 @@ var (
 	DefaultTaskSeq int
 	// TaskSeqValidator is a validator for the "task_seq" field. It is called by the builders before save.
 	TaskSeqValidator func(int) error
+	// DefaultCommentSeq holds the default value on creation for the "comment_seq" field.
+	DefaultCommentSeq int
+	// CommentSeqValidator is a validator for the "comment_seq" field. It is called by the builders before save.
+	CommentSeqValidator func(int) error
+	// DefaultNoteSeq holds the default value on creation for the "note_seq" field.
+	DefaultNoteSeq int
+	// NoteSeqValidator is a validator for the "note_seq" field. It is called by the builders before save.
+	NoteSeqValidator func(int) error
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -78,6 +92,16 @@ func ByName(opts ...sql.OrderTermOption) OrderOption {
 // ByTaskSeq orders the results by the task_seq field.
 func ByTaskSeq(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldTaskSeq, opts...).ToFunc()
+}
+
+// ByCommentSeq orders the results by the comment_seq field.
+func ByCommentSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldCommentSeq, opts...).ToFunc()
+}
+
+// ByNoteSeq orders the results by the note_seq field.
+func ByNoteSeq(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNoteSeq, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

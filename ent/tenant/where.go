@@ -69,6 +69,16 @@ func TaskSeq(v int) predicate.Tenant {
 	return predicate.Tenant(sql.FieldEQ(FieldTaskSeq, v))
 }
 
+// CommentSeq applies equality check predicate on the "comment_seq" field. It's identical to CommentSeqEQ.
+func CommentSeq(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldCommentSeq, v))
+}
+
+// NoteSeq applies equality check predicate on the "note_seq" field. It's identical to NoteSeqEQ.
+func NoteSeq(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldNoteSeq, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.Tenant {
 	return predicate.Tenant(sql.FieldEQ(FieldCreatedAt, v))
@@ -242,6 +252,86 @@ func TaskSeqLT(v int) predicate.Tenant {
 // TaskSeqLTE applies the LTE predicate on the "task_seq" field.
 func TaskSeqLTE(v int) predicate.Tenant {
 	return predicate.Tenant(sql.FieldLTE(FieldTaskSeq, v))
+}
+
+// CommentSeqEQ applies the EQ predicate on the "comment_seq" field.
+func CommentSeqEQ(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldCommentSeq, v))
+}
+
+// CommentSeqNEQ applies the NEQ predicate on the "comment_seq" field.
+func CommentSeqNEQ(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNEQ(FieldCommentSeq, v))
+}
+
+// CommentSeqIn applies the In predicate on the "comment_seq" field.
+func CommentSeqIn(vs ...int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldIn(FieldCommentSeq, vs...))
+}
+
+// CommentSeqNotIn applies the NotIn predicate on the "comment_seq" field.
+func CommentSeqNotIn(vs ...int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNotIn(FieldCommentSeq, vs...))
+}
+
+// CommentSeqGT applies the GT predicate on the "comment_seq" field.
+func CommentSeqGT(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGT(FieldCommentSeq, v))
+}
+
+// CommentSeqGTE applies the GTE predicate on the "comment_seq" field.
+func CommentSeqGTE(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGTE(FieldCommentSeq, v))
+}
+
+// CommentSeqLT applies the LT predicate on the "comment_seq" field.
+func CommentSeqLT(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLT(FieldCommentSeq, v))
+}
+
+// CommentSeqLTE applies the LTE predicate on the "comment_seq" field.
+func CommentSeqLTE(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLTE(FieldCommentSeq, v))
+}
+
+// NoteSeqEQ applies the EQ predicate on the "note_seq" field.
+func NoteSeqEQ(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldNoteSeq, v))
+}
+
+// NoteSeqNEQ applies the NEQ predicate on the "note_seq" field.
+func NoteSeqNEQ(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNEQ(FieldNoteSeq, v))
+}
+
+// NoteSeqIn applies the In predicate on the "note_seq" field.
+func NoteSeqIn(vs ...int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldIn(FieldNoteSeq, vs...))
+}
+
+// NoteSeqNotIn applies the NotIn predicate on the "note_seq" field.
+func NoteSeqNotIn(vs ...int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNotIn(FieldNoteSeq, vs...))
+}
+
+// NoteSeqGT applies the GT predicate on the "note_seq" field.
+func NoteSeqGT(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGT(FieldNoteSeq, v))
+}
+
+// NoteSeqGTE applies the GTE predicate on the "note_seq" field.
+func NoteSeqGTE(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGTE(FieldNoteSeq, v))
+}
+
+// NoteSeqLT applies the LT predicate on the "note_seq" field.
+func NoteSeqLT(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLT(FieldNoteSeq, v))
+}
+
+// NoteSeqLTE applies the LTE predicate on the "note_seq" field.
+func NoteSeqLTE(v int) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLTE(FieldNoteSeq, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

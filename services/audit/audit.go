@@ -1,13 +1,15 @@
 // Package audit is the audit log: one event per call a member (or a
-// platform operator) makes to a worker, recorded as the call ends, and read
-// back newest first by the tenant's owners and admins (the audit_list tool,
-// and the admin API through Store.List).
+// platform operator) makes to a worker, recorded before the call is
+// answered, and read back newest first by the tenant's owners and admins
+// (the audit_list tool, and the admin API through Store.List).
 //
 // The worker decides what is recorded and when (worker.Config.Auditor,
-// worker/audit.go); Store writes an event and answers queries, every one
-// confined to one tenant. An event holds who called, with which token, the
-// tool or method, what the request named (refs, boards, members: never
-// what it carried, so no task text) and how the call ended.
+// worker/audit.go): a write's event in the write's own transaction
+// (RecordTx), any other call's in a batch (RecordAll). Store writes events
+// and answers queries, every one confined to one tenant. An event holds
+// who called, with which token, the tool or method, what the request named
+// (refs, boards, members: never what it carried, so no task text) and how
+// the call ended.
 package audit
 
 import (
@@ -81,7 +83,7 @@ type Event struct {
 // Config holds what a Store needs.
 type Config struct {
 	Client *ent.Client // required, e.g. from store.Open
-	// CursorKey authenticates the cursors List hands out (HMAC-SHA256), at
+	// CursorKey seals the cursors List hands out (see package cursor), at
 	// least 16 bytes. Workers that serve the same callers must share it,
 	// or a page's next cursor is refused by the next worker.
 	CursorKey []byte

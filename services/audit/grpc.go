@@ -32,7 +32,7 @@ func (s *Store) ListAudit(ctx context.Context, req *taskwirev1.ListAuditRequest)
 	}
 	if !authz.AtLeast(a.Role, Reader) {
 		r := authz.Refusal{Role: a.Role, Tenant: a.Tenant, Tool: "audit_list", Title: "List the audit log", Need: authz.ScopeRead}
-		return nil, domainerr.New(domainerr.PermissionDenied, "%s", r.LeastRoleSentence(Reader))
+		return nil, domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(Reader)))
 	}
 	f := Filter{Member: req.GetMember(), Tool: req.GetTool(), Outcome: req.GetOutcome()}
 	if f.Member == "me" {

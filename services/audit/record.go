@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"fmt"
 	"math/bits"
 	"time"
 
@@ -33,13 +32,32 @@ func (s *Store) RecordAll(ctx context.Context, events []Event) (skipped int, err
 	return s.write(ctx, events, true)
 }
 
-// write writes events in one transaction. An event of a tenant that does
-// not exist is counted in skipped when skipMissing, else fails the write.
+// RecordTx writes e as Record does, in tx: the transaction of the call's
+// own write, so that the write and the record of it commit together or
+// not at all. A tenant that does not exist is NotFound.
+func (s *Store) RecordTx(ctx context.Context, tx *ent.Tx, e Event) error {
+	_, err := writeIn(ctx, tx, []Event{e}, false)
+	return err
+}
+
+// write writes events in a transaction of its own.
 func (s *Store) write(ctx context.Context, events []Event, skipMissing bool) (skipped int, err error) {
 	tx, err := s.client.Tx(ctx)
 	if err != nil {
 		return 0, store.DomainError(ctx, err)
 	}
+	if skipped, err = writeIn(ctx, tx, events, skipMissing); err != nil {
+		return 0, rollback(tx, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return 0, store.DomainError(ctx, err)
+	}
+	return skipped, nil
+}
+
+// writeIn writes events in tx. An event of a tenant that does not exist
+// is counted in skipped when skipMissing, else fails the write.
+func writeIn(ctx context.Context, tx *ent.Tx, events []Event, skipMissing bool) (skipped int, err error) {
 	var tenants []int
 	byTenant := map[int][][]any{}
 	for _, e := range events {
@@ -49,11 +67,11 @@ func (s *Store) write(ctx context.Context, events []Event, skipMissing bool) (sk
 			continue
 		}
 		if err != nil {
-			return 0, rollback(tx, err)
+			return 0, err
 		}
 		row, err := rowOf(tid, &e)
 		if err != nil {
-			return 0, rollback(tx, err)
+			return 0, err
 		}
 		if _, ok := byTenant[tid]; !ok {
 			tenants = append(tenants, tid)
@@ -65,12 +83,9 @@ func (s *Store) write(ctx context.Context, events []Event, skipMissing bool) (sk
 		scoped := tenantscope.NewContext(ctx, tid)
 		for _, chunk := range chunks(byTenant[tid]) {
 			if err := insertRows(scoped, drv, tid, chunk); err != nil {
-				return 0, rollback(tx, store.DomainError(ctx, err))
+				return 0, store.DomainError(ctx, err)
 			}
 		}
-	}
-	if err := tx.Commit(); err != nil {
-		return 0, store.DomainError(ctx, err)
 	}
 	return skipped, nil
 }
@@ -120,7 +135,7 @@ func tenantID(ctx context.Context, client *ent.Client, e Event) (int, error) {
 	}
 	id, err := client.Tenant.Query().Where(tenant.Slug(e.Tenant)).OnlyID(ctx)
 	if ent.IsNotFound(err) {
-		return 0, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no tenant %q to audit a call in", e.Tenant))
+		return 0, domainerr.Wrapf(domainerr.NotFound, err, "no tenant %q to audit a call in", e.Tenant)
 	}
 	return id, store.DomainError(ctx, err)
 }

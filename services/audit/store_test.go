@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"reflect"
 	"slices"
@@ -17,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/ent/tenantscope"
 	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/store/storetest"
 )
 
@@ -403,6 +405,40 @@ func TestRecordAll(t *testing.T) {
 		}
 		if got, _ := e.list(t, "globex", audit.Filter{}, "", 0); len(got) != 1 || got[0].Targets[0] != "ref=T-1" {
 			t.Errorf("globex's log after RecordAll = %v, want its one event", got)
+		}
+	})
+}
+
+// TestRecordTx: an event recorded in a write's transaction is in the log
+// when the transaction commits, and not when it rolls back; a tenant that
+// does not exist is NotFound.
+func TestRecordTx(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, client *ent.Client) {
+		e := newEnv(t, client)
+		ctx := context.Background()
+		committed, rolledBack := e.call("acme/bot", 1, "tasks_create", audit.OutcomeOK), e.call("acme/bot", 2, "tasks_create", audit.OutcomeOK)
+		if err := store.WithTx(ctx, client, func(tx *ent.Tx) error { return e.store.RecordTx(ctx, tx, committed) }); err != nil {
+			t.Fatalf("RecordTx in a committed transaction = %v", err)
+		}
+		errBoom := errors.New("the write failed")
+		err := store.WithTx(ctx, client, func(tx *ent.Tx) error {
+			if err := e.store.RecordTx(ctx, tx, rolledBack); err != nil {
+				return err
+			}
+			return errBoom
+		})
+		if !errors.Is(err, errBoom) {
+			t.Fatalf("rolled-back transaction = %v", err)
+		}
+		got, _ := e.list(t, "acme", audit.Filter{}, "", 0)
+		if len(got) != 1 || got[0].Targets[0] != "ref=T-1" || got[0].Member != "bot" || got[0].Sponsor != "alice" {
+			t.Errorf("acme's log = %+v, want the committed event alone, its member resolved", got)
+		}
+		err = store.WithTx(ctx, client, func(tx *ent.Tx) error {
+			return e.store.RecordTx(ctx, tx, e.call("nowhere/alice", 3, "tasks_get", audit.OutcomeOK))
+		})
+		if kindOf(err) != "not found" {
+			t.Errorf("RecordTx in a tenant that does not exist = %v, want NotFound", err)
 		}
 	})
 }

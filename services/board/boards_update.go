@@ -36,7 +36,7 @@ func (s *Service) updateBoard(ctx context.Context, a actor, req *taskwirev1.Upda
 	// rules of a board direct every assistant on it, so check again here.
 	if role := string(a.member.Role); !authz.AtLeast(role, authz.RoleAdmin) {
 		r := authz.Refusal{Role: role, Tenant: a.tenant.Slug, Tool: "boards_update", Title: "Update a board", Need: authz.ScopeWrite}
-		return nil, domainerr.New(domainerr.PermissionDenied, "%s", r.LeastRoleSentence(authz.RoleAdmin))
+		return nil, domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(authz.RoleAdmin)))
 	}
 	ch, err := checkBoardChange(req)
 	if err != nil {

@@ -31,7 +31,7 @@ func (s *Service) addComment(ctx context.Context, a actor, req *taskwirev1.AddCo
 			if err != nil {
 				return nil, err
 			}
-			if err := record(ctx, tx, a, ActionCommentAdded, t, map[string]any{"ref": Ref(t.Number), "comment_id": c.ID}); err != nil {
+			if err := record(ctx, tx, a, ActionCommentAdded, t, map[string]any{"ref": Ref(t.Number), "comment": c.Number}); err != nil {
 				return nil, err
 			}
 			n := names{members: map[int]*ent.Member{a.member.ID: a.member}, me: a.member.ID}

@@ -47,7 +47,7 @@ func (s *Service) editComment(ctx context.Context, a actor, req *taskwirev1.Edit
 					return nil, err
 				}
 				return nil, domainerr.New(domainerr.PermissionDenied,
-					"You can edit only your own comments; comment #%d is %s's: add a new comment instead", c.ID, author.Handle)
+					"You can edit only your own comments; comment #%d is %s's: add a new comment instead", c.Number, author.Handle)
 			}
 			if expected != 0 && expected != c.Version {
 				return nil, commentConflict(c, expected)
@@ -62,10 +62,10 @@ func (s *Service) editComment(ctx context.Context, a actor, req *taskwirev1.Edit
 		})
 }
 
-// findComment returns the comment with id in the caller's tenant and its
-// task, unless the task is deleted.
+// findComment returns the comment numbered id in the caller's tenant
+// (what callers know as its id) and its task, unless the task is deleted.
 func findComment(ctx context.Context, c *ent.Client, a actor, id int) (*ent.Comment, *ent.Task, error) {
-	cm, err := c.Comment.Query().Where(comment.TenantID(a.tenant.ID), comment.ID(id)).Only(ctx)
+	cm, err := c.Comment.Query().Where(comment.TenantID(a.tenant.ID), comment.Number(id)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil, domainerr.Wrap(domainerr.NotFound, err,
 			fmt.Sprintf("No comment #%d in tenant %s: find comment ids with comments_list", id, a.tenant.Slug))
@@ -97,7 +97,7 @@ func reword(ctx context.Context, tx *ent.Tx, a actor, c *ent.Comment, t *ent.Tas
 	if err != nil {
 		return nil, err
 	}
-	detail := map[string]any{"ref": Ref(t.Number), "comment_id": c.ID, "version": edited.Version}
+	detail := map[string]any{"ref": Ref(t.Number), "comment": c.Number, "version": edited.Version}
 	return edited, record(ctx, tx, a, ActionCommentEdited, t, detail)
 }
 
@@ -106,8 +106,8 @@ func commentConflict(c *ent.Comment, want int) error {
 	if c.Version != want {
 		return domainerr.New(domainerr.Conflict,
 			"Comment #%d changed since version %d: it is at version %d now; read it again with comments_list and retry with expected_version %d",
-			c.ID, want, c.Version, c.Version)
+			c.Number, want, c.Version, c.Version)
 	}
 	return domainerr.New(domainerr.Conflict,
-		"Comment #%d was edited by another call at the same time: read it again with comments_list, then retry", c.ID)
+		"Comment #%d was edited by another call at the same time: read it again with comments_list, then retry", c.Number)
 }

@@ -214,7 +214,7 @@ func (n names) task(t *ent.Task) *taskwirev1.Task {
 
 func (n names) comment(c *ent.Comment, taskNumber int) *taskwirev1.Comment {
 	p := &taskwirev1.Comment{
-		Id:        int32(c.ID),
+		Id:        int32(c.Number),
 		Task:      Ref(taskNumber),
 		Author:    n.handle(c.AuthorID),
 		Body:      c.Body,

@@ -99,7 +99,7 @@ func (s *Service) addContextNote(ctx context.Context, a actor, req *taskwirev1.A
 			if err != nil {
 				return nil, err
 			}
-			if err := record(ctx, tx, a, ActionContextAdded, nil, map[string]any{"board": b.Slug, "note_id": note.ID}); err != nil {
+			if err := record(ctx, tx, a, ActionContextAdded, nil, map[string]any{"board": b.Slug, "note": note.Number}); err != nil {
 				return nil, err
 			}
 			n := names{members: map[int]*ent.Member{a.member.ID: a.member}, me: a.member.ID}
@@ -121,7 +121,7 @@ func authorNames(ctx context.Context, c *ent.Client, a actor, notes []*ent.Conte
 // response.
 func (n names) note(note *ent.ContextNote, slug string) *taskwirev1.ContextNote {
 	return &taskwirev1.ContextNote{
-		Id:        int32(note.ID),
+		Id:        int32(note.Number),
 		Board:     slug,
 		Body:      note.Body,
 		Author:    n.handle(note.AuthorID),

@@ -29,7 +29,7 @@ import (
 type Config struct {
 	Client *ent.Client  // required, e.g. from store.Open
 	Logger *slog.Logger // nil means slog.Default()
-	// CursorKey authenticates the cursors of every list (see package
+	// CursorKey seals the cursors of every list (see package
 	// cursor); every worker of a deployment must share it, or a page's
 	// cursor is refused by the next worker. Nil means a random key: cursors
 	// only this Service accepts.

@@ -69,7 +69,7 @@ func (s *Service) completeWork(ctx context.Context, a actor, req *taskwirev1.Com
 			return nil, err
 		}
 		detail := map[string]any{"ref": Ref(t.Number), "version": done.Version, "from": string(t.Lane),
-			"test_status": string(status), "comment_id": c.ID}
+			"test_status": string(status), "comment": c.Number}
 		if err := record(ctx, tx, a, ActionWorkCompleted, done, detail); err != nil {
 			return nil, err
 		}

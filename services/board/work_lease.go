@@ -16,30 +16,40 @@ import (
 	"github.com/taskwire/taskwire/services/domainerr"
 )
 
-// leasePrefix starts every lease token and names its format, so a later
-// format can be told apart.
-const leasePrefix = "wl1"
+// Lease token formats: the prefix names the format. A wl2 token names
+// the task by its number in the tenant; a wl1 token, as issued before,
+// named the work item by its id, a sequence of the whole platform, which
+// told a tenant how much work every tenant approved. wl1 tokens are still
+// accepted, so leases taken before an upgrade keep working until they end.
+const (
+	leasePrefix   = "wl2"
+	leasePrefixV1 = "wl1"
+)
 
 // leaseSecretLen is the number of random bytes in a lease token.
 const leaseSecretLen = 32
 
-// leaseToken is a parsed lease token: the work item it is for, the fence
-// it was issued under and its secret. Only the secret's SHA-256 is stored,
-// so the database alone cannot forge a token.
+// leaseToken is a parsed lease token: the task it is for (by number; by
+// its work item's id in a wl1 token), the fence it was issued under and
+// its secret. Only the secret's SHA-256 is stored, so the database alone
+// cannot forge a token.
 type leaseToken struct {
-	item, fence int
-	secret      []byte
+	task, item, fence int // one of task and item is 0
+	secret            []byte
 }
 
-// newLease returns a new lease token for work item id claimed under fence,
-// and the hash of its secret to store.
-func newLease(id, fence int) (token string, hash []byte) {
-	secret := make([]byte, leaseSecretLen)
+// newLeaseSecret returns the secret of a new lease and its hash to store.
+func newLeaseSecret() (secret, hash []byte) {
+	secret = make([]byte, leaseSecretLen)
 	_, _ = rand.Read(secret) // never fails, per crypto/rand
 	sum := sha256.Sum256(secret)
-	token = strings.Join([]string{leasePrefix, strconv.Itoa(id), strconv.Itoa(fence),
+	return secret, sum[:]
+}
+
+// leaseTokenOf is the token of a lease on task number claimed under fence.
+func leaseTokenOf(number, fence int, secret []byte) string {
+	return strings.Join([]string{leasePrefix, strconv.Itoa(number), strconv.Itoa(fence),
 		base64.RawURLEncoding.EncodeToString(secret)}, ".")
-	return token, sum[:]
 }
 
 // parseLease parses a lease token, or says it is not one.
@@ -50,16 +60,19 @@ func parseLease(s string) (leaseToken, error) {
 	}
 	bad := domainerr.New(domainerr.Invalid, "lease_token is not a lease token: pass the lease_token work_next returned with the task, unchanged")
 	parts := strings.Split(s, ".")
-	if len(parts) != 4 || parts[0] != leasePrefix {
+	if len(parts) != 4 || (parts[0] != leasePrefix && parts[0] != leasePrefixV1) {
 		return leaseToken{}, bad
 	}
-	item, err1 := strconv.Atoi(parts[1])
+	id, err1 := strconv.Atoi(parts[1])
 	fence, err2 := strconv.Atoi(parts[2])
 	secret, err3 := base64.RawURLEncoding.DecodeString(parts[3])
-	if err1 != nil || err2 != nil || err3 != nil || item < 1 || fence < 1 || len(secret) != leaseSecretLen {
+	if err1 != nil || err2 != nil || err3 != nil || id < 1 || fence < 1 || len(secret) != leaseSecretLen {
 		return leaseToken{}, bad
 	}
-	return leaseToken{item: item, fence: fence, secret: secret}, nil
+	if parts[0] == leasePrefixV1 {
+		return leaseToken{item: id, fence: fence, secret: secret}, nil
+	}
+	return leaseToken{task: id, fence: fence, secret: secret}, nil
 }
 
 // matches reports, in constant time, whether l's secret is the one hash
@@ -103,7 +116,7 @@ func heldWork(ctx context.Context, tx *ent.Tx, a actor, ref, token string, now t
 func checkLease(t *ent.Task, w *ent.WorkItem, l leaseToken, a actor, now time.Time) error {
 	ref := Ref(t.Number)
 	switch {
-	case l.item != w.ID || l.fence > w.Fence:
+	case (l.task != 0 && l.task != t.Number) || (l.item != 0 && l.item != w.ID) || l.fence > w.Fence:
 		return domainerr.New(domainerr.Invalid,
 			"this lease_token was not issued for %s: pass the lease_token work_next returned with %s", ref, ref)
 	case l.fence < w.Fence:

@@ -49,20 +49,22 @@ func (s *Service) nextWork(ctx context.Context, a actor, req *taskwirev1.NextWor
 		if err := exhaustLapsed(ctx, tx, a, now); err != nil {
 			return nil, err
 		}
-		w, token, err := claimNext(ctx, tx, a, boardID, now)
+		w, secret, err := claimNext(ctx, tx, a, boardID, now)
 		if err != nil || w == nil {
 			return &taskwirev1.NextWorkResponse{}, err
 		}
-		return claimed(ctx, tx, a, w, token)
+		return claimed(ctx, tx, a, w, secret)
 	})
 }
 
-// claimed records the claim of w and builds the response.
-func claimed(ctx context.Context, tx *ent.Tx, a actor, w *ent.WorkItem, token string) (*taskwirev1.NextWorkResponse, error) {
+// claimed records the claim of w, whose lease has secret, and builds the
+// response.
+func claimed(ctx context.Context, tx *ent.Tx, a actor, w *ent.WorkItem, secret []byte) (*taskwirev1.NextWorkResponse, error) {
 	t, err := tx.Task.Query().Where(task.TenantID(a.tenant.ID), task.ID(w.TaskID)).Only(ctx)
 	if err != nil {
 		return nil, err
 	}
+	token := leaseTokenOf(t.Number, w.Fence, secret)
 	detail := map[string]any{"ref": Ref(t.Number), "claims": w.Claims, "fence": w.Fence}
 	if err := record(ctx, tx, a, ActionWorkClaimed, t, detail); err != nil {
 		return nil, err
@@ -80,7 +82,7 @@ func claimed(ctx context.Context, tx *ent.Tx, a actor, w *ent.WorkItem, token st
 
 // claimNext claims the oldest claimable work item (on board boardID, or on
 // any board when it is 0) for the caller at now, and returns it with its
-// lease token; nil when there is none.
+// lease's secret; nil when there is none.
 //
 // The claim needs no lock beyond the row an UPDATE writes: it reads
 // candidates, then claims one with an UPDATE whose WHERE repeats the fence
@@ -89,14 +91,14 @@ func claimed(ctx context.Context, tx *ent.Tx, a actor, w *ent.WorkItem, token st
 // (on PostgreSQL it waits for the first to commit, then finds the fence
 // moved; SQLite runs one writing transaction at a time) and it tries the
 // next candidate.
-func claimNext(ctx context.Context, tx *ent.Tx, a actor, boardID int, now time.Time) (*ent.WorkItem, string, error) {
+func claimNext(ctx context.Context, tx *ent.Tx, a actor, boardID int, now time.Time) (*ent.WorkItem, []byte, error) {
 	for range claimRounds {
 		cands, err := candidates(ctx, tx, a, boardID, now)
 		if err != nil || len(cands) == 0 {
-			return nil, "", err
+			return nil, nil, err
 		}
 		for _, c := range cands {
-			token, hash := newLease(c.ID, c.Fence+1)
+			secret, hash := newLeaseSecret()
 			n, err := tx.WorkItem.Update().
 				Where(workitem.TenantID(a.tenant.ID), workitem.ID(c.ID), workitem.Fence(c.Fence), claimable(now)).
 				SetState(workitem.StateClaimed).AddFence(1).AddClaims(1).
@@ -104,15 +106,15 @@ func claimNext(ctx context.Context, tx *ent.Tx, a actor, boardID int, now time.T
 				SetLeaseExpiresAt(now.Add(leaseLength(c))).
 				Save(ctx)
 			if err != nil {
-				return nil, "", err
+				return nil, nil, err
 			}
 			if n == 1 {
 				w, err := tx.WorkItem.Query().Where(workitem.TenantID(a.tenant.ID), workitem.ID(c.ID)).Only(ctx)
-				return w, token, err
+				return w, secret, err
 			}
 		}
 	}
-	return nil, "", domainerr.New(domainerr.Unavailable,
+	return nil, nil, domainerr.New(domainerr.Unavailable,
 		"many assistants are claiming work at the same time: call work_next again in a moment")
 }
 

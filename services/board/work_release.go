@@ -45,7 +45,7 @@ func (s *Service) releaseWork(ctx context.Context, a actor, req *taskwirev1.Rele
 		if err != nil {
 			return nil, err
 		}
-		detail := map[string]any{"ref": Ref(t.Number), "state": string(state), "reason": reason, "comment_id": c.ID}
+		detail := map[string]any{"ref": Ref(t.Number), "state": string(state), "reason": reason, "comment": c.Number}
 		if err := record(ctx, tx, a, ActionWorkReleased, t, detail); err != nil {
 			return nil, err
 		}

@@ -159,8 +159,8 @@ func TestWorkApproveClaimComplete(t *testing.T) {
 		if exp.Before(before.Add(45*time.Minute-time.Second)) || exp.After(after.Add(45*time.Minute+time.Second)) {
 			t.Errorf("lease expires at %v, want 45 minutes after the claim (%v)", exp, before)
 		}
-		if !strings.HasPrefix(first.LeaseToken, "wl1.") {
-			t.Errorf("lease token = %q, want an opaque wl1. token", first.LeaseToken)
+		if !strings.HasPrefix(first.LeaseToken, "wl2.2.1.") {
+			t.Errorf("lease token = %q, want a wl2. token naming task 2 (T-2) at fence 1", first.LeaseToken)
 		}
 		if second := e.workNext(t, e.claude); second.Task.GetRef() != "T-1" {
 			t.Errorf("second NextWork = %v, want T-1", second.Task)
@@ -361,7 +361,7 @@ func TestWorkLeaseTokenRefusals(t *testing.T) {
 			_, err := e.svc.HeartbeatWork(ctx, &taskwirev1.HeartbeatWorkRequest{Ref: ref, LeaseToken: token})
 			return err
 		}
-		for _, bad := range []string{"", "garbage", "wl1.x.y.z", "wl2" + strings.TrimPrefix(one.LeaseToken, "wl1"), one.LeaseToken[:len(one.LeaseToken)-2]} {
+		for _, bad := range []string{"", "garbage", "wl1.x.y.z", "wl3" + strings.TrimPrefix(one.LeaseToken, "wl2"), one.LeaseToken[:len(one.LeaseToken)-2]} {
 			wantErr(t, fmt.Sprintf("HeartbeatWork(%q)", bad), heartbeat(e.claude, "T-1", bad), domainerr.Invalid, "lease_token")
 		}
 		wantErr(t, "HeartbeatWork(T-2's token on T-1)", heartbeat(e.claude, "T-1", two.LeaseToken), domainerr.Invalid, "not issued for T-1")
@@ -378,6 +378,16 @@ func TestWorkLeaseTokenRefusals(t *testing.T) {
 		if err := heartbeat(e.claude, "T-1", one.LeaseToken); err != nil {
 			t.Errorf("HeartbeatWork(the real token) after the refusals = %v", err)
 		}
+		// A lease taken before the upgrade has a wl1 token, naming the work
+		// item by id: it still works, for its own work item only.
+		secret := one.LeaseToken[strings.LastIndex(one.LeaseToken, ".")+1:]
+		item := c.WorkItem.Query().Where(workitem.TenantID(e.acme.ID)).Order(ent.Asc(workitem.FieldID)).
+			FirstX(tenantscope.NewContext(context.Background(), e.acme.ID)).ID
+		if err := heartbeat(e.claude, "T-1", fmt.Sprintf("wl1.%d.1.%s", item, secret)); err != nil {
+			t.Errorf("HeartbeatWork(a wl1 token of the lease) = %v, want it accepted", err)
+		}
+		wantErr(t, "HeartbeatWork(a wl1 token of another item)", heartbeat(e.claude, "T-1", fmt.Sprintf("wl1.%d.1.%s", item+1, secret)),
+			domainerr.Invalid, "not issued for T-1")
 	})
 }
 

@@ -47,6 +47,11 @@ type Error struct {
 	Kind Kind
 	Msg  string
 	Err  error // the cause, for logs; never shown to callers
+
+	// format and args made Msg (New, Wrapf), kept so that Redacted can
+	// write the sentence without the values; format is "" after Wrap.
+	format string
+	args   []any
 }
 
 func (e *Error) Error() string {
@@ -60,12 +65,21 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // New returns an Error of kind k with a formatted message.
 func New(k Kind, format string, args ...any) *Error {
-	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...)}
+	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...), format: format, args: args}
 }
 
-// Wrap returns an Error of kind k with message msg and cause err.
+// Wrap returns an Error of kind k with message msg and cause err. msg
+// comes formatted, so Redacted cannot tell its values from its sentence
+// and returns nothing for it: use Wrapf to build a message from values.
 func Wrap(k Kind, err error, msg string) *Error {
 	return &Error{Kind: k, Msg: msg, Err: err}
+}
+
+// Wrapf returns an Error of kind k with a formatted message and cause err.
+func Wrapf(k Kind, err error, format string, args ...any) *Error {
+	e := New(k, format, args...)
+	e.Err = err
+	return e
 }
 
 // KindOf returns the kind of err: the kind of the first *Error in its chain,

@@ -2,49 +2,22 @@ package store
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
+	entsql "entgo.io/ent/dialect/sql"
+
 	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/privacy"
 )
 
-// backfill brings the rows of an older database in line with the rules of
-// this build, after ent's migration added what they need. Each step is
-// idempotent, so it runs on every migration: a database migrated already
-// costs one query per step.
-func backfill(ctx context.Context, client *ent.Client, log *slog.Logger) error {
-	return lowerAssistants(ctx, client, log)
-}
-
-// lowerAssistants gives the member role to every assistant above it.
-// Assistants never administer (schema version 2 on): an owner or admin
-// assistant of an older database could mint tokens and promote members for
-// its sponsor. Each one lowered is logged, so the operators can tell its
-// sponsor.
-func lowerAssistants(ctx context.Context, client *ent.Client, log *slog.Logger) error {
-	// Members belong to tenants; this reads and writes across them, as
-	// system work.
-	ctx = privacy.DecisionContext(ctx, privacy.Allow)
-	above := member.And(member.KindEQ(member.KindAssistant), member.RoleIn(member.RoleOwner, member.RoleAdmin))
-	rows, err := client.Member.Query().Where(above).WithTenant().All(ctx)
-	if err != nil || len(rows) == 0 {
-		return wrapBackfill(err)
+// backfill brings the rows of an older database (or rows an older build's
+// workers wrote during a rollout) in line with the rules of this build,
+// after ent's migration added what they need. Each step changes only what
+// is still unconverted, so it runs on every migration: running it again is
+// harmless, and running the migration again after a rollout converts what
+// older workers wrote meanwhile.
+func backfill(ctx context.Context, client *ent.Client, drv *entsql.Driver, log *slog.Logger) error {
+	if err := lowerAssistants(ctx, client, log); err != nil {
+		return err
 	}
-	if _, err := client.Member.Update().Where(above).SetRole(member.RoleMember).Save(ctx); err != nil {
-		return wrapBackfill(err)
-	}
-	for _, m := range rows {
-		log.WarnContext(ctx, "migration: assistant lowered to the member role (assistants never administer)",
-			"tenant", m.Edges.Tenant.Slug, "handle", m.Handle, "was", string(m.Role))
-	}
-	return nil
-}
-
-func wrapBackfill(err error) error {
-	if err == nil {
-		return nil
-	}
-	return fmt.Errorf("store: backfill: %w", err)
+	return numberRowsPerTenant(ctx, drv)
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/google/go-cmp/cmp"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
@@ -133,6 +136,51 @@ func TestWithTx(t *testing.T) {
 		err = store.WithTx(system, c, func(tx *ent.Tx) error { create(tx, "c"); return nil })
 		if err != nil || count() != 1 {
 			t.Errorf("WithTx(succeeds) = %v with %d tenants, want nil with 1", err, count())
+		}
+	})
+}
+
+// TestWithTxCommitStep: a CommitStep in the context writes in the
+// transaction it commits: what it writes commits with the write, a step
+// that fails rolls the write back, and a write that fails never reaches
+// the step.
+func TestWithTxCommitStep(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, c *ent.Client) {
+		slugs := func() []string {
+			s, err := c.Tenant.Query().Order(ent.Asc("slug")).Select("slug").Strings(system)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		}
+		create := func(tx *ent.Tx, slug string) error {
+			return tx.Tenant.Create().SetSlug(slug).SetName(slug).Exec(system)
+		}
+		committed := 0
+		step := func(ctx context.Context, tx *ent.Tx, commit func() error) error {
+			if err := create(tx, "by-step"+fmt.Sprint(committed)); err != nil {
+				return err
+			}
+			if err := commit(); err != nil {
+				return err
+			}
+			committed++
+			return nil
+		}
+		ctx := store.WithCommitStep(system, step)
+		if err := store.WithTx(ctx, c, func(tx *ent.Tx) error { return create(tx, "write") }); err != nil || committed != 1 {
+			t.Fatalf("WithTx with a step = %v, %d commits; want nil, 1", err, committed)
+		}
+		errBoom := errors.New("boom")
+		if err := store.WithTx(ctx, c, func(tx *ent.Tx) error { create(tx, "failed"); return errBoom }); !errors.Is(err, errBoom) || committed != 1 {
+			t.Errorf("failing WithTx with a step = %v, %d commits; want boom and no commit", err, committed)
+		}
+		failing := store.WithCommitStep(system, func(ctx context.Context, tx *ent.Tx, commit func() error) error { return errBoom })
+		if err := store.WithTx(failing, c, func(tx *ent.Tx) error { return create(tx, "unrecorded") }); !errors.Is(err, errBoom) {
+			t.Errorf("WithTx with a failing step = %v, want boom", err)
+		}
+		if diff := cmp.Diff([]string{"by-step0", "write"}, slugs()); diff != "" {
+			t.Errorf("tenants (-want +got):\n%s", diff)
 		}
 	})
 }

@@ -41,8 +41,8 @@ var ErrSchemaBehind = errors.New("store: database schema is behind")
 var ErrSchemaAhead = errors.New("store: database schema is newer than this build")
 
 // Migrate brings the schema of the database named by dsn to SchemaVersion
-// (ent's migration, then the full-text search setup) and records the
-// version. Run it once before a rollout; running it again, or from two
+// (ent's migration, the full-text search setup, then the backfill of rows
+// older builds wrote) and records the version. Run it once before a rollout; running it again, or from two
 // processes at once, is safe: on PostgreSQL the migrators take turns on
 // an advisory lock. It returns the version the database had before (0:
 // none recorded). opts may name a Logger for the backfill.
@@ -80,7 +80,7 @@ func migrate(ctx context.Context, drv *entsql.Driver, o options) (from int, err 
 	if err := setupSearch(ctx, drv); err != nil {
 		return from, err
 	}
-	if err := backfill(ctx, client, o.log); err != nil {
+	if err := backfill(ctx, client, drv, o.log); err != nil {
 		return from, err
 	}
 	if _, err := drv.DB().ExecContext(ctx, recordVersion); err != nil {

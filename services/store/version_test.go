@@ -20,7 +20,7 @@ import (
 // SchemaVersion migrates to.
 var schemaFingerprints = map[int]string{
 	1: "2140f58ac5a24e13",
-	2: "d92e94d4d80d768d",
+	2: "802a5747965e7457",
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but

@@ -1,0 +1,183 @@
+package worker
+
+import (
+	"context"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
+
+	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	"github.com/taskwire/taskwire/services/audit"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// What an audit event keeps of a call, at most.
+const (
+	maxSessionLabel = 100 // characters
+	maxTargets      = 20
+	maxTargetLen    = 100 // bytes of one target's value
+	maxAuditError   = 200 // bytes of a failure's message
+)
+
+// event describes the call as it ended with err; c.mu is held.
+//
+// Its error is the failure's message without a value a caller or a task
+// could have written (domainerr.Redacted) when the call failed with a
+// domain error; other failures are the worker's own statuses (refusals
+// by scope or role, which name only role, tenant, tool and scope;
+// Internal with its ref; cancellation), kept as they are.
+func (c *auditedCall) event(err error) audit.Event {
+	ctx, l := c.ctx, c.log
+	e := audit.Event{
+		OccurredAt:   l.now(),
+		Method:       c.method,
+		Tool:         l.tool(c.method),
+		Targets:      targets(c.req),
+		Outcome:      audit.OutcomeOf(err),
+		TraceID:      traceID(ctx),
+		SessionLabel: sessionLabel(ctx),
+		Duration:     time.Since(c.start),
+	}
+	switch {
+	case err == nil:
+	case c.failed:
+		e.Error = clip(c.failure, maxAuditError)
+	default:
+		e.Error = clip(status.Convert(err).Message(), maxAuditError)
+	}
+	switch id, ok := identity.FromContext(ctx); {
+	case identity.IsOperator(ctx):
+		// An operator acts on the tenant the request names.
+		e.Kind, e.Tenant = audit.KindOperator, operatorTenant(c.req)
+	case ok:
+		e.Tenant, e.MemberID, e.TokenID = id.Tenant, id.Member, id.TokenID
+	}
+	if a := c.access; c.known && a.Tenant == e.Tenant && a.MemberID == e.MemberID {
+		e.TenantID, e.Member, e.Kind, e.Sponsor = a.TenantID, a.Handle, a.Kind, a.Sponsor
+	}
+	return e
+}
+
+// tool returns the MCP tool name of a method, "" if it is not a tool.
+func (l *auditLog) tool(method string) string {
+	if v, ok := l.tools.Load(method); ok {
+		return v.(string)
+	}
+	name := ""
+	full := strings.Replace(strings.TrimPrefix(method, "/"), "/", ".", 1)
+	if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(full)); err == nil {
+		if md, ok := d.(protoreflect.MethodDescriptor); ok {
+			t, _ := proto.GetExtension(md.Options(), mcpv1.E_Tool).(*mcpv1.Tool)
+			name = t.GetName()
+		}
+	}
+	l.tools.Store(method, name)
+	return name
+}
+
+// targetFields are the request fields whose values name what a call acts
+// on, as field=value in declaration order: string fields (or repeated
+// strings) of these names only, so no free text (titles, notes, comments)
+// ever reaches the log.
+var targetFields = map[protoreflect.Name]bool{
+	"ref": true, "refs": true, "board": true, "member": true, "handle": true, "jti": true, "tenant": true,
+}
+
+// targets returns what req names, at most maxTargets values.
+func targets(req any) []string {
+	m, ok := req.(proto.Message)
+	if !ok {
+		return nil
+	}
+	r := m.ProtoReflect()
+	fields := r.Descriptor().Fields()
+	var out []string
+	add := func(name protoreflect.Name, v string) {
+		if v = printable(v, maxTargetLen); v != "" && len(out) < maxTargets {
+			out = append(out, string(name)+"="+v)
+		}
+	}
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if !targetFields[fd.Name()] || fd.Kind() != protoreflect.StringKind || fd.IsMap() {
+			continue
+		}
+		if !fd.IsList() {
+			add(fd.Name(), r.Get(fd).String())
+			continue
+		}
+		list := r.Get(fd).List()
+		for j := 0; j < list.Len() && len(out) < maxTargets; j++ {
+			add(fd.Name(), list.Get(j).String())
+		}
+	}
+	return out
+}
+
+// operatorTenant is the tenant an operator's request names: its tenant
+// field, or the slug of a tenant being created.
+func operatorTenant(req any) string {
+	m, ok := req.(proto.Message)
+	if !ok {
+		return ""
+	}
+	r := m.ProtoReflect()
+	for _, name := range []protoreflect.Name{"tenant", "slug"} {
+		if fd := r.Descriptor().Fields().ByName(name); fd != nil && fd.Kind() == protoreflect.StringKind && !fd.IsList() {
+			if v := r.Get(fd).String(); v != "" {
+				return clip(v, maxTargetLen)
+			}
+		}
+	}
+	return ""
+}
+
+// sessionLabel returns the session label of the call's metadata: one
+// value, valid UTF-8 of printable characters only, else none; at most
+// maxSessionLabel characters of it.
+func sessionLabel(ctx context.Context) string {
+	v := metadata.ValueFromIncomingContext(ctx, MDSessionLabel)
+	if len(v) != 1 || !utf8.ValidString(v[0]) {
+		return ""
+	}
+	n := 0
+	for i, r := range v[0] {
+		if !unicode.IsPrint(r) {
+			return ""
+		}
+		if n++; n > maxSessionLabel {
+			return v[0][:i]
+		}
+	}
+	return v[0]
+}
+
+// printable returns s without control characters, cut to at most n bytes.
+func printable(s string, n int) string {
+	s = strings.Map(func(r rune) rune {
+		if !unicode.IsPrint(r) {
+			return -1
+		}
+		return r
+	}, strings.ToValidUTF8(s, ""))
+	return clip(s, n)
+}
+
+// clip cuts s to at most n bytes on a rune boundary, on one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
