@@ -55,7 +55,7 @@ func (e *Error) Error() string {
 	if e.Class == LineBreak {
 		fix = "keep " + e.Field + " to one line"
 	}
-	return fmt.Sprintf("%s has %s at character %d: %s and send it again", e.Field, what, e.Pos, fix)
+	return fmt.Sprintf("%s has %s at character %d: %s", e.Field, what, e.Pos, fix)
 }
 
 // Classify returns why r may not appear in text a person reads, or "" when

@@ -67,7 +67,7 @@ func TestLinePositionCountsCharacters(t *testing.T) {
 	if !errors.As(err, &e) || e.Pos != 9 || e.Rune != 0x202E {
 		t.Fatalf("Line = %v, want U+202E at character 9", err)
 	}
-	want := "title has U+202E RIGHT-TO-LEFT OVERRIDE (" + string(Bidi) + ") at character 9: remove it and send it again"
+	want := "title has U+202E RIGHT-TO-LEFT OVERRIDE (" + string(Bidi) + ") at character 9: remove it"
 	if err.Error() != want {
 		t.Errorf("message = %q, want %q", err.Error(), want)
 	}
