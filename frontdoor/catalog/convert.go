@@ -145,7 +145,7 @@ func (t *Tool) EncodeResult(msg proto.Message) (json.RawMessage, error) {
 	if t.Def.OutputSchema == nil {
 		return nil, nil
 	}
-	out, err := appendMessage(make([]byte, 0, 1024), msg.ProtoReflect(), t.OutputField, t.InputRequiredField)
+	out, err := appendMessage(make([]byte, 0, 1024), msg.ProtoReflect(), t.always, t.OutputField, t.InputRequiredField)
 	if errors.Is(err, errIndirect) {
 		return t.encodeResultSlow(msg)
 	}
@@ -170,8 +170,27 @@ func (t *Tool) encodeResultSlow(msg proto.Message) (json.RawMessage, error) {
 			delete(v, string(fd.Name()))
 		}
 	}
+	for _, fd := range t.always {
+		if _, ok := v[string(fd.Name())]; !ok {
+			v[string(fd.Name())] = zeroJSON(fd)
+		}
+	}
 	toEnumShortNames(v, msg.ProtoReflect().Descriptor())
 	return json.Marshal(v)
+}
+
+// zeroJSON is how an empty field the result always holds is written:
+// protojson leaves it out.
+func zeroJSON(fd protoreflect.FieldDescriptor) any {
+	switch {
+	case fd.IsList():
+		return []any{}
+	case fd.Kind() == protoreflect.StringKind:
+		return ""
+	case fd.Kind() == protoreflect.BoolKind:
+		return false
+	}
+	return json.Number("0")
 }
 
 // toEnumFullNames rewrites enum values in v, shaped like message md, from

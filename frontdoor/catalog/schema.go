@@ -84,7 +84,9 @@ func (g *schemaGen) object(md protoreflect.MessageDescriptor, input bool) (obj, 
 			return nil, fmt.Errorf("%s: %w", fd.Name(), err)
 		}
 		props = append(props, kv{string(fd.Name()), fs})
-		if input && fieldOpt(fd).GetRequired() {
+		// A request's required arguments; a response's fields that are
+		// always in the result (alwaysFields), at its top level only.
+		if fieldOpt(fd).GetRequired() && (input || len(g.stack) == 1) {
 			required = append(required, string(fd.Name()))
 		}
 	}
