@@ -23,10 +23,15 @@ const (
 	MaxNote      = 20000
 	MaxComment   = 20000
 	MaxAssignees = 20
-	MaxImport    = 1000
-	MaxLabels    = 10 // labels on one task
-	MaxLabel     = 40
-	MaxProject   = 60
+	// An import's drafts are fewer and their notes shorter than
+	// tasks_create allows, so that the largest import its inputSchema
+	// admits fits in the front door's 4 MiB body limit even with every
+	// character 4 bytes long (the README shows the sum).
+	MaxImport     = 200
+	MaxImportNote = 3000
+	MaxLabels     = 10 // labels on one task
+	MaxLabel      = 40
+	MaxProject    = 60
 )
 
 // draft is a checked task to create.
