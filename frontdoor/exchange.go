@@ -3,6 +3,7 @@ package frontdoor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"mime"
@@ -77,7 +78,7 @@ func (x *exchange) admit() ([]byte, *failure) {
 		return nil, f
 	}
 	if x.r.ContentLength > x.h.cfg.MaxBodyBytes {
-		return nil, tooLarge()
+		return nil, tooLarge(x.h.cfg.MaxBodyBytes)
 	}
 	c, f := x.h.authenticate(x.r)
 	if f != nil {
@@ -160,7 +161,7 @@ func (x *exchange) readBody() ([]byte, *failure) {
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
-		return nil, tooLarge()
+		return nil, tooLarge(x.h.cfg.MaxBodyBytes)
 	case err != nil:
 		f := refusal(http.StatusBadRequest, "invalid request: the body could not be read", nil)
 		f.cause = err
@@ -169,8 +170,23 @@ func (x *exchange) readBody() ([]byte, *failure) {
 	return body, nil
 }
 
-func tooLarge() *failure {
-	return refusal(http.StatusRequestEntityTooLarge, "request too large: the body exceeds the limit of this server", nil)
+// tooLarge refuses a body over limit, saying the limit, so a client knows
+// how much less to send.
+func tooLarge(limit int64) *failure {
+	msg := fmt.Sprintf("the request body is larger than %s, this server's limit: send less in one request, e.g. split a large tasks_import into several calls", byteSize(limit))
+	return refusal(http.StatusRequestEntityTooLarge, msg, nil)
+}
+
+// byteSize writes n in the largest binary unit it is a whole number of,
+// with the exact count beside it: "4 MiB (4194304 bytes)".
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // dispatch decodes the body and answers it by kind.

@@ -48,6 +48,7 @@ type resultHead struct {
 
 type resultMeta struct {
 	ServerInfo mcp.Implementation `json:"io.modelcontextprotocol/serverInfo"`
+	Problems   []string           `json:"taskwire/problems,omitempty"` // mcp.MetaProblems
 }
 
 func (x *exchange) head() resultHead {
@@ -171,9 +172,11 @@ type callToolResult struct {
 }
 
 // AppendJSON writes the result with its structuredContent as the tool
-// backend encoded it (jsonrpc.Appender).
+// backend encoded it (jsonrpc.Appender), and its problems in _meta.
 func (r callToolResult) AppendJSON(b []byte) ([]byte, error) {
-	return r.CallToolResult.AppendWith(b, r.resultHead)
+	head := r.resultHead
+	head.Meta.Problems = r.Problems
+	return r.CallToolResult.AppendWith(b, head)
 }
 
 // inputRequiredResult asks the client for input before the call can

@@ -154,15 +154,15 @@ func checkImportProgress(t *testing.T, c *client) {
 	}
 }
 
-// checkCancellation cancels a slow import (1000 tasks) at its first
-// progress: the call ends at once, the bridge writes nothing more for it,
-// and the server rolls the import back.
+// checkCancellation cancels a slow import (200 tasks, the most one call
+// takes) at its first progress: the call ends at once, the bridge writes
+// nothing more for it, and the server rolls the import back.
 func checkCancellation(t *testing.T, srv *server, c *client) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c.progress.onFirst("slow", cancel)
-	_, err := c.cs.CallTool(ctx, importParams("Cancelled import", 1000, "slow"))
+	_, err := c.cs.CallTool(ctx, importParams("Cancelled import", 200, "slow"))
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("the cancelled tasks_import = %v, want context.Canceled", err)
 	}
@@ -203,7 +203,7 @@ func checkExpiredToken(t *testing.T, srv *server, version string) {
 func checkServerGone(t *testing.T, srv *server, c *client) {
 	t.Helper()
 	c.progress.onFirst("doomed", srv.kill)
-	_, err := c.cs.CallTool(context.Background(), importParams("Never finished", 1000, "doomed"))
+	_, err := c.cs.CallTool(context.Background(), importParams("Never finished", 200, "doomed"))
 	if err == nil || !strings.Contains(err.Error(), srv.endpoint) || !strings.Contains(err.Error(), "ended before the call was answered") {
 		t.Errorf("tasks_import while the server died = %v, want an error naming %s", err, srv.endpoint)
 	}

@@ -149,7 +149,7 @@ func TestStdio(t *testing.T) {
 
 	t.Run("slow call does not hold up a fast one", func(t *testing.T) {
 		b := startRaw(t, srv.endpoint, srv.token)
-		b.send(t, importLine(`"slow"`, 1000), toolsList(`"fast"`))
+		b.send(t, importLine(`"slow"`, 200), toolsList(`"fast"`))
 		fast, _ := b.reply(t, "fast")
 		slow, m := b.reply(t, "slow")
 		if fast > slow {
@@ -163,7 +163,7 @@ func TestStdio(t *testing.T) {
 
 	t.Run("EOF with a call in flight", func(t *testing.T) {
 		b := startRaw(t, srv.endpoint, srv.token)
-		b.send(t, importLine("7", 500))
+		b.send(t, importLine("7", 200))
 		lines := b.exit(t)
 		if _, m := findReply(lines, "7"); m == nil || m["result"] == nil {
 			t.Errorf("after stdin closed the import's reply = %v, want its result", m)

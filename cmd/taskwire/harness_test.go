@@ -141,7 +141,7 @@ func (l *logSink) WithAttrs([]slog.Attr) slog.Handler       { return l }
 func (l *logSink) WithGroup(string) slog.Handler            { return l }
 
 func (l *logSink) Handle(_ context.Context, r slog.Record) error {
-	rec := map[string]any{"msg": r.Message}
+	rec := map[string]any{"msg": r.Message, "level": r.Level.String()}
 	r.Attrs(func(a slog.Attr) bool {
 		rec[a.Key] = a.Value.String()
 		return true

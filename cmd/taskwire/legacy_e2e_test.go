@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync"
@@ -59,7 +60,7 @@ func runLegacySession(t *testing.T, h *harness, version string) {
 
 	drafts := make([]map[string]any, 60)
 	for i := range drafts {
-		drafts[i] = map[string]any{"title": "Imported " + version}
+		drafts[i] = map[string]any{"title": fmt.Sprintf("Imported %s item%03d", version, i+1)}
 	}
 	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
 	params.SetProgressToken("import-" + version)

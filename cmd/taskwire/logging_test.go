@@ -24,7 +24,7 @@ func TestLogLevelAndTrace(t *testing.T) {
 	h := startHarness(t, setups()[0])
 	const trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	importWith := func(level string) []map[string]any {
-		body := `{"jsonrpc":"2.0","id":"imp-` + level + `","method":"tools/call","params":{"name":"tasks_import","arguments":{"tasks":[{"title":"one"},{"title":"two"}]},` +
+		body := `{"jsonrpc":"2.0","id":"imp-` + level + `","method":"tools/call","params":{"name":"tasks_import","arguments":{"tasks":[{"title":"one"},{"title":"two"}],"allow_duplicate":true},` +
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
 			`"io.modelcontextprotocol/logLevel":"` + level + `","traceparent":"` + trace + `"}}}`
 		status, raw := postMCP(t, h.sys.Endpoint, h.token, "tools/call", "tasks_import", body)
@@ -93,7 +93,7 @@ func TestLegacyLogLevel(t *testing.T) {
 	imp := func() {
 		t.Helper()
 		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{
-			"tasks": []map[string]any{{"title": "one"}, {"title": "two"}}}}); err != nil {
+			"tasks": []map[string]any{{"title": "one"}, {"title": "two"}}, "allow_duplicate": true}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -119,7 +119,7 @@ func (d *deployment) callForMetrics(t *testing.T, token, frontMetrics, workerMet
 		t.Fatal("a call of a tool that does not exist succeeded")
 	}
 	// Long enough that the scrapes at its first progress see it open.
-	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: importArgs("Imported", 1000)}
+	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: importArgs("Imported", 200)}
 	params.SetProgressToken("metrics")
 	if res, err := cs.CallTool(context.Background(), params); err != nil || res.IsError {
 		t.Fatalf("tasks_import = %v %s", err, textOf(res))

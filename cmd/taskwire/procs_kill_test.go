@@ -72,14 +72,14 @@ func (d *deployment) drainMidCall(t *testing.T, token string, last *workerProc) 
 			})
 		},
 	})
-	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: importArgs("Drained", 1000)}
+	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: importArgs("Drained", 200)}
 	params.SetProgressToken("drain")
 	res, err := cs.CallTool(context.Background(), params)
 	if err != nil || res.IsError {
 		t.Fatalf("tasks_import in flight at SIGTERM = %v %s, want it to finish", err, textOf(res))
 	}
-	if got := len(structured(t, res)["refs"].([]any)); got != 1000 {
-		t.Errorf("tasks_import in flight at SIGTERM created %d tasks, want 1000", got)
+	if got := len(structured(t, res)["refs"].([]any)); got != 200 {
+		t.Errorf("tasks_import in flight at SIGTERM created %d tasks, want 200", got)
 	}
 	if err := last.wait(t, 15*time.Second); err != nil {
 		t.Errorf("%s after SIGTERM: %v, want exit 0", last.name, err)

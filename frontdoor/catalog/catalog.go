@@ -49,6 +49,9 @@ type Tool struct {
 	FullMethod         string // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
 	Method             protoreflect.MethodDescriptor
 	input              *jsonschema.Schema
+	// always are the response fields marked required: in the result even
+	// when empty, as the outputSchema promises.
+	always []protoreflect.FieldDescriptor
 }
 
 // Catalog is the set of tools derived from one or more gRPC services, in
@@ -132,7 +135,12 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 	if err != nil {
 		return nil, err
 	}
+	always, err := alwaysFields(md.Output())
+	if err != nil {
+		return nil, err
+	}
 	return &Tool{
+		always:             always,
 		Confirm:            opt.GetConfirm(),
 		ConfirmationField:  cf,
 		ClientInputField:   sh.clientInput,
@@ -190,6 +198,31 @@ func schemas(md protoreflect.MethodDescriptor, docs comments, sh shapes) (in, ou
 	}
 	out, err = json.Marshal(outObj)
 	return in, out, err
+}
+
+// alwaysFields returns the fields of response md marked required, which
+// the result always holds: lists (as [] when empty) and scalars other than
+// enums, whose zero value means something ("" for no next page).
+func alwaysFields(md protoreflect.MessageDescriptor) ([]protoreflect.FieldDescriptor, error) {
+	var out []protoreflect.FieldDescriptor
+	fields := md.Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if !fieldOpt(fd).GetRequired() {
+			continue
+		}
+		switch {
+		case fd.IsMap():
+			return nil, fmt.Errorf("%s: a map cannot be required in a response", fd.FullName())
+		case fd.IsList():
+		case fd.Enum() != nil || fd.Message() != nil:
+			return nil, fmt.Errorf("%s: only lists and scalars other than enums can be required in a response", fd.FullName())
+		case fd.HasPresence():
+			return nil, fmt.Errorf("%s: an optional field cannot be required in a response", fd.FullName())
+		}
+		out = append(out, fd)
+	}
+	return out, nil
 }
 
 // confirmationField finds the request field that carries a confirmation

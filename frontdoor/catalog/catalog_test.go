@@ -108,7 +108,6 @@ func TestDecodeArguments(t *testing.T) {
 		`{"title":"x","lane":"unspecified"}`: "lane",
 		`{"title":"x","colour":"red"}`:       "colour",
 		`{"title":7}`:                        "title",
-		`[1]`:                                "arguments",
 	}
 	for args, where := range bad {
 		_, err := create.DecodeArguments(json.RawMessage(args))
@@ -119,6 +118,12 @@ func TestDecodeArguments(t *testing.T) {
 		}
 		if !strings.Contains(strings.Join(ae.Problems, " "), where) {
 			t.Errorf("DecodeArguments(%s) problems = %q, want one about %s", args, ae.Problems, where)
+		}
+	}
+
+	for _, args := range []string{`[1]`, `"x"`, `{"title":`} {
+		if _, err := create.DecodeArguments(json.RawMessage(args)); !errors.Is(err, catalog.ErrNotObject) {
+			t.Errorf("DecodeArguments(%s) = %v, want ErrNotObject", args, err)
 		}
 	}
 

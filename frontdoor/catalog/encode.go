@@ -29,14 +29,14 @@ import (
 var errIndirect = errors.New("catalog: message needs protojson")
 
 // appendMessage writes m as a JSON object, in field order, leaving out
-// unset fields and those in skip.
-func appendMessage(b []byte, m protoreflect.Message, skip ...protoreflect.FieldDescriptor) ([]byte, error) {
+// unset fields (but those in always, written empty) and those in skip.
+func appendMessage(b []byte, m protoreflect.Message, always []protoreflect.FieldDescriptor, skip ...protoreflect.FieldDescriptor) ([]byte, error) {
 	fields := m.Descriptor().Fields()
 	b = append(b, '{')
 	first := true
 	for i := range fields.Len() {
 		fd := fields.Get(i)
-		if !m.Has(fd) || skipped(fd, skip) {
+		if (!m.Has(fd) && !skipped(fd, always)) || skipped(fd, skip) {
 			continue
 		}
 		if fd.IsMap() {
@@ -121,7 +121,7 @@ func appendValue(b []byte, fd protoreflect.FieldDescriptor, v protoreflect.Value
 		if strings.HasPrefix(string(md.FullName()), "google.protobuf.") {
 			return nil, errIndirect
 		}
-		return appendMessage(b, v.Message())
+		return appendMessage(b, v.Message(), nil)
 	}
 	return nil, errIndirect // floats, bytes, groups
 }

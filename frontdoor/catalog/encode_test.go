@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -36,7 +37,7 @@ func TestDirectEncodingMatchesProtojson(t *testing.T) {
 				t.Fatal(err)
 			}
 			fill(rng, msg.ProtoReflect(), 0, round%4 == 0)
-			direct, err := appendMessage(nil, msg.ProtoReflect(), tool.OutputField, tool.InputRequiredField)
+			direct, err := appendMessage(nil, msg.ProtoReflect(), tool.always, tool.OutputField, tool.InputRequiredField)
 			if errors.Is(err, errIndirect) {
 				t.Fatalf("%s: its result needs protojson (%v): let appendValue write what it holds", tool.Def.Name, err)
 			}
@@ -58,6 +59,55 @@ func TestDirectEncodingMatchesProtojson(t *testing.T) {
 				t.Fatalf("%s: direct encoding\n%s\ndiffers from protojson's\n%s", tool.Def.Name, direct, slow)
 			}
 		}
+	}
+}
+
+// TestListsAlwaysHaveItems: a list tool's result has items, [] when the
+// page is empty, and next_cursor, "" on the last page, on both encoding
+// paths; its outputSchema requires both, so a client may rely on them.
+func TestListsAlwaysHaveItems(t *testing.T) {
+	cat, err := New(taskwirev1.SourceDescriptor, taskwirev1.ToolServices...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lists := 0
+	for _, tool := range cat.Tools() {
+		if tool.Method.Output().Fields().ByName("next_cursor") == nil {
+			continue
+		}
+		lists++
+		var schema struct {
+			Required []string `json:"required"`
+		}
+		if err := json.Unmarshal(tool.Def.OutputSchema, &schema); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(schema.Required, "items") || !slices.Contains(schema.Required, "next_cursor") {
+			t.Errorf("%s outputSchema requires %q, want items and next_cursor", tool.Def.Name, schema.Required)
+		}
+		empty, err := tool.NewResponse()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, encode := range map[string]func(proto.Message) (json.RawMessage, error){
+			"direct": tool.EncodeResult, "protojson": tool.encodeResultSlow,
+		} {
+			raw, err := encode(empty)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Fatal(err)
+			}
+			if items, ok := got["items"].([]any); !ok || len(items) != 0 || got["next_cursor"] != "" {
+				t.Errorf("%s empty result (%s) = %s, want items [] and next_cursor \"\"", tool.Def.Name, name, raw)
+			}
+			MustMatchOutputSchema(t, tool, raw)
+		}
+	}
+	if lists != 7 {
+		t.Errorf("found %d list tools, want the 7 the README names", lists)
 	}
 }
 

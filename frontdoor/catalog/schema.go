@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -82,7 +84,9 @@ func (g *schemaGen) object(md protoreflect.MessageDescriptor, input bool) (obj, 
 			return nil, fmt.Errorf("%s: %w", fd.Name(), err)
 		}
 		props = append(props, kv{string(fd.Name()), fs})
-		if input && fieldOpt(fd).GetRequired() {
+		// A request's required arguments; a response's fields that are
+		// always in the result (alwaysFields), at its top level only.
+		if fieldOpt(fd).GetRequired() && (input || len(g.stack) == 1) {
 			required = append(required, string(fd.Name()))
 		}
 	}
@@ -109,15 +113,12 @@ func (g *schemaGen) field(fd protoreflect.FieldDescriptor, input bool) (obj, err
 		return nil, err
 	}
 	opt := fieldOpt(fd)
-	if !fd.IsList() {
-		if input && opt != nil {
-			if opt.Minimum != nil {
-				item = append(item, kv{"minimum", opt.GetMinimum()})
-			}
-			if opt.Maximum != nil {
-				item = append(item, kv{"maximum", opt.GetMaximum()})
-			}
+	if input {
+		if item, err = bounds(item, fd, opt); err != nil {
+			return nil, err
 		}
+	}
+	if !fd.IsList() {
 		return g.describe(item, fd), nil
 	}
 	s := obj{{"type", "array"}, {"items", item}}
@@ -130,6 +131,50 @@ func (g *schemaGen) field(fd protoreflect.FieldDescriptor, input bool) (obj, err
 		}
 	}
 	return g.describe(s, fd), nil
+}
+
+// kindRanges are the values each integer kind holds. Every integer of a
+// request gets both bounds in its inputSchema: a number the schema admits
+// but the field cannot hold would fail only later, in protojson, after
+// validation has said the arguments are fine.
+var kindRanges = map[protoreflect.Kind][2]int64{
+	protoreflect.Int32Kind:    {math.MinInt32, math.MaxInt32},
+	protoreflect.Sint32Kind:   {math.MinInt32, math.MaxInt32},
+	protoreflect.Sfixed32Kind: {math.MinInt32, math.MaxInt32},
+	protoreflect.Uint32Kind:   {0, math.MaxUint32},
+	protoreflect.Fixed32Kind:  {0, math.MaxUint32},
+}
+
+// bounds adds to the schema of one value of request field fd its range (an
+// integer's, from opt within its kind's) and length (a string's).
+func bounds(item obj, fd protoreflect.FieldDescriptor, opt *mcpv1.Field) (obj, error) {
+	if opt == nil {
+		opt = &mcpv1.Field{}
+	}
+	if r, ok := kindRanges[fd.Kind()]; ok {
+		lo, hi := r[0], r[1]
+		if opt.Minimum != nil {
+			lo = opt.GetMinimum()
+		}
+		if opt.Maximum != nil {
+			hi = opt.GetMaximum()
+		}
+		if lo < r[0] || hi > r[1] || lo > hi {
+			return nil, fmt.Errorf("range %d to %d does not fit in %s (%d to %d)", lo, hi, fd.Kind(), r[0], r[1])
+		}
+		item = slices.DeleteFunc(item, func(p kv) bool { return p.k == "minimum" })
+		return append(item, kv{"minimum", lo}, kv{"maximum", hi}), nil
+	}
+	if opt.Minimum != nil || opt.Maximum != nil {
+		return nil, fmt.Errorf("minimum and maximum apply to 32-bit integers only, not %s", fd.Kind())
+	}
+	if opt.MaxLength != nil {
+		if fd.Kind() != protoreflect.StringKind {
+			return nil, fmt.Errorf("max_length applies to strings only, not %s", fd.Kind())
+		}
+		item = append(item, kv{"maxLength", opt.GetMaxLength()})
+	}
+	return item, nil
 }
 
 // describe adds the field's comment, and for enums what each value means.
@@ -166,7 +211,7 @@ func (g *schemaGen) single(fd protoreflect.FieldDescriptor, input bool) (obj, er
 	case protoreflect.Int32Kind, protoreflect.Sint32Kind, protoreflect.Sfixed32Kind:
 		return obj{{"type", "integer"}}, nil
 	case protoreflect.Uint32Kind, protoreflect.Fixed32Kind:
-		return obj{{"type", "integer"}, {"minimum", 0}}, nil
+		return obj{{"type", "integer"}, {"minimum", 0}}, nil // bounds widens it to the field's range
 	case protoreflect.FloatKind, protoreflect.DoubleKind:
 		return obj{{"type", "number"}}, nil
 	case protoreflect.EnumKind:

@@ -33,6 +33,10 @@ const (
 	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
 	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
 	MetaProgressToken      = "progressToken"
+	// MetaProblems lists, in the _meta of a tool result with isError,
+	// what was wrong with the arguments, one sentence each, for the
+	// client's code; the model reads the same sentences in the text.
+	MetaProblems = "taskwire/problems"
 )
 
 // Result types.
@@ -192,18 +196,27 @@ type CallToolResult struct {
 	Content           []Content       `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 	IsError           bool            `json:"isError,omitempty"`
+	// Problems, of a result with isError about arguments that did not fit
+	// the inputSchema, go under _meta (MetaProblems).
+	Problems []string `json:"-"`
 
 	InputRequired *InputRequiredResult `json:"-"`
 }
 
 // AppendJSON writes r with its structuredContent as the tool backend
-// encoded it (jsonrpc.Appender).
+// encoded it (jsonrpc.Appender), with its problems in _meta.
 func (r *CallToolResult) AppendJSON(b []byte) ([]byte, error) {
-	return r.AppendWith(b, struct{}{})
+	if len(r.Problems) == 0 {
+		return r.AppendWith(b, struct{}{})
+	}
+	return r.AppendWith(b, struct {
+		Meta map[string][]string `json:"_meta"`
+	}{map[string][]string{MetaProblems: r.Problems}})
 }
 
 // AppendWith writes r as AppendJSON does, after the members of head, which
-// encodes as a JSON object: the members every result has.
+// encodes as a JSON object: the members every result has, _meta with
+// r.Problems among them.
 func (r *CallToolResult) AppendWith(b []byte, head any) ([]byte, error) {
 	content, err := AppendContent(nil, r.Content)
 	if err != nil {

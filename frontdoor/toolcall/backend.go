@@ -152,6 +152,10 @@ func (b *Backend) role(ctx context.Context, c identity.Caller) (string, error) {
 // of its errors.
 func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error) {
 	t, req, err := b.request(c, call)
+	var ae *catalog.ArgumentsError
+	if errors.As(err, &ae) {
+		return argumentsResult(ae), nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -183,11 +187,18 @@ func (b *Backend) request(c identity.Caller, call *mcp.ToolCall) (*catalog.Tool,
 		return nil, nil, toolsetError(name, t.Toolset, c.Toolsets)
 	}
 	req, err := t.DecodeArguments(call.Arguments)
-	var ae *catalog.ArgumentsError
-	if errors.As(err, &ae) {
-		return nil, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: ae.Error(), Data: map[string]any{"tool": name, "problems": ae.Problems}}
+	if errors.Is(err, catalog.ErrNotObject) {
+		return nil, nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams, Message: "invalid params: " + err.Error(), Data: map[string]string{"tool": name}}
 	}
 	return t, req, err
+}
+
+// argumentsResult is the answer to arguments that do not fit the tool's
+// inputSchema: a tool execution error the model reads and can correct
+// (MCP 2026-07-28 server/tools, "Error Handling"), with the problems also
+// in _meta for the client's code.
+func argumentsResult(ae *catalog.ArgumentsError) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(ae.Text())}, IsError: true, Problems: ae.Problems}
 }
 
 // invoke calls the tool's worker method as c, relaying progress and log

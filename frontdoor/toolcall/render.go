@@ -48,15 +48,31 @@ func taskLine(t *taskwirev1.Task) string {
 	return s + fmt.Sprintf(", v%d)", t.GetVersion())
 }
 
+// importLine says what an import created and which drafts it skipped as
+// likely duplicates, since a model reading only text must learn both.
 func importLine(r *taskwirev1.ImportTasksResponse) string {
-	refs := r.GetRefs()
-	switch len(refs) {
+	var s string
+	switch refs := r.GetRefs(); len(refs) {
 	case 0:
-		return "Imported no tasks."
+		s = "Imported no tasks"
 	case 1:
-		return "Imported 1 task: " + refs[0]
+		s = "Imported 1 task: " + refs[0]
+	default:
+		s = fmt.Sprintf("Imported %d tasks: %s to %s", r.GetImported(), refs[0], refs[len(refs)-1])
 	}
-	return fmt.Sprintf("Imported %d tasks: %s to %s", r.GetImported(), refs[0], refs[len(refs)-1])
+	skipped := r.GetSkipped()
+	switch {
+	case len(skipped) == 0 && len(r.GetRefs()) == 0:
+		return s + "."
+	case len(skipped) == 0:
+		return s
+	}
+	parts := make([]string, len(skipped))
+	for i, d := range skipped {
+		parts[i] = fmt.Sprintf("tasks[%d] %q repeats %s %q", d.GetIndex(), d.GetTitle(), d.GetDuplicateOf(), d.GetDuplicateTitle())
+	}
+	return fmt.Sprintf("%s. Skipped %d drafts that likely repeat a task (call again with only those drafts and allow_duplicate: true if they really are different): %s.",
+		s, len(skipped), strings.Join(parts, "; "))
 }
 
 // short is an enum value as the tool schemas spell it.

@@ -126,13 +126,13 @@ func TestToolsAreTheCatalogDefinitions(t *testing.T) {
 func TestCallUnknownTool(t *testing.T) {
 	board := &testBoard{}
 	b := newBackend(t, startWorker(t, board, nil), Config{})
-	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_delete", Arguments: json.RawMessage(`{}`)}, nil)
+	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_archive", Arguments: json.RawMessage(`{}`)}, nil)
 	var je *jsonrpc.Error
 	if !errors.As(err, &je) {
-		t.Fatalf("CallTool(tasks_delete) = %+v, %v; want a *jsonrpc.Error", res, err)
+		t.Fatalf("CallTool(tasks_archive) = %+v, %v; want a *jsonrpc.Error", res, err)
 	}
-	if je.Code != jsonrpc.InvalidParams || !strings.Contains(je.Message, "tasks_delete") {
-		t.Errorf("CallTool(tasks_delete) error = %d %q, want %d naming the tool", je.Code, je.Message, jsonrpc.InvalidParams)
+	if je.Code != jsonrpc.InvalidParams || !strings.Contains(je.Message, "tasks_archive") {
+		t.Errorf("CallTool(tasks_archive) error = %d %q, want %d naming the tool", je.Code, je.Message, jsonrpc.InvalidParams)
 	}
 	if got := board.calls.Load(); got != 0 {
 		t.Errorf("board calls = %d, want 0", got)
@@ -168,51 +168,62 @@ func TestCallWithoutScope(t *testing.T) {
 	}
 }
 
+// TestCallBadArguments: arguments that do not fit the inputSchema are a
+// tool execution error the model can act on — a result with isError whose
+// text names each problem, the problems also in the result's _meta — and
+// never reach the worker (MCP 2026-07-28 server/tools, "Error Handling").
 func TestCallBadArguments(t *testing.T) {
 	board := &testBoard{}
 	b := newBackend(t, startWorker(t, board, nil), Config{})
 	for _, tc := range []struct {
 		tool, args string
-		where      string // a problem must name this place
+		want       string // a problem must say this
 	}{
-		{"tasks_get", `{}`, "ref"},
-		{"tasks_get", `{"include_comments":true}`, "ref"},
-		{"tasks_get", `{"ref":7}`, "ref"},
-		{"tasks_get", `{"ref":"T-1","include_comments":"yes"}`, "include_comments"},
-		{"tasks_get", `{"ref":"T-1","colour":"red"}`, "colour"},
-		{"tasks_get", `[1]`, "arguments"},
-		{"tasks_get", `{"ref":`, "arguments"},
-		{"tasks_move", `{"ref":"T-1","lane":"LANE_DOING"}`, "lane"},
-		{"tasks_move", `{"ref":"T-1","lane":"archived"}`, "lane"},
-		{"tasks_list", `{"limit":500}`, "limit"},
+		{"tasks_get", `{}`, "ref is missing"},
+		{"tasks_get", `{"include_comments":true}`, "ref is missing"},
+		{"tasks_get", `{"ref":7}`, "ref must be a string, not a number"},
+		{"tasks_get", `{"ref":"T-1","include_comments":"yes"}`, "include_comments must be a boolean, not a string"},
+		{"tasks_get", `{"ref":"T-1","colour":"red"}`, "colour is not an argument of this tool"},
+		{"tasks_move", `{"ref":"T-1","lane":"LANE_DOING"}`, `lane must be one of "backlog", "next", "doing", "done", not "LANE_DOING"`},
+		{"tasks_move", `{"ref":"T-1","lane":"archived"}`, `not "archived"`},
+		{"tasks_move", `{"ref":"T-1","position":4611686018427387904}`, "position must be at most 2147483647, not 4611686018427387904"},
+		{"tasks_move", `{"ref":"T-1","position":-1}`, "position must be at least 0, not -1"},
+		{"comments_edit", `{"id":9223372036854775808,"body":"x"}`, "id must be at most 2147483647, not 9223372036854775808"},
+		{"tasks_list", `{"limit":500}`, "limit must be at most 100, not 500"},
+		{"tasks_list", `{"limit":"many"}`, "limit must be an integer, not a string"},
+		{"tasks_list", `{"updated_since":"2020'; DROP TABLE tasks;--"}`, "updated_since must be a time in RFC 3339 form"},
+		{"tasks_list", `{"updated_since":"10000-01-01T00:00:00Z"}`, "updated_since must be a time in RFC 3339 form"},
+		{"tasks_list", `{"label":"a\u0000b"}`, "label has U+0000 NULL at character 2"},
+		{"tasks_import", `{"tasks":[{"title":"ok"},{"note":"no title"}]}`, "tasks[1].title is missing"},
 	} {
 		res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: tc.tool, Arguments: json.RawMessage(tc.args)}, nil)
-		var je *jsonrpc.Error
-		if !errors.As(err, &je) {
-			t.Errorf("CallTool(%s, %s) = %+v, %v; want a *jsonrpc.Error", tc.tool, tc.args, res, err)
+		if err != nil || res == nil || !res.IsError {
+			t.Errorf("CallTool(%s, %s) = %+v, %v; want a result with isError", tc.tool, tc.args, res, err)
 			continue
 		}
-		if je.Code != jsonrpc.InvalidParams {
-			t.Errorf("CallTool(%s, %s) code = %d, want %d", tc.tool, tc.args, je.Code, jsonrpc.InvalidParams)
+		text := res.Content[0].Text
+		if !strings.Contains(text, tc.want) || !strings.Contains(text, "call "+tc.tool+" again") {
+			t.Errorf("CallTool(%s, %s) text = %q, want it to say %q and to call %s again", tc.tool, tc.args, text, tc.want, tc.tool)
 		}
-		// What the client reads in the error's data.
-		raw, err := json.Marshal(je.Data)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var data struct {
-			Tool     string   `json:"tool"`
-			Problems []string `json:"problems"`
-		}
-		if err := json.Unmarshal(raw, &data); err != nil {
-			t.Fatalf("error data %s: %v", raw, err)
-		}
-		if data.Tool != tc.tool || !strings.Contains(strings.Join(data.Problems, "\n"), tc.where) {
-			t.Errorf("CallTool(%s, %s) error data = %s, want tool %s and a problem about %s", tc.tool, tc.args, raw, tc.tool, tc.where)
+		if !strings.Contains(strings.Join(res.Problems, "\n"), tc.want) {
+			t.Errorf("CallTool(%s, %s) problems = %q, want one saying %q", tc.tool, tc.args, res.Problems, tc.want)
 		}
 	}
 	if got := board.calls.Load(); got != 0 {
 		t.Errorf("board calls = %d, want 0: arguments that do not fit must not reach the worker", got)
+	}
+}
+
+// TestCallArgumentsNotAnObject: arguments that are not an object fail the
+// CallToolRequest schema itself, which stays a JSON-RPC -32602.
+func TestCallArgumentsNotAnObject(t *testing.T) {
+	b := newBackend(t, startWorker(t, &testBoard{}, nil), Config{})
+	for _, args := range []string{`[1]`, `"ref"`, `{"ref":`} {
+		res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_get", Arguments: json.RawMessage(args)}, nil)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || je.Code != jsonrpc.InvalidParams || !strings.Contains(je.Message, "object") {
+			t.Errorf("CallTool(tasks_get, %s) = %+v, %v; want -32602 saying the arguments must be an object", args, res, err)
+		}
 	}
 }
 

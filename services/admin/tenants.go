@@ -31,7 +31,8 @@ func (s *Service) createTenant(ctx context.Context, a actor, req *adminv1.Create
 		OwnerHandle: req.GetOwnerHandle(), OwnerName: orDefault(req.GetOwnerName(), req.GetOwnerHandle()),
 		BoardSlug: "main", BoardName: "Main",
 	}
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cfg.Checked()
+	if err != nil {
 		return nil, err
 	}
 	ttl, err := ttlFromProto(req.GetOwnerTokenTtl(), "owner_token_ttl", s.tokens.MaxTTL())

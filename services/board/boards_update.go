@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"maps"
-	"strings"
 	"unicode/utf8"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -66,22 +65,24 @@ type boardChange struct {
 func checkBoardChange(req *taskwirev1.UpdateBoardRequest) (boardChange, error) {
 	var ch boardChange
 	if req.Name != nil {
-		name := strings.TrimSpace(*req.Name)
+		name, err := line("name", *req.Name)
+		if err != nil {
+			return ch, err
+		}
 		switch n := utf8.RuneCountInString(name); {
 		case n == 0:
 			return ch, domainerr.New(domainerr.Invalid, "name is empty: give the board a display name, or leave name out to keep it")
 		case n > MaxBoardName:
 			return ch, domainerr.New(domainerr.Invalid, "name is %d characters long, more than %d: shorten it", n, MaxBoardName)
-		case strings.ContainsAny(name, "\r\n"):
-			return ch, domainerr.New(domainerr.Invalid, "name has a line break: keep the board's name to one line")
 		}
 		ch.name = &name
 	}
 	if req.Rules != nil {
-		if n := utf8.RuneCountInString(*req.Rules); n > MaxRules {
+		rules := block(*req.Rules)
+		if n := utf8.RuneCountInString(rules); n > MaxRules {
 			return ch, domainerr.New(domainerr.Invalid, "rules are %d characters long, more than %d: shorten them", n, MaxRules)
 		}
-		ch.rules = req.Rules
+		ch.rules = &rules
 	}
 	for _, w := range req.GetWipLimits() {
 		lane, ok, err := laneFromProto(w.GetLane())

@@ -12,7 +12,8 @@ import (
 )
 
 func (s *Service) addComment(ctx context.Context, a actor, req *taskwirev1.AddCommentRequest) (*taskwirev1.AddCommentResponse, error) {
-	if err := checkCommentBody(req.GetBody()); err != nil {
+	body, err := checkCommentBody(req.GetBody())
+	if err != nil {
 		return nil, err
 	}
 	if _, err := parseRef(req.GetRef()); err != nil {
@@ -26,7 +27,7 @@ func (s *Service) addComment(ctx context.Context, a actor, req *taskwirev1.AddCo
 				return nil, err
 			}
 			c, err := tx.Comment.Create().
-				SetTenantID(a.tenant.ID).SetTaskID(t.ID).SetAuthorID(a.member.ID).SetBody(req.GetBody()).
+				SetTenantID(a.tenant.ID).SetTaskID(t.ID).SetAuthorID(a.member.ID).SetBody(body).
 				Save(ctx)
 			if err != nil {
 				return nil, err
@@ -39,13 +40,15 @@ func (s *Service) addComment(ctx context.Context, a actor, req *taskwirev1.AddCo
 		})
 }
 
-// checkCommentBody says why body cannot be a comment, if it cannot.
-func checkCommentBody(body string) error {
+// checkCommentBody returns body without hidden characters and in NFC
+// (block), or why it cannot be a comment.
+func checkCommentBody(body string) (string, error) {
+	body = block(body)
 	if strings.TrimSpace(body) == "" {
-		return domainerr.New(domainerr.Invalid, "body is empty: write the comment's text")
+		return "", domainerr.New(domainerr.Invalid, "body is empty: write the comment's text")
 	}
 	if n := utf8.RuneCountInString(body); n > MaxComment {
-		return domainerr.New(domainerr.Invalid, "body is %d characters long, more than %d: shorten it or split it into several comments", n, MaxComment)
+		return "", domainerr.New(domainerr.Invalid, "body is %d characters long, more than %d: shorten it or split it into several comments", n, MaxComment)
 	}
-	return nil
+	return body, nil
 }

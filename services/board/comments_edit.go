@@ -27,7 +27,8 @@ func (s *Service) editComment(ctx context.Context, a actor, req *taskwirev1.Edit
 	if req.GetId() < 1 {
 		return nil, domainerr.New(domainerr.Invalid, "id %d is not a comment id: find comment ids with comments_list", req.GetId())
 	}
-	if err := checkCommentBody(req.GetBody()); err != nil {
+	body, err := checkCommentBody(req.GetBody())
+	if err != nil {
 		return nil, err
 	}
 	expected := int(req.GetExpectedVersion())
@@ -52,8 +53,8 @@ func (s *Service) editComment(ctx context.Context, a actor, req *taskwirev1.Edit
 			if expected != 0 && expected != c.Version {
 				return nil, commentConflict(c, expected)
 			}
-			if req.GetBody() != c.Body {
-				if c, err = reword(ctx, tx, a, c, t, req.GetBody()); err != nil {
+			if body != c.Body {
+				if c, err = reword(ctx, tx, a, c, t, body); err != nil {
 					return nil, err
 				}
 			}

@@ -35,7 +35,7 @@ func TestConcurrentCreates(t *testing.T) {
 					var err error
 					if i == each-1 && w%5 == 0 { // some workers import their last two
 						var resp *taskwirev1.ImportTasksResponse
-						resp, err = e.svc.ImportTasks(ctx, &taskwirev1.ImportTasksRequest{Tasks: drafts(2)})
+						resp, err = e.svc.ImportTasks(ctx, &taskwirev1.ImportTasksRequest{Tasks: drafts(2), AllowDuplicate: true})
 						if err == nil {
 							got = resp.Refs
 						}

@@ -100,7 +100,7 @@ func TestCompleteRefsCaps(t *testing.T) {
 	for i := range drafts {
 		drafts[i] = &taskwirev1.TaskDraft{Title: "Imported"}
 	}
-	if _, err := e.svc.ImportTasks(e.alice, &taskwirev1.ImportTasksRequest{Tasks: drafts}); err != nil {
+	if _, err := e.svc.ImportTasks(e.alice, &taskwirev1.ImportTasksRequest{Tasks: drafts, AllowDuplicate: true}); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := e.svc.CompleteRefs(e.alice, &taskwirev1.CompleteRefsRequest{})

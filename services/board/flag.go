@@ -67,7 +67,7 @@ func checkFlagReason(flagged bool, reason string) (string, error) {
 	if !flagged {
 		return "", nil
 	}
-	reason = strings.TrimSpace(reason)
+	reason = strings.TrimSpace(block(reason))
 	switch n := utf8.RuneCountInString(reason); {
 	case n == 0:
 		return "", domainerr.New(domainerr.Invalid, "reason is empty: say in a sentence why the task is flagged (what blocks it, or what a person should look at)")

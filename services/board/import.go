@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"unicode/utf8"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
@@ -29,7 +30,7 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 	progress.Log(ctx, "info", fmt.Sprintf("All %d drafts are valid; importing them into board %s in one transaction", len(drafts), b.Slug))
 	resp, err := idempotency.Do(ctx, s.client, idemCaller(a), taskwirev1.BoardService_ImportTasks_FullMethodName, req,
 		func(tx *ent.Tx) (*taskwirev1.ImportTasksResponse, error) {
-			return importDrafts(ctx, tx, a, b.ID, drafts, ids)
+			return importDrafts(ctx, tx, a, b.ID, drafts, ids, req.GetAllowDuplicate())
 		})
 	if err != nil {
 		progress.Log(ctx, "warning", "The import was rolled back: no task of it was saved")
@@ -40,13 +41,27 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 
 // importDrafts creates the tasks of drafts on board boardID in tx, each at
 // the bottom of its lane in the order given, once every lane is known to
-// have room for all the drafts that go to it.
-func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts []draft, ids map[string]int) (*taskwirev1.ImportTasksResponse, error) {
-	first, err := allocate(ctx, tx, a, len(drafts)) // locks the tenant's row: see lockTenant
-	if err != nil {
+// have room for all the drafts that go to it. Unless allowDuplicate, the
+// drafts that likely repeat a task are skipped (splitDuplicates).
+func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts []draft, ids map[string]int, allowDuplicate bool) (*taskwirev1.ImportTasksResponse, error) {
+	if err := lockTenant(ctx, tx, a); err != nil {
 		return nil, err
 	}
 	b, err := boardOf(ctx, tx, a, boardID)
+	if err != nil {
+		return nil, err
+	}
+	var skipped []skippedDraft
+	if !allowDuplicate {
+		if drafts, skipped, err = splitDuplicates(ctx, tx.Client(), a, b.ID, drafts); err != nil {
+			return nil, err
+		}
+	}
+	if len(drafts) == 0 {
+		progress.Log(ctx, "info", fmt.Sprintf("Every draft likely repeats a task of board %s: nothing was imported", b.Slug))
+		return &taskwirev1.ImportTasksResponse{Refs: []string{}, Skipped: skippedProtos(skipped, 0)}, nil
+	}
+	first, err := allocate(ctx, tx, a, len(drafts))
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +70,7 @@ func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts 
 		return nil, err
 	}
 	progress.Log(ctx, "debug", fmt.Sprintf("Reserved refs %s to %s", Ref(first), Ref(first+len(drafts)-1)))
-	resp := &taskwirev1.ImportTasksResponse{}
+	resp := &taskwirev1.ImportTasksResponse{Skipped: skippedProtos(skipped, first)}
 	var created []*ent.ActivityCreate
 	for i, d := range drafts {
 		if err := ctx.Err(); err != nil {
@@ -80,7 +95,7 @@ func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts 
 	}
 	resp.Imported = int32(len(resp.Refs))
 	return resp, record(ctx, tx, a, ActionTasksImported, nil, map[string]any{
-		"board": b.Slug, "count": len(drafts), "first": resp.Refs[0], "last": resp.Refs[len(resp.Refs)-1],
+		"board": b.Slug, "count": len(drafts), "first": resp.Refs[0], "last": resp.Refs[len(resp.Refs)-1], "skipped": len(skipped),
 	})
 }
 
@@ -121,6 +136,10 @@ func (s *Service) checkImport(ctx context.Context, a actor, in []*taskwirev1.Tas
 		var err error
 		if drafts[i], err = checkDraft(a, d); err != nil {
 			return nil, nil, atIndex(i, err)
+		}
+		if n := utf8.RuneCountInString(drafts[i].note); n > MaxImportNote {
+			return nil, nil, domainerr.New(domainerr.Invalid,
+				"tasks[%d]: note is %d characters long, more than %d in an import: shorten it, or import the task without it and set the note with tasks_update", i, n, MaxImportNote)
 		}
 		handles = append(handles, drafts[i].assignees...)
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -113,7 +114,9 @@ func TestImportTasksInvalid(t *testing.T) {
 				domainerr.Invalid, `tasks[2]: assignee "zed"`},
 			{"bad lane", &taskwirev1.ImportTasksRequest{Tasks: withBad(4, &taskwirev1.TaskDraft{Title: "x", Lane: 8})}, domainerr.Invalid, "tasks[4]: lane 8"},
 			{"no tasks", &taskwirev1.ImportTasksRequest{}, domainerr.Invalid, "tasks is empty"},
-			{"too many", &taskwirev1.ImportTasksRequest{Tasks: drafts(1001)}, domainerr.Invalid, "1000"},
+			{"too many", &taskwirev1.ImportTasksRequest{Tasks: drafts(201)}, domainerr.Invalid, "201 tasks is more than 200"},
+			{"long note", &taskwirev1.ImportTasksRequest{Tasks: withBad(1, &taskwirev1.TaskDraft{Title: "x", Note: strings.Repeat("é", 3001)})},
+				domainerr.Invalid, "tasks[1]: note is 3001 characters long, more than 3000 in an import"},
 			{"unknown board", &taskwirev1.ImportTasksRequest{Board: "nope", Tasks: drafts(2)}, domainerr.NotFound, `"main", "ops"`},
 		} {
 			_, err := e.svc.ImportTasks(e.alice, tc.req)

@@ -79,7 +79,7 @@ func (s *Service) getContext(ctx context.Context, a actor, req *taskwirev1.GetCo
 }
 
 func (s *Service) addContextNote(ctx context.Context, a actor, req *taskwirev1.AddContextNoteRequest) (*taskwirev1.AddContextNoteResponse, error) {
-	body := req.GetBody()
+	body := block(req.GetBody())
 	if strings.TrimSpace(body) == "" {
 		return nil, domainerr.New(domainerr.Invalid, "body is empty: write the note's text")
 	}

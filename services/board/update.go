@@ -37,10 +37,11 @@ func checkTaskChange(req *taskwirev1.UpdateTaskRequest) (taskChange, error) {
 		ch.title = &t
 	}
 	if req.Note != nil {
-		if err := checkNote(*req.Note); err != nil {
+		note, err := checkNote(*req.Note)
+		if err != nil {
 			return ch, err
 		}
-		ch.note = req.Note
+		ch.note = &note
 	}
 	if req.Project != nil {
 		p, err := checkProject(*req.Project)

@@ -69,7 +69,7 @@ func checkApproval(req *taskwirev1.ApproveWorkRequest) (approval, error) {
 	if _, err := parseRef(req.GetRef()); err != nil {
 		return approval{}, err
 	}
-	ap := approval{plan: strings.TrimSpace(req.GetPlan()), leaseMinutes: DefaultLeaseMinutes, maxClaim: DefaultMaxClaims}
+	ap := approval{plan: strings.TrimSpace(block(req.GetPlan())), leaseMinutes: DefaultLeaseMinutes, maxClaim: DefaultMaxClaims}
 	switch n := utf8.RuneCountInString(ap.plan); {
 	case n == 0:
 		return approval{}, domainerr.New(domainerr.Invalid, "plan is empty: say what to do, what not to touch and how to know it is done")

@@ -37,7 +37,7 @@ func (s *Service) completeWork(ctx context.Context, a actor, req *taskwirev1.Com
 	if !ok {
 		return nil, domainerr.New(domainerr.Invalid, "test_status is missing: say whether the tests passed, failed or were not run")
 	}
-	notes := req.GetNotes()
+	notes := block(req.GetNotes())
 	switch n := utf8.RuneCountInString(notes); {
 	case strings.TrimSpace(notes) == "":
 		return nil, domainerr.New(domainerr.Invalid, "notes are empty: say what you did, for the people who read the task")

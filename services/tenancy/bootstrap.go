@@ -44,11 +44,23 @@ func (c Config) withDefaults() Config {
 
 // Validate reports whether c can be bootstrapped, as an Invalid error.
 func (c Config) Validate() error {
+	_, err := c.Checked()
+	return err
+}
+
+// Checked returns c with its defaults and its names trimmed and in NFC, as
+// Bootstrap stores them, or why it cannot be bootstrapped (Invalid).
+func (c Config) Checked() (Config, error) {
 	c = c.withDefaults()
-	return errors.Join(
+	var nameErrs [3]error
+	c.TenantName, nameErrs[0] = cleanName("tenant name", c.TenantName)
+	c.OwnerName, nameErrs[1] = cleanName("owner name", c.OwnerName)
+	c.BoardName, nameErrs[2] = cleanName("board name", c.BoardName)
+	return c, errors.Join(
 		checkName("tenant slug", c.TenantSlug),
 		checkHandle(c.OwnerHandle),
 		checkName("board slug", c.BoardSlug),
+		errors.Join(nameErrs[:]...),
 	)
 }
 
@@ -66,12 +78,12 @@ type Result struct {
 // default board, in one transaction. Otherwise it changes nothing and
 // returns the first tenant, its first owner and its default board.
 func Bootstrap(ctx context.Context, client *ent.Client, cfg Config) (Result, error) {
-	cfg = cfg.withDefaults()
-	if err := cfg.Validate(); err != nil {
+	cfg, err := cfg.Checked()
+	if err != nil {
 		return Result{}, err
 	}
 	var res Result
-	err := store.WithTx(ctx, client, func(tx *ent.Tx) error {
+	err = store.WithTx(ctx, client, func(tx *ent.Tx) error {
 		var err error
 		res, err = existing(ctx, tx.Client())
 		if !errors.Is(err, errNoTenant) {

@@ -34,6 +34,17 @@ func (s MemberSpec) withDefaults() MemberSpec {
 	return s
 }
 
+// checked returns s with its name trimmed and in NFC, or why it cannot
+// be added (Invalid).
+func (s MemberSpec) checked() (MemberSpec, error) {
+	name, err := cleanName("display name", s.Name)
+	if err != nil {
+		return s, err
+	}
+	s.Name = name
+	return s, s.validate()
+}
+
 func (s MemberSpec) validate() error {
 	if err := checkHandle(s.Handle); err != nil {
 		return err
@@ -69,8 +80,8 @@ func CheckRole(handle string, kind member.Kind, role member.Role) error {
 // AddMember adds a member to the tenant with slug tenantSlug. A taken handle
 // is a Conflict; an unknown tenant or sponsor is NotFound.
 func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec MemberSpec) (*ent.Member, error) {
-	spec = spec.withDefaults()
-	if err := spec.validate(); err != nil {
+	spec, err := spec.withDefaults().checked()
+	if err != nil {
 		return nil, err
 	}
 	t, ctx, err := scope(ctx, client, tenantSlug)

@@ -5,13 +5,13 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/signingkey"
 	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/internal/safetext"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
@@ -40,13 +40,15 @@ type CreateRequest struct {
 // be refused by every worker, so none is returned then. The caller shows
 // the token once; it cannot be read back.
 func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (string, Info, error) {
-	if err := checkLabel(r.Label); err != nil {
+	label, err := checkLabel(r.Label)
+	if err != nil {
 		return "", Info{}, err
 	}
 	ttl, err := s.lifetime(r.TTL)
 	if err != nil {
 		return "", Info{}, err
 	}
+	r.Label = label
 	t, ctx, err := scope(ctx, s.client, r.Tenant)
 	if err != nil {
 		return "", Info{}, err
@@ -156,13 +158,16 @@ func orEmpty(toolsets []string) []string {
 	return toolsets
 }
 
-// checkLabel refuses labels that would garble a listing.
-func checkLabel(l string) error {
+// checkLabel returns the label trimmed and in NFC, or refuses one that
+// would garble a listing or hide text from the person reading it
+// (safetext.Line).
+func checkLabel(l string) (string, error) {
+	l, err := safetext.Line("the label", l)
+	if err != nil {
+		return "", domainerr.New(domainerr.Invalid, "%s", err.Error())
+	}
 	if utf8.RuneCountInString(l) > MaxLabelLen {
-		return domainerr.New(domainerr.Invalid, "the label is longer than %d characters: shorten it", MaxLabelLen)
+		return "", domainerr.New(domainerr.Invalid, "the label is longer than %d characters: shorten it", MaxLabelLen)
 	}
-	if !utf8.ValidString(l) || strings.IndexFunc(l, unicode.IsControl) >= 0 {
-		return domainerr.New(domainerr.Invalid, "the label has a control character or invalid UTF-8: use plain text on one line")
-	}
-	return nil
+	return l, nil
 }

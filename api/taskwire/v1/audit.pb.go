@@ -351,10 +351,10 @@ const file_taskwire_v1_audit_proto_rawDesc = "" +
 	"\x05since\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\x05since\x120\n" +
 	"\x05until\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\x05until\x12\x1e\n" +
 	"\x05limit\x18\x06 \x01(\x05B\b\xd2\xda\x18\x04\x10\x01\x18dR\x05limit\x12\x16\n" +
-	"\x06cursor\x18\a \x01(\tR\x06cursor\"c\n" +
-	"\x11ListAuditResponse\x12-\n" +
-	"\x05items\x18\x01 \x03(\v2\x17.taskwire.v1.AuditEventR\x05items\x12\x1f\n" +
-	"\vnext_cursor\x18\x02 \x01(\tR\n" +
+	"\x06cursor\x18\a \x01(\tR\x06cursor\"s\n" +
+	"\x11ListAuditResponse\x125\n" +
+	"\x05items\x18\x01 \x03(\v2\x17.taskwire.v1.AuditEventB\x06\xd2\xda\x18\x02\b\x01R\x05items\x12'\n" +
+	"\vnext_cursor\x18\x02 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\n" +
 	"nextCursor\"\xb6\x03\n" +
 	"\n" +
 	"AuditEvent\x12;\n" +

@@ -39,7 +39,9 @@ func (c *client) importOnce(ctx context.Context, id int64, n int, label string) 
 			"labels": []string{"bench", kinds[(i+1)%4]}}
 	}
 	token := fmt.Sprintf("p%d", id)
-	b, err := body(id, "tools/call", "tasks_import", map[string]any{"tasks": drafts}, token)
+	// The drafts' titles differ only in numbers, which the duplicate check
+	// of tasks_import compares as words: import them all, as before it.
+	b, err := body(id, "tools/call", "tasks_import", map[string]any{"tasks": drafts, "allow_duplicate": true}, token)
 	if err != nil {
 		return res, err
 	}
@@ -164,7 +166,11 @@ func importCmd(args []string) error {
 	return write(c.out, r)
 }
 
-// seedCmd fills a Taskwire board with tasks through tasks_import, 1000 at a time.
+// maxImport is the most drafts one tasks_import takes.
+const maxImport = 200
+
+// seedCmd fills a Taskwire board with tasks through tasks_import,
+// maxImport at a time.
 func seedCmd(args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ExitOnError)
 	url := fs.String("url", "", "MCP endpoint")
@@ -173,8 +179,8 @@ func seedCmd(args []string) error {
 	fs.Parse(args)
 	cl := newClient(*url, *token, 1)
 	for done := 0; done < *n; {
-		k := min(1000, *n-done)
-		res, err := cl.importOnce(context.Background(), int64(done+1), k, fmt.Sprintf("Seeded batch %d", done/1000+1))
+		k := min(maxImport, *n-done)
+		res, err := cl.importOnce(context.Background(), int64(done+1), k, fmt.Sprintf("Seeded batch %d", done/maxImport+1))
 		if err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}

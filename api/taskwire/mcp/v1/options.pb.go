@@ -169,14 +169,20 @@ func (x *Tool) GetToolset() string {
 	return ""
 }
 
-// Field refines how a request field appears in a tool's inputSchema.
+// Field refines how a request field appears in a tool's inputSchema, and
+// which fields of a response are always in its structuredContent.
 type Field struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The argument must be present.
+	// In a request: the argument must be present. On a field of a response
+	// message itself: the field is always in the result, even when empty
+	// (a list as [], a string as ""), and the outputSchema requires it; only
+	// lists and scalars other than enums may be marked.
 	Required bool `protobuf:"varint,1,opt,name=required,proto3" json:"required,omitempty"`
-	// For integers: the smallest value accepted.
+	// For integers: the smallest value accepted. Without it, the smallest
+	// the field's type holds (e.g. -2147483648 for int32).
 	Minimum *int64 `protobuf:"varint,2,opt,name=minimum,proto3,oneof" json:"minimum,omitempty"`
-	// For integers: the largest value accepted.
+	// For integers: the largest value accepted. Without it, the largest the
+	// field's type holds (e.g. 2147483647 for int32).
 	Maximum *int64 `protobuf:"varint,3,opt,name=maximum,proto3,oneof" json:"maximum,omitempty"`
 	// For repeated fields: the most items accepted.
 	MaxItems *uint32 `protobuf:"varint,4,opt,name=max_items,json=maxItems,proto3,oneof" json:"max_items,omitempty"`
@@ -185,7 +191,10 @@ type Field struct {
 	// The front door fills this field with the id of the person's
 	// confirmation (see Tool.confirm); it is not part of the tool's
 	// inputSchema, so a model cannot set it.
-	Confirmation  bool `protobuf:"varint,6,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
+	Confirmation bool `protobuf:"varint,6,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
+	// For strings (each string of a repeated field): the most characters
+	// (Unicode code points) accepted.
+	MaxLength     *uint32 `protobuf:"varint,7,opt,name=max_length,json=maxLength,proto3,oneof" json:"max_length,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -262,6 +271,13 @@ func (x *Field) GetConfirmation() bool {
 	return false
 }
 
+func (x *Field) GetMaxLength() uint32 {
+	if x != nil && x.MaxLength != nil {
+		return *x.MaxLength
+	}
+	return 0
+}
+
 var file_taskwire_mcp_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -317,14 +333,16 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\aconfirm\x18\t \x01(\tR\aconfirm\x12\x19\n" +
 	"\bmin_role\x18\n" +
 	" \x01(\tR\aminRole\x12\x18\n" +
-	"\atoolset\x18\v \x01(\tR\atoolset\"\xfd\x01\n" +
+	"\atoolset\x18\v \x01(\tR\atoolset\"\xb0\x02\n" +
 	"\x05Field\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
 	"\aminimum\x18\x02 \x01(\x03H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +
 	"\amaximum\x18\x03 \x01(\x03H\x01R\amaximum\x88\x01\x01\x12 \n" +
 	"\tmax_items\x18\x04 \x01(\rH\x02R\bmaxItems\x88\x01\x01\x12 \n" +
 	"\tmin_items\x18\x05 \x01(\rH\x03R\bminItems\x88\x01\x01\x12\"\n" +
-	"\fconfirmation\x18\x06 \x01(\bR\fconfirmationB\n" +
+	"\fconfirmation\x18\x06 \x01(\bR\fconfirmation\x12\"\n" +
+	"\n" +
+	"max_length\x18\a \x01(\rH\x04R\tmaxLength\x88\x01\x01B\n" +
 	"\n" +
 	"\b_minimumB\n" +
 	"\n" +
@@ -332,7 +350,8 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\n" +
 	"_max_itemsB\f\n" +
 	"\n" +
-	"_min_items:K\n" +
+	"_min_itemsB\r\n" +
+	"\v_max_length:K\n" +
 	"\x04tool\x12\x1e.google.protobuf.MethodOptions\x18\xa9\x8b\x03 \x01(\v2\x15.taskwire.mcp.v1.ToolR\x04tool:M\n" +
 	"\x05field\x12\x1d.google.protobuf.FieldOptions\x18\xaa\x8b\x03 \x01(\v2\x16.taskwire.mcp.v1.FieldR\x05fieldB8Z6github.com/taskwire/taskwire/api/taskwire/mcp/v1;mcpv1b\x06proto3"
 
