@@ -84,11 +84,13 @@ func (x *exchange) admitLegacyRate() bool {
 }
 
 // refund gives the request's charge back when f refuses it: a request
-// the server refused for another reason than a rate limit costs nothing.
-// An internal error keeps its charge, since the server did the work, and
-// so does a request whose client left (f nil).
+// the server refused for another reason than a limit costs nothing. An
+// internal error keeps its charge, since the server did the work, and so
+// does a request whose client left (f nil), or one refused by another
+// limit (too many listen streams), so that retrying it in a loop spends
+// the budget as any request does.
 func (x *exchange) refund(f *failure) {
-	if x.charge == nil || f.err.Code == jsonrpc.Internal {
+	if x.charge == nil || f.err.Code == jsonrpc.Internal || f.err.Code == CodeRateLimited {
 		return
 	}
 	x.charge.giveBack()
