@@ -108,20 +108,20 @@ type rateLimitData struct {
 // it too: the transport answers a notification it does not accept with a
 // 4xx status, and the body, a JSON-RPC error without id, is what every
 // refusal of this endpoint carries.
-func (x *exchange) rateLimited(o *overLimit) *failure {
-	secs := max(1, int64(math.Ceil(o.wait.Seconds())))
-	ms := max(1, int64(math.Ceil(float64(o.wait)/float64(time.Millisecond))))
+func (x *exchange) rateLimited(o *Refusal) *failure {
+	secs := o.RetryAfter()
+	ms := max(1, int64(math.Ceil(float64(o.Wait)/float64(time.Millisecond))))
 	whose, shared := "this token's", ""
-	if o.level == "tenant" {
+	if o.Level == "tenant" {
 		whose, shared = "the tenant's", ", shared by all its tokens,"
 	}
 	msg := fmt.Sprintf("rate limited: %s budget for %s (%s/s, burst %d)%s is spent; retry in %d s",
-		whose, o.op, strconv.FormatFloat(o.limit.PerSecond, 'g', 4, 64), o.limit.Burst, shared, secs)
+		whose, o.Op, strconv.FormatFloat(o.Limit.PerSecond, 'g', 4, 64), o.Limit.Burst, shared, secs)
 	f := &failure{
 		status: http.StatusTooManyRequests,
-		err:    &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.level, Key: o.op}},
+		err:    &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.Level, Key: o.Op}},
 		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},
-		cause:  fmt.Errorf("rate limited: %s budget for %s", o.level, o.op),
+		cause:  fmt.Errorf("rate limited: %s budget for %s", o.Level, o.Op),
 	}
 	if x.msg.Kind == jsonrpc.Request {
 		f.id = x.msg.ID
