@@ -79,7 +79,7 @@ func (x *exchange) admit() ([]byte, *failure) {
 	if x.r.ContentLength > x.h.cfg.MaxBodyBytes {
 		return nil, tooLarge()
 	}
-	c, f := x.h.authenticate(x.r)
+	c, f := x.h.authenticateThrottled(x.r)
 	if f != nil {
 		return nil, f
 	}

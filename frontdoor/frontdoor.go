@@ -111,6 +111,10 @@ type Config struct {
 	// RateLimiter, when set, limits how fast each token and each tenant
 	// may send requests (ratelimit.go); nil means no limits.
 	RateLimiter *RateLimiter
+	// AuthThrottle, when set, refuses requests from a client address
+	// that sent too many without a valid token (auththrottle.go). The
+	// admin API shares it, so failures on either count together.
+	AuthThrottle *AuthThrottle
 	// ListenLimits bounds the subscriptions/listen streams this front
 	// door holds open per token and per tenant (streams.go); zero: none.
 	ListenLimits StreamLimits

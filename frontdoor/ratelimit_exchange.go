@@ -2,6 +2,7 @@ package frontdoor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/services/identity"
 )
 
 // CodeRateLimited is the JSON-RPC error code of a request refused by a
@@ -127,4 +129,40 @@ func (x *exchange) rateLimited(o *Refusal) *failure {
 		f.id = x.msg.ID
 	}
 	return f
+}
+
+// authenticateThrottled authenticates r unless its client address has
+// made too many requests without a valid token lately (AuthThrottle):
+// then it answers 429 before the token is even looked at. A 401 counts
+// against the address; a malformed request (400) does not, as it guesses
+// nothing.
+func (h *Handler) authenticateThrottled(r *http.Request) (identity.Caller, *failure) {
+	t := h.cfg.AuthThrottle
+	addr := t.ClientAddr(r)
+	if wait, refused := t.Refuses(addr); refused {
+		return identity.Caller{}, authThrottled(t, wait)
+	}
+	c, f := h.authenticate(r)
+	if f != nil && f.status == http.StatusUnauthorized {
+		t.Failed(addr)
+	}
+	return c, f
+}
+
+// authThrottled is the 429 of a request from an address that used up its
+// failures: the shape of a rate limit's, without id, since the body was
+// not read.
+func authThrottled(t *AuthThrottle, wait time.Duration) *failure {
+	r := Refusal{Wait: wait}
+	failures, window := t.Limit()
+	msg := fmt.Sprintf("too many requests without a valid token from your address (%d in %s); retry in %d s with a valid token",
+		failures, spoken(window), r.RetryAfter())
+	return &failure{
+		status: http.StatusTooManyRequests,
+		err: &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{
+			RetryAfterMs: max(1, wait.Milliseconds()), Limit: "address", Key: "unauthenticated",
+		}},
+		header: http.Header{"Retry-After": {strconv.FormatInt(r.RetryAfter(), 10)}},
+		cause:  errors.New("throttled: too many requests without a valid token from this address"),
+	}
 }
