@@ -109,10 +109,11 @@ func (t *AuthThrottle) Failed(addr netip.Addr) {
 	t.set.bucket(addressKey(addr), t.limit).lim.AllowN(now, 1)
 }
 
-// Limit is the failures an address may make and the window they are
-// counted over, for the sentence of a refusal.
-func (t *AuthThrottle) Limit() (failures int, window time.Duration) {
-	return t.limit.Burst, time.Duration(float64(t.limit.Burst) / t.limit.PerSecond * float64(time.Second))
+// Allowance says how many failures an address may make in which time,
+// for the sentence of a refusal: "20 in 1 min".
+func (t *AuthThrottle) Allowance() string {
+	window := time.Duration(float64(t.limit.Burst) / t.limit.PerSecond * float64(time.Second)).Round(time.Millisecond)
+	return fmt.Sprintf("%d in %s", t.limit.Burst, spoken(window))
 }
 
 // addressKey is what an address is counted by: itself, or for IPv6 its

@@ -154,9 +154,8 @@ func (h *Handler) authenticateThrottled(r *http.Request) (identity.Caller, *fail
 // not read.
 func authThrottled(t *AuthThrottle, wait time.Duration) *failure {
 	r := Refusal{Wait: wait}
-	failures, window := t.Limit()
-	msg := fmt.Sprintf("too many requests without a valid token from your address (%d in %s); retry in %d s with a valid token",
-		failures, spoken(window), r.RetryAfter())
+	msg := fmt.Sprintf("too many requests without a valid token from your address (%s); retry in %d s with a valid token",
+		t.Allowance(), r.RetryAfter())
 	return &failure{
 		status: http.StatusTooManyRequests,
 		err: &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{

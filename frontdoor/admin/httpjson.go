@@ -26,8 +26,14 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "admin methods are called with POST")
 		return
 	}
+	addr := e.cfg.AuthThrottle.ClientAddr(r)
+	if err, retry := e.throttled(addr); err != nil {
+		writeLimited(w, err, retry)
+		return
+	}
 	p, err := e.authenticate(r.Context(), r.Header.Values("Authorization"))
 	if err != nil {
+		e.failed(addr, err)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="taskwire admin"`)
 		writeStatus(w, err)
 		return
@@ -41,6 +47,10 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	in := m.in.New().Interface()
 	if err := e.readJSON(w, r, m, in); err != nil {
+		return
+	}
+	if err, retry := e.admit(p, in); err != nil {
+		writeLimited(w, err, retry)
 		return
 	}
 	out := m.out.New().Interface()
