@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/authn"
@@ -58,8 +59,12 @@ func newTokenVerifier(cfg frontdoorNodeConfig, endpoint string, checks tokenChec
 }
 
 // newAdminEdge returns the admin API's edge of a front door node.
-func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks) (*adminedge.Edge, error) {
+func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks, throttle *frontdoor.AuthThrottle) (*adminedge.Edge, error) {
 	verifier, err := newTokenVerifier(cfg, endpoint, checks)
+	if err != nil {
+		return nil, err
+	}
+	limiter, err := frontdoor.NewRateLimiter(cfg.AdminRateLimits)
 	if err != nil {
 		return nil, err
 	}
@@ -72,6 +77,7 @@ func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoi
 	}
 	return adminedge.New(adminedge.Config{
 		Conn: conn, Verifier: verifier, Operator: cfg.Operator, PublicKeys: jwks,
+		RateLimiter: limiter, AuthThrottle: throttle,
 		Logger: cfg.Log.With("component", "admin"),
 	})
 }

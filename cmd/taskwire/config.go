@@ -33,7 +33,8 @@ type config struct {
 	Pprof          bool   // also serve Go's profiles beside /metrics
 	ShutdownGrace  time.Duration
 	Conformance    bool
-	Rate           rateConfig // rate limits; the zero value has none
+	Rate           rateConfig   // rate limits; the zero value has none
+	Limits         limitsConfig // the front door's other limits; the zero value has none
 
 	// envErr is a malformed numeric environment variable, reported by
 	// resolve: flags are declared before anything can fail.
@@ -72,6 +73,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.envDuration("TASKWIRE_SHUTDOWN_GRACE", 15*time.Second), "how long shutdown waits for calls in flight (env TASKWIRE_SHUTDOWN_GRACE)")
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); it must exist (env TASKWIRE_OPERATOR_SECRET_FILE; default <data>/operator.secret, created on first start)")
 	c.rateFlags(fs)
+	c.limitFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
 
@@ -174,6 +176,9 @@ func (c *config) resolve(listenAddr string) error {
 		return c.envErr
 	}
 	if err := c.checkRates(); err != nil {
+		return err
+	}
+	if err := c.checkLimits(); err != nil {
 		return err
 	}
 	if c.DB == "" {

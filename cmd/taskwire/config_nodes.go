@@ -65,6 +65,7 @@ func (c *nodeConfig) frontdoorFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); none: the admin API takes tenant tokens only (env TASKWIRE_OPERATOR_SECRET_FILE)")
 	c.metricsFlag(fs)
 	c.rateFlags(fs)
+	c.limitFlags(fs)
 }
 
 // envDuration is envFloat for durations.

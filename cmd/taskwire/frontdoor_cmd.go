@@ -26,6 +26,9 @@ func runFrontdoor(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	if err := cfg.checkRates(); err != nil {
 		return err
 	}
+	if err := cfg.checkLimits(); err != nil {
+		return err
+	}
 	if err := cfg.resolveNode(map[string]string{"--workers": cfg.Workers}); err != nil {
 		return err
 	}
@@ -61,7 +64,8 @@ func frontdoorConfig(cfg nodeConfig, log *slog.Logger) (frontdoorNodeConfig, err
 	return frontdoorNodeConfig{
 		PublicURL: cfg.PublicURL, AllowedOrigins: cfg.origins(), Worker: cfg.Workers, InternalKey: internal,
 		Key: root, Retired: retired, Log: log, Conformance: cfg.Conformance, Operator: operator,
-		RateLimits: cfg.rateLimits(),
+		RateLimits: cfg.rateLimits(), ListenLimits: cfg.listenLimits(),
+		AdminRateLimits: cfg.adminRateLimits(), AuthThrottle: cfg.authThrottle(),
 	}, nil
 }
 

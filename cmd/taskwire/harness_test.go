@@ -38,6 +38,7 @@ type setup struct {
 	natsURL     string
 	conformance bool // serve --conformance
 	rate        rateConfig
+	limits      limitsConfig
 
 	// For startCluster only: the operator secret front doors recognise,
 	// the audience the worker mints tokens for (none: it mints none), and
@@ -72,7 +73,7 @@ func setups() []setup {
 
 func startHarness(t *testing.T, s setup) *harness {
 	t.Helper()
-	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance, Rate: s.rate}
+	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance, Rate: s.rate, Limits: s.limits}
 	if s.postgres {
 		if s.natsURL == "" {
 			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server deployment")

@@ -228,6 +228,13 @@ type frontdoorNodeConfig struct {
 	Conformance bool             // also serve the conformance suite's fixtures
 	Anonymous   *identity.Caller // who requests without a token act as
 	RateLimits  frontdoor.RateLimits
+	// ListenLimits bound the open listen streams per token and tenant;
+	// AdminRateLimits the admin API's calls per credential and tenant;
+	// AuthThrottle the requests without a valid token per client
+	// address, on the MCP endpoint and the admin API together.
+	ListenLimits    frontdoor.StreamLimits
+	AdminRateLimits frontdoor.RateLimits
+	AuthThrottle    frontdoor.AuthThrottleConfig
 
 	// Operator recognises the platform operators' secret on the admin
 	// API; nil: nobody acts as an operator.
@@ -291,11 +298,15 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 			return nil, err
 		}
 	}
-	if n.mcp, err = newMCPHandler(cfg, calls, n.endpoint, checks); err != nil {
+	throttle, err := frontdoor.NewAuthThrottle(cfg.AuthThrottle)
+	if err != nil {
+		return nil, err
+	}
+	if n.mcp, err = newMCPHandler(cfg, calls, n.endpoint, checks, throttle); err != nil {
 		return nil, err
 	}
 	// The admin API (JSON and gRPC) and the JWKS beside the MCP endpoint.
-	if n.admin, err = newAdminEdge(cfg, calls, n.endpoint, checks); err != nil {
+	if n.admin, err = newAdminEdge(cfg, calls, n.endpoint, checks, throttle); err != nil {
 		return nil, err
 	}
 	n.http = newHTTPServer(cfg.frontHandler(n.ready, n.admin.Wrap(n.mcp)), n.idle.track)
@@ -303,7 +314,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	return n, nil
 }
 
-func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks) (*frontdoor.Handler, error) {
+func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks, throttle *frontdoor.AuthThrottle) (*frontdoor.Handler, error) {
 	services := slices.Clone(taskwirev1.ToolServices)
 	if cfg.Conformance {
 		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
@@ -363,6 +374,8 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	return frontdoor.New(frontdoor.Config{
 		Observer:       observer,
 		RateLimiter:    limiter,
+		ListenLimits:   cfg.ListenLimits,
+		AuthThrottle:   throttle,
 		Mailbox:        mb,
 		Events:         changes,
 		SessionNews:    news,

@@ -121,7 +121,8 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
 		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
 		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
-		RateLimits: cfg.rateLimits(), Telemetry: s.tel,
+		RateLimits: cfg.rateLimits(), ListenLimits: cfg.listenLimits(),
+		AdminRateLimits: cfg.adminRateLimits(), AuthThrottle: cfg.authThrottle(), Telemetry: s.tel,
 		Local: func(fallback grpc.ClientConnInterface) (grpc.ClientConnInterface, error) {
 			lc := worker.LocalConfig{Fallback: fallback, Credentials: identity.InternalKey(key)}
 			if s.tel != nil {
