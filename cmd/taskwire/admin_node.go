@@ -33,7 +33,7 @@ import (
 // adminRegister returns the registration of a worker node's admin
 // service, over the worker's token store and event bus.
 func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus *events.Bus) (func(grpc.ServiceRegistrar), error) {
-	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Logger: cfg.Log})
+	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Quota: cfg.Quota, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/services/quota"
 )
 
 // config is what serve and token create read from flags and the
@@ -35,6 +36,7 @@ type config struct {
 	Conformance    bool
 	Rate           rateConfig   // rate limits; the zero value has none
 	Limits         limitsConfig // the front door's other limits; the zero value has none
+	Quota          quota.Limits // what each tenant may hold; the zero value bounds nothing
 
 	// envErr is a malformed numeric environment variable, reported by
 	// resolve: flags are declared before anything can fail.
@@ -74,6 +76,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); it must exist (env TASKWIRE_OPERATOR_SECRET_FILE; default <data>/operator.secret, created on first start)")
 	c.rateFlags(fs)
 	c.limitFlags(fs)
+	c.quotaFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
 
@@ -179,6 +182,9 @@ func (c *config) resolve(listenAddr string) error {
 		return err
 	}
 	if err := c.checkLimits(); err != nil {
+		return err
+	}
+	if err := c.checkQuota(); err != nil {
 		return err
 	}
 	if c.DB == "" {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/services/quota"
 )
 
 // limitsConfig is what a front door bounds beyond the MCP rate limits:
@@ -115,4 +116,26 @@ func (c *config) authThrottle() frontdoor.AuthThrottleConfig {
 		failures = (failures + n - 1) / n
 	}
 	return frontdoor.AuthThrottleConfig{Failures: failures, Window: l.AuthWindow, TrustedProxies: proxies}
+}
+
+// quotaFlags declares the quotas of every tenant (serve, worker: the
+// worker enforces them, as it holds the database).
+func (c *config) quotaFlags(fs *flag.FlagSet) {
+	q, d := &c.Quota, quota.Defaults
+	fs.IntVar(&q.Tasks, "quota-tasks", c.envInt("TASKWIRE_QUOTA_TASKS", d.Tasks), "tasks a tenant may hold, deleted ones aside; 0: no quota (env TASKWIRE_QUOTA_TASKS)")
+	fs.IntVar(&q.Members, "quota-members", c.envInt("TASKWIRE_QUOTA_MEMBERS", d.Members), "current members (people and assistants) a tenant may have; 0: no quota (env TASKWIRE_QUOTA_MEMBERS)")
+	fs.IntVar(&q.TokensPerMember, "quota-tokens-per-member", c.envInt("TASKWIRE_QUOTA_TOKENS_PER_MEMBER", d.TokensPerMember), "live tokens one member may hold; 0: no quota (env TASKWIRE_QUOTA_TOKENS_PER_MEMBER)")
+}
+
+// checkQuota refuses a negative quota, naming its flag.
+func (c *config) checkQuota() error {
+	for _, q := range []struct {
+		flag  string
+		value int
+	}{{"--quota-tasks", c.Quota.Tasks}, {"--quota-members", c.Quota.Members}, {"--quota-tokens-per-member", c.Quota.TokensPerMember}} {
+		if q.value < 0 {
+			return fmt.Errorf("%s %d: want 0 (no quota) or more", q.flag, q.value)
+		}
+	}
+	return nil
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/keys"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/telemetry"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -77,10 +78,13 @@ type workerNodeConfig struct {
 	Telemetry *telemetry.Telemetry
 	// ServerOptions are more options of the gRPC server, e.g. keepalive.
 	ServerOptions []grpc.ServerOption
+	// Quota bounds what each tenant holds: tasks, members, tokens per
+	// member. Zero: no bound.
+	Quota quota.Limits
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
-	boards, err := board.New(board.Config{Client: cfg.DB, Logger: cfg.Log, CursorKey: cfg.cursorKey("taskwire list-cursor v1")})
+	boards, err := board.New(board.Config{Client: cfg.DB, Logger: cfg.Log, CursorKey: cfg.cursorKey("taskwire list-cursor v1"), Quota: cfg.Quota})
 	if err != nil {
 		return nil, err
 	}
@@ -97,7 +101,7 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	}
 	// Every call's token is checked against the database (revoked, or
 	// never issued here); revocations are broadcast to front doors.
-	tokenStore, err := tokens.New(tokens.Config{Client: cfg.DB, Events: bus, Logger: cfg.Log})
+	tokenStore, err := tokens.New(tokens.Config{Client: cfg.DB, Events: bus, Logger: cfg.Log, Quota: cfg.Quota})
 	if err != nil {
 		return nil, err
 	}

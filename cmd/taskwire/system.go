@@ -111,7 +111,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
-		Telemetry: s.tel,
+		Telemetry: s.tel, Quota: cfg.Quota,
 	})
 	if err != nil {
 		return nil, err

@@ -139,7 +139,7 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	return workerNodeConfig{
 		DB: w.db.Client, NATS: w.bus.conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
-		Telemetry: w.tel, ServerOptions: keepalive(cfg),
+		Telemetry: w.tel, ServerOptions: keepalive(cfg), Quota: cfg.Quota,
 	}, nil
 }
 

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/taskwire/taskwire/services/access"
 )
 
 // serveJSON answers POST /admin/v1/<Method>: the body is the request
@@ -102,6 +104,12 @@ func (e *Edge) readJSON(w http.ResponseWriter, r *http.Request, m method, in pro
 func writeStatus(w http.ResponseWriter, err error) {
 	st := status.Convert(err)
 	code, name := httpStatus(st.Code())
+	if access.IsQuotaExceeded(err) {
+		// A tenant's quota does not refill with time as a rate limit
+		// does: 409, as for any call that cannot succeed as things
+		// stand, and no Retry-After.
+		code = http.StatusConflict
+	}
 	writeError(w, code, name, st.Message())
 }
 

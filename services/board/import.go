@@ -46,6 +46,10 @@ func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts 
 	if err != nil {
 		return nil, err
 	}
+	// The whole batch counts against the quota before anything is made.
+	if err := a.quota.CheckTasks(ctx, tx, a.tenant.ID, len(drafts)); err != nil {
+		return nil, err
+	}
 	b, err := boardOf(ctx, tx, a, boardID)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 )
 
@@ -49,6 +50,9 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
 		m, err := findMember(ctx, tx.Client(), t, r.Member)
 		if err != nil {
+			return err
+		}
+		if err := s.checkQuota(ctx, tx, m); err != nil {
 			return err
 		}
 		row, err := tx.Token.Create().SetTenantID(t.ID).SetMemberID(m.ID).
@@ -97,4 +101,17 @@ func checkLabel(l string) error {
 		return domainerr.New(domainerr.Invalid, "the label has a control character or invalid UTF-8: use plain text on one line")
 	}
 	return nil
+}
+
+// checkQuota refuses a token beyond its member's quota of live tokens,
+// counted under the tenant's lock so that two creations at once cannot
+// both take the last place.
+func (s *Store) checkQuota(ctx context.Context, tx *ent.Tx, m *ent.Member) error {
+	if s.quota.TokensPerMember == 0 {
+		return nil
+	}
+	if err := quota.Lock(ctx, tx, m.TenantID); err != nil {
+		return err
+	}
+	return s.quota.CheckTokens(ctx, tx, m, s.now())
 }

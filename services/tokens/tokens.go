@@ -23,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/ent/tenantscope"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 )
 
@@ -38,6 +39,9 @@ type Config struct {
 	// NATS), revocations are stored only: workers refuse the tokens at
 	// once, front doors when they next load the revocations.
 	Events Publisher
+	// Quota bounds the live tokens of each member (its TokensPerMember);
+	// zero: no bound.
+	Quota  quota.Limits
 	Now    func() time.Time // nil means time.Now; tests set a clock
 	Logger *slog.Logger     // nil means slog.Default()
 }
@@ -47,13 +51,14 @@ func (c Config) Validate() error {
 	if c.Client == nil {
 		return errors.New("tokens: Config.Client is nil")
 	}
-	return nil
+	return c.Quota.Validate()
 }
 
 // Store records tokens in the database and answers about them.
 type Store struct {
 	client  *ent.Client
 	events  Publisher
+	quota   quota.Limits
 	clock   func() time.Time
 	log     *slog.Logger
 	touched touches
@@ -64,7 +69,7 @@ func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{client: cfg.Client, events: cfg.Events, clock: cfg.Now, log: cfg.Logger}
+	s := &Store{client: cfg.Client, events: cfg.Events, quota: cfg.Quota, clock: cfg.Now, log: cfg.Logger}
 	if s.clock == nil {
 		s.clock = time.Now
 	}
