@@ -40,9 +40,7 @@ func listenRequest(t *testing.T, ctx context.Context, endpoint, token string) *h
 // TestListenStreamLimit: with the default of 10 streams a token, the
 // 11th is refused with 429 and -31429; closing one lets another open.
 func TestListenStreamLimit(t *testing.T) {
-	s := setups()[0]
-	s.limits = limitsConfig{ListenPerToken: 10, ListenPerTenant: 200}
-	h := startHarness(t, s)
+	h := startHarnessWith(t, setups()[0], func(c *config) { c.Limits = limitsConfig{ListenPerToken: 10, ListenPerTenant: 200} })
 	var cancels []context.CancelFunc
 	for i := range 10 {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -77,10 +75,10 @@ func TestListenStreamLimit(t *testing.T) {
 // TestAdminCreateTokenBurst: a burst of CreateToken from one credential
 // meets its budget: 429 with Retry-After, whatever the worker would do.
 func TestAdminCreateTokenBurst(t *testing.T) {
-	s := setups()[0]
 	// A call every 100 s: nothing refills while the test runs.
-	s.limits = limitsConfig{AdminCredential: 0.01, AdminCredentialBurst: 20, AdminTenant: 1000, AdminTenantBurst: 1000}
-	h := startHarness(t, s)
+	h := startHarnessWith(t, setups()[0], func(c *config) {
+		c.Limits = limitsConfig{AdminCredential: 0.01, AdminCredentialBurst: 20, AdminTenant: 1000, AdminTenantBurst: 1000}
+	})
 	a := newAdminClient(t, h)
 	for i := range 20 {
 		if code, out := a.post(h.token, "CreateToken", `{"member":"owner","scopes":["read"]}`); code != http.StatusOK {
@@ -101,9 +99,7 @@ func TestAdminCreateTokenBurst(t *testing.T) {
 // endpoint and the admin API together, throttle their address; its next
 // request is refused before its token is checked.
 func TestAuthFailuresThrottled(t *testing.T) {
-	s := setups()[0]
-	s.limits = limitsConfig{AuthFailures: 3, AuthWindow: time.Hour}
-	h := startHarness(t, s)
+	h := startHarnessWith(t, setups()[0], func(c *config) { c.Limits = limitsConfig{AuthFailures: 3, AuthWindow: time.Hour} })
 	a := newAdminClient(t, h)
 	for i := range 2 {
 		if code := mcpStatus(t, h, "not-a-token"); code != http.StatusUnauthorized {

@@ -38,7 +38,6 @@ type setup struct {
 	natsURL     string
 	conformance bool // serve --conformance
 	rate        rateConfig
-	limits      limitsConfig
 
 	// For startCluster only: the operator secret front doors recognise,
 	// the audience the worker mints tokens for (none: it mints none), and
@@ -73,7 +72,17 @@ func setups() []setup {
 
 func startHarness(t *testing.T, s setup) *harness {
 	t.Helper()
-	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance, Rate: s.rate, Limits: s.limits}
+	return startHarnessWith(t, s, nil)
+}
+
+// startHarnessWith is startHarness with the configuration changed by
+// edit first, when set.
+func startHarnessWith(t *testing.T, s setup, edit func(*config)) *harness {
+	t.Helper()
+	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance, Rate: s.rate}
+	if edit != nil {
+		edit(&cfg)
+	}
 	if s.postgres {
 		if s.natsURL == "" {
 			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server deployment")

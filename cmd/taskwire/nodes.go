@@ -111,7 +111,13 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	register := []func(grpc.ServiceRegistrar){boards.Register, access.NewService().Register, tokenStore.Register, auditLog.Register}
+	// whoami reports the tenant's quota use.
+	quotas, err := quota.NewReader(cfg.DB, cfg.Quota)
+	if err != nil {
+		return nil, err
+	}
+	whoami := access.New(access.Config{Quota: quotas})
+	register := []func(grpc.ServiceRegistrar){boards.Register, whoami.Register, tokenStore.Register, auditLog.Register}
 	// The admin API: tenants, members and tokens, for their admins and
 	// the platform operators.
 	adminReg, err := adminRegister(cfg, tokenStore, bus)
