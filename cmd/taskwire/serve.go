@@ -38,6 +38,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ln.Close()
 		return err
 	}
+	warnOpenDirs(log, &cfg)
 	sys, err := startSystem(ctx, cfg, ln, log)
 	if err != nil {
 		return err

@@ -40,6 +40,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer shutdownTelemetry(tel, log)
+	warnOpenDirs(log, &cfg.config)
 	w, err := startWorkerProcess(ctx, cfg, log, tel)
 	if err != nil {
 		return err
