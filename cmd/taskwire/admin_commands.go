@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -24,6 +25,9 @@ func (a *adminCmd) tenantsCreate(args []string) error {
 	pos, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
+	}
+	if *owner == "" {
+		return errors.New("name the tenant's first owner, a person, with --owner HANDLE")
 	}
 	resp := &adminv1.CreateTenantResponse{}
 	if err := a.call("CreateTenant", &adminv1.CreateTenantRequest{
@@ -91,11 +95,11 @@ func (a *adminCmd) membersAdd(args []string) error {
 	}
 	k, err := parseKind(*kind)
 	if err != nil {
-		return err
+		return fmt.Errorf("--kind: %w", err)
 	}
 	r, err := parseRole(*role)
 	if err != nil {
-		return err
+		return fmt.Errorf("--role: %w", err)
 	}
 	resp := &adminv1.AddMemberResponse{}
 	if err := a.call("AddMember", &adminv1.AddMemberRequest{
@@ -174,6 +178,9 @@ func (a *adminCmd) tokensCreate(args []string) error {
 	label := a.fs.String("label", "", `what the token is for, e.g. "laptop claude"`)
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
+	}
+	if *member == "" {
+		return errors.New("name the member the token acts as with --member HANDLE")
 	}
 	resp := &adminv1.CreateTokenResponse{}
 	if err := a.call("CreateToken", &adminv1.CreateTokenRequest{

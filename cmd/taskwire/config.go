@@ -204,7 +204,7 @@ func (c *config) resolve(listenAddr string) error {
 func (c *config) checkPublicURL() error {
 	u, err := url.Parse(c.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("public URL %q must be an absolute http(s) URL", c.PublicURL)
+		return fmt.Errorf("--public-url %q must be an absolute http(s) URL, e.g. https://board.example.com", c.PublicURL)
 	}
 	c.PublicURL = strings.TrimSuffix(u.String(), "/")
 	if c.Conformance && !isLoopback(u.Hostname()) {
@@ -244,7 +244,7 @@ func commaList(s string) []string {
 func (c *config) logLevel() (slog.Level, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
-		return 0, fmt.Errorf("log level %q: use debug, info, warn or error", c.LogLevel)
+		return 0, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.LogLevel)
 	}
 	return l, nil
 }

@@ -20,7 +20,7 @@ func runFrontdoor(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("taskwire frontdoor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.frontdoorFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := cfg.checkRates(); err != nil {

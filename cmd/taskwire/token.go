@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
@@ -35,6 +36,8 @@ const tokenUsage = `usage:
 func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			return showHelp(stdout, tokenUsage)
 		case "create":
 			return runTokenCreate(ctx, args[1:], stdout, stderr)
 		case "list":
@@ -100,19 +103,19 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	toolsets := fs.String("toolsets", "", toolsetsFlagUsage)
 	ttl := fs.Duration("ttl", authn.DefaultTTL, "how long the token is valid")
 	label := fs.String("label", "", `what the token is for, shown by "token list", e.g. "laptop claude"`)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *member == "" {
 		fs.Usage()
-		return fmt.Errorf("--member is required")
+		return errors.New("name the member the token acts as with --member HANDLE")
 	}
 	db, st, closeAll, err := openTokens(ctx, &cfg, "")
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	m, err := tenancy.FindMember(ctx, db, *tenant, *member)
+	m, err := findMemberFlag(ctx, db, *tenant, *member)
 	if err != nil {
 		return err
 	}
@@ -146,6 +149,16 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	return nil
 }
 
+// findMemberFlag finds the member --member names in the tenant --tenant
+// names; not finding it says which flags to check.
+func findMemberFlag(ctx context.Context, db *ent.Client, tenant, handle string) (*ent.Member, error) {
+	m, err := tenancy.FindMember(ctx, db, tenant, handle)
+	if domainerr.KindOf(err) == domainerr.NotFound {
+		return nil, fmt.Errorf("%s: check --member, or name the member's tenant with --tenant SLUG", domainerr.Message(err))
+	}
+	return m, err
+}
+
 // toolsetsFlagUsage describes --toolsets of the token commands.
 const toolsetsFlagUsage = "comma-separated toolsets the token is limited to: context, tasks, comments, work, audit (default all)"
 
@@ -155,7 +168,7 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs, tenant := tokenFlags("list", &cfg, stderr)
 	member := fs.String("member", "", "list only the tokens of the member with this handle")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	db, st, closeAll, err := openTokens(ctx, &cfg, "")
@@ -165,7 +178,7 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	defer closeAll()
 	memberID := 0
 	if *member != "" {
-		m, err := tenancy.FindMember(ctx, db, *tenant, *member)
+		m, err := findMemberFlag(ctx, db, *tenant, *member)
 		if err != nil {
 			return err
 		}
@@ -231,10 +244,10 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 	member := fs.String("member", "", "revoke every live token of the member with this handle")
 	natsURL := fs.String("nats", env("TASKWIRE_NATS", ""), "NATS server URL, to tell the front doors at once (env TASKWIRE_NATS)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: taskwire token revoke JTI | --member HANDLE [flags]\n(an id that starts with a dash, from an older version, goes after --: taskwire token revoke -- -Xy…)\n")
+		fmt.Fprint(fs.Output(), "usage: taskwire token revoke JTI | --member HANDLE [flags]\n(an id that starts with a dash, from an older version, goes after --: taskwire token revoke -- -Xy…)\n")
 		fs.PrintDefaults()
 	}
-	ids, err := parseWithArgs(fs, args)
+	ids, err := parseWithArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}
@@ -253,7 +266,7 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 		}
 		fmt.Fprintf(stdout, "revoked token %s\n", ids[0])
 	} else {
-		m, err := tenancy.FindMember(ctx, db, *tenant, *member)
+		m, err := findMemberFlag(ctx, db, *tenant, *member)
 		if err != nil {
 			return err
 		}
@@ -267,22 +280,6 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 		fmt.Fprintln(stderr, "Workers refuse revoked tokens at once; without --nats, front doors learn of it when they next start or reconnect to NATS.")
 	}
 	return nil
-}
-
-// parseWithArgs parses flags that may come before or after positional
-// arguments, and returns the positional ones.
-func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // hostPort is addr as a client would dial it.

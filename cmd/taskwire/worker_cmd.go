@@ -26,7 +26,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("taskwire worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.workerFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := cfg.resolveNode(map[string]string{"--db": cfg.DB}); err != nil {
