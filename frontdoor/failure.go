@@ -80,7 +80,7 @@ func (x *exchange) failureFor(err error) *failure {
 	case errors.As(err, &nf):
 		return &failure{id: x.msg.ID, err: x.resourceNotFound(nf)}
 	case errors.As(err, &ts):
-		return x.tooManyStreams(ts)
+		return x.streamsRefused(ts)
 	case errors.As(err, &re):
 		f := x.h.unauthorized("the token is not accepted: "+re.Reason, "the token is invalid, expired or revoked", err)
 		f.id = x.msg.ID

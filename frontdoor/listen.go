@@ -75,12 +75,8 @@ func (x *exchange) listen() (any, error) {
 			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.notifications must be an object of booleans and resourceSubscriptions")
 		}
 	}
-	if x.h.streams != nil {
-		release, err := x.h.streams.open(x.caller)
-		if err != nil {
-			return nil, err
-		}
-		defer release()
+	if err := x.countStream(); err != nil {
+		return nil, err
 	}
 	honoured := listenFilter{
 		ToolsListChanged:     asked.ToolsListChanged,

@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // CodeRateLimited is the JSON-RPC error code of a request refused by a
@@ -131,22 +131,15 @@ func (x *exchange) rateLimited(o *Refusal) *failure {
 	return f
 }
 
-// authenticateThrottled authenticates r unless its client address has
-// made too many requests without a valid token lately (AuthThrottle):
-// then it answers 429 before the token is even looked at. A 401 counts
-// against the address; a malformed request (400) does not, as it guesses
-// nothing.
-func (h *Handler) authenticateThrottled(r *http.Request) (identity.Caller, *failure) {
-	t := h.cfg.AuthThrottle
-	addr := t.ClientAddr(r)
+// throttled refuses a request from addr when it made too many without a
+// valid token lately (AuthThrottle): 429 before the token is even looked
+// at. A 401 counts against the address (admit); a malformed request
+// (400) does not, as it guesses nothing.
+func throttled(t *AuthThrottle, addr netip.Addr) *failure {
 	if wait, refused := t.Refuses(addr); refused {
-		return identity.Caller{}, authThrottled(t, wait)
+		return authThrottled(t, wait)
 	}
-	c, f := h.authenticate(r)
-	if f != nil && f.status == http.StatusUnauthorized {
-		t.Failed(addr)
-	}
-	return c, f
+	return nil
 }
 
 // authThrottled is the 429 of a request from an address that used up its

@@ -80,6 +80,22 @@ func decrement(counts map[string]int, key string) {
 	}
 }
 
+// countStream counts the listen stream of x against its caller's limits,
+// or refuses it. Its place is freed when the exchange is done: a defer in
+// listen would enlarge the frame an idle stream keeps for as long as it is
+// open (TestListenStreamStack).
+func (x *exchange) countStream() error {
+	if x.h.streams == nil {
+		return nil
+	}
+	release, err := x.h.streams.open(x.caller)
+	if err != nil {
+		return err
+	}
+	x.streamDone = release
+	return nil
+}
+
 // tooManyStreams is a listen request refused because its token or tenant
 // holds as many open streams as it may.
 type tooManyStreams struct {
@@ -99,10 +115,10 @@ type streamLimitData struct {
 	Max   int    `json:"max"`   // the most open streams allowed
 }
 
-// tooManyStreams is the 429 of a listen request over a stream limit: the
+// streamsRefused is the 429 of a listen request over a stream limit: the
 // shape of a rate limit's, without Retry-After, since only closing a
 // stream frees a place and no wait is sure to.
-func (x *exchange) tooManyStreams(e *tooManyStreams) *failure {
+func (x *exchange) streamsRefused(e *tooManyStreams) *failure {
 	msg := fmt.Sprintf("too many listen streams: this token holds %d open subscriptions/listen streams on this server, the most it may; "+
 		"close one (cancel its request) before opening another", e.max)
 	if e.level == "tenant" {

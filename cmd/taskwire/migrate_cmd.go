@@ -23,7 +23,7 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	}
 	if cfg.DB == "" || fs.NArg() > 0 {
 		fs.Usage()
-		return errors.New("name the database with --db URL (or TASKWIRE_DB), e.g. --db postgres://taskwire@db/taskwire")
+		return errors.New("name the database: taskwire migrate --db URL (or TASKWIRE_DB), e.g. --db postgres://taskwire@db/taskwire")
 	}
 	from, err := store.Migrate(ctx, cfg.DB)
 	if err != nil {
