@@ -37,6 +37,9 @@ type exchange struct {
 	// charge is what the request took from its rate limits, if any
 	// (ratelimit_exchange.go).
 	charge *charge
+	// streamDone frees the place of a listen stream counted against its
+	// caller's limits (streams.go); nil for any other request.
+	streamDone func()
 
 	// For the log record.
 	id        string // the request id (observe.go)
@@ -80,8 +83,20 @@ func (x *exchange) admit() ([]byte, *failure) {
 	if x.r.ContentLength > x.h.cfg.MaxBodyBytes {
 		return nil, tooLarge(x.h.cfg.MaxBodyBytes)
 	}
+	// The throttle checks the client's address before the token and
+	// counts a refused token after, in this frame rather than one more
+	// around authenticate: an idle listen stream keeps the deepest stack
+	// its request needed, and the token's check is that deepest point.
+	throttle := x.h.cfg.AuthThrottle
+	addr := throttle.ClientAddr(x.r)
+	if f := throttled(throttle, addr); f != nil {
+		return nil, f
+	}
 	c, f := x.h.authenticate(x.r)
 	if f != nil {
+		if f.status == http.StatusUnauthorized {
+			throttle.Failed(addr)
+		}
 		return nil, f
 	}
 	x.caller = c
@@ -284,6 +299,9 @@ func (x *exchange) fail(f *failure) {
 // done ends the exchange: nothing may be written after it, whoever still
 // holds the progress reporter, and the request gets its one log record.
 func (x *exchange) done() {
+	if x.streamDone != nil {
+		x.streamDone()
+	}
 	x.out.close()
 	status, progress, final, stream := x.out.summary()
 	outcome, level := x.outcome(status, final)

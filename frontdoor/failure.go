@@ -62,6 +62,7 @@ func (x *exchange) failureFor(err error) *failure {
 	var te *mcp.ToolsetError
 	var nf *mcp.ResourceNotFoundError
 	var re *mcp.RevokedError
+	var ts *tooManyStreams
 	switch {
 	case x.r.Context().Err() != nil:
 		x.cause = err
@@ -78,6 +79,8 @@ func (x *exchange) failureFor(err error) *failure {
 		return x.h.toolsetForbids(x.msg.ID, te)
 	case errors.As(err, &nf):
 		return &failure{id: x.msg.ID, err: x.resourceNotFound(nf)}
+	case errors.As(err, &ts):
+		return x.streamsRefused(ts)
 	case errors.As(err, &re):
 		f := x.h.unauthorized(re.Reason, re.Reason, err)
 		f.id = x.msg.ID

@@ -111,6 +111,13 @@ type Config struct {
 	// RateLimiter, when set, limits how fast each token and each tenant
 	// may send requests (ratelimit.go); nil means no limits.
 	RateLimiter *RateLimiter
+	// AuthThrottle, when set, refuses requests from a client address
+	// that sent too many without a valid token (auththrottle.go). The
+	// admin API shares it, so failures on either count together.
+	AuthThrottle *AuthThrottle
+	// ListenLimits bounds the subscriptions/listen streams this front
+	// door holds open per token and per tenant (streams.go); zero: none.
+	ListenLimits StreamLimits
 	// Observer, when set, sees every request for metrics and traces
 	// (observe.go); nil means none.
 	Observer Observer
@@ -140,6 +147,9 @@ func (c Config) Validate() error {
 		return errors.New("frontdoor: Config.Tools is required")
 	case c.MaxBodyBytes < 0:
 		return errors.New("frontdoor: Config.MaxBodyBytes is negative")
+	}
+	if err := c.ListenLimits.Validate(); err != nil {
+		return err
 	}
 	if c.Anonymous != nil {
 		if u, _ := parseEndpoint(c.Endpoint); !isLoopbackHost(u.Host) {
@@ -208,6 +218,7 @@ type Handler struct {
 	sessions    *sessions       // seals legacy session ids
 	closing     chan struct{}   // closed by Shutdown: listen streams end
 	sessionBook *sessionBook    // what legacy sessions' ids cannot say
+	streams     *streamCounts   // open listen streams; nil: no limits
 	stopNews    func()
 	closeOnce   sync.Once
 }
@@ -239,6 +250,9 @@ func New(cfg Config) (*Handler, error) {
 		return nil, err
 	}
 	h.sessions = &sessions{box: box, now: cfg.now}
+	if cfg.ListenLimits != (StreamLimits{}) {
+		h.streams = newStreamCounts(cfg.ListenLimits)
+	}
 	h.sessionBook = &sessionBook{entries: map[string]sessionEntry{}, now: cfg.now}
 	if cfg.SessionNews != nil {
 		stop, err := cfg.SessionNews.SubscribeSessionNews(h.sessionBook.learn)

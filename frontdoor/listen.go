@@ -75,6 +75,9 @@ func (x *exchange) listen() (any, error) {
 			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.notifications must be an object of booleans and resourceSubscriptions")
 		}
 	}
+	if err := x.countStream(); err != nil {
+		return nil, err
+	}
 	honoured := listenFilter{
 		ToolsListChanged:     asked.ToolsListChanged,
 		ResourcesListChanged: asked.ResourcesListChanged && x.h.cfg.Resources != nil,

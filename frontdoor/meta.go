@@ -49,7 +49,22 @@ var metaRules = []struct {
 	{mcp.MetaClientCapabilities, true, validCapabilities, "a ClientCapabilities object"},
 	{mcp.MetaClientInfo, false, validImplementation, "an object with a string name and version"},
 	{mcp.MetaLogLevel, false, validLogLevel, "a logging level (debug, info, notice, warning, error, critical, alert or emergency)"},
-	{mcp.MetaProgressToken, false, jsonrpc.ValidID, "a string or an integer"},
+	{mcp.MetaProgressToken, false, validProgressToken, progressTokenWant},
+}
+
+// MaxProgressToken bounds a progressToken, in bytes of its JSON text as
+// sent. Every notifications/progress repeats the token, so without a bound
+// a client could make the server's answer hundreds of times its request
+// (a 2 MiB token on an import that reports a hundred times). MCP sets no
+// bound; tokens in practice are short ids.
+const MaxProgressToken = 256
+
+const progressTokenWant = "a string or an integer of at most 256 bytes (as JSON text)"
+
+// validProgressToken reports whether raw may be a progressToken: an id
+// (a string or an integer) of at most MaxProgressToken bytes.
+func validProgressToken(raw json.RawMessage) bool {
+	return len(raw) <= MaxProgressToken && jsonrpc.ValidID(raw)
 }
 
 // checkMeta checks params._meta, which every request of the stateless

@@ -237,6 +237,11 @@ func (x *exchange) runTool(ctx context.Context, caps json.RawMessage) (*mcp.Call
 func (x *exchange) runCall(ctx context.Context, call *mcp.ToolCall) (*mcp.CallToolResult, error) {
 	var report progress.Reporter
 	if token, ok := x.req.meta[mcp.MetaProgressToken]; ok {
+		// Modern requests were checked with the rest of _meta; legacy
+		// ones are checked here, the one place both eras pass.
+		if !validProgressToken(token) {
+			return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params._meta[%q] must be %s", mcp.MetaProgressToken, progressTokenWant)
+		}
 		x.out.token = token
 		report = x.out.progress
 	}

@@ -1,10 +1,8 @@
 package frontdoor
 
 import (
-	"container/list"
 	"fmt"
 	"math"
-	"sync"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -84,18 +82,11 @@ func (c RateLimits) Validate() error {
 }
 
 // RateLimiter holds the token buckets of one front door. Buckets are made
-// when first needed and dropped once they have refilled, when they allow
-// exactly what a new one would; a bucket cap (least recently used goes
-// first) bounds memory against callers that use many operations at once.
-// It is safe for concurrent use.
+// when first needed and dropped once they have refilled (bucketSet). It
+// is safe for concurrent use.
 type RateLimiter struct {
+	bucketSet
 	levels []limitLevel
-	now    func() time.Time
-	max    int
-
-	mu      sync.Mutex
-	buckets map[string]*list.Element // values are *bucket
-	lru     list.List                // front: used last
 }
 
 // limitLevel is one level of limits with the subject it keys buckets by.
@@ -105,23 +96,12 @@ type limitLevel struct {
 	subject func(identity.Caller) string
 }
 
-type bucket struct {
-	key string
-	lim *rate.Limiter
-}
-
 // NewRateLimiter returns a RateLimiter for c.
 func NewRateLimiter(c RateLimits) (*RateLimiter, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
-	rl := &RateLimiter{now: c.Now, max: c.MaxBuckets, buckets: map[string]*list.Element{}}
-	if rl.now == nil {
-		rl.now = time.Now
-	}
-	if rl.max == 0 {
-		rl.max = DefaultMaxBuckets
-	}
+	rl := &RateLimiter{bucketSet: newBucketSet(c.MaxBuckets, c.Now)}
 	if l := c.Token.share(c.Replicas); l.on() {
 		rl.levels = append(rl.levels, limitLevel{"token", l, func(c identity.Caller) string { return c.TokenID }})
 	}
@@ -131,12 +111,28 @@ func NewRateLimiter(c RateLimits) (*RateLimiter, error) {
 	return rl, nil
 }
 
-// overLimit is a request refused because one of its buckets is empty.
-type overLimit struct {
-	level string // "token" or "tenant"
-	op    string
-	limit RateLimit     // what the bucket enforces
-	wait  time.Duration // until it holds a call again
+// Refusal is a call refused because one of its buckets is empty.
+type Refusal struct {
+	Level string        // "token" or "tenant"
+	Op    string        // the operation, e.g. "tools/call:tasks_create"
+	Limit RateLimit     // what the bucket enforces
+	Wait  time.Duration // until it holds a call again
+}
+
+// RetryAfter is Wait in whole seconds, at least 1, as the Retry-After
+// header carries it.
+func (r *Refusal) RetryAfter() int64 {
+	return max(1, int64(math.Ceil(r.Wait.Seconds())))
+}
+
+// Admit charges one call of op to c's buckets, its token's (c.TokenID)
+// and its tenant's (c.Tenant), and returns nil; or it returns the
+// refusal of the first that is empty, and takes nothing. A level whose
+// subject is empty has no bucket: nothing to charge. The admin API uses
+// it, with credentials and tenants of its own (frontdoor/admin).
+func (rl *RateLimiter) Admit(c identity.Caller, op string) *Refusal {
+	_, over := rl.take(c, op)
+	return over
 }
 
 // charge is what one admitted request took from its buckets.
@@ -148,7 +144,7 @@ type charge struct {
 
 // take charges one call of op to c's buckets, or says which is empty and
 // for how long; a refused request takes nothing.
-func (rl *RateLimiter) take(c identity.Caller, op string) (*charge, *overLimit) {
+func (rl *RateLimiter) take(c identity.Caller, op string) (*charge, *Refusal) {
 	now := rl.now()
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
@@ -156,13 +152,17 @@ func (rl *RateLimiter) take(c identity.Caller, op string) (*charge, *overLimit) 
 	ch := &charge{rl: rl}
 	var taken []*rate.Reservation
 	for _, lv := range rl.levels {
-		b := rl.bucket(lv.name+"\x00"+lv.subject(c)+"\x00"+op, lv.limit)
+		subject := lv.subject(c)
+		if subject == "" {
+			continue
+		}
+		b := rl.bucket(lv.name+"\x00"+subject+"\x00"+op, lv.limit)
 		r := b.lim.ReserveN(now, 1) // always OK: the burst is at least 1
 		if wait := r.DelayFrom(now); wait > 0 {
 			for _, t := range append(taken, r) {
 				t.CancelAt(now)
 			}
-			return nil, &overLimit{level: lv.name, op: op, limit: lv.limit, wait: wait}
+			return nil, &Refusal{Level: lv.name, Op: op, Limit: lv.limit, Wait: wait}
 		}
 		taken = append(taken, r)
 		ch.keys = append(ch.keys, b.key)
@@ -198,41 +198,4 @@ func (ch *charge) giveBack() {
 			rl.drop(e)
 		}
 	}
-}
-
-// bucket returns the bucket of key, made with limit l if there is none.
-// Callers hold mu.
-func (rl *RateLimiter) bucket(key string, l RateLimit) *bucket {
-	if e, ok := rl.buckets[key]; ok {
-		rl.lru.MoveToFront(e)
-		return e.Value.(*bucket)
-	}
-	if len(rl.buckets) >= rl.max {
-		// The least recently used bucket goes even if not full: its
-		// subject gets a full bucket again, which errs on the lenient
-		// side.
-		rl.drop(rl.lru.Back())
-	}
-	b := &bucket{key: key, lim: rate.NewLimiter(rate.Limit(l.PerSecond), l.Burst)}
-	rl.buckets[key] = rl.lru.PushFront(b)
-	return b
-}
-
-// trim drops the least recently used buckets while they are full: a full
-// bucket allows exactly what a new one would, so dropping it changes
-// nothing. Callers hold mu.
-func (rl *RateLimiter) trim(now time.Time) {
-	for e := rl.lru.Back(); e != nil && full(e.Value.(*bucket).lim, now); e = rl.lru.Back() {
-		rl.drop(e)
-	}
-}
-
-// drop forgets a bucket. Callers hold mu.
-func (rl *RateLimiter) drop(e *list.Element) {
-	delete(rl.buckets, e.Value.(*bucket).key)
-	rl.lru.Remove(e)
-}
-
-func full(lim *rate.Limiter, now time.Time) bool {
-	return lim.TokensAt(now) >= float64(lim.Burst())
 }

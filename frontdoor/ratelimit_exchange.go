@@ -2,9 +2,11 @@ package frontdoor
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"time"
@@ -84,11 +86,13 @@ func (x *exchange) admitLegacyRate() bool {
 }
 
 // refund gives the request's charge back when f refuses it: a request
-// the server refused for another reason than a rate limit costs nothing.
-// An internal error keeps its charge, since the server did the work, and
-// so does a request whose client left (f nil).
+// the server refused for another reason than a limit costs nothing. An
+// internal error keeps its charge, since the server did the work, and so
+// does a request whose client left (f nil), or one refused by another
+// limit (too many listen streams), so that retrying it in a loop spends
+// the budget as any request does.
 func (x *exchange) refund(f *failure) {
-	if x.charge == nil || f.err.Code == jsonrpc.Internal {
+	if x.charge == nil || f.err.Code == jsonrpc.Internal || f.err.Code == CodeRateLimited {
 		return
 	}
 	x.charge.giveBack()
@@ -106,23 +110,51 @@ type rateLimitData struct {
 // it too: the transport answers a notification it does not accept with a
 // 4xx status, and the body, a JSON-RPC error without id, is what every
 // refusal of this endpoint carries.
-func (x *exchange) rateLimited(o *overLimit) *failure {
-	secs := max(1, int64(math.Ceil(o.wait.Seconds())))
-	ms := max(1, int64(math.Ceil(float64(o.wait)/float64(time.Millisecond))))
+func (x *exchange) rateLimited(o *Refusal) *failure {
+	secs := o.RetryAfter()
+	ms := max(1, int64(math.Ceil(float64(o.Wait)/float64(time.Millisecond))))
 	whose, shared := "this token's", ""
-	if o.level == "tenant" {
+	if o.Level == "tenant" {
 		whose, shared = "the tenant's", ", shared by all its tokens,"
 	}
 	msg := fmt.Sprintf("rate limited: %s budget for %s (%s/s, burst %d)%s is spent; retry in %d s",
-		whose, o.op, strconv.FormatFloat(o.limit.PerSecond, 'g', 4, 64), o.limit.Burst, shared, secs)
+		whose, o.Op, strconv.FormatFloat(o.Limit.PerSecond, 'g', 4, 64), o.Limit.Burst, shared, secs)
 	f := &failure{
 		status: http.StatusTooManyRequests,
-		err:    &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.level, Key: o.op}},
+		err:    &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.Level, Key: o.Op}},
 		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},
-		cause:  fmt.Errorf("rate limited: %s budget for %s", o.level, o.op),
+		cause:  fmt.Errorf("rate limited: %s budget for %s", o.Level, o.Op),
 	}
 	if x.msg.Kind == jsonrpc.Request {
 		f.id = x.msg.ID
 	}
 	return f
+}
+
+// throttled refuses a request from addr when it made too many without a
+// valid token lately (AuthThrottle): 429 before the token is even looked
+// at. A 401 counts against the address (admit); a malformed request
+// (400) does not, as it guesses nothing.
+func throttled(t *AuthThrottle, addr netip.Addr) *failure {
+	if wait, refused := t.Refuses(addr); refused {
+		return authThrottled(t, wait)
+	}
+	return nil
+}
+
+// authThrottled is the 429 of a request from an address that used up its
+// failures: the shape of a rate limit's, without id, since the body was
+// not read.
+func authThrottled(t *AuthThrottle, wait time.Duration) *failure {
+	r := Refusal{Wait: wait}
+	msg := fmt.Sprintf("too many requests without a valid token from your address (%s); retry in %d s with a valid token",
+		t.Allowance(), r.RetryAfter())
+	return &failure{
+		status: http.StatusTooManyRequests,
+		err: &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{
+			RetryAfterMs: max(1, wait.Milliseconds()), Limit: "address", Key: "unauthenticated",
+		}},
+		header: http.Header{"Retry-After": {strconv.FormatInt(r.RetryAfter(), 10)}},
+		cause:  errors.New("throttled: too many requests without a valid token from this address"),
+	}
 }

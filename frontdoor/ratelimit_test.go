@@ -40,7 +40,7 @@ func takes(t testing.TB, rl *RateLimiter, c identity.Caller, op string, n int) *
 	t.Helper()
 	var ch *charge
 	for i := range n {
-		var over *overLimit
+		var over *Refusal
 		if ch, over = rl.take(c, op); over != nil {
 			t.Fatalf("call %d of %s by %s refused: %+v", i+1, op, c.TokenID, over)
 		}
@@ -56,10 +56,10 @@ func refused(t testing.TB, rl *RateLimiter, c identity.Caller, op, level string)
 	if over == nil {
 		t.Fatalf("call of %s by %s passed with budget %s, want refused by the %s limit", op, c.TokenID, ch.budget, level)
 	}
-	if over.level != level || over.op != op {
-		t.Errorf("refusal = %s limit on %s, want %s limit on %s", over.level, over.op, level, op)
+	if over.Level != level || over.Op != op {
+		t.Errorf("refusal = %s limit on %s, want %s limit on %s", over.Level, over.Op, level, op)
 	}
-	return over.wait
+	return over.Wait
 }
 
 func TestRateLimiterBurstThenRate(t *testing.T) {

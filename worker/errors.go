@@ -11,6 +11,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/domainerr"
 )
 
@@ -28,7 +29,9 @@ func (s *Server) translateErrors(ctx context.Context, req any, info *grpc.UnaryS
 // one code, FailedPrecondition: the call cannot succeed as asked and the
 // caller must read again before trying anything else. (Should a separate
 // version-conflict kind appear, Aborted is its code.) Internal is absent:
-// it goes through internal, which hides the message.
+// it goes through internal, which hides the message; so is Exhausted, a
+// ResourceExhausted marked as a quota's (access.QuotaExceeded), which the
+// front door tells from gRPC's own.
 var kindCodes = map[domainerr.Kind]codes.Code{
 	domainerr.Invalid:          codes.InvalidArgument,
 	domainerr.NotFound:         codes.NotFound,
@@ -46,6 +49,9 @@ func (s *Server) toStatus(ctx context.Context, method string, err error) error {
 	var de *domainerr.Error
 	switch {
 	case errors.As(err, &de):
+		if de.Kind == domainerr.Exhausted {
+			return access.QuotaExceeded(de.Msg)
+		}
 		if code, ok := kindCodes[de.Kind]; ok {
 			noteFailure(ctx, err)
 			return status.Error(code, de.Msg)

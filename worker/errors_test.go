@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/domainerr"
 )
 
@@ -32,6 +33,7 @@ func TestErrorTranslation(t *testing.T) {
 		{"denied", domainerr.New(domainerr.PermissionDenied, "viewers cannot edit"), codes.PermissionDenied, "viewers cannot edit", false},
 		{"unauth", domainerr.New(domainerr.Unauthenticated, "member was removed"), codes.Unauthenticated, "member was removed", false},
 		{"unavailable", domainerr.Wrap(domainerr.Unavailable, errors.New("dial tcp: refused"), "database is down; try again"), codes.Unavailable, "database is down; try again", false},
+		{"quota", domainerr.New(domainerr.Exhausted, "tenant acme holds 50000 tasks, its quota"), codes.ResourceExhausted, "tenant acme holds 50000 tasks, its quota", false},
 		{"wrapped kind", fmt.Errorf("board: %w", domainerr.New(domainerr.NotFound, "no board x")), codes.NotFound, "no board x", false},
 		{"domain internal", domainerr.Wrap(domainerr.Internal, errors.New("secret sql"), "oops"), codes.Internal, "", true},
 		{"canceled", fmt.Errorf("query: %w", context.Canceled), codes.Canceled, "the call was cancelled", false},
@@ -48,6 +50,9 @@ func TestErrorTranslation(t *testing.T) {
 		st := status.Convert(err)
 		if st.Code() != tc.code {
 			t.Errorf("%s: code = %v, want %v", tc.ref, st.Code(), tc.code)
+		}
+		if quota := tc.ref == "quota"; access.IsQuotaExceeded(err) != quota {
+			t.Errorf("%s: marked as a quota's = %v, want %v", tc.ref, !quota, quota)
 		}
 		if !tc.internal {
 			if st.Message() != tc.msg {

@@ -32,6 +32,12 @@ type bridge struct {
 	mu       sync.Mutex
 	inflight map[string]*call // by idKey
 	wg       sync.WaitGroup   // calls and forwarded notifications
+
+	// initializing is closed once the legacy session's initialize has
+	// its answer; nil when none is pending. Only the reader of stdin
+	// touches it.
+	initializing chan struct{}
+	initKey      string // idKey of that initialize
 }
 
 // newBridge returns a bridge for cfg, writing to stdout.
@@ -111,6 +117,7 @@ func (b *bridge) handle(line []byte) {
 		}
 		return
 	}
+	b.awaitSession(m)
 	switch m.kind {
 	case request:
 		b.start(m)
@@ -119,6 +126,24 @@ func (b *bridge) handle(line []byte) {
 	case response:
 		b.forward(m)
 	}
+}
+
+// awaitSession holds a legacy message read while the session's
+// initialize is unanswered, until its answer has arrived: only then is the
+// session id known, which every later message of the session must carry.
+// A client may write initialize and the lines after it at once (piping a
+// file), and they would race ahead of the session otherwise. Holding the
+// reader keeps them in order; modern messages need no session and are not
+// held, nor is the cancellation of the initialize itself.
+func (b *bridge) awaitSession(m *message) {
+	if b.initializing == nil || b.up.eraOf(m).modern {
+		return
+	}
+	if key, ok := m.cancelledID(); ok && key == b.initKey {
+		return
+	}
+	<-b.initializing
+	b.initializing = nil
 }
 
 // start runs a request in its own goroutine. A second request with the id
@@ -130,6 +155,11 @@ func (b *bridge) start(m *message) {
 	}
 	c := &call{b: b, msg: m, key: idKey(m.id), era: b.up.eraOf(m)}
 	c.ctx, c.hangUp = context.WithCancel(ctx)
+	answered := func() {}
+	if m.method == "initialize" {
+		gate := make(chan struct{})
+		b.initializing, b.initKey, answered = gate, c.key, sync.OnceFunc(func() { close(gate) })
+	}
 	b.mu.Lock()
 	_, dup := b.inflight[c.key]
 	if !dup {
@@ -139,11 +169,13 @@ func (b *bridge) start(m *message) {
 	b.mu.Unlock()
 	if dup {
 		c.hangUp()
+		answered()
 		b.out.write(errorLine(m.id, rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: id %s is already in flight; use a new id for each request", c.key)}))
 		return
 	}
 	go func() {
 		defer b.wg.Done()
+		defer answered() // by now the session id, if any, is set
 		defer b.retire(c)
 		defer b.survive(c)
 		c.run()

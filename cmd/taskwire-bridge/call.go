@@ -6,6 +6,8 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -41,7 +43,7 @@ func (c *call) run() {
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusUnauthorized:
-		c.fail(refusedToken(u.url, serverMessage(resp)))
+		c.fail(refusedToken(u.url, refusalReason(resp)))
 	case resp.StatusCode >= 300:
 		c.relayFailure(resp)
 	case isEventStream(resp.Header):
@@ -142,6 +144,21 @@ func (c *call) cancel() {
 func (c *call) giveUp(e rpcError) {
 	c.fail(e)
 	c.hangUp()
+}
+
+// errorDescription finds error_description in a Bearer challenge.
+var errorDescription = regexp.MustCompile(`error_description="((?:[^"\\]|\\.)*)"`)
+
+// refusalReason is why the server refused a token: the error_description
+// of its WWW-Authenticate challenge (RFC 6750), written for people, or
+// else the message of its JSON-RPC error.
+func refusalReason(resp *http.Response) string {
+	for _, ch := range resp.Header.Values("WWW-Authenticate") {
+		if m := errorDescription.FindStringSubmatch(ch); m != nil && m[1] != "" {
+			return clip(strings.ReplaceAll(m[1], `\`, ""), 200)
+		}
+	}
+	return serverMessage(resp)
 }
 
 // serverMessage returns error.message of a JSON-RPC body, or "".

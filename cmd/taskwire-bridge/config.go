@@ -12,6 +12,7 @@ import (
 	"runtime/debug"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Config is what the bridge needs: where Taskwire is and the token to show
@@ -44,9 +45,11 @@ type Config struct {
 func (c *Config) validate() error {
 	switch {
 	case c.URL == "":
-		return errors.New("TASKWIRE_URL is not set: set it to the Taskwire endpoint, e.g. http://127.0.0.1:8080/api/mcp")
+		return errors.New("TASKWIRE_URL is not set: set it (or pass --url) to the Taskwire endpoint, e.g. http://127.0.0.1:8080/api/mcp")
 	case c.Token == "":
 		return errors.New("TASKWIRE_TOKEN is not set: set it to a token from the server's first start or from `taskwire token create`")
+	case strings.IndexFunc(c.Token, unicode.IsControl) >= 0 || strings.ContainsRune(c.Token, ' '):
+		return errors.New("TASKWIRE_TOKEN holds a space or a control character inside it: set it to the token alone, as it was printed")
 	case c.Drain < 0:
 		return fmt.Errorf("the drain timeout %s is negative", c.Drain)
 	}
@@ -95,16 +98,19 @@ func env(name, def string) string {
 }
 
 // parseFlags reads the configuration from args and the environment; a
-// flag wins over its environment variable.
-func parseFlags(args []string, stderr io.Writer) (Config, slog.Level, error) {
+// flag wins over its environment variable. Asked for help (-h, --help),
+// it prints the usage on stdout and returns flag.ErrHelp; a mistake gets
+// the usage on stderr.
+func parseFlags(args []string, stdout, stderr io.Writer) (Config, slog.Level, error) {
 	var c Config
 	var level slog.Level
 	fs := flag.NewFlagSet("taskwire-bridge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: taskwire-bridge [flags]\n\n%s\n\nflags:\n", strings.TrimSpace(usage))
+	printUsage := func() {
+		fmt.Fprintf(fs.Output(), "usage: taskwire-bridge [flags]\n\n%s\n\nflags:\n", strings.TrimSpace(usage))
 		fs.PrintDefaults()
 	}
+	fs.Usage = func() {} // flag calls it for help and mistakes alike: see below
 	fs.StringVar(&c.URL, "url", env("TASKWIRE_URL", ""), "the Taskwire MCP endpoint, e.g. http://127.0.0.1:8080/api/mcp (env TASKWIRE_URL)")
 	fs.StringVar(&c.Token, "token", env("TASKWIRE_TOKEN", ""), "bearer token; prefer the environment, which other users of the machine cannot read in the process list (env TASKWIRE_TOKEN)")
 	drain := env("TASKWIRE_BRIDGE_DRAIN", "10s")
@@ -115,12 +121,19 @@ func parseFlags(args []string, stderr io.Writer) (Config, slog.Level, error) {
 	logLevel := env("TASKWIRE_BRIDGE_LOG_LEVEL", "info")
 	fs.StringVar(&logLevel, "log-level", logLevel, "debug, info, warn or error; logs go to standard error (env TASKWIRE_BRIDGE_LOG_LEVEL)")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fs.SetOutput(stdout)
+		}
+		printUsage()
 		return c, 0, err
 	}
 	if fs.NArg() > 0 {
-		fs.Usage()
+		printUsage()
 		return c, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
+	// A token pasted with its line end, or a URL with a space, would make
+	// every request fail as if the server were away.
+	c.URL, c.Token = strings.TrimSpace(c.URL), strings.TrimSpace(c.Token)
 	if err := level.UnmarshalText([]byte(logLevel)); err != nil {
 		return c, 0, fmt.Errorf("log level %q: use debug, info, warn or error", logLevel)
 	}

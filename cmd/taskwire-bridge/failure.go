@@ -71,12 +71,14 @@ func broken(url string, err error) rpcError {
 }
 
 // refusedToken is the error of a 401: whatever the server's words, the
-// person must fix the token.
-func refusedToken(url, serverMsg string) rpcError {
-	msg := "the Taskwire server at " + url + " refused the token"
-	if serverMsg != "" {
-		msg += " (" + serverMsg + ")"
+// person must fix the token. It names the status, so that nobody takes it
+// for a server that cannot be reached.
+func refusedToken(url, reason string) rpcError {
+	msg := "the Taskwire server at " + url + " refused the token (HTTP 401"
+	if reason != "" {
+		msg += ": " + reason
 	}
+	msg += ")"
 	return rpcError{
 		Code:    codeInvalidRequest,
 		Message: msg + ": check TASKWIRE_TOKEN; it may be expired or revoked (mint a new one with `taskwire token create`)",

@@ -28,9 +28,9 @@ func main() {
 // request then gets an error saying what to set, which the person sees in
 // their assistant.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	cfg, level, err := parseFlags(args, stderr)
+	cfg, level, err := parseFlags(args, stdout, stderr)
 	if errors.Is(err, flag.ErrHelp) {
-		return 0
+		return 0 // the usage it asked for is on stdout
 	}
 	if err != nil {
 		fmt.Fprintln(stderr, "taskwire-bridge:", err)

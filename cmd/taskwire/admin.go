@@ -71,12 +71,15 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			a.fs = flag.NewFlagSet("taskwire admin "+args[0]+" "+args[1], flag.ContinueOnError)
 			a.fs.SetOutput(stderr)
 			a.fs.Usage = func() {
-				fmt.Fprintf(stderr, "usage of %s (see \"taskwire admin\" for every command):\n", a.fs.Name())
+				fmt.Fprintf(a.fs.Output(), "usage of %s (see \"taskwire admin --help\" for every command):\n", a.fs.Name())
 				a.fs.PrintDefaults()
 			}
 			a.commonFlags()
 			return cmd(a, args[2:])
 		}
+	}
+	if len(args) > 0 && isHelp(args[len(args)-1]) {
+		return showHelp(stdout, adminUsage) // "admin --help", "admin members --help"
 	}
 	fmt.Fprint(stderr, adminUsage)
 	return flag.ErrHelp
@@ -113,7 +116,7 @@ func defaultAdminURL() string {
 // parse parses the flags, which may come before or after the n positional
 // arguments the command takes (at most n, at least min).
 func (a *adminCmd) parse(args []string, min, max int) ([]string, error) {
-	pos, err := parseWithArgs(a.fs, args)
+	pos, err := parseWithArgs(a.fs, args, a.stdout)
 	if err != nil {
 		return nil, err
 	}
@@ -161,6 +164,9 @@ func (a *adminCmd) call(method string, req, resp proto.Message) error {
 	if err != nil {
 		return err
 	}
+	if err := needTenant(method, req, bearer); err != nil {
+		return err
+	}
 	body, err := protojson.Marshal(req)
 	if err != nil {
 		return err
@@ -180,7 +186,7 @@ func (a *adminCmd) call(method string, req, resp proto.Message) error {
 	}
 	hresp, err := client.Do(hreq)
 	if err != nil {
-		return fmt.Errorf("reach the admin API at %s: %w", a.url, err)
+		return fmt.Errorf("cannot reach the admin API at %s (%w): check --url (or TASKWIRE_ADMIN_URL) and that the server is running", a.url, err)
 	}
 	defer hresp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(hresp.Body, 16<<20))
@@ -191,6 +197,22 @@ func (a *adminCmd) call(method string, req, resp proto.Message) error {
 		return serverError(hresp.StatusCode, data)
 	}
 	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, resp)
+}
+
+// needTenant refuses, before any call, a command of the operator secret
+// that names no tenant where the call needs one: the operator acts on
+// every tenant, and the server's refusal could not name the flag to add.
+// A tenant token (a JWT) acts on its own tenant and needs none.
+func needTenant(method string, req proto.Message, bearer string) error {
+	m := req.ProtoReflect()
+	f := m.Descriptor().Fields().ByName("tenant")
+	if f == nil || m.Get(f).String() != "" || strings.Count(bearer, ".") == 2 {
+		return nil
+	}
+	if method == "GetTenant" {
+		return errors.New("name the tenant: taskwire admin tenants get SLUG (the operator secret belongs to no tenant)")
+	}
+	return errors.New("name the tenant with --tenant SLUG: the operator secret acts on every tenant, so each member and token command names one")
 }
 
 // serverError is the message of an error answer, as the server put it;

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -23,6 +24,9 @@ func (a *adminCmd) tenantsCreate(args []string) error {
 	pos, err := a.parse(args, 1, 1)
 	if err != nil {
 		return err
+	}
+	if *owner == "" {
+		return errors.New("name the tenant's first owner, a person, with --owner HANDLE")
 	}
 	if err := checkTTLFlag(a.fs, "owner-token-ttl", *ttl, 0); err != nil {
 		return err
@@ -95,11 +99,11 @@ func (a *adminCmd) membersAdd(args []string) error {
 	}
 	k, err := parseKind(*kind)
 	if err != nil {
-		return err
+		return fmt.Errorf("--kind: %w", err)
 	}
 	r, err := parseRole(*role)
 	if err != nil {
-		return err
+		return fmt.Errorf("--role: %w", err)
 	}
 	resp := &adminv1.AddMemberResponse{}
 	if err := a.call("AddMember", &adminv1.AddMemberRequest{
@@ -179,6 +183,9 @@ func (a *adminCmd) tokensCreate(args []string) error {
 	admin := a.fs.Bool("admin", false, "mint an admin token, for this admin API, instead of an MCP token: for an owner or admin who is a person; it has no scopes")
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
+	}
+	if *member == "" {
+		return errors.New("name the member the token acts as with --member HANDLE")
 	}
 	if err := checkTTLFlag(a.fs, "ttl", *ttl, 0); err != nil {
 		return err

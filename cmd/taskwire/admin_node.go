@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/authn"
@@ -31,7 +32,7 @@ import (
 // adminRegister returns the registration of a worker node's admin
 // service, over the worker's token store and event bus.
 func adminRegister(cfg workerNodeConfig, store *tokens.Store, bus admin.Publisher) (func(grpc.ServiceRegistrar), error) {
-	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Logger: cfg.Log})
+	svc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: store, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Quota: cfg.Quota, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +63,12 @@ func newTokenVerifier(cfg frontdoorNodeConfig, audience string, checks tokenChec
 
 // newAdminEdge returns the admin API's edge of a front door node: it takes
 // the operator secret and admin tokens, never MCP tokens.
-func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, checks tokenChecks) (*adminedge.Edge, error) {
+func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, checks tokenChecks, throttle *frontdoor.AuthThrottle) (*adminedge.Edge, error) {
 	verifier, err := newTokenVerifier(cfg, authn.AdminAudience(cfg.PublicURL), checks)
+	if err != nil {
+		return nil, err
+	}
+	limiter, err := frontdoor.NewRateLimiter(cfg.AdminRateLimits)
 	if err != nil {
 		return nil, err
 	}
@@ -76,6 +81,7 @@ func newAdminEdge(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, checks
 	}
 	return adminedge.New(adminedge.Config{
 		Conn: conn, Verifier: verifier, Operator: cfg.Operator, PublicKeys: jwks,
+		RateLimiter: limiter, AuthThrottle: throttle,
 		Logger: cfg.Log.With("component", "admin"),
 	})
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/services/quota"
 )
 
 // config is what serve and token create read from flags and the
@@ -35,7 +36,9 @@ type config struct {
 	ShutdownGrace  time.Duration
 	MaxTokenTTL    time.Duration // the longest a token may live
 	Conformance    bool
-	Rate           rateConfig // rate limits; the zero value has none
+	Rate           rateConfig   // rate limits; the zero value has none
+	Limits         limitsConfig // the front door's other limits; the zero value has none
+	Quota          quota.Limits // what each tenant may hold; the zero value bounds nothing
 
 	// envErr is a malformed numeric environment variable, reported by
 	// resolve: flags are declared before anything can fail.
@@ -90,6 +93,8 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.ShutdownGrace, "shutdown-grace", c.envDuration("TASKWIRE_SHUTDOWN_GRACE", 15*time.Second), "how long shutdown waits for calls in flight (env TASKWIRE_SHUTDOWN_GRACE)")
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); it must exist (env TASKWIRE_OPERATOR_SECRET_FILE; default <data>/operator.secret, created on first start)")
 	c.rateFlags(fs)
+	c.limitFlags(fs)
+	c.quotaFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
 
@@ -197,6 +202,12 @@ func (c *config) resolve(listenAddr string) error {
 	if err := c.checkMaxTTL(); err != nil {
 		return err
 	}
+	if err := c.checkLimits(); err != nil {
+		return err
+	}
+	if err := c.checkQuota(); err != nil {
+		return err
+	}
 	if c.DB == "" {
 		c.DB = "sqlite:" + filepath.Join(c.DataDir, "taskwire.db")
 	}
@@ -214,7 +225,7 @@ func (c *config) resolve(listenAddr string) error {
 func (c *config) checkPublicURL() error {
 	u, err := url.Parse(c.PublicURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return fmt.Errorf("public URL %q must be an absolute http(s) URL", c.PublicURL)
+		return fmt.Errorf("--public-url %q must be an absolute http(s) URL, e.g. https://board.example.com", c.PublicURL)
 	}
 	c.PublicURL = strings.TrimSuffix(u.String(), "/")
 	if c.Conformance && !isLoopback(u.Hostname()) {
@@ -254,7 +265,7 @@ func commaList(s string) []string {
 func (c *config) logLevel() (slog.Level, error) {
 	var l slog.Level
 	if err := l.UnmarshalText([]byte(c.LogLevel)); err != nil {
-		return 0, fmt.Errorf("log level %q: use debug, info, warn or error", c.LogLevel)
+		return 0, fmt.Errorf("--log-level %q: use debug, info, warn or error", c.LogLevel)
 	}
 	return l, nil
 }

@@ -54,6 +54,7 @@ func (c *nodeConfig) workerFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.HTTPAddr, "http", env("TASKWIRE_HTTP", "127.0.0.1:9091"), "listen address of the /healthz and /readyz probes and the Prometheus /metrics; empty: none (env TASKWIRE_HTTP)")
 	c.pprofFlag(fs, "--http")
 	fs.DurationVar(&c.MaxConnectionAge, "max-connection-age", c.envDuration("TASKWIRE_MAX_CONNECTION_AGE", 5*time.Minute), "ask front doors to reconnect after about this long (calls in flight get --shutdown-grace to finish), so that those following a DNS name find workers added since; 0: never (env TASKWIRE_MAX_CONNECTION_AGE)")
+	c.quotaFlags(fs)
 	fs.BoolVar(&c.Migrate, "migrate", env("TASKWIRE_MIGRATE", "") == "true", "migrate the schema before serving, for a single worker in development; deployments run `taskwire migrate` once before a rollout instead (env TASKWIRE_MIGRATE=true)")
 }
 
@@ -66,6 +67,7 @@ func (c *nodeConfig) frontdoorFlags(fs *flag.FlagSet) {
 	fs.StringVar(&c.OperatorSecretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "file holding the platform operators' secret for the admin API (at least 32 bytes, mode 0600); none: the admin API takes admin tokens only (env TASKWIRE_OPERATOR_SECRET_FILE)")
 	c.metricsFlag(fs)
 	c.rateFlags(fs)
+	c.limitFlags(fs)
 }
 
 // envDuration is envFloat for durations.
@@ -108,6 +110,9 @@ func (c *nodeConfig) resolveNode(required map[string]string) error {
 		return fmt.Errorf("--shutdown-grace %v: want a positive duration", c.ShutdownGrace)
 	}
 	if err := c.checkMaxTTL(); err != nil {
+		return err
+	}
+	if err := c.checkQuota(); err != nil {
 		return err
 	}
 	return c.checkPublicURL()

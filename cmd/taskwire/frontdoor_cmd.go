@@ -20,10 +20,13 @@ func runFrontdoor(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs := flag.NewFlagSet("taskwire frontdoor", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.frontdoorFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := cfg.checkRates(); err != nil {
+		return err
+	}
+	if err := cfg.checkLimits(); err != nil {
 		return err
 	}
 	if err := cfg.resolveNode(map[string]string{"--workers": cfg.Workers}); err != nil {
@@ -61,7 +64,8 @@ func frontdoorConfig(cfg nodeConfig, log *slog.Logger) (frontdoorNodeConfig, err
 	return frontdoorNodeConfig{
 		PublicURL: cfg.PublicURL, AllowedOrigins: cfg.origins(), Worker: cfg.Workers, InternalKey: internal,
 		Key: root, Retired: retired, Log: log, Conformance: cfg.Conformance, Operator: operator,
-		RateLimits: cfg.rateLimits(), MaxTokenTTL: cfg.MaxTokenTTL,
+		RateLimits: cfg.rateLimits(), MaxTokenTTL: cfg.MaxTokenTTL, ListenLimits: cfg.listenLimits(),
+		AdminRateLimits: cfg.adminRateLimits(), AuthThrottle: cfg.authThrottle(),
 	}, nil
 }
 

@@ -72,8 +72,18 @@ func setups() []setup {
 
 func startHarness(t *testing.T, s setup) *harness {
 	t.Helper()
+	return startHarnessWith(t, s, nil)
+}
+
+// startHarnessWith is startHarness with the configuration changed by
+// edit first, when set.
+func startHarnessWith(t *testing.T, s setup, edit func(*config)) *harness {
+	t.Helper()
 	cfg := config{DataDir: t.TempDir(), ShutdownGrace: 5 * time.Second, Addr: "127.0.0.1:0", Conformance: s.conformance, Rate: s.rate,
 		MaxTokenTTL: authn.DefaultMaxTTL}
+	if edit != nil {
+		edit(&cfg)
+	}
 	if s.postgres {
 		if s.natsURL == "" {
 			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server deployment")

@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -25,13 +24,11 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(2)
-	}
-	if err != nil {
+	code := exitCode(err)
+	if code == 1 {
 		fmt.Fprintln(os.Stderr, "taskwire:", err)
-		os.Exit(1)
 	}
+	os.Exit(code)
 }
 
 // defaultGCPercent is Taskwire's GOGC unless the environment sets one.
@@ -67,8 +64,8 @@ Usage:
                                          manage tenants, members and tokens of a running
                                          server through its admin API
 
-Run "taskwire serve -h" (or frontdoor, worker, migrate) or "taskwire token create -h"
-(or list, revoke) for their flags, and "taskwire admin" for the admin commands.
+Run "taskwire serve --help" (or frontdoor, worker, migrate) or "taskwire token create --help"
+(or list, revoke) for their flags, and "taskwire admin --help" for the admin commands.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -89,9 +86,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runToken(ctx, args[1:], stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return nil
+	case "help", "-h", "-help", "--help":
+		return showHelp(stdout, usage)
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)
 	return flag.ErrHelp

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -19,12 +20,12 @@ func runMigrate(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("taskwire migrate", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.DB, "db", env("TASKWIRE_DB", ""), "database: postgres://… or sqlite:<path> (env TASKWIRE_DB; required)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if cfg.DB == "" || fs.NArg() > 0 {
 		fs.Usage()
-		return fmt.Errorf("usage: taskwire migrate --db URL")
+		return errors.New("name the database: taskwire migrate --db URL (or TASKWIRE_DB), e.g. --db postgres://taskwire@db/taskwire")
 	}
 	// What the migration changes in existing rows is logged on stderr.
 	from, err := store.Migrate(ctx, cfg.DB, store.Logger(telemetry.NewLogger(stderr, slog.LevelInfo)))

@@ -42,6 +42,7 @@ import (
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/keys"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/telemetry"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -81,10 +82,13 @@ type workerNodeConfig struct {
 	// MaxTokenTTL is the longest a token may live (--max-token-ttl): longer
 	// ones are neither minted nor accepted. 0: authn.DefaultMaxTTL.
 	MaxTokenTTL time.Duration
+	// Quota bounds what each tenant holds: tasks, members, tokens per
+	// member. Zero: no bound.
+	Quota quota.Limits
 }
 
 func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
-	boards, err := board.New(board.Config{Client: cfg.DB, Logger: cfg.Log, CursorKey: cfg.cursorKey("taskwire list-cursor v1")})
+	boards, err := board.New(board.Config{Client: cfg.DB, Logger: cfg.Log, CursorKey: cfg.cursorKey("taskwire list-cursor v1"), Quota: cfg.Quota})
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +109,7 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	// Every call's token is checked against its record in the database
 	// (issued as it claims, not revoked); revocations are broadcast to
 	// front doors and workers.
-	tokenStore, err := tokens.New(tokens.Config{Client: cfg.DB, Events: bus, MaxTTL: cfg.MaxTokenTTL, Logger: cfg.Log})
+	tokenStore, err := tokens.New(tokens.Config{Client: cfg.DB, Events: bus, MaxTTL: cfg.MaxTokenTTL, Logger: cfg.Log, Quota: cfg.Quota})
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +119,13 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	register := []func(grpc.ServiceRegistrar){boards.Register, access.NewService().Register, tokenStore.Register, auditLog.Register}
+	// whoami reports the tenant's quota use.
+	quotas, err := quota.NewReader(cfg.DB, cfg.Quota)
+	if err != nil {
+		return nil, err
+	}
+	whoami := access.New(access.Config{Quota: quotas})
+	register := []func(grpc.ServiceRegistrar){boards.Register, whoami.Register, tokenStore.Register, auditLog.Register}
 	// The admin API: tenants, members and tokens, for their admins and
 	// the platform operators.
 	adminReg, err := adminRegister(cfg, tokenStore, bus)
@@ -267,6 +277,13 @@ type frontdoorNodeConfig struct {
 	// MaxTokenTTL refuses tokens meant to live longer (--max-token-ttl);
 	// 0: no bound at the front door (workers still apply theirs).
 	MaxTokenTTL time.Duration
+	// ListenLimits bound the open listen streams per token and tenant;
+	// AdminRateLimits the admin API's calls per credential and tenant;
+	// AuthThrottle the requests without a valid token per client
+	// address, on the MCP endpoint and the admin API together.
+	ListenLimits    frontdoor.StreamLimits
+	AdminRateLimits frontdoor.RateLimits
+	AuthThrottle    frontdoor.AuthThrottleConfig
 
 	// Operator recognises the platform operators' secret on the admin
 	// API; nil: nobody acts as an operator.
@@ -330,11 +347,15 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 			return nil, err
 		}
 	}
-	if n.mcp, err = newMCPHandler(cfg, calls, n.endpoint, checks); err != nil {
+	throttle, err := frontdoor.NewAuthThrottle(cfg.AuthThrottle)
+	if err != nil {
+		return nil, err
+	}
+	if n.mcp, err = newMCPHandler(cfg, calls, n.endpoint, checks, throttle); err != nil {
 		return nil, err
 	}
 	// The admin API (JSON and gRPC) and the JWKS beside the MCP endpoint.
-	if n.admin, err = newAdminEdge(cfg, calls, checks); err != nil {
+	if n.admin, err = newAdminEdge(cfg, calls, checks, throttle); err != nil {
 		return nil, err
 	}
 	n.http = newHTTPServer(cfg.frontHandler(n.ready, n.admin.Wrap(n.mcp)), n.idle.track)
@@ -342,7 +363,7 @@ func startFrontdoorNode(cfg frontdoorNodeConfig) (_ *frontdoorNode, err error) {
 	return n, nil
 }
 
-func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks) (*frontdoor.Handler, error) {
+func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks, throttle *frontdoor.AuthThrottle) (*frontdoor.Handler, error) {
 	services := slices.Clone(taskwirev1.ToolServices)
 	if cfg.Conformance {
 		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
@@ -402,6 +423,8 @@ func newMCPHandler(cfg frontdoorNodeConfig, conn grpc.ClientConnInterface, endpo
 	return frontdoor.New(frontdoor.Config{
 		Observer:       observer,
 		RateLimiter:    limiter,
+		ListenLimits:   cfg.ListenLimits,
+		AuthThrottle:   throttle,
 		Mailbox:        mb,
 		Events:         changes,
 		SessionNews:    news,

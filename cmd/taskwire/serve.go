@@ -18,7 +18,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := flag.NewFlagSet("taskwire serve", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.serveFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	level, err := cfg.logLevel()
@@ -38,6 +38,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ln.Close()
 		return err
 	}
+	warnOpenDirs(log, &cfg)
 	sys, err := startSystem(ctx, cfg, ln, log)
 	if err != nil {
 		return err

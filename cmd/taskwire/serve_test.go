@@ -77,6 +77,7 @@ type served struct {
 	endpoint, out string
 	cancel        context.CancelFunc
 	done          chan error
+	logs          *lockedBuffer
 }
 
 // startServe runs the serve command until it prints where it serves.
@@ -85,10 +86,10 @@ func startServe(t *testing.T, args []string, first bool) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	s := &served{cancel: cancel, done: make(chan error, 1)}
-	var logs lockedBuffer
+	s := &served{cancel: cancel, done: make(chan error, 1), logs: &lockedBuffer{}}
+	logs := s.logs
 	go func() {
-		s.done <- run(ctx, args, pw, &logs)
+		s.done <- run(ctx, args, pw, logs)
 		pw.Close()
 	}()
 	var out strings.Builder

@@ -119,7 +119,7 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 	s.worker, err = startWorkerNode(workerNodeConfig{
 		DB: s.DB, NATS: s.bus.conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
-		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
+		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota,
 	})
 	if err != nil {
 		return nil, err
@@ -129,7 +129,8 @@ func startSystem(ctx context.Context, cfg config, ln net.Listener, log *slog.Log
 		Worker: "passthrough:///" + s.worker.addr, InternalKey: key,
 		NATS: s.bus.conn, Key: s.Key, Retired: retired, Log: log,
 		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
-		RateLimits: cfg.rateLimits(), Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
+		RateLimits: cfg.rateLimits(), ListenLimits: cfg.listenLimits(),
+		AdminRateLimits: cfg.adminRateLimits(), AuthThrottle: cfg.authThrottle(), Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
 		Local: func(fallback grpc.ClientConnInterface) (grpc.ClientConnInterface, error) {
 			lc := worker.LocalConfig{Fallback: fallback, Credentials: identity.InternalKey(key)}
 			if s.tel != nil {

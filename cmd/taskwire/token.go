@@ -19,6 +19,7 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
@@ -40,6 +41,8 @@ and work on the database only when no server runs on it.
 func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		switch args[0] {
+		case "-h", "-help", "--help", "help":
+			return showHelp(stdout, tokenUsage)
 		case "create":
 			return runTokenCreate(ctx, args[1:], stdout, stderr)
 		case "list":
@@ -118,12 +121,12 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	ttl := fs.Duration("ttl", 0, "how long the token is valid, at most --max-token-ttl (default 2160h, or --max-token-ttl if shorter)")
 	label := fs.String("label", "", `what the token is for, shown by "token list", e.g. "laptop claude"`)
 	admin := fs.Bool("admin", false, "mint an admin token, for the admin API (taskwire admin), instead of an MCP token: for an owner or admin who is a person; it has no scopes")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if *member == "" {
 		fs.Usage()
-		return fmt.Errorf("--member is required")
+		return errors.New("name the member the token acts as with --member HANDLE")
 	}
 	if err := checkTTLFlag(fs, "ttl", *ttl, cfg.MaxTokenTTL); err != nil {
 		return err
@@ -171,7 +174,7 @@ func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout
 		return err
 	}
 	defer closeAll()
-	m, err := tenancy.FindMember(ctx, db, req.tenant, req.member)
+	m, err := findMemberFlag(ctx, db, req.tenant, req.member)
 	if err != nil {
 		return err
 	}
@@ -203,6 +206,16 @@ func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout
 	return nil
 }
 
+// findMemberFlag finds the member --member names in the tenant --tenant
+// names; not finding it says which flags to check.
+func findMemberFlag(ctx context.Context, db *ent.Client, tenant, handle string) (*ent.Member, error) {
+	m, err := tenancy.FindMember(ctx, db, tenant, handle)
+	if domainerr.KindOf(err) == domainerr.NotFound {
+		return nil, fmt.Errorf("%s: check --member, or name the member's tenant with --tenant SLUG", domainerr.Message(err))
+	}
+	return m, err
+}
+
 // toolsetsFlagUsage describes --toolsets of the token commands.
 const toolsetsFlagUsage = "comma-separated toolsets the token is limited to: context, tasks, comments, work, audit (default all)"
 
@@ -215,7 +228,7 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	fs, tenant := tokenFlags("list", &cfg, &api, stderr)
 	member := fs.String("member", "", "list only the tokens of the member with this handle")
 	asJSON := fs.Bool("json", false, "print JSON instead of a table")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	r, err := api.route(ctx, &cfg, stdout, stderr)
@@ -251,7 +264,7 @@ func listOnDatabase(ctx context.Context, cfg *config, tenant, member string) ([]
 	defer closeAll()
 	memberID := 0
 	if member != "" {
-		m, err := tenancy.FindMember(ctx, db, tenant, member)
+		m, err := findMemberFlag(ctx, db, tenant, member)
 		if err != nil {
 			return nil, err
 		}
@@ -314,10 +327,10 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 	member := fs.String("member", "", "revoke every live token of the member with this handle")
 	natsURL := fs.String("nats", env("TASKWIRE_NATS", ""), "with --db: the deployment's NATS, to tell its workers and front doors (env TASKWIRE_NATS)")
 	fs.Usage = func() {
-		fmt.Fprint(stderr, "usage: taskwire token revoke JTI | --member HANDLE [flags]\n(an id that starts with a dash, from an older version, goes after --: taskwire token revoke -- -Xy…)\n")
+		fmt.Fprint(fs.Output(), "usage: taskwire token revoke JTI | --member HANDLE [flags]\n(an id that starts with a dash, from an older version, goes after --: taskwire token revoke -- -Xy…)\n")
 		fs.PrintDefaults()
 	}
-	ids, err := parseWithArgs(fs, args)
+	ids, err := parseWithArgs(fs, args, stdout)
 	if err != nil {
 		return err
 	}
@@ -378,7 +391,7 @@ func revokeOnDatabase(ctx context.Context, cfg *config, natsURL, tenant, member 
 		fmt.Fprintf(stdout, "revoked token %s\n", ids[0])
 		return nil
 	}
-	m, err := tenancy.FindMember(ctx, db, tenant, member)
+	m, err := findMemberFlag(ctx, db, tenant, member)
 	if err != nil {
 		return err
 	}
@@ -388,22 +401,6 @@ func revokeOnDatabase(ctx context.Context, cfg *config, natsURL, tenant, member 
 	}
 	fmt.Fprintf(stdout, "revoked %d token(s) of %s on tenant %s\n", n, member, tenant)
 	return nil
-}
-
-// parseWithArgs parses flags that may come before or after positional
-// arguments, and returns the positional ones.
-func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }
 
 // hostPort is addr as a client would dial it.

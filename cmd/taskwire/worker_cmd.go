@@ -26,7 +26,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := flag.NewFlagSet("taskwire worker", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	cfg.workerFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
 	if err := cfg.resolveNode(map[string]string{"--db": cfg.DB}); err != nil {
@@ -40,6 +40,7 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer shutdownTelemetry(tel, log)
+	warnOpenDirs(log, &cfg.config)
 	w, err := startWorkerProcess(ctx, cfg, log, tel)
 	if err != nil {
 		return err
@@ -140,7 +141,7 @@ func (w *workerProcess) nodeConfig(ctx context.Context, log *slog.Logger) (worke
 	return workerNodeConfig{
 		DB: w.db.Client, NATS: w.bus.conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
-		Telemetry: w.tel, ServerOptions: keepalive(cfg), MaxTokenTTL: cfg.MaxTokenTTL,
+		Telemetry: w.tel, ServerOptions: keepalive(cfg), MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota,
 	}, nil
 }
 

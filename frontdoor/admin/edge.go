@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
+	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
@@ -52,6 +53,14 @@ type Config struct {
 	// PublicKeys, when set, returns the keys for the JWKS on each request,
 	// instead of Keys: the keys a keyring holds now.
 	PublicKeys func() []PublicKey
+	// RateLimiter, when set, limits the calls of each credential (a
+	// token by its jti; the operator secret) and of each tenant a call
+	// names (limits.go); nil: no limits.
+	RateLimiter *frontdoor.RateLimiter
+	// AuthThrottle, when set, refuses requests from a client address
+	// that sent too many without a valid credential; the MCP endpoint
+	// shares it.
+	AuthThrottle *frontdoor.AuthThrottle
 	// MaxBodyBytes caps a JSON request body; 0 means 1 MiB.
 	MaxBodyBytes int64
 	Logger       *slog.Logger // nil: discard

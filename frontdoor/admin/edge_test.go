@@ -23,6 +23,7 @@ import (
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/worker/workertest"
@@ -210,6 +211,8 @@ func TestJSONErrors(t *testing.T) {
 		{"internal", "/admin/v1/ListMembers", operatorSecret, "", "", status.Error(codes.Internal, "internal error (ref 1)"), 500,
 			"internal", "internal error (ref 1)"},
 		{"unavailable", "/admin/v1/ListMembers", operatorSecret, "", "", status.Error(codes.Unavailable, "try again"), 503, "unavailable", "try again"},
+		{"quota", "/admin/v1/ListMembers", operatorSecret, "", "", access.QuotaExceeded("tenant acme has 1000 members, its quota"), 409,
+			"resource_exhausted", "tenant acme has 1000 members, its quota"},
 	} {
 		te.worker.err = tc.workerErr
 		code, body := te.post(t, tc.path, tc.bearer, tc.ctype, tc.body)

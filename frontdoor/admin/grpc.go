@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/protobuf/proto"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 )
@@ -62,12 +63,22 @@ func (e *Edge) forwarder(m method) grpc.MethodDesc {
 type principalKey struct{}
 
 // authenticateRPC authenticates a gRPC call by its authorization
-// metadata, as serveJSON does by its header.
+// metadata and charges it to its limits, as serveJSON does.
 func (e *Edge) authenticateRPC(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+	addr := clientAddr(ctx)
+	if err, retry := e.throttled(addr); err != nil {
+		return nil, grpcLimited(ctx, err, retry)
+	}
 	md, _ := metadata.FromIncomingContext(ctx)
 	p, err := e.authenticate(ctx, md.Get("authorization"))
 	if err != nil {
+		e.failed(addr, err)
 		return nil, err
+	}
+	if in, ok := req.(proto.Message); ok {
+		if err, retry := e.admit(p, in); err != nil {
+			return nil, grpcLimited(ctx, err, retry)
+		}
 	}
 	return handler(context.WithValue(ctx, principalKey{}, p), req)
 }
@@ -75,7 +86,7 @@ func (e *Edge) authenticateRPC(ctx context.Context, req any, _ *grpc.UnaryServer
 // serveGRPC serves a gRPC call. grpc-go needs an http.Flusher, which the
 // front door's response writers reach through http.ResponseController.
 func (e *Edge) serveGRPC(w http.ResponseWriter, r *http.Request) {
-	e.grpc.ServeHTTP(flusher{w}, r)
+	e.grpc.ServeHTTP(flusher{w}, e.withClientAddr(r))
 }
 
 type flusher struct{ http.ResponseWriter }

@@ -13,6 +13,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/taskwire/taskwire/services/access"
 )
 
 // serveJSON answers POST /admin/v1/<Method>: the body is the request
@@ -26,8 +28,14 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusMethodNotAllowed, "method_not_allowed", "admin methods are called with POST")
 		return
 	}
+	addr := e.cfg.AuthThrottle.ClientAddr(r)
+	if err, retry := e.throttled(addr); err != nil {
+		writeLimited(w, err, retry)
+		return
+	}
 	p, err := e.authenticate(r.Context(), r.Header.Values("Authorization"))
 	if err != nil {
+		e.failed(addr, err)
 		w.Header().Set("WWW-Authenticate", `Bearer realm="taskwire admin"`)
 		writeStatus(w, err)
 		return
@@ -41,6 +49,10 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 	}
 	in := m.in.New().Interface()
 	if err := e.readJSON(w, r, m, in); err != nil {
+		return
+	}
+	if err, retry := e.admit(p, in); err != nil {
+		writeLimited(w, err, retry)
 		return
 	}
 	out := m.out.New().Interface()
@@ -92,6 +104,12 @@ func (e *Edge) readJSON(w http.ResponseWriter, r *http.Request, m method, in pro
 func writeStatus(w http.ResponseWriter, err error) {
 	st := status.Convert(err)
 	code, name := httpStatus(st.Code())
+	if access.IsQuotaExceeded(err) {
+		// A tenant's quota does not refill with time as a rate limit
+		// does: 409, as for any call that cannot succeed as things
+		// stand, and no Retry-After.
+		code = http.StatusConflict
+	}
 	writeError(w, code, name, st.Message())
 }
 

@@ -35,6 +35,8 @@ func TestBoardFailuresBecomeToolErrors(t *testing.T) {
 		"T-conflict": domainerr.Wrap(domainerr.Conflict, errors.New("ent: version mismatch"), "T-conflict changed since you read it; read it again."),
 		"T-denied":   domainerr.New(domainerr.PermissionDenied, "Only the task's creator may do that."),
 		"T-busy":     domainerr.Wrap(domainerr.Unavailable, errors.New("pq: too many connections"), "database busy"),
+		"T-full":     domainerr.New(domainerr.Exhausted, "tenant acme holds 50000 tasks, its quota: delete some"),
+		"T-big":      status.Error(codes.ResourceExhausted, "grpc: received message larger than max"),
 	}
 	b := newBackend(t, startWorker(t, failingBoard(errs), nil), Config{})
 	for ref, want := range map[string]string{
@@ -43,6 +45,8 @@ func TestBoardFailuresBecomeToolErrors(t *testing.T) {
 		"T-conflict": "T-conflict changed since you read it; read it again.",
 		"T-denied":   "Only the task's creator may do that.",
 		"T-busy":     "The board is temporarily unavailable. Try again in a moment.",
+		"T-full":     "tenant acme holds 50000 tasks, its quota: delete some", // a quota's sentence
+		"T-big":      "The board is temporarily unavailable. Try again in a moment.",
 	} {
 		res, err := b.CallTool(context.Background(), reader, &mcp.ToolCall{Name: "tasks_get", Arguments: getTask(ref)}, nil)
 		if err != nil {

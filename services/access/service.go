@@ -14,15 +14,32 @@ import (
 )
 
 // Service implements taskwirev1.AccessServiceServer from the Access the
-// worker resolved for the call: it needs no database of its own.
+// worker resolved for the call: it needs no database of its own, save for
+// the quota use whoami reports, which Config.Quota reads.
 type Service struct {
 	taskwirev1.UnimplementedAccessServiceServer
+	quota QuotaReader
 }
 
 var _ taskwirev1.AccessServiceServer = (*Service)(nil)
 
-// NewService returns a Service.
-func NewService() *Service { return &Service{} }
+// QuotaReader tells how much of its quotas the tenant of a caller uses;
+// *quota.Reader is one. A nil Quota means no quotas.
+type QuotaReader interface {
+	Usage(ctx context.Context, a Access) (*taskwirev1.Quota, error)
+}
+
+// Config holds what a Service needs; the zero value serves whoami with no
+// quotas.
+type Config struct {
+	Quota QuotaReader
+}
+
+// New returns a Service for cfg.
+func New(cfg Config) *Service { return &Service{quota: cfg.Quota} }
+
+// NewService returns a Service that reports no quotas.
+func NewService() *Service { return New(Config{}) }
 
 // Register adds the service to a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
@@ -46,12 +63,20 @@ func (s *Service) GetAccess(ctx context.Context, _ *taskwirev1.GetAccessRequest)
 }
 
 // Whoami returns the caller's membership, the token's scopes, what the
-// two allow together, and the rate budget the front door sent.
+// two allow together, the rate budget the front door sent, and the
+// tenant's quota use.
 func (s *Service) Whoami(ctx context.Context, _ *taskwirev1.WhoamiRequest) (*taskwirev1.WhoamiResponse, error) {
 	a, ok := FromContext(ctx)
 	c, idOK := identity.FromContext(ctx)
 	if !ok || !idOK {
 		return nil, errNoAccess
+	}
+	var quota *taskwirev1.Quota
+	if s.quota != nil {
+		var err error
+		if quota, err = s.quota.Usage(ctx, a); err != nil {
+			return nil, err
+		}
 	}
 	return &taskwirev1.WhoamiResponse{
 		Tenant: a.Tenant, Handle: a.Handle, DisplayName: a.DisplayName,
@@ -61,6 +86,7 @@ func (s *Service) Whoami(ctx context.Context, _ *taskwirev1.WhoamiRequest) (*tas
 		Summary:  Summary(a, c.Scopes),
 		Budget:   rateBudget(ctx),
 		Toolsets: c.Toolsets,
+		Quota:    quota,
 	}, nil
 }
 

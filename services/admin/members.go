@@ -43,6 +43,7 @@ func (s *Service) addMember(ctx context.Context, a actor, req *adminv1.AddMember
 	}
 	m, err := tenancy.AddMember(ctx, s.client, t.Slug, tenancy.MemberSpec{
 		Handle: req.GetHandle(), Name: req.GetDisplayName(), Kind: kind, Role: role, SponsorHandle: req.GetSponsor(),
+		Quota: s.quota,
 	})
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ import (
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
 	"github.com/taskwire/taskwire/services/keys"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -50,6 +51,9 @@ type Config struct {
 	// role, a removal). Nil: nobody is told; tool lists still change at
 	// the member's next call.
 	Events Publisher
+	// Quota bounds what each tenant holds: AddMember checks Members;
+	// the token store checks tokens. Zero: no bound.
+	Quota  quota.Limits
 	Now    func() time.Time // nil means time.Now
 	Logger *slog.Logger     // nil means slog.Default()
 }
@@ -62,7 +66,7 @@ func (c Config) Validate() error {
 	case c.Tokens == nil:
 		return errors.New("admin: Config.Tokens is nil")
 	}
-	return nil
+	return c.Quota.Validate()
 }
 
 // Service implements adminv1.AdminServiceServer.
@@ -73,6 +77,7 @@ type Service struct {
 	issuer   *authn.Issuer
 	keys     *keys.Ring
 	events   Publisher
+	quota    quota.Limits
 	resolver *tenancy.Resolver
 	clock    func() time.Time
 	log      *slog.Logger
@@ -90,7 +95,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{
-		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, keys: cfg.Keys, events: cfg.Events,
+		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, keys: cfg.Keys, events: cfg.Events, quota: cfg.Quota,
 		resolver: resolver, clock: cfg.Now, log: cfg.Logger,
 	}
 	if s.clock == nil {

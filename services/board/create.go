@@ -53,6 +53,9 @@ func insertTask(ctx context.Context, tx *ent.Tx, a actor, boardID int, d draft, 
 	if err != nil {
 		return nil, err
 	}
+	if err := a.quota.CheckTasks(ctx, tx, a.tenant.ID, 1); err != nil {
+		return nil, err
+	}
 	b, err := boardOf(ctx, tx, a, boardID)
 	if err != nil {
 		return nil, err

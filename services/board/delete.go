@@ -70,6 +70,12 @@ func softDelete(ctx context.Context, tx *ent.Tx, a actor, ref, confirmed string,
 	if err := checkVersion(t, expected); err != nil {
 		return nil, err
 	}
+	if !del {
+		// A restored task counts against the quota again.
+		if err := a.quota.CheckTasks(ctx, tx, a.tenant.ID, 1); err != nil {
+			return nil, err
+		}
+	}
 	if err := useConfirmation(ctx, tx, a, confirmed, action); err != nil {
 		return nil, err
 	}

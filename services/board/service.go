@@ -22,6 +22,7 @@ import (
 	"github.com/taskwire/taskwire/services/cursor"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 )
 
@@ -34,6 +35,8 @@ type Config struct {
 	// cursor is refused by the next worker. Nil means a random key: cursors
 	// only this Service accepts.
 	CursorKey []byte
+	// Quota bounds the tasks of each tenant (Tasks); zero: no bound.
+	Quota quota.Limits
 }
 
 // Validate reports whether c is complete.
@@ -41,7 +44,7 @@ func (c Config) Validate() error {
 	if c.Client == nil {
 		return errors.New("board: Config.Client is nil")
 	}
-	return nil
+	return c.Quota.Validate()
 }
 
 // Service implements taskwirev1.BoardServiceServer and
@@ -53,6 +56,7 @@ type Service struct {
 	log     *slog.Logger
 	cursors *cursor.Sealer
 	names   *nameCache
+	quota   quota.Limits
 }
 
 var (
@@ -77,7 +81,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
 	}
-	return &Service{client: cfg.Client, log: log, cursors: cursors, names: newNameCache()}, nil
+	return &Service{client: cfg.Client, log: log, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
 }
 
 // Register adds BoardService and WorkService to a gRPC server.
@@ -90,7 +94,8 @@ func (s *Service) Register(r grpc.ServiceRegistrar) {
 type actor struct {
 	tenant *ent.Tenant
 	member *ent.Member
-	names  *nameCache // the Service's; nil: every name is read
+	names  *nameCache   // the Service's; nil: every name is read
+	quota  quota.Limits // the Service's: what the tenant may hold
 }
 
 // call resolves the caller of ctx, runs fn with a context scoped to the
@@ -98,7 +103,7 @@ type actor struct {
 func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
 	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
 	a, ctx, err := s.resolve(ctx)
-	a.names = s.names
+	a.names, a.quota = s.names, s.quota
 	if err == nil {
 		var resp Resp
 		resp, err = fn(ctx, a, req)

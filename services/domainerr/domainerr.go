@@ -21,6 +21,7 @@ const (
 	PermissionDenied             // the caller may not do this
 	Unauthenticated              // the caller is not known
 	Unavailable                  // try again later
+	Exhausted                    // a quota is used up; free some or ask for more
 )
 
 func (k Kind) String() string {
@@ -37,6 +38,8 @@ func (k Kind) String() string {
 		return "unauthenticated"
 	case Unavailable:
 		return "unavailable"
+	case Exhausted:
+		return "exhausted"
 	}
 	return "internal"
 }

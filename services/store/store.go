@@ -79,8 +79,11 @@ func openSQLite(ctx context.Context, path string) (*entsql.Driver, error) {
 		return nil, errors.New("store: sqlite database has no path: use sqlite:<path>, e.g. sqlite:./taskwire-data/taskwire.db")
 	}
 	if path != ":memory:" {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			return nil, fmt.Errorf("store: create database directory: %w", err)
+		}
+		if err := makePrivate(path); err != nil {
+			return nil, err
 		}
 	}
 	params := sqlitePragmas

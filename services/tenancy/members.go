@@ -7,6 +7,7 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 )
 
@@ -19,6 +20,9 @@ type MemberSpec struct {
 	Kind          member.Kind
 	Role          member.Role
 	SponsorHandle string
+	// Quota bounds the tenant's current members (its Members); zero: no
+	// bound. The admin API sets it; the first owner of a tenant needs none.
+	Quota quota.Limits
 }
 
 func (s MemberSpec) withDefaults() MemberSpec {
@@ -90,6 +94,9 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 	}
 	var m *ent.Member
 	err = store.WithTx(ctx, client, func(tx *ent.Tx) error {
+		if err := checkQuota(ctx, tx, t, spec.Quota); err != nil {
+			return err
+		}
 		create := tx.Member.Create().SetTenantID(t.ID).
 			SetHandle(spec.Handle).SetDisplayName(spec.Name).
 			SetKind(spec.Kind).SetRole(spec.Role)
@@ -114,6 +121,19 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 		return nil, store.DomainError(ctx, err)
 	}
 	return m, nil
+}
+
+// checkQuota refuses a member beyond the tenant's quota, counted under the
+// tenant's lock so that two additions at once cannot both take the last
+// place.
+func checkQuota(ctx context.Context, tx *ent.Tx, t *ent.Tenant, q quota.Limits) error {
+	if q.Members == 0 {
+		return nil
+	}
+	if err := quota.Lock(ctx, tx, t.ID); err != nil {
+		return err
+	}
+	return q.CheckMembers(ctx, tx, t)
 }
 
 // FindMember returns the member with handle in the tenant with slug

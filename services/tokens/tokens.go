@@ -25,6 +25,7 @@ import (
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 )
 
@@ -43,6 +44,9 @@ type Config struct {
 	// MaxTTL is the longest a token may live (--max-token-ttl); 0 means
 	// authn.DefaultMaxTTL. Longer lifetimes are refused.
 	MaxTTL time.Duration
+	// Quota bounds the live tokens of each member (its TokensPerMember);
+	// zero: no bound.
+	Quota  quota.Limits
 	Now    func() time.Time // nil means time.Now; tests set a clock
 	Logger *slog.Logger     // nil means slog.Default()
 }
@@ -55,13 +59,14 @@ func (c Config) Validate() error {
 	case c.MaxTTL < 0:
 		return errors.New("tokens: Config.MaxTTL is negative")
 	}
-	return nil
+	return c.Quota.Validate()
 }
 
 // Store records tokens in the database and answers about them.
 type Store struct {
 	client  *ent.Client
 	events  Publisher
+	quota   quota.Limits
 	clock   func() time.Time
 	log     *slog.Logger
 	maxTTL  time.Duration
@@ -73,7 +78,7 @@ func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	s := &Store{client: cfg.Client, events: cfg.Events, clock: cfg.Now, log: cfg.Logger, maxTTL: cfg.MaxTTL}
+	s := &Store{client: cfg.Client, events: cfg.Events, quota: cfg.Quota, clock: cfg.Now, log: cfg.Logger, maxTTL: cfg.MaxTTL}
 	if s.maxTTL == 0 {
 		s.maxTTL = authn.DefaultMaxTTL
 	}

@@ -207,7 +207,9 @@ type WhoamiResponse struct {
 	// Your rate limits, as the server that answered holds them. Every tool has a budget of its own, for your token and for your whole tenant: a call takes one from each, and is refused with the time to wait when either is empty. Absent when there are no limits.
 	Budget *RateBudget `protobuf:"bytes,10,opt,name=budget,proto3" json:"budget,omitempty"`
 	// The toolsets your token is limited to (context, tasks, comments, work, audit); absent when it may use every toolset. Tools of other toolsets are hidden from you and refused.
-	Toolsets      []string `protobuf:"bytes,11,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
+	Toolsets []string `protobuf:"bytes,11,rep,name=toolsets,proto3" json:"toolsets,omitempty"`
+	// How much of its quotas your tenant uses: its tasks and members, and your own live tokens. A call that would go beyond a quota is refused and changes nothing; deleting tasks, removing members or revoking tokens makes room, or the platform operators can raise the quota. Absent when there are no quotas.
+	Quota         *Quota `protobuf:"bytes,12,opt,name=quota,proto3" json:"quota,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -319,6 +321,132 @@ func (x *WhoamiResponse) GetToolsets() []string {
 	return nil
 }
 
+func (x *WhoamiResponse) GetQuota() *Quota {
+	if x != nil {
+		return x.Quota
+	}
+	return nil
+}
+
+// Quota is what a tenant holds against its quotas.
+type Quota struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tasks of your tenant, in every lane; deleted tasks do not count. Absent when tasks have no quota.
+	Tasks *QuotaUse `protobuf:"bytes,1,opt,name=tasks,proto3" json:"tasks,omitempty"`
+	// The current members of your tenant, people and assistants. Absent when members have no quota.
+	Members *QuotaUse `protobuf:"bytes,2,opt,name=members,proto3" json:"members,omitempty"`
+	// Your own live tokens, neither revoked nor expired. Absent when tokens have no quota.
+	Tokens        *QuotaUse `protobuf:"bytes,3,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Quota) Reset() {
+	*x = Quota{}
+	mi := &file_taskwire_v1_access_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Quota) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Quota) ProtoMessage() {}
+
+func (x *Quota) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_access_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Quota.ProtoReflect.Descriptor instead.
+func (*Quota) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *Quota) GetTasks() *QuotaUse {
+	if x != nil {
+		return x.Tasks
+	}
+	return nil
+}
+
+func (x *Quota) GetMembers() *QuotaUse {
+	if x != nil {
+		return x.Members
+	}
+	return nil
+}
+
+func (x *Quota) GetTokens() *QuotaUse {
+	if x != nil {
+		return x.Tokens
+	}
+	return nil
+}
+
+// QuotaUse is how much of one quota is used.
+type QuotaUse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many are held now.
+	Used int32 `protobuf:"varint,1,opt,name=used,proto3" json:"used,omitempty"`
+	// The most allowed.
+	Limit         int32 `protobuf:"varint,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *QuotaUse) Reset() {
+	*x = QuotaUse{}
+	mi := &file_taskwire_v1_access_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *QuotaUse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*QuotaUse) ProtoMessage() {}
+
+func (x *QuotaUse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_access_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use QuotaUse.ProtoReflect.Descriptor instead.
+func (*QuotaUse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *QuotaUse) GetUsed() int32 {
+	if x != nil {
+		return x.Used
+	}
+	return 0
+}
+
+func (x *QuotaUse) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
 // RateBudget is how fast a caller may call: a token bucket per tool for the token and another for the tenant.
 type RateBudget struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -332,7 +460,7 @@ type RateBudget struct {
 
 func (x *RateBudget) Reset() {
 	*x = RateBudget{}
-	mi := &file_taskwire_v1_access_proto_msgTypes[4]
+	mi := &file_taskwire_v1_access_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -344,7 +472,7 @@ func (x *RateBudget) String() string {
 func (*RateBudget) ProtoMessage() {}
 
 func (x *RateBudget) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_access_proto_msgTypes[4]
+	mi := &file_taskwire_v1_access_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -357,7 +485,7 @@ func (x *RateBudget) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateBudget.ProtoReflect.Descriptor instead.
 func (*RateBudget) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{4}
+	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *RateBudget) GetToken() *RateLimit {
@@ -389,7 +517,7 @@ type RateLimit struct {
 
 func (x *RateLimit) Reset() {
 	*x = RateLimit{}
-	mi := &file_taskwire_v1_access_proto_msgTypes[5]
+	mi := &file_taskwire_v1_access_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -401,7 +529,7 @@ func (x *RateLimit) String() string {
 func (*RateLimit) ProtoMessage() {}
 
 func (x *RateLimit) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_access_proto_msgTypes[5]
+	mi := &file_taskwire_v1_access_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -414,7 +542,7 @@ func (x *RateLimit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RateLimit.ProtoReflect.Descriptor instead.
 func (*RateLimit) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{5}
+	return file_taskwire_v1_access_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RateLimit) GetRemaining() int32 {
@@ -451,7 +579,7 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\x04kind\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberKindR\x04kind\x12+\n" +
 	"\x04role\x18\x05 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x18\n" +
 	"\asponsor\x18\x06 \x01(\tR\asponsor\"\x0f\n" +
-	"\rWhoamiRequest\"\xf0\x02\n" +
+	"\rWhoamiRequest\"\x9a\x03\n" +
 	"\x0eWhoamiResponse\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\x12!\n" +
@@ -464,7 +592,15 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\asummary\x18\t \x01(\tR\asummary\x12/\n" +
 	"\x06budget\x18\n" +
 	" \x01(\v2\x17.taskwire.v1.RateBudgetR\x06budget\x12\x1a\n" +
-	"\btoolsets\x18\v \x03(\tR\btoolsets\"j\n" +
+	"\btoolsets\x18\v \x03(\tR\btoolsets\x12(\n" +
+	"\x05quota\x18\f \x01(\v2\x12.taskwire.v1.QuotaR\x05quota\"\x94\x01\n" +
+	"\x05Quota\x12+\n" +
+	"\x05tasks\x18\x01 \x01(\v2\x15.taskwire.v1.QuotaUseR\x05tasks\x12/\n" +
+	"\amembers\x18\x02 \x01(\v2\x15.taskwire.v1.QuotaUseR\amembers\x12-\n" +
+	"\x06tokens\x18\x03 \x01(\v2\x15.taskwire.v1.QuotaUseR\x06tokens\"4\n" +
+	"\bQuotaUse\x12\x12\n" +
+	"\x04used\x18\x01 \x01(\x05R\x04used\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\x05R\x05limit\"j\n" +
 	"\n" +
 	"RateBudget\x12,\n" +
 	"\x05token\x18\x01 \x01(\v2\x16.taskwire.v1.RateLimitR\x05token\x12.\n" +
@@ -473,11 +609,11 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\tremaining\x18\x01 \x01(\x05R\tremaining\x12\x1d\n" +
 	"\n" +
 	"per_second\x18\x02 \x01(\x01R\tperSecond\x12\x14\n" +
-	"\x05burst\x18\x03 \x01(\x05R\x05burst2\xd5\x05\n" +
+	"\x05burst\x18\x03 \x01(\x05R\x05burst2\xa0\x06\n" +
 	"\rAccessService\x12J\n" +
-	"\tGetAccess\x12\x1d.taskwire.v1.GetAccessRequest\x1a\x1e.taskwire.v1.GetAccessResponse\x12\xf7\x04\n" +
-	"\x06Whoami\x12\x1a.taskwire.v1.WhoamiRequest\x1a\x1b.taskwire.v1.WhoamiResponse\"\xb3\x04\xca\xda\x18\xae\x04\n" +
-	"\x06whoami\x12\bWho am I\x1a\x86\x04Find out who you are on this task board and what you may do: your tenant, your member handle and name, whether you are a person or an assistant, your role, the person who sponsors you (for assistants), your token's scopes, and what you are allowed to do now (read, comment, write). What you may do is your role narrowed by your token's scopes. Call it when a tool is refused, to tell whether your role or your token is the limit and whom to ask, or when a call is refused as rate limited, to see how fast you may call. \x010\x01B\x04readZ\acontextB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
+	"\tGetAccess\x12\x1d.taskwire.v1.GetAccessRequest\x1a\x1e.taskwire.v1.GetAccessResponse\x12\xc2\x05\n" +
+	"\x06Whoami\x12\x1a.taskwire.v1.WhoamiRequest\x1a\x1b.taskwire.v1.WhoamiResponse\"\xfe\x04\xca\xda\x18\xf9\x04\n" +
+	"\x06whoami\x12\bWho am I\x1a\xd1\x04Find out who you are on this task board and what you may do: your tenant, your member handle and name, whether you are a person or an assistant, your role, the person who sponsors you (for assistants), your token's scopes, and what you are allowed to do now (read, comment, write). What you may do is your role narrowed by your token's scopes. Call it when a tool is refused, to tell whether your role or your token is the limit and whom to ask, when a call is refused as rate limited, to see how fast you may call, or when one is refused by a quota, to see how much room your tenant has left. \x010\x01B\x04readZ\acontextB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
 var (
 	file_taskwire_v1_access_proto_rawDescOnce sync.Once
@@ -491,34 +627,40 @@ func file_taskwire_v1_access_proto_rawDescGZIP() []byte {
 	return file_taskwire_v1_access_proto_rawDescData
 }
 
-var file_taskwire_v1_access_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_taskwire_v1_access_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
 var file_taskwire_v1_access_proto_goTypes = []any{
 	(*GetAccessRequest)(nil),  // 0: taskwire.v1.GetAccessRequest
 	(*GetAccessResponse)(nil), // 1: taskwire.v1.GetAccessResponse
 	(*WhoamiRequest)(nil),     // 2: taskwire.v1.WhoamiRequest
 	(*WhoamiResponse)(nil),    // 3: taskwire.v1.WhoamiResponse
-	(*RateBudget)(nil),        // 4: taskwire.v1.RateBudget
-	(*RateLimit)(nil),         // 5: taskwire.v1.RateLimit
-	(MemberKind)(0),           // 6: taskwire.v1.MemberKind
-	(MemberRole)(0),           // 7: taskwire.v1.MemberRole
+	(*Quota)(nil),             // 4: taskwire.v1.Quota
+	(*QuotaUse)(nil),          // 5: taskwire.v1.QuotaUse
+	(*RateBudget)(nil),        // 6: taskwire.v1.RateBudget
+	(*RateLimit)(nil),         // 7: taskwire.v1.RateLimit
+	(MemberKind)(0),           // 8: taskwire.v1.MemberKind
+	(MemberRole)(0),           // 9: taskwire.v1.MemberRole
 }
 var file_taskwire_v1_access_proto_depIdxs = []int32{
-	6, // 0: taskwire.v1.GetAccessResponse.kind:type_name -> taskwire.v1.MemberKind
-	7, // 1: taskwire.v1.GetAccessResponse.role:type_name -> taskwire.v1.MemberRole
-	6, // 2: taskwire.v1.WhoamiResponse.kind:type_name -> taskwire.v1.MemberKind
-	7, // 3: taskwire.v1.WhoamiResponse.role:type_name -> taskwire.v1.MemberRole
-	4, // 4: taskwire.v1.WhoamiResponse.budget:type_name -> taskwire.v1.RateBudget
-	5, // 5: taskwire.v1.RateBudget.token:type_name -> taskwire.v1.RateLimit
-	5, // 6: taskwire.v1.RateBudget.tenant:type_name -> taskwire.v1.RateLimit
-	0, // 7: taskwire.v1.AccessService.GetAccess:input_type -> taskwire.v1.GetAccessRequest
-	2, // 8: taskwire.v1.AccessService.Whoami:input_type -> taskwire.v1.WhoamiRequest
-	1, // 9: taskwire.v1.AccessService.GetAccess:output_type -> taskwire.v1.GetAccessResponse
-	3, // 10: taskwire.v1.AccessService.Whoami:output_type -> taskwire.v1.WhoamiResponse
-	9, // [9:11] is the sub-list for method output_type
-	7, // [7:9] is the sub-list for method input_type
-	7, // [7:7] is the sub-list for extension type_name
-	7, // [7:7] is the sub-list for extension extendee
-	0, // [0:7] is the sub-list for field type_name
+	8,  // 0: taskwire.v1.GetAccessResponse.kind:type_name -> taskwire.v1.MemberKind
+	9,  // 1: taskwire.v1.GetAccessResponse.role:type_name -> taskwire.v1.MemberRole
+	8,  // 2: taskwire.v1.WhoamiResponse.kind:type_name -> taskwire.v1.MemberKind
+	9,  // 3: taskwire.v1.WhoamiResponse.role:type_name -> taskwire.v1.MemberRole
+	6,  // 4: taskwire.v1.WhoamiResponse.budget:type_name -> taskwire.v1.RateBudget
+	4,  // 5: taskwire.v1.WhoamiResponse.quota:type_name -> taskwire.v1.Quota
+	5,  // 6: taskwire.v1.Quota.tasks:type_name -> taskwire.v1.QuotaUse
+	5,  // 7: taskwire.v1.Quota.members:type_name -> taskwire.v1.QuotaUse
+	5,  // 8: taskwire.v1.Quota.tokens:type_name -> taskwire.v1.QuotaUse
+	7,  // 9: taskwire.v1.RateBudget.token:type_name -> taskwire.v1.RateLimit
+	7,  // 10: taskwire.v1.RateBudget.tenant:type_name -> taskwire.v1.RateLimit
+	0,  // 11: taskwire.v1.AccessService.GetAccess:input_type -> taskwire.v1.GetAccessRequest
+	2,  // 12: taskwire.v1.AccessService.Whoami:input_type -> taskwire.v1.WhoamiRequest
+	1,  // 13: taskwire.v1.AccessService.GetAccess:output_type -> taskwire.v1.GetAccessResponse
+	3,  // 14: taskwire.v1.AccessService.Whoami:output_type -> taskwire.v1.WhoamiResponse
+	13, // [13:15] is the sub-list for method output_type
+	11, // [11:13] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_access_proto_init() }
@@ -533,7 +675,7 @@ func file_taskwire_v1_access_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_access_proto_rawDesc), len(file_taskwire_v1_access_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   8,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// everyCommand lists every command and subcommand of taskwire, as typed.
+func everyCommand() [][]string {
+	cmds := [][]string{
+		{}, {"serve"}, {"frontdoor"}, {"worker"}, {"migrate"},
+		{"token"}, {"token", "create"}, {"token", "list"}, {"token", "revoke"},
+		{"admin"},
+	}
+	for group, sub := range adminCommands {
+		cmds = append(cmds, []string{"admin", group})
+		for name := range sub {
+			cmds = append(cmds, []string{"admin", group, name})
+		}
+	}
+	return cmds
+}
+
+// TestHelpExitsZero: every command and subcommand answers -h and --help
+// with its usage on standard output, nothing on standard error, and exit
+// status 0. Nothing runs: serve would otherwise start a server.
+func TestHelpExitsZero(t *testing.T) {
+	t.Setenv("TASKWIRE_DATA", t.TempDir()) // nothing may be made where the test runs
+	for _, cmd := range everyCommand() {
+		for _, help := range []string{"-h", "--help"} {
+			args := append(slices.Clone(cmd), help)
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), args, &stdout, &stderr)
+			if code := exitCode(err); code != 0 || stdout.Len() == 0 || stderr.Len() != 0 {
+				t.Errorf("taskwire %s: exit %d (%v), %d bytes on stdout, stderr %q; want 0, the usage on stdout, nothing on stderr",
+					strings.Join(args, " "), code, err, stdout.Len(), stderr.String())
+			}
+		}
+	}
+}
+
+// TestUsageErrorsExitTwo: a missing or unknown command prints the usage
+// on standard error and exits 2, as before.
+func TestUsageErrorsExitTwo(t *testing.T) {
+	for _, args := range [][]string{{}, {"nope"}, {"token"}, {"token", "nope"}, {"admin"}, {"admin", "members"}, {"admin", "members", "nope"}} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), args, &stdout, &stderr)
+		if code := exitCode(err); code != 2 || stderr.Len() == 0 {
+			t.Errorf("taskwire %s: exit %d, stderr %q; want 2 and the usage on stderr", strings.Join(args, " "), code, stderr.String())
+		}
+	}
+}
+
+// TestCLIErrorsNameTheFlag: an error a flag would fix names the flag.
+func TestCLIErrorsNameTheFlag(t *testing.T) {
+	h := startHarness(t, setups()[0])
+	a := newAdminClient(t, h)
+	secret := operatorSecret(t, h)
+	for _, tc := range []struct {
+		bearer string
+		args   []string
+		want   string
+	}{
+		{secret, []string{"members", "list"}, "name the tenant with --tenant SLUG"},
+		{secret, []string{"members", "add", "bea"}, "--tenant SLUG"},
+		{secret, []string{"tokens", "list"}, "--tenant SLUG"},
+		{secret, []string{"tokens", "revoke-member", "owner"}, "--tenant SLUG"},
+		{secret, []string{"tenants", "get"}, "taskwire admin tenants get SLUG"},
+		{secret, []string{"tenants", "create", "acme"}, "--owner HANDLE"},
+		{h.token, []string{"tokens", "create"}, "--member HANDLE"},
+		{h.token, []string{"members", "add", "bea", "--kind", "robot"}, "--kind"},
+		{h.token, []string{"members", "add", "bea", "--role", "boss"}, "--role"},
+	} {
+		if _, err := a.cli(tc.bearer, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("taskwire admin %s: %v, want an error naming %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+	// With a tenant named, or a tenant token, the same commands work.
+	a.cliOK(secret, "members", "list", "--tenant", "default")
+	a.cliOK(h.token, "members", "list")
+
+	var out, errOut bytes.Buffer
+	unreachable := []string{"admin", "tenants", "list", "--url", "http://127.0.0.1:1", "--token", secret}
+	if err := run(context.Background(), unreachable, &out, &errOut); err == nil || !strings.Contains(err.Error(), "check --url") {
+		t.Errorf("admin with an unreachable --url: %v, want an error naming --url", err)
+	}
+	data := []string{"--data", h.sys.cfg.DataDir, "--public-url", h.sys.cfg.PublicURL}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append([]string{"token", "create"}, data...), "--member HANDLE"},
+		{append([]string{"token", "create", "--member", "nobody"}, data...), "--tenant SLUG"},
+		{[]string{"migrate"}, "--db URL"},
+		{[]string{"serve", "--log-level", "loud"}, "--log-level"},
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--public-url", "board.example.com", "--data", t.TempDir()}, "--public-url"},
+	} {
+		t.Setenv("TASKWIRE_DB", "")
+		if err := run(context.Background(), tc.args, &out, &errOut); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("taskwire %s: %v, want an error naming %q", strings.Join(tc.args, " "), err, tc.want)
+		}
+	}
+}

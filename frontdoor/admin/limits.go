@@ -1,0 +1,137 @@
+package admin
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/types/known/durationpb"
+
+	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/services/identity"
+)
+
+// The admin API's limits: a rate limit per credential and per tenant, and
+// the throttle of requests without a valid credential per client address,
+// which the MCP endpoint shares. Both refuse with RESOURCE_EXHAUSTED over
+// gRPC (with a RetryInfo detail and a retry-after header) and 429 with
+// Retry-After in JSON, before the call reaches a worker.
+
+// adminOp is the operation every admin call is charged to: the admin API
+// has one budget as a whole, per credential and per tenant, since no
+// script needs many calls of one method while it makes few of the others.
+const adminOp = "admin"
+
+// operatorKey is the credential key of the operator secret: every
+// operator shares it.
+const operatorKey = "operator secret"
+
+// admit charges a call of p that names the tenant of in, or returns the
+// status that refuses it: a credential (a token by its jti, the operator
+// secret) and a tenant each have a bucket. A call naming no tenant
+// (ListTenants, CreateTenant, the keys) is charged to its credential
+// only.
+func (e *Edge) admit(p principal, in proto.Message) (refusal error, retryAfter int64) {
+	if e.cfg.RateLimiter == nil {
+		return nil, 0
+	}
+	subject := identity.Caller{TokenID: operatorKey, Tenant: tenantOf(in)}
+	if !p.operator {
+		subject.TokenID = p.caller.TokenID
+		if subject.Tenant == "" {
+			subject.Tenant = p.caller.Tenant // a tenant token acts on its own
+		}
+	}
+	r := e.cfg.RateLimiter.Admit(subject, adminOp)
+	if r == nil {
+		return nil, 0
+	}
+	msg := fmt.Sprintf("too many admin calls: the budget of this credential (%s/s, burst %d) is spent; retry in %d s",
+		perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
+	if r.Level == "tenant" {
+		msg = fmt.Sprintf("too many admin calls on tenant %s: its budget (%s/s, burst %d), shared by everyone who manages it, is spent; retry in %d s",
+			subject.Tenant, perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
+	}
+	return exhausted(msg, r.Wait), r.RetryAfter()
+}
+
+func perSecond(l frontdoor.RateLimit) string {
+	return strconv.FormatFloat(l.PerSecond, 'g', 4, 64)
+}
+
+// tenantOf is the tenant a request names in its tenant field, "" when it
+// has none or leaves it empty.
+func tenantOf(in proto.Message) string {
+	m := in.ProtoReflect()
+	f := m.Descriptor().Fields().ByName("tenant")
+	if f == nil || f.Kind() != protoreflect.StringKind {
+		return ""
+	}
+	return m.Get(f).String()
+}
+
+// throttled returns the status refusing a request from addr, which made
+// too many without a valid credential lately; nil when it may go on.
+func (e *Edge) throttled(addr netip.Addr) (refusal error, retryAfter int64) {
+	t := e.cfg.AuthThrottle
+	wait, refused := t.Refuses(addr)
+	if !refused {
+		return nil, 0
+	}
+	r := frontdoor.Refusal{Wait: wait}
+	msg := fmt.Sprintf("too many requests without a valid credential from your address (%s); retry in %d s with a valid one",
+		t.Allowance(), r.RetryAfter())
+	return exhausted(msg, wait), r.RetryAfter()
+}
+
+// failed counts a request of addr whose credential was refused.
+func (e *Edge) failed(addr netip.Addr, err error) {
+	if status.Code(err) == codes.Unauthenticated {
+		e.cfg.AuthThrottle.Failed(addr)
+	}
+}
+
+// exhausted is a RESOURCE_EXHAUSTED status saying when to retry.
+func exhausted(msg string, wait time.Duration) error {
+	st := status.New(codes.ResourceExhausted, msg)
+	if d, err := st.WithDetails(&errdetails.RetryInfo{RetryDelay: durationpb.New(wait)}); err == nil {
+		st = d
+	}
+	return st.Err()
+}
+
+// writeLimited writes the JSON refusal of a limit, with Retry-After.
+func writeLimited(w http.ResponseWriter, err error, retryAfter int64) {
+	w.Header().Set("Retry-After", strconv.FormatInt(retryAfter, 10))
+	writeStatus(w, err)
+}
+
+// grpcLimited returns the gRPC refusal of a limit, with a retry-after
+// header for clients that read no status details.
+func grpcLimited(ctx context.Context, err error, retryAfter int64) error {
+	_ = grpc.SetHeader(ctx, metadata.Pairs("retry-after", strconv.FormatInt(retryAfter, 10)))
+	return err
+}
+
+type clientAddrKey struct{}
+
+// withClientAddr keeps the client address of a gRPC call's HTTP request
+// in its context, where the interceptor finds it.
+func (e *Edge) withClientAddr(r *http.Request) *http.Request {
+	return r.WithContext(context.WithValue(r.Context(), clientAddrKey{}, e.cfg.AuthThrottle.ClientAddr(r)))
+}
+
+func clientAddr(ctx context.Context) netip.Addr {
+	a, _ := ctx.Value(clientAddrKey{}).(netip.Addr)
+	return a
+}

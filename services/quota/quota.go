@@ -1,0 +1,129 @@
+// Package quota bounds what one tenant may hold: its tasks, its members,
+// and each member's live tokens. Without bounds one tenant could fill the
+// database that every tenant shares (30,000 tasks took three seconds).
+//
+// Each check runs inside the write's transaction, after the tenant's row
+// is locked (Lock): on PostgreSQL the lock makes every other write of the
+// tenant that counts wait until this one commits, and under READ
+// COMMITTED each statement after the wait sees what the other committed;
+// SQLite lets one writing transaction run at a time anyway. So two
+// concurrent writes cannot both see room for one more and overshoot.
+package quota
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/services/domainerr"
+)
+
+// Limits are the quotas of every tenant. A zero limit is no limit.
+type Limits struct {
+	// Tasks is the most tasks a tenant may hold, in every lane; deleted
+	// tasks do not count (deleting one takes a person's confirmation).
+	Tasks int
+	// Members is the most current members a tenant may have, people and
+	// assistants; removed members do not count.
+	Members int
+	// TokensPerMember is the most live tokens (neither revoked nor
+	// expired) one member may hold.
+	TokensPerMember int
+}
+
+// Defaults are the quotas of `taskwire serve` and `taskwire worker`
+// unless configured: far above what a team uses, low enough that no
+// tenant fills the database by accident or in a loop.
+var Defaults = Limits{Tasks: 50_000, Members: 1_000, TokensPerMember: 50}
+
+// Validate refuses a negative limit.
+func (l Limits) Validate() error {
+	if l.Tasks < 0 || l.Members < 0 || l.TokensPerMember < 0 {
+		return fmt.Errorf("quota: Limits %+v: want 0 (no limit) or more", l)
+	}
+	return nil
+}
+
+// Lock locks the row of the tenant with id until tx ends, on PostgreSQL
+// (SQLite serializes writing transactions already): every write that
+// checks a quota takes it first. It is the lock the board takes to
+// number tasks, so task numbering and quota checks queue in one line.
+func Lock(ctx context.Context, tx *ent.Tx, tenantID int) error {
+	return tx.Tenant.UpdateOneID(tenantID).AddTaskSeq(0).Exec(ctx)
+}
+
+// CheckTasks refuses adding tasks to the tenant with id when it would then
+// hold more than l.Tasks. The tenant's row must be locked in tx (Lock, or
+// the allocation of task numbers). The tenant's task counter, the highest
+// number any of its tasks has, bounds how many exist, so the count is
+// read only once the counter passes the quota: most tenants never pay
+// for it.
+func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, tenantID, adding int) error {
+	if l.Tasks == 0 {
+		return nil
+	}
+	t, err := tx.Tenant.Query().Where(tenant.ID(tenantID)).Only(ctx)
+	if err != nil {
+		return err
+	}
+	if t.TaskSeq <= l.Tasks {
+		return nil // at most TaskSeq tasks exist, those being added included
+	}
+	held, err := tx.Task.Query().Where(task.TenantID(tenantID), task.DeletedAtIsNil()).Count(ctx)
+	if err != nil {
+		return err
+	}
+	if held+adding <= l.Tasks {
+		return nil
+	}
+	if adding == 1 {
+		return domainerr.New(domainerr.Exhausted,
+			"tenant %s holds %d tasks, its quota: nothing was created. Delete tasks that are no longer needed (tasks_delete), or ask the platform operators to raise the quota",
+			t.Slug, held)
+	}
+	return domainerr.New(domainerr.Exhausted,
+		"tenant %s holds %d tasks of its quota of %d, so %d more do not fit: nothing was imported. Import at most %d, delete tasks that are no longer needed, or ask the platform operators to raise the quota",
+		t.Slug, held, l.Tasks, adding, max(0, l.Tasks-held))
+}
+
+// CheckMembers refuses adding a member to tenant t when it has l.Members
+// current members already. The tenant's row must be locked in tx.
+func (l Limits) CheckMembers(ctx context.Context, tx *ent.Tx, t *ent.Tenant) error {
+	if l.Members == 0 {
+		return nil
+	}
+	n, err := tx.Member.Query().Where(member.TenantID(t.ID), member.RemovedAtIsNil()).Count(ctx)
+	if err != nil || n < l.Members {
+		return err
+	}
+	return domainerr.New(domainerr.Exhausted,
+		"tenant %s has %d members, its quota: remove members who left (taskwire admin members remove), or ask the platform operators to raise the quota",
+		t.Slug, n)
+}
+
+// CheckTokens refuses a new token for member m when m holds
+// l.TokensPerMember live tokens already, at now. The tenant's row must be
+// locked in tx.
+func (l Limits) CheckTokens(ctx context.Context, tx *ent.Tx, m *ent.Member, now time.Time) error {
+	if l.TokensPerMember == 0 {
+		return nil
+	}
+	n, err := liveTokens(tx.Token.Query(), m.TenantID, m.ID, now).Count(ctx)
+	if err != nil || n < l.TokensPerMember {
+		return err
+	}
+	return domainerr.New(domainerr.Exhausted,
+		"%s holds %d live tokens, the most one member may: revoke tokens no longer in use (taskwire admin tokens revoke), then create this one",
+		m.Handle, n)
+}
+
+// liveTokens narrows q to the tokens of member in tenant that are neither
+// revoked nor expired at now.
+func liveTokens(q *ent.TokenQuery, tenantID, memberID int, now time.Time) *ent.TokenQuery {
+	return q.Where(token.TenantID(tenantID), token.MemberID(memberID), token.RevokedAtIsNil(), token.ExpiresAtGT(now))
+}
