@@ -221,9 +221,9 @@ func serverError(code int, data []byte) error {
 	var e struct{ Code, Message string }
 	if json.Unmarshal(data, &e) == nil && e.Message != "" {
 		if code == http.StatusUnauthorized && !strings.Contains(e.Message, adminedge.HowToGetCredential) {
-			return fmt.Errorf("%s (%s)", e.Message, adminedge.HowToGetCredential)
+			return &apiError{status: code, msg: fmt.Sprintf("%s (%s)", e.Message, adminedge.HowToGetCredential)}
 		}
-		return errors.New(e.Message)
+		return &apiError{status: code, msg: e.Message}
 	}
 	return fmt.Errorf("the server answered %d %s: is --url a Taskwire server?", code, http.StatusText(code))
 }
@@ -235,5 +235,25 @@ func (a *adminCmd) printJSON(m proto.Message) error {
 		return err
 	}
 	_, err = fmt.Fprintln(a.stdout, string(b))
+	return err
+}
+
+// apiError is an error answer of the admin API: its message, as the
+// server put it, and its HTTP status, for a command that can say which of
+// its flags to change.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+// memberHint adds to a not-found answer of a token command which flags
+// name the member: the server's sentence cannot know them.
+func memberHint(err error) error {
+	var ae *apiError
+	if errors.As(err, &ae) && ae.status == http.StatusNotFound {
+		return fmt.Errorf("%s: check --member, or name the member's tenant with --tenant SLUG", ae.msg)
+	}
 	return err
 }

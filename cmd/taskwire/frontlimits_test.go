@@ -80,12 +80,13 @@ func TestAdminCreateTokenBurst(t *testing.T) {
 		c.Limits = limitsConfig{AdminCredential: 0.01, AdminCredentialBurst: 20, AdminTenant: 1000, AdminTenantBurst: 1000}
 	})
 	a := newAdminClient(t, h)
+	owner := h.adminToken(t, "owner")
 	for i := range 20 {
-		if code, out := a.post(h.token, "CreateToken", `{"member":"owner","scopes":["read"]}`); code != http.StatusOK {
+		if code, out := a.post(owner, "CreateToken", `{"member":"owner","scopes":["read"]}`); code != http.StatusOK {
 			t.Fatalf("CreateToken %d = %d %v, want 200", i+1, code, out)
 		}
 	}
-	code, out := a.post(h.token, "CreateToken", `{"member":"owner","scopes":["read"]}`)
+	code, out := a.post(owner, "CreateToken", `{"member":"owner","scopes":["read"]}`)
 	if code != http.StatusTooManyRequests || out["code"] != "resource_exhausted" {
 		t.Fatalf("CreateToken 21 = %d %v, want 429 resource_exhausted", code, out)
 	}

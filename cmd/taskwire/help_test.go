@@ -59,6 +59,7 @@ func TestCLIErrorsNameTheFlag(t *testing.T) {
 	h := startHarness(t, setups()[0])
 	a := newAdminClient(t, h)
 	secret := operatorSecret(t, h)
+	owner := h.adminToken(t, "owner")
 	for _, tc := range []struct {
 		bearer string
 		args   []string
@@ -70,9 +71,9 @@ func TestCLIErrorsNameTheFlag(t *testing.T) {
 		{secret, []string{"tokens", "revoke-member", "owner"}, "--tenant SLUG"},
 		{secret, []string{"tenants", "get"}, "taskwire admin tenants get SLUG"},
 		{secret, []string{"tenants", "create", "acme"}, "--owner HANDLE"},
-		{h.token, []string{"tokens", "create"}, "--member HANDLE"},
-		{h.token, []string{"members", "add", "bea", "--kind", "robot"}, "--kind"},
-		{h.token, []string{"members", "add", "bea", "--role", "boss"}, "--role"},
+		{owner, []string{"tokens", "create"}, "--member HANDLE"},
+		{owner, []string{"members", "add", "bea", "--kind", "robot"}, "--kind"},
+		{owner, []string{"members", "add", "bea", "--role", "boss"}, "--role"},
 	} {
 		if _, err := a.cli(tc.bearer, tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("taskwire admin %s: %v, want an error naming %q", strings.Join(tc.args, " "), err, tc.want)
@@ -80,7 +81,7 @@ func TestCLIErrorsNameTheFlag(t *testing.T) {
 	}
 	// With a tenant named, or a tenant token, the same commands work.
 	a.cliOK(secret, "members", "list", "--tenant", "default")
-	a.cliOK(h.token, "members", "list")
+	a.cliOK(owner, "members", "list")
 
 	var out, errOut bytes.Buffer
 	unreachable := []string{"admin", "tenants", "list", "--url", "http://127.0.0.1:1", "--token", secret}

@@ -37,10 +37,11 @@ func TestQuotas(t *testing.T) {
 			}
 
 			a := newAdminClient(t, h)
-			if code, out := a.post(h.token, "AddMember", `{"handle":"bea"}`); code != http.StatusOK {
+			owner := h.adminToken(t, "owner")
+			if code, out := a.post(owner, "AddMember", `{"handle":"bea"}`); code != http.StatusOK {
 				t.Fatalf("AddMember with room = %d %v", code, out)
 			}
-			code, out := a.post(h.token, "AddMember", `{"handle":"cy"}`)
+			code, out := a.post(owner, "AddMember", `{"handle":"cy"}`)
 			if code != http.StatusConflict || out["code"] != "resource_exhausted" || !strings.Contains(out["message"].(string), "has 2 members, its quota") {
 				t.Errorf("AddMember over the quota = %d %v, want 409 resource_exhausted naming the quota", code, out)
 			}
@@ -49,7 +50,8 @@ func TestQuotas(t *testing.T) {
 			want := map[string]any{
 				"tasks":   map[string]any{"used": 3.0, "limit": 3.0},
 				"members": map[string]any{"used": 2.0, "limit": 2.0},
-				"tokens":  map[string]any{"used": 1.0, "limit": 5.0},
+				// The owner's MCP token and the admin token minted above.
+				"tokens": map[string]any{"used": 2.0, "limit": 5.0},
 			}
 			if got := mustJSON(t, who["quota"]); got != mustJSON(t, want) {
 				t.Errorf("whoami quota = %s, want %s", got, mustJSON(t, want))

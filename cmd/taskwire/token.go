@@ -159,7 +159,7 @@ func (a *adminCmd) createToken(req tokenRequest, ttlSet bool) error {
 	}
 	resp := &adminv1.CreateTokenResponse{}
 	if err := a.call("CreateToken", in, resp); err != nil {
-		return err
+		return memberHint(err)
 	}
 	fmt.Fprintln(a.stdout, resp.GetToken())
 	printCreated(a.stderr, tokenInfo(resp.GetInfo()), req.tenant, a.url)
@@ -368,7 +368,7 @@ func (a *adminCmd) revoke(tenant, member string, ids []string) error {
 	} else {
 		resp := &adminv1.RevokeMemberTokensResponse{}
 		if err := a.call("RevokeMemberTokens", &adminv1.RevokeMemberTokensRequest{Tenant: tenant, Member: member}, resp); err != nil {
-			return err
+			return memberHint(err)
 		}
 		fmt.Fprintf(a.stdout, "revoked %d token(s) of %s on tenant %s\n", resp.GetRevokedTokens(), member, tenant)
 	}

@@ -69,7 +69,7 @@ func (a *adminCmd) listTokens(tenant, member string) ([]*adminv1.Token, error) {
 	for page := ""; ; {
 		resp := &adminv1.ListTokensResponse{}
 		if err := a.call("ListTokens", &adminv1.ListTokensRequest{Tenant: tenant, Member: member, PageToken: page}, resp); err != nil {
-			return nil, err
+			return nil, memberHint(err)
 		}
 		all = append(all, resp.GetTokens()...)
 		if page = resp.GetNextPageToken(); page == "" {
