@@ -21,6 +21,7 @@ import (
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -75,7 +76,7 @@ func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, 
 		return nil, nil, nil, err
 	}
 	closeAll := func() { db.Close() }
-	tc := tokens.Config{Client: db, MaxTTL: cfg.MaxTokenTTL}
+	tc := tokens.Config{Client: db, MaxTTL: cfg.MaxTokenTTL, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}}
 	if natsURL != "" {
 		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(connectTimeout))
 		if err != nil {
@@ -121,6 +122,10 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	ttl := fs.Duration("ttl", 0, "how long the token is valid, at most --max-token-ttl (default 2160h, or --max-token-ttl if shorter)")
 	label := fs.String("label", "", `what the token is for, shown by "token list", e.g. "laptop claude"`)
 	admin := fs.Bool("admin", false, "mint an admin token, for the admin API (taskwire admin), instead of an MCP token: for an owner or admin who is a person; it has no scopes")
+	// Minted on the database (no server running), the token counts
+	// against its member's quota as the servers count it.
+	fs.IntVar(&cfg.Quota.TokensPerMember, "quota-tokens-per-member", cfg.envInt("TASKWIRE_QUOTA_TOKENS_PER_MEMBER", quota.Defaults.TokensPerMember),
+		"with no server running: live tokens one member may hold, as serve's flag; 0: no quota (env TASKWIRE_QUOTA_TOKENS_PER_MEMBER)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}

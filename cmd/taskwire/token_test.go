@@ -169,11 +169,25 @@ func TestTokenRevokeRefuses(t *testing.T) {
 		{[]string{"create", "--member", "bot", "--max-token-ttl", "0"}, "--max-token-ttl 0s: want a positive duration"},
 		{[]string{"create", "--member", "bot", "--admin"}, "bot is an assistant, and admin tokens are for people"},
 		{[]string{"create", "--member", "owner", "--admin", "--scopes", "read"}, "--admin mints an admin token, which has no scopes"},
+		{[]string{"create", "--member", "owner", "--quota-tokens-per-member", "-1"}, "--quota-tokens-per-member"},
 	} {
 		if _, _, err := cli.run(tc.args...); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("taskwire token %s = %v, want an error containing %q", strings.Join(tc.args, " "), err, tc.want)
 		}
 	}
+}
+
+// TestTokenCreateQuota: minted on the database with no server running, a
+// token counts against its member's quota of live tokens, as the servers
+// count it.
+func TestTokenCreateQuota(t *testing.T) {
+	cli := newTokenCLI(t, storetest.SQLite)
+	cli.ok("create", "--member", "bot", "--quota-tokens-per-member", "2")
+	cli.ok("create", "--member", "bot", "--quota-tokens-per-member", "2")
+	if _, _, err := cli.run("create", "--member", "bot", "--quota-tokens-per-member", "2"); err == nil || !strings.Contains(err.Error(), "bot holds 2 live tokens, the most one member may") {
+		t.Errorf("a third token with a quota of 2 = %v, want refused naming the quota", err)
+	}
+	cli.ok("create", "--member", "owner", "--quota-tokens-per-member", "2") // another member's own quota
 }
 
 // TestFirstStartRecordsToken: the token the first start prints is
