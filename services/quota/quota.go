@@ -50,9 +50,12 @@ func (l Limits) Validate() error {
 }
 
 // Lock locks the row of the tenant with id until tx ends, on PostgreSQL
-// (SQLite serializes writing transactions already): every write that
-// checks a quota takes it first. It is the lock the board takes to
-// number tasks, so task numbering and quota checks queue in one line.
+// (SQLite serializes writing transactions already): an update that
+// changes nothing still takes the row lock. It is the tenant's one lock:
+// every write that checks a quota takes it first, and so do the board's
+// writes that number, count or order tasks and the admin API's changes of
+// owners, so they all queue in one line. The allocation of task numbers
+// (which raises the counter) takes the same row lock.
 func Lock(ctx context.Context, tx *ent.Tx, tenantID int) error {
 	return tx.Tenant.UpdateOneID(tenantID).AddTaskSeq(0).Exec(ctx)
 }
