@@ -18,7 +18,6 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
 	"github.com/taskwire/taskwire/services/domainerr"
 )
@@ -60,24 +59,20 @@ func Lock(ctx context.Context, tx *ent.Tx, tenantID int) error {
 	return tx.Tenant.UpdateOneID(tenantID).AddTaskSeq(0).Exec(ctx)
 }
 
-// CheckTasks refuses adding tasks to the tenant with id when it would then
-// hold more than l.Tasks. The tenant's row must be locked in tx (Lock, or
-// the allocation of task numbers). The tenant's task counter, the highest
-// number any of its tasks has, bounds how many exist, so the count is
-// read only once the counter passes the quota: most tenants never pay
-// for it.
-func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, tenantID, adding int) error {
+// CheckTasks refuses adding tasks to tenant t when it would then hold
+// more than l.Tasks. t is the tenant's row as read in tx once locked, as
+// the allocation of task numbers returns it: its counter, the highest
+// number any of its tasks has (those being added included), bounds how
+// many exist, so the count is read only once the counter passes the
+// quota. Most tenants never pay for it, and no check reads the row again.
+func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, t *ent.Tenant, adding int) error {
 	if l.Tasks == 0 {
 		return nil
-	}
-	t, err := tx.Tenant.Query().Where(tenant.ID(tenantID)).Only(ctx)
-	if err != nil {
-		return err
 	}
 	if t.TaskSeq <= l.Tasks {
 		return nil // at most TaskSeq tasks exist, those being added included
 	}
-	held, err := tx.Task.Query().Where(task.TenantID(tenantID), task.DeletedAtIsNil()).Count(ctx)
+	held, err := tx.Task.Query().Where(task.TenantID(t.ID), task.DeletedAtIsNil()).Count(ctx)
 	if err != nil {
 		return err
 	}
