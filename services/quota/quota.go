@@ -3,7 +3,8 @@
 // database that every tenant shares (30,000 tasks took three seconds).
 //
 // Each check runs inside the write's transaction, after the tenant's row
-// is locked (Lock): on PostgreSQL the lock makes every other write of the
+// is locked (Lock: CheckMembers and CheckTokens take it, CheckTasks is
+// given the row the allocation of task numbers locked): on PostgreSQL the lock makes every other write of the
 // tenant that counts wait until this one commits, and under READ
 // COMMITTED each statement after the wait sees what the other committed;
 // SQLite lets one writing transaction run at a time anyway. So two
@@ -90,10 +91,14 @@ func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, t *ent.Tenant, addin
 }
 
 // CheckMembers refuses adding a member to tenant t when it has l.Members
-// current members already. The tenant's row must be locked in tx.
+// current members already. It locks the tenant's row in tx (Lock) before
+// counting, so two additions at once cannot both take the last place.
 func (l Limits) CheckMembers(ctx context.Context, tx *ent.Tx, t *ent.Tenant) error {
 	if l.Members == 0 {
 		return nil
+	}
+	if err := Lock(ctx, tx, t.ID); err != nil {
+		return err
 	}
 	n, err := tx.Member.Query().Where(member.TenantID(t.ID), member.RemovedAtIsNil()).Count(ctx)
 	if err != nil || n < l.Members {
@@ -105,11 +110,15 @@ func (l Limits) CheckMembers(ctx context.Context, tx *ent.Tx, t *ent.Tenant) err
 }
 
 // CheckTokens refuses a new token for member m when m holds
-// l.TokensPerMember live tokens already, at now. The tenant's row must be
-// locked in tx.
+// l.TokensPerMember live tokens already, at now. It locks the tenant's
+// row in tx (Lock) before counting, so two creations at once cannot both
+// take the last place.
 func (l Limits) CheckTokens(ctx context.Context, tx *ent.Tx, m *ent.Member, now time.Time) error {
 	if l.TokensPerMember == 0 {
 		return nil
+	}
+	if err := Lock(ctx, tx, m.TenantID); err != nil {
+		return err
 	}
 	n, err := liveTokens(tx.Token.Query(), m.TenantID, m.ID, now).Count(ctx)
 	if err != nil || n < l.TokensPerMember {
