@@ -122,7 +122,7 @@ func startAuditWorker(t *testing.T, edit func(*Config)) (*testWorker, *fakeResol
 		c.Access = res
 		c.Auditor = a
 		c.Register = append(c.Register,
-			func(r grpc.ServiceRegistrar) { access.NewService().Register(r) },
+			func(r grpc.ServiceRegistrar) { access.New(access.Config{}).Register(r) },
 			func(r grpc.ServiceRegistrar) { taskwirev1.RegisterAuditServiceServer(r, auditService{}) })
 		if edit != nil {
 			edit(c)

@@ -56,7 +56,7 @@ func startRoleWorker(t *testing.T) (*testWorker, *fakeResolver, taskwirev1.Acces
 	}}}
 	w := startWorker(t, func(c *Config) {
 		c.Access = res
-		c.Register = append(c.Register, func(r grpc.ServiceRegistrar) { access.NewService().Register(r) })
+		c.Register = append(c.Register, func(r grpc.ServiceRegistrar) { access.New(access.Config{}).Register(r) })
 	})
 	return w, res, taskwirev1.NewAccessServiceClient(w.conn)
 }
@@ -160,7 +160,7 @@ func TestAccessService(t *testing.T) {
 // no Access to return, which is its operator's mistake: Internal.
 func TestAccessServiceNeedsResolver(t *testing.T) {
 	w := startWorker(t, func(c *Config) {
-		c.Register = append(c.Register, func(r grpc.ServiceRegistrar) { access.NewService().Register(r) })
+		c.Register = append(c.Register, func(r grpc.ServiceRegistrar) { access.New(access.Config{}).Register(r) })
 	})
 	_, err := taskwirev1.NewAccessServiceClient(w.conn).GetAccess(asCaller("read"), &taskwirev1.GetAccessRequest{})
 	if status.Code(err) != codes.Internal {

@@ -86,7 +86,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runToken(ctx, args[1:], stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], stdout, stderr)
-	case "help", "-h", "-help", "--help":
+	}
+	if isHelp(args[0]) {
 		return showHelp(stdout, usage)
 	}
 	fmt.Fprintf(stderr, "unknown command %q\n\n%s", args[0], usage)

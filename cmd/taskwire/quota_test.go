@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -81,16 +80,9 @@ func TestQuotaFlags(t *testing.T) {
 	if serve.Quota != quota.Defaults || worker.Quota != quota.Defaults || quota.Defaults != (quota.Limits{Tasks: 50_000, Members: 1_000, TokensPerMember: 50}) {
 		t.Errorf("default quotas: serve %+v, worker %+v; want 50000 tasks, 1000 members, 50 tokens a member", serve.Quota, worker.Quota)
 	}
-	for _, f := range []string{"--quota-tasks", "--quota-members", "--quota-tokens-per-member"} {
-		var c config
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		c.serveFlags(fs)
-		if err := fs.Parse([]string{f, "-1"}); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.resolve("127.0.0.1:8080"); err == nil || !strings.Contains(err.Error(), f) {
-			t.Errorf("serve %s -1: error %v, want one naming %s", f, err, f)
-		}
-	}
+	wantFlagRefused(t,
+		[]string{"--quota-tasks", "-1"},
+		[]string{"--quota-members", "-1"},
+		[]string{"--quota-tokens-per-member", "-1"},
+	)
 }

@@ -128,20 +128,33 @@ func mustJSON(t *testing.T, v any) string {
 	return string(b)
 }
 
+// parseServe is the configuration of `taskwire serve args`, resolved.
+func parseServe(args ...string) (*config, error) {
+	var c config
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	c.serveFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	return &c, c.resolve("127.0.0.1:8080")
+}
+
+// wantFlagRefused checks that serve refuses each of cases with an error
+// naming its first argument, the flag.
+func wantFlagRefused(t *testing.T, cases ...[]string) {
+	t.Helper()
+	for _, args := range cases {
+		if _, err := parseServe(args...); err == nil || !strings.Contains(err.Error(), args[0]) {
+			t.Errorf("serve %v: error %v, want one naming %s", args, err, args[0])
+		}
+	}
+}
+
 // TestRateFlags: the limits are on by default, the environment sets them,
 // a flag wins, and nonsense is refused naming the flag.
 func TestRateFlags(t *testing.T) {
-	parse := func(args ...string) (*config, error) {
-		var c config
-		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		c.serveFlags(fs)
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		return &c, c.resolve("127.0.0.1:8080")
-	}
-	c, err := parse()
+	c, err := parseServe()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,24 +165,20 @@ func TestRateFlags(t *testing.T) {
 
 	t.Setenv("TASKWIRE_RATE_TOKEN", "0")
 	t.Setenv("TASKWIRE_RATE_REPLICAS", "3")
-	if c, err = parse("--rate-replicas", "4"); err != nil {
+	if c, err = parseServe("--rate-replicas", "4"); err != nil {
 		t.Fatal(err)
 	}
 	if got := c.rateLimits(); got.Token.PerSecond != 0 || got.Replicas != 4 {
 		t.Errorf("limits = %+v, want the token limit off (env) and 4 replicas (flag over env)", got)
 	}
 
-	for _, args := range [][]string{
-		{"--rate-tenant-burst", "0"},
-		{"--rate-token", "-1"},
-		{"--rate-replicas", "-2"},
-	} {
-		if _, err := parse(args...); err == nil || !strings.Contains(err.Error(), args[0]) {
-			t.Errorf("serve %v: error %v, want one naming %s", args, err, args[0])
-		}
-	}
+	wantFlagRefused(t,
+		[]string{"--rate-tenant-burst", "0"},
+		[]string{"--rate-token", "-1"},
+		[]string{"--rate-replicas", "-2"},
+	)
 	t.Setenv("TASKWIRE_RATE_TENANT", "ten")
-	if _, err := parse(); err == nil || !strings.Contains(err.Error(), "TASKWIRE_RATE_TENANT") {
+	if _, err := parseServe(); err == nil || !strings.Contains(err.Error(), "TASKWIRE_RATE_TENANT") {
 		t.Errorf("TASKWIRE_RATE_TENANT=ten: error %v, want one naming it", err)
 	}
 }

@@ -41,9 +41,10 @@ and work on the database only when no server runs on it.
 // runToken runs `taskwire token <create|list|revoke>`.
 func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
-		switch args[0] {
-		case "-h", "-help", "--help", "help":
+		if isHelp(args[0]) {
 			return showHelp(stdout, tokenUsage)
+		}
+		switch args[0] {
 		case "create":
 			return runTokenCreate(ctx, args[1:], stdout, stderr)
 		case "list":

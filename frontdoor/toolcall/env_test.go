@@ -97,7 +97,7 @@ func startServices(t *testing.T, nc *nats.Conn, register func(grpc.ServiceRegist
 		Logger:   slog.New(slog.DiscardHandler),
 		NATS:     nc,
 		Access:   testRoles{},
-		Register: []func(grpc.ServiceRegistrar){register, access.NewService().Register},
+		Register: []func(grpc.ServiceRegistrar){register, access.New(access.Config{}).Register},
 	})
 	if err != nil {
 		t.Fatal(err)

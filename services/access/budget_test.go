@@ -41,14 +41,14 @@ func TestWhoamiBudget(t *testing.T) {
 	sent := AppendBudget(NewBudgetContext(context.Background(), Budget{Token: &BudgetLevel{Remaining: 4, PerSecond: 2, Burst: 5}}))
 	md, _ := metadata.FromOutgoingContext(sent)
 
-	resp, err := NewService().Whoami(metadata.NewIncomingContext(ctx, md), nil)
+	resp, err := New(Config{}).Whoami(metadata.NewIncomingContext(ctx, md), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if b := resp.GetBudget(); b.GetTenant() != nil || b.GetToken().GetRemaining() != 4 || b.GetToken().GetPerSecond() != 2 || b.GetToken().GetBurst() != 5 {
 		t.Errorf("Whoami budget = %v, want token 4 left of 5 at 2/s and no tenant limit", b)
 	}
-	resp, err = NewService().Whoami(ctx, nil)
+	resp, err = New(Config{}).Whoami(ctx, nil)
 	if err != nil || resp.GetBudget() != nil {
 		t.Errorf("Whoami without a budget sent = %v, %v; want no budget", resp.GetBudget(), err)
 	}

@@ -37,7 +37,13 @@ func InsufficientScope(tool, scope, msg string) error {
 }
 
 func refusal(msg, reason string, md map[string]string) error {
-	st := status.New(codes.PermissionDenied, msg)
+	return reasoned(codes.PermissionDenied, msg, reason, md)
+}
+
+// reasoned returns a status of code with msg, marked with an
+// errdetails.ErrorInfo of Domain and reason.
+func reasoned(code codes.Code, msg, reason string, md map[string]string) error {
+	st := status.New(code, msg)
 	if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: reason, Domain: Domain, Metadata: md}); err == nil {
 		st = withInfo
 	}
@@ -48,12 +54,18 @@ func refusal(msg, reason string, md map[string]string) error {
 // InsufficientScope, with its metadata (tool, scope, and role), or "" for
 // any other error.
 func Reason(err error) (string, map[string]string) {
+	return reasonOf(err, codes.PermissionDenied)
+}
+
+// reasonOf returns the reason and metadata reasoned gave err, when err is
+// a status of code; "" otherwise.
+func reasonOf(err error, code codes.Code) (string, map[string]string) {
 	var gs interface{ GRPCStatus() *status.Status }
 	if !errors.As(err, &gs) {
 		return "", nil
 	}
 	st := gs.GRPCStatus()
-	if st.Code() != codes.PermissionDenied {
+	if st.Code() != code {
 		return "", nil
 	}
 	for _, d := range st.Details() {

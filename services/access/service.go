@@ -38,9 +38,6 @@ type Config struct {
 // New returns a Service for cfg.
 func New(cfg Config) *Service { return &Service{quota: cfg.Quota} }
 
-// NewService returns a Service that reports no quotas.
-func NewService() *Service { return New(Config{}) }
-
 // Register adds the service to a gRPC server.
 func (s *Service) Register(r grpc.ServiceRegistrar) {
 	taskwirev1.RegisterAccessServiceServer(r, s)

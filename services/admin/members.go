@@ -9,6 +9,7 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 	"github.com/taskwire/taskwire/services/tenancy"
 )
@@ -107,7 +108,7 @@ func (s *Service) setMemberRole(ctx context.Context, a actor, req *adminv1.SetMe
 	}
 	var m *ent.Member
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		if err := lockTenant(ctx, tx, t); err != nil {
+		if err := quota.Lock(ctx, tx, t.ID); err != nil {
 			return err
 		}
 		if m, err = findMember(ctx, tx.Client(), t, req.GetHandle(), false); err != nil {
@@ -152,7 +153,7 @@ func (s *Service) removeMember(ctx context.Context, a actor, req *adminv1.Remove
 	}
 	var m *ent.Member
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		if err := lockTenant(ctx, tx, t); err != nil {
+		if err := quota.Lock(ctx, tx, t.ID); err != nil {
 			return err
 		}
 		if m, err = findMember(ctx, tx.Client(), t, req.GetHandle(), true); err != nil {
@@ -216,7 +217,7 @@ func them(n int) string {
 }
 
 // keepAnOwner refuses to take the owner role from m when m is the last
-// current owner of t. Callers hold the tenant's lock (lockTenant), so two
+// current owner of t. Callers hold the tenant's lock (quota.Lock), so two
 // owners demoting each other at once cannot both succeed.
 func keepAnOwner(ctx context.Context, tx *ent.Tx, t *ent.Tenant, m *ent.Member, what string) error {
 	n, err := tx.Member.Query().
@@ -229,11 +230,4 @@ func keepAnOwner(ctx context.Context, tx *ent.Tx, t *ent.Tenant, m *ent.Member, 
 			"%s is the last owner of %s and cannot be %s: make another member owner first", m.Handle, t.Slug, what)
 	}
 	return nil
-}
-
-// lockTenant takes the row lock of t for the rest of tx, serializing the
-// changes to its owners: an update that changes nothing still locks the
-// row in PostgreSQL, and SQLite runs one writing transaction at a time.
-func lockTenant(ctx context.Context, tx *ent.Tx, t *ent.Tenant) error {
-	return tx.Tenant.UpdateOneID(t.ID).AddTaskSeq(0).Exec(ctx)
 }

@@ -53,9 +53,6 @@ func insertTask(ctx context.Context, tx *ent.Tx, a actor, boardID int, d draft, 
 	if err != nil {
 		return nil, err
 	}
-	if err := a.quota.CheckTasks(ctx, tx, a.tenant.ID, 1); err != nil {
-		return nil, err
-	}
 	b, err := boardOf(ctx, tx, a, boardID)
 	if err != nil {
 		return nil, err
@@ -107,10 +104,14 @@ func createdDetail(b *ent.Board, t *ent.Task) map[string]any {
 // first. It must run inside the write transaction: bumping the tenant's
 // counter locks its row until commit on PostgreSQL (SQLite serializes the
 // writing transactions), so two transactions never get the same numbers;
-// the unique (tenant_id, number) index is the backstop.
+// the unique (tenant_id, number) index is the backstop. The n tasks must
+// fit the tenant's task quota, checked on the row the bump returns.
 func allocate(ctx context.Context, tx *ent.Tx, a actor, n int) (int, error) {
 	t, err := tx.Tenant.UpdateOneID(a.tenant.ID).AddTaskSeq(n).Save(ctx)
 	if err != nil {
+		return 0, err
+	}
+	if err := a.quota.CheckTasks(ctx, tx, t, n); err != nil {
 		return 0, err
 	}
 	return t.TaskSeq - n + 1, nil

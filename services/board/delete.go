@@ -71,8 +71,7 @@ func softDelete(ctx context.Context, tx *ent.Tx, a actor, ref, confirmed string,
 		return nil, err
 	}
 	if !del {
-		// A restored task counts against the quota again.
-		if err := a.quota.CheckTasks(ctx, tx, a.tenant.ID, 1); err != nil {
+		if err := checkRestore(ctx, tx, a); err != nil {
 			return nil, err
 		}
 	}
@@ -97,6 +96,20 @@ func softDelete(ctx context.Context, tx *ent.Tx, a actor, ref, confirmed string,
 		return nil, err
 	}
 	return taskProto(ctx, tx.Client(), a, after)
+}
+
+// checkRestore refuses restoring a task when the tenant's task quota is
+// full: a restored task counts against it again. The tenant's row is
+// locked in tx (lockTenant) and read here, as allocate reads it.
+func checkRestore(ctx context.Context, tx *ent.Tx, a actor) error {
+	if a.quota.Tasks == 0 {
+		return nil
+	}
+	t, err := tx.Tenant.Get(ctx, a.tenant.ID)
+	if err != nil {
+		return err
+	}
+	return a.quota.CheckTasks(ctx, tx, t, 1)
 }
 
 // relane keeps t's lane dense as t leaves it (del) or comes back to it at

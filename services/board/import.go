@@ -61,14 +61,11 @@ func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts 
 		progress.Log(ctx, "info", fmt.Sprintf("Every draft likely repeats a task of board %s: nothing was imported", b.Slug))
 		return &taskwirev1.ImportTasksResponse{Refs: []string{}, Skipped: skippedProtos(skipped, 0)}, nil
 	}
+	// Every task the batch makes counts against the quota (allocate checks
+	// it) before anything is made; the drafts skipped as duplicates make
+	// none.
 	first, err := allocate(ctx, tx, a, len(drafts))
 	if err != nil {
-		return nil, err
-	}
-	// Every task the batch makes counts against the quota (CheckTasks reads
-	// the counter allocate raised) before anything is made; the drafts
-	// skipped as duplicates make none.
-	if err := a.quota.CheckTasks(ctx, tx, a.tenant.ID, len(drafts)); err != nil {
 		return nil, err
 	}
 	next, err := laneBottoms(ctx, tx, a, b, drafts)

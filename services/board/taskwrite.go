@@ -8,6 +8,7 @@ import (
 	"github.com/taskwire/taskwire/ent/task"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/idempotency"
+	"github.com/taskwire/taskwire/services/quota"
 )
 
 // idemCaller is who a write is made by, for its idempotency key: keys are
@@ -99,7 +100,8 @@ func withAuthor(t *ent.Task, a actor) ([]int, bool) {
 // task with the open ones (duplicates): it locks the tenant's row until
 // commit on PostgreSQL, as allocate does; SQLite serializes writing
 // transactions anyway. Call it first in the transaction, so what is read
-// after it is what the previous such write committed.
+// after it is what the previous such write committed. It is quota.Lock,
+// so these writes queue with the quota checks of every service.
 func lockTenant(ctx context.Context, tx *ent.Tx, a actor) error {
-	return tx.Tenant.UpdateOneID(a.tenant.ID).AddTaskSeq(0).Exec(ctx)
+	return quota.Lock(ctx, tx, a.tenant.ID)
 }

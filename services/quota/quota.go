@@ -3,7 +3,8 @@
 // database that every tenant shares (30,000 tasks took three seconds).
 //
 // Each check runs inside the write's transaction, after the tenant's row
-// is locked (Lock): on PostgreSQL the lock makes every other write of the
+// is locked (Lock: CheckMembers and CheckTokens take it, CheckTasks is
+// given the row the allocation of task numbers locked): on PostgreSQL the lock makes every other write of the
 // tenant that counts wait until this one commits, and under READ
 // COMMITTED each statement after the wait sees what the other committed;
 // SQLite lets one writing transaction run at a time anyway. So two
@@ -18,7 +19,6 @@ import (
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
 	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/ent/tenant"
 	"github.com/taskwire/taskwire/ent/token"
 	"github.com/taskwire/taskwire/services/domainerr"
 )
@@ -50,31 +50,30 @@ func (l Limits) Validate() error {
 }
 
 // Lock locks the row of the tenant with id until tx ends, on PostgreSQL
-// (SQLite serializes writing transactions already): every write that
-// checks a quota takes it first. It is the lock the board takes to
-// number tasks, so task numbering and quota checks queue in one line.
+// (SQLite serializes writing transactions already): an update that
+// changes nothing still takes the row lock. It is the tenant's one lock:
+// every write that checks a quota takes it first, and so do the board's
+// writes that number, count or order tasks and the admin API's changes of
+// owners, so they all queue in one line. The allocation of task numbers
+// (which raises the counter) takes the same row lock.
 func Lock(ctx context.Context, tx *ent.Tx, tenantID int) error {
 	return tx.Tenant.UpdateOneID(tenantID).AddTaskSeq(0).Exec(ctx)
 }
 
-// CheckTasks refuses adding tasks to the tenant with id when it would then
-// hold more than l.Tasks. The tenant's row must be locked in tx (Lock, or
-// the allocation of task numbers). The tenant's task counter, the highest
-// number any of its tasks has, bounds how many exist, so the count is
-// read only once the counter passes the quota: most tenants never pay
-// for it.
-func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, tenantID, adding int) error {
+// CheckTasks refuses adding tasks to tenant t when it would then hold
+// more than l.Tasks. t is the tenant's row as read in tx once locked, as
+// the allocation of task numbers returns it: its counter, the highest
+// number any of its tasks has (those being added included), bounds how
+// many exist, so the count is read only once the counter passes the
+// quota. Most tenants never pay for it, and no check reads the row again.
+func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, t *ent.Tenant, adding int) error {
 	if l.Tasks == 0 {
 		return nil
-	}
-	t, err := tx.Tenant.Query().Where(tenant.ID(tenantID)).Only(ctx)
-	if err != nil {
-		return err
 	}
 	if t.TaskSeq <= l.Tasks {
 		return nil // at most TaskSeq tasks exist, those being added included
 	}
-	held, err := tx.Task.Query().Where(task.TenantID(tenantID), task.DeletedAtIsNil()).Count(ctx)
+	held, err := tx.Task.Query().Where(task.TenantID(t.ID), task.DeletedAtIsNil()).Count(ctx)
 	if err != nil {
 		return err
 	}
@@ -92,10 +91,14 @@ func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, tenantID, adding int
 }
 
 // CheckMembers refuses adding a member to tenant t when it has l.Members
-// current members already. The tenant's row must be locked in tx.
+// current members already. It locks the tenant's row in tx (Lock) before
+// counting, so two additions at once cannot both take the last place.
 func (l Limits) CheckMembers(ctx context.Context, tx *ent.Tx, t *ent.Tenant) error {
 	if l.Members == 0 {
 		return nil
+	}
+	if err := Lock(ctx, tx, t.ID); err != nil {
+		return err
 	}
 	n, err := tx.Member.Query().Where(member.TenantID(t.ID), member.RemovedAtIsNil()).Count(ctx)
 	if err != nil || n < l.Members {
@@ -107,11 +110,15 @@ func (l Limits) CheckMembers(ctx context.Context, tx *ent.Tx, t *ent.Tenant) err
 }
 
 // CheckTokens refuses a new token for member m when m holds
-// l.TokensPerMember live tokens already, at now. The tenant's row must be
-// locked in tx.
+// l.TokensPerMember live tokens already, at now. It locks the tenant's
+// row in tx (Lock) before counting, so two creations at once cannot both
+// take the last place.
 func (l Limits) CheckTokens(ctx context.Context, tx *ent.Tx, m *ent.Member, now time.Time) error {
 	if l.TokensPerMember == 0 {
 		return nil
+	}
+	if err := Lock(ctx, tx, m.TenantID); err != nil {
+		return err
 	}
 	n, err := liveTokens(tx.Token.Query(), m.TenantID, m.ID, now).Count(ctx)
 	if err != nil || n < l.TokensPerMember {

@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
 // sqliteCompanions are the files SQLite keeps beside a database in WAL
@@ -55,12 +54,8 @@ func companions(path string) []string {
 // SQLiteDir returns the directory of the SQLite database dsn names, and
 // false for a database that is no SQLite file (PostgreSQL, :memory:).
 func SQLiteDir(dsn string) (string, bool) {
-	scheme, rest, ok := strings.Cut(dsn, ":")
-	if !ok || (!strings.EqualFold(scheme, "sqlite") && !strings.EqualFold(scheme, "file")) {
-		return "", false
-	}
-	path, _, _ := strings.Cut(rest, "?")
-	if path == "" || path == ":memory:" {
+	path, _, ok := sqliteFile(dsn)
+	if !ok || path == "" || path == ":memory:" {
 		return "", false
 	}
 	return filepath.Dir(path), true

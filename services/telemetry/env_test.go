@@ -132,7 +132,7 @@ func startWorker(t *testing.T, tel *telemetry.Telemetry, client *ent.Client, log
 	srv, err := worker.New(worker.Config{
 		Logger:        log,
 		Access:        roles,
-		Register:      []func(grpc.ServiceRegistrar){boards.Register, access.NewService().Register},
+		Register:      []func(grpc.ServiceRegistrar){boards.Register, access.New(access.Config{}).Register},
 		ServerOptions: tel.GRPCServerOptions(),
 	})
 	if err != nil {

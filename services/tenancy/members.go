@@ -94,7 +94,7 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 	}
 	var m *ent.Member
 	err = store.WithTx(ctx, client, func(tx *ent.Tx) error {
-		if err := checkQuota(ctx, tx, t, spec.Quota); err != nil {
+		if err := spec.Quota.CheckMembers(ctx, tx, t); err != nil {
 			return err
 		}
 		create := tx.Member.Create().SetTenantID(t.ID).
@@ -121,19 +121,6 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 		return nil, store.DomainError(ctx, err)
 	}
 	return m, nil
-}
-
-// checkQuota refuses a member beyond the tenant's quota, counted under the
-// tenant's lock so that two additions at once cannot both take the last
-// place.
-func checkQuota(ctx context.Context, tx *ent.Tx, t *ent.Tenant, q quota.Limits) error {
-	if q.Members == 0 {
-		return nil
-	}
-	if err := quota.Lock(ctx, tx, t.ID); err != nil {
-		return err
-	}
-	return q.CheckMembers(ctx, tx, t)
 }
 
 // FindMember returns the member with handle in the tenant with slug

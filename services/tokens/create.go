@@ -15,7 +15,6 @@ import (
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/quota"
 	"github.com/taskwire/taskwire/services/store"
 )
 
@@ -69,7 +68,7 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 				return err
 			}
 		}
-		if err := s.checkQuota(ctx, tx, m); err != nil {
+		if err := s.quota.CheckTokens(ctx, tx, m, s.now()); err != nil {
 			return err
 		}
 		if err := holdKey(ctx, tx, minted.KeyID); err != nil {
@@ -174,17 +173,4 @@ func checkLabel(l string) (string, error) {
 		return "", domainerr.New(domainerr.Invalid, "the label is longer than %d characters: shorten it", MaxLabelLen)
 	}
 	return l, nil
-}
-
-// checkQuota refuses a token beyond its member's quota of live tokens,
-// counted under the tenant's lock so that two creations at once cannot
-// both take the last place.
-func (s *Store) checkQuota(ctx context.Context, tx *ent.Tx, m *ent.Member) error {
-	if s.quota.TokensPerMember == 0 {
-		return nil
-	}
-	if err := quota.Lock(ctx, tx, m.TenantID); err != nil {
-		return err
-	}
-	return s.quota.CheckTokens(ctx, tx, m, s.now())
 }
