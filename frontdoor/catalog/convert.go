@@ -193,18 +193,17 @@ func (t *Tool) encodeResultSlow(msg proto.Message) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-// zeroJSON is how an empty field the result always holds is written:
-// protojson leaves it out.
+// zeroJSON is how an empty field the result always holds is written,
+// which protojson leaves out: as appendMessage writes it (a 64-bit
+// integer quoted, as protojson quotes it), so both paths agree.
 func zeroJSON(fd protoreflect.FieldDescriptor) any {
-	switch {
-	case fd.IsList():
+	if fd.IsList() {
 		return []any{}
-	case fd.Kind() == protoreflect.StringKind:
-		return ""
-	case fd.Kind() == protoreflect.BoolKind:
-		return false
 	}
-	return json.Number("0")
+	if b, err := appendValue(nil, fd, fd.Default()); err == nil {
+		return json.RawMessage(b)
+	}
+	return json.Number("0") // a float, which only protojson writes
 }
 
 // toEnumFullNames rewrites enum values in v, shaped like message md, from
