@@ -36,21 +36,21 @@ const adminOp = "admin"
 // operator shares it.
 const operatorKey = "operator secret"
 
-// admit charges a call of p that names the tenant of in, or returns the
-// status that refuses it: a credential (a token by its jti, the operator
-// secret) and a tenant each have a bucket. A call naming no tenant
-// (ListTenants, CreateTenant, the keys) is charged to its credential
-// only.
+// admit charges a call of p, or returns the status that refuses it: a
+// credential (a token by its jti, the operator secret) and a tenant each
+// have a bucket. An operator's call is charged to the tenant its request
+// in names, and one naming none (ListTenants, CreateTenant, the keys) to
+// its credential only. A tenant token's call is charged to its own
+// tenant, whatever in names: it may act on no other (services/admin), and
+// charging the one it names would let one tenant's admins spend
+// another's budget.
 func (e *Edge) admit(p principal, in proto.Message) (refusal error, retryAfter int64) {
 	if e.cfg.RateLimiter == nil {
 		return nil, 0
 	}
 	subject := identity.Caller{TokenID: operatorKey, Tenant: tenantOf(in)}
 	if !p.operator {
-		subject.TokenID = p.caller.TokenID
-		if subject.Tenant == "" {
-			subject.Tenant = p.caller.Tenant // a tenant token acts on its own
-		}
+		subject = identity.Caller{TokenID: p.caller.TokenID, Tenant: p.caller.Tenant}
 	}
 	r := e.cfg.RateLimiter.Admit(subject, adminOp)
 	if r == nil {

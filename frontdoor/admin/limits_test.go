@@ -113,6 +113,25 @@ func TestAdminRateLimits(t *testing.T) {
 	}
 }
 
+// TestAdminRateLimitsOwnTenant: a tenant token's calls are charged to its
+// own tenant, even those naming another (which the worker refuses), so
+// one tenant's admins cannot spend another tenant's budget.
+func TestAdminRateLimitsOwnTenant(t *testing.T) {
+	te := startLimitedEdge(t, frontdoor.RateLimits{Tenant: frontdoor.RateLimit{PerSecond: 0.5, Burst: 3}}, frontdoor.AuthThrottleConfig{})
+	for i := range 3 {
+		if code, _, _, msg := te.postJSON(t, "ListMembers", "tenant-token", `{"tenant":"globex"}`); code != http.StatusOK {
+			t.Fatalf("acme's call %d naming globex = %d %s, want it to reach the worker", i+1, code, msg)
+		}
+	}
+	code, _, _, msg := te.postJSON(t, "ListMembers", "tenant-token", `{"tenant":"globex"}`)
+	if code != http.StatusTooManyRequests || !strings.Contains(msg, "on tenant acme") {
+		t.Errorf("acme's fourth call naming globex = %d %q, want 429 on acme's budget", code, msg)
+	}
+	if code, _, _, msg := te.postJSON(t, "ListMembers", operatorSecret, `{"tenant":"globex"}`); code != http.StatusOK {
+		t.Errorf("an operator's call on globex after acme's = %d %s, want 200: globex's budget is untouched", code, msg)
+	}
+}
+
 // TestAdminRateLimitsGRPC: a burst of CreateToken over gRPC meets the
 // credential's budget: RESOURCE_EXHAUSTED with a RetryInfo and a
 // retry-after header.

@@ -145,6 +145,27 @@ func TestTimestampsDecode(t *testing.T) {
 	}
 }
 
+// TestNulInArguments: a string holding U+0000, at any depth, is an
+// ArgumentsError naming where; the text "\\u0000" (an escaped backslash,
+// then "u0000") holds none and decodes.
+func TestNulInArguments(t *testing.T) {
+	c := newCatalog(t)
+	for tool, tc := range map[string]struct{ bad, want, fine string }{
+		"tasks_list":   {`{"label":"a\u0000b"}`, "label has U+0000 NULL at character 2", `{"label":"a\\u0000b"}`},
+		"tasks_import": {`{"tasks":[{"title":"x"},{"title":"y","labels":["ok","\u0000"]}]}`, "tasks[1].labels[1] has U+0000 NULL at character 1", `{"tasks":[{"title":"\\u0000"}]}`},
+	} {
+		tl, _ := c.Lookup(tool)
+		_, err := tl.DecodeArguments(json.RawMessage(tc.bad))
+		var ae *catalog.ArgumentsError
+		if !errors.As(err, &ae) || len(ae.Problems) != 1 || !strings.Contains(ae.Problems[0], tc.want) {
+			t.Errorf("%s DecodeArguments(%s) = %v, want an ArgumentsError saying %q", tool, tc.bad, err, tc.want)
+		}
+		if _, err := tl.DecodeArguments(json.RawMessage(tc.fine)); err != nil {
+			t.Errorf("%s DecodeArguments(%s) = %v, want it decoded", tool, tc.fine, err)
+		}
+	}
+}
+
 // FuzzDecodeArguments: whatever object a caller sends, a tool either
 // decodes it or says what is wrong (ArgumentsError), or finds it is not an
 // object; no other error, which the front door would answer as internal.

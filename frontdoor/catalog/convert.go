@@ -65,7 +65,7 @@ func (t *Tool) DecodeArguments(args json.RawMessage) (proto.Message, error) {
 		}
 		return nil, err
 	}
-	if p := nulProblems(nil, inst); len(p) > 0 {
+	if p := nulProblems(args, inst); len(p) > 0 {
 		return nil, &ArgumentsError{Tool: t.Def.Name, Problems: p}
 	}
 	toEnumFullNames(inst, t.Method.Input())
@@ -89,9 +89,23 @@ func (t *Tool) DecodeArguments(args json.RawMessage) (proto.Message, error) {
 	return msg, nil
 }
 
-// nulProblems names the strings in v, at loc, that hold U+0000: no text
-// means it, and PostgreSQL cannot store it, so every argument refuses it.
-func nulProblems(loc []string, v any) []string {
+// escapedNul is how U+0000 appears in JSON text: a string cannot hold it
+// raw.
+var escapedNul = []byte(`\u0000`)
+
+// nulProblems names the strings of the arguments inst, decoded from args,
+// that hold U+0000: no text means it, and PostgreSQL cannot store it, so
+// every argument refuses it. Arguments whose text has no escaped U+0000
+// hold none, so it walks inst only when args has one: not on every call.
+func nulProblems(args json.RawMessage, inst any) []string {
+	if !bytes.Contains(args, escapedNul) {
+		return nil
+	}
+	return nulStrings(nil, inst)
+}
+
+// nulStrings names the strings in v, at loc, that hold U+0000.
+func nulStrings(loc []string, v any) []string {
 	var out []string
 	switch v := v.(type) {
 	case string:
@@ -100,11 +114,11 @@ func nulProblems(loc []string, v any) []string {
 		}
 	case map[string]any:
 		for _, k := range slices.Sorted(maps.Keys(v)) {
-			out = append(out, nulProblems(append(slices.Clone(loc), k), v[k])...)
+			out = append(out, nulStrings(append(slices.Clone(loc), k), v[k])...)
 		}
 	case []any:
 		for i, x := range v {
-			out = append(out, nulProblems(append(slices.Clone(loc), strconv.Itoa(i)), x)...)
+			out = append(out, nulStrings(append(slices.Clone(loc), strconv.Itoa(i)), x)...)
 		}
 	}
 	return out
@@ -179,18 +193,17 @@ func (t *Tool) encodeResultSlow(msg proto.Message) (json.RawMessage, error) {
 	return json.Marshal(v)
 }
 
-// zeroJSON is how an empty field the result always holds is written:
-// protojson leaves it out.
+// zeroJSON is how an empty field the result always holds is written,
+// which protojson leaves out: as appendMessage writes it (a 64-bit
+// integer quoted, as protojson quotes it), so both paths agree.
 func zeroJSON(fd protoreflect.FieldDescriptor) any {
-	switch {
-	case fd.IsList():
+	if fd.IsList() {
 		return []any{}
-	case fd.Kind() == protoreflect.StringKind:
-		return ""
-	case fd.Kind() == protoreflect.BoolKind:
-		return false
 	}
-	return json.Number("0")
+	if b, err := appendValue(nil, fd, fd.Default()); err == nil {
+		return json.RawMessage(b)
+	}
+	return json.Number("0") // a float, which only protojson writes
 }
 
 // toEnumFullNames rewrites enum values in v, shaped like message md, from

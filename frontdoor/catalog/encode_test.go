@@ -9,10 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
+	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 )
 
@@ -108,6 +110,37 @@ func TestListsAlwaysHaveItems(t *testing.T) {
 	}
 	if lists != 7 {
 		t.Errorf("found %d list tools, want the 7 the README names", lists)
+	}
+}
+
+// TestZeroJSONIsProtojsons: a field the result always holds is written
+// empty as protojson writes its zero value when told to emit it, for
+// every kind of scalar a response may mark required (strings, bools,
+// 32- and 64-bit integers, floats).
+func TestZeroJSONIsProtojsons(t *testing.T) {
+	for _, msg := range []proto.Message{&adminv1.Member{}, &taskwirev1.RateLimit{}, &taskwirev1.Board{}} {
+		raw, err := protojson.MarshalOptions{UseProtoNames: true, EmitDefaultValues: true}.Marshal(msg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &want); err != nil {
+			t.Fatal(err)
+		}
+		fields := msg.ProtoReflect().Descriptor().Fields()
+		for i := range fields.Len() {
+			fd := fields.Get(i)
+			if fd.Enum() != nil || fd.Message() != nil || fd.HasPresence() {
+				continue
+			}
+			got, err := json.Marshal(zeroJSON(fd))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if w := want[string(fd.Name())]; string(got) != string(w) {
+				t.Errorf("zeroJSON(%s) = %s, want %s as protojson writes it", fd.FullName(), got, w)
+			}
+		}
 	}
 }
 

@@ -62,6 +62,8 @@ func (e *Error) Error() string {
 // it may. Newline and tab are LineBreak and Control: Block keeps them.
 func Classify(r rune) Class {
 	switch {
+	case r >= ' ' && r <= '~':
+		return "" // printable ASCII, most of any text: skip the tables
 	case r == '\n' || r == '\r' || r == '\u2028' || r == '\u2029' || r == '\u0085':
 		return LineBreak
 	case unicode.Is(unicode.Cc, r):

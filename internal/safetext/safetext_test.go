@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // hidden is one character of each class a person cannot see as it is
@@ -40,6 +41,16 @@ var hidden = []struct {
 	{"soft hyphen", "\u00ad", Invisible, "SOFT HYPHEN"},
 	{"invisible times", "\u2062", Invisible, "INVISIBLE TIMES"},
 	{"Hangul filler", "\u3164", Invisible, "HANGUL FILLER"},
+}
+
+// TestClassifyASCII: of ASCII, Classify lets through exactly the
+// printable characters, space included.
+func TestClassifyASCII(t *testing.T) {
+	for r := rune(0); r < 0x80; r++ {
+		if ok := Classify(r) == ""; ok != unicode.IsPrint(r) {
+			t.Errorf("Classify(%U) = %q, want it refused exactly when unicode.IsPrint is false (%v)", r, Classify(r), unicode.IsPrint(r))
+		}
+	}
 }
 
 func TestLineRefusesEachClass(t *testing.T) {

@@ -11,13 +11,14 @@ import (
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/domainerr"
 	"github.com/taskwire/taskwire/services/idempotency"
+	"github.com/taskwire/taskwire/services/tenancy"
 )
 
 // Limits on what a board holds.
 const (
-	MaxBoardName = 100   // characters
-	MaxRules     = 20000 // characters
-	MaxWipLimit  = 1000  // tasks in one lane
+	MaxBoardName = tenancy.MaxName // characters, as every display name
+	MaxRules     = 20000           // characters
+	MaxWipLimit  = 1000            // tasks in one lane
 )
 
 // ActionBoardUpdated is recorded when a board's name, rules or WIP limits

@@ -77,9 +77,7 @@ type likelyDuplicate struct {
 // the tenant's row is locked (allocate or lockTenant), so that two
 // concurrent creates of the same task cannot both pass it.
 func findDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, title string) ([]likelyDuplicate, error) {
-	open, err := c.Task.Query().
-		Where(task.TenantID(a.tenant.ID), task.BoardID(boardID), task.DeletedAtIsNil(), task.LaneNEQ(task.LaneDone)).
-		Select(task.FieldID, task.FieldNumber, task.FieldTitle).All(ctx)
+	open, err := openTitles(ctx, c, a, boardID)
 	if err != nil {
 		return nil, err
 	}
@@ -103,6 +101,17 @@ func findDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, ti
 		out = out[:maxDuplicates]
 	}
 	return out, nil
+}
+
+// openTitles returns the number and title of each open task (not
+// deleted, not done) on board boardID, oldest first: the tasks a new
+// title may repeat, for tasks_create (findDuplicates) and tasks_import
+// (splitDuplicates) alike.
+func openTitles(ctx context.Context, c *ent.Client, a actor, boardID int) ([]*ent.Task, error) {
+	return c.Task.Query().
+		Where(task.TenantID(a.tenant.ID), task.BoardID(boardID), task.DeletedAtIsNil(), task.LaneNEQ(task.LaneDone)).
+		Order(ent.Asc(task.FieldNumber)).
+		Select(task.FieldNumber, task.FieldTitle).All(ctx)
 }
 
 // duplicateError refuses to create a task that likely repeats dups.

@@ -5,7 +5,6 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/task"
 )
 
 // An import checks each draft for likely duplicates as tasks_create does
@@ -36,10 +35,7 @@ type skippedDraft struct {
 // It must run in the import's transaction once the tenant's row is locked
 // (lockTenant), as findDuplicates must.
 func splitDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, drafts []draft) ([]draft, []skippedDraft, error) {
-	open, err := c.Task.Query().
-		Where(task.TenantID(a.tenant.ID), task.BoardID(boardID), task.DeletedAtIsNil(), task.LaneNEQ(task.LaneDone)).
-		Order(ent.Asc(task.FieldNumber)).
-		Select(task.FieldNumber, task.FieldTitle).All(ctx)
+	open, err := openTitles(ctx, c, a, boardID)
 	if err != nil {
 		return nil, nil, err
 	}
