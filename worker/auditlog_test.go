@@ -230,14 +230,14 @@ func (f *invalidAuditor) RecordAll(ctx context.Context, events []audit.Event) (i
 func TestAuditBadEventFailsAlone(t *testing.T) {
 	a := &invalidAuditor{}
 	l := &auditLog{auditor: a, log: slog.New(slog.DiscardHandler)}
-	var batch []pendingEvent
+	var b batch
 	for _, m := range []string{"good1", "bad", "good2"} {
-		batch = append(batch, pendingEvent{e: audit.Event{Tenant: "acme", Method: m}, written: make(chan error, 1)})
+		b.add(pendingEvent{e: audit.Event{Tenant: "acme", Method: m}, written: make(chan error, 1)})
 	}
-	l.write(context.Background(), batch)
-	for _, p := range batch {
-		if err := <-p.written; (err != nil) != (p.e.Method == "bad") {
-			t.Errorf("event %s: written = %v", p.e.Method, err)
+	l.write(context.Background(), b)
+	for i, e := range b.events {
+		if err := <-b.written[i]; (err != nil) != (e.Method == "bad") {
+			t.Errorf("event %s: written = %v", e.Method, err)
 		}
 	}
 	if n := len(a.recorded()); n != 2 {
