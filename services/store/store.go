@@ -60,21 +60,33 @@ func Open(ctx context.Context, dsn string, opts ...Option) (*ent.Client, error) 
 }
 
 func openDriver(ctx context.Context, dsn string) (*entsql.Driver, error) {
-	scheme, rest, ok := strings.Cut(dsn, ":")
+	if path, query, ok := sqliteDSN(dsn); ok {
+		return openSQLite(ctx, path, query)
+	}
+	scheme, _, ok := strings.Cut(dsn, ":")
 	if !ok {
 		return nil, fmt.Errorf("store: database %q has no scheme: use sqlite:<path> or postgres://user@host/db", dsn)
 	}
 	switch strings.ToLower(scheme) {
-	case "sqlite", "file":
-		return openSQLite(ctx, rest)
 	case "postgres", "postgresql":
 		return openDB(ctx, "pgx", dialect.Postgres, dsn)
 	}
 	return nil, fmt.Errorf("store: unknown database scheme %q in %q: use sqlite:<path>, file:<path>, postgres:// or postgresql://", scheme, redact(dsn))
 }
 
-func openSQLite(ctx context.Context, path string) (*entsql.Driver, error) {
-	path, query, _ := strings.Cut(path, "?")
+// sqliteDSN returns the path and the query of the SQLite database dsn
+// names ("sqlite:<path>[?query]" or "file:…"); ok is false for a dsn of
+// another scheme.
+func sqliteDSN(dsn string) (path, query string, ok bool) {
+	scheme, rest, found := strings.Cut(dsn, ":")
+	if !found || (!strings.EqualFold(scheme, "sqlite") && !strings.EqualFold(scheme, "file")) {
+		return "", "", false
+	}
+	path, query, _ = strings.Cut(rest, "?")
+	return path, query, true
+}
+
+func openSQLite(ctx context.Context, path, query string) (*entsql.Driver, error) {
 	if path == "" {
 		return nil, errors.New("store: sqlite database has no path: use sqlite:<path>, e.g. sqlite:./taskwire-data/taskwire.db")
 	}
