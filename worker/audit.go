@@ -172,21 +172,23 @@ func (c *auditedCall) end(err error) error {
 		return nil
 	}
 	if rerr := c.log.record(c.ctx, e); rerr != nil {
-		return unrecorded(err, rerr)
+		return unrecorded(c.ctx, err)
 	}
 	return nil
 }
 
-// unrecorded is the answer to a call that ended with err but whose row
-// was not written (rerr): the call's own error if its context ended (the
-// end of the context ended the wait too), else an error saying so.
-func unrecorded(err, rerr error) error {
-	switch {
-	case !errors.Is(rerr, context.Canceled) && !errors.Is(rerr, context.DeadlineExceeded):
+// unrecorded is the answer to a call with context ctx that ended with err
+// but whose row was not written: the call's own error if ctx ended (which
+// ended the wait too: the caller is gone), else an error saying so. The
+// write's error does not tell: it holds a deadline of its own when the
+// batch ran out of time.
+func unrecorded(ctx context.Context, err error) error {
+	switch cerr := ctx.Err(); {
+	case cerr == nil:
 		return errUnaudited
 	case err != nil:
 		return err
-	case errors.Is(rerr, context.Canceled):
+	case errors.Is(cerr, context.Canceled):
 		return status.Error(codes.Canceled, "the call was cancelled")
 	}
 	return status.Error(codes.DeadlineExceeded, "the call ran out of time")

@@ -65,6 +65,18 @@ func TestAuditAnswersAfterItsRow(t *testing.T) {
 	if n := len(w.logs.find("worker: audit events not recorded; their calls fail", map[string]string{"err": "database is down"})); n != 1 {
 		t.Errorf("%d warnings about the failed write, want 1", n)
 	}
+
+	// A batch that runs out of its own time is no end of the call's
+	// context: the call, answered or failing, is not answered.
+	late := &fakeAuditor{err: fmt.Errorf("audit: insert: %w", context.DeadlineExceeded)}
+	w = startWorker(t, func(c *Config) { c.Auditor = late })
+	w.board.errs["T-9"] = domainerr.New(domainerr.NotFound, "No task T-9 in tenant acme")
+	for _, ref := range []string{"T-1", "T-9"} {
+		_, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: ref})
+		if st := status.Convert(err); st.Code() != codes.Unavailable || st.Message() != status.Convert(errUnaudited).Message() {
+			t.Errorf("GetTask(%s) with a batch out of time = %v, want Unavailable saying to try again", ref, err)
+		}
+	}
 }
 
 // TestAuditFullQueueWaits: calls that find the queue full wait for room
