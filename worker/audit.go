@@ -78,7 +78,7 @@ func (s *Server) auditCall(ctx context.Context, req any, info *grpc.UnaryServerI
 		return handler(ctx, req)
 	}
 	c := &auditedCall{log: s.audit, ctx: ctx, req: req, method: info.FullMethod, start: time.Now()}
-	ctx = store.WithCommitStep(context.WithValue(ctx, auditedCallKey{}, c), c.commit)
+	ctx = store.WithCommitStep(ctx, c) // also where noteAccess and noteFailure find c
 	ended := false
 	defer func() {
 		if !ended { // the handler panicked; recoverPanic answers Internal
@@ -93,7 +93,8 @@ func (s *Server) auditCall(ctx context.Context, req any, info *grpc.UnaryServerI
 	return resp, err
 }
 
-// auditedCall is one call auditCall records.
+// auditedCall is one call auditCall records, and the store.CommitStep of
+// its transactions.
 type auditedCall struct {
 	log    *auditLog
 	ctx    context.Context // the call's, as auditCall got it
@@ -117,12 +118,17 @@ const (
 	callEnded               // auditCall is done with it
 )
 
-type auditedCallKey struct{}
+// auditedCallOf returns the call auditCall is recording with ctx, nil if
+// none.
+func auditedCallOf(ctx context.Context) *auditedCall {
+	c, _ := store.CommitStepOf(ctx).(*auditedCall)
+	return c
+}
 
-// commit is the call's store.CommitStep: the first of its transactions
+// Commit is the call's store.CommitStep: the first of its transactions
 // to commit writes the call's row (outcome ok) in it. Should the row
 // fail, the write rolls back: it never commits unaudited.
-func (c *auditedCall) commit(ctx context.Context, tx *ent.Tx, commit func() error) error {
+func (c *auditedCall) Commit(ctx context.Context, tx *ent.Tx, commit func() error) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.state != callOpen {
@@ -166,21 +172,23 @@ func (c *auditedCall) end(err error) error {
 		return nil
 	}
 	if rerr := c.log.record(c.ctx, e); rerr != nil {
-		return unrecorded(err, rerr)
+		return unrecorded(c.ctx, err)
 	}
 	return nil
 }
 
-// unrecorded is the answer to a call that ended with err but whose row
-// was not written (rerr): the call's own error if its context ended (the
-// end of the context ended the wait too), else an error saying so.
-func unrecorded(err, rerr error) error {
-	switch {
-	case !errors.Is(rerr, context.Canceled) && !errors.Is(rerr, context.DeadlineExceeded):
+// unrecorded is the answer to a call with context ctx that ended with err
+// but whose row was not written: the call's own error if ctx ended (which
+// ended the wait too: the caller is gone), else an error saying so. The
+// write's error does not tell: it holds a deadline of its own when the
+// batch ran out of time.
+func unrecorded(ctx context.Context, err error) error {
+	switch cerr := ctx.Err(); {
+	case cerr == nil:
 		return errUnaudited
 	case err != nil:
 		return err
-	case errors.Is(rerr, context.Canceled):
+	case errors.Is(cerr, context.Canceled):
 		return status.Error(codes.Canceled, "the call was cancelled")
 	}
 	return status.Error(codes.DeadlineExceeded, "the call ran out of time")
@@ -189,7 +197,7 @@ func unrecorded(err, rerr error) error {
 // noteAccess tells auditCall, if it is recording this call, whom
 // requireRole found.
 func noteAccess(ctx context.Context, a access.Access) {
-	if c, ok := ctx.Value(auditedCallKey{}).(*auditedCall); ok {
+	if c := auditedCallOf(ctx); c != nil {
 		c.mu.Lock()
 		c.access, c.known = a, true
 		c.mu.Unlock()
@@ -201,7 +209,7 @@ func noteAccess(ctx context.Context, a access.Access) {
 // failed with: the audit log keeps that, never the message itself, which
 // may quote a task's title or what the caller sent.
 func noteFailure(ctx context.Context, err error) {
-	if c, ok := ctx.Value(auditedCallKey{}).(*auditedCall); ok {
+	if c := auditedCallOf(ctx); c != nil {
 		c.mu.Lock()
 		c.failure, c.failed = domainerr.Redacted(err), true
 		c.mu.Unlock()

@@ -138,6 +138,7 @@ func TestAuditOutcomes(t *testing.T) {
 	w, _, a := startAuditWorker(t, nil)
 	w.board.errs["T-9"] = domainerr.New(domainerr.NotFound, "No task T-9 in tenant acme")
 	w.board.errs["T-8"] = domainerr.New(domainerr.Conflict, "board %s already has %s (%s %q): update it instead", "main", "an open task", "T-4", "classified plan")
+	w.board.errs["T-7"] = domainerr.New(domainerr.Exhausted, "tenant %s holds %d tasks, its quota", "classified", 50000)
 	all := []string{"read", "comment", "write"}
 
 	calls := []func() error{
@@ -154,6 +155,10 @@ func TestAuditOutcomes(t *testing.T) {
 			return err
 		},
 		func() error {
+			_, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: "T-7"})
+			return err
+		},
+		func() error {
 			_, err := w.client.CreateTask(asCaller(all...), &taskwirev1.CreateTaskRequest{Title: "classified plan", Board: "main"})
 			return err
 		},
@@ -166,7 +171,7 @@ func TestAuditOutcomes(t *testing.T) {
 			return err
 		},
 	}
-	wantCodes := []codes.Code{codes.OK, codes.NotFound, codes.FailedPrecondition, codes.PermissionDenied, codes.PermissionDenied, codes.Internal}
+	wantCodes := []codes.Code{codes.OK, codes.NotFound, codes.FailedPrecondition, codes.ResourceExhausted, codes.PermissionDenied, codes.PermissionDenied, codes.Internal}
 	for i, call := range calls {
 		if got := status.Code(call()); got != wantCodes[i] {
 			t.Fatalf("call %d = %v, want %v", i, got, wantCodes[i])
@@ -186,6 +191,8 @@ func TestAuditOutcomes(t *testing.T) {
 		event(vic, taskwirev1.BoardService_GetTask_FullMethodName, "tasks_get", []string{"ref=T-9"}, "NotFound", "No task T-9 in tenant acme"),
 		// The failure's sentence without what a caller or a task wrote.
 		event(vic, taskwirev1.BoardService_GetTask_FullMethodName, "tasks_get", []string{"ref=T-8"}, "FailedPrecondition", `board … already has … (T-4 "…"): update it instead`),
+		// A quota's refusal too.
+		event(vic, taskwirev1.BoardService_GetTask_FullMethodName, "tasks_get", []string{"ref=T-7"}, "ResourceExhausted", "tenant … holds 50000 tasks, its quota"),
 		event(vic, taskwirev1.BoardService_CreateTask_FullMethodName, "tasks_create", []string{"board=main"}, "refused",
 			"You are a viewer on tenant acme, and viewers can only read: you cannot create a task (tasks_create needs write). Ask an owner or admin of acme for a role that allows write."),
 		event(unresolved, taskwirev1.BoardService_AddComment_FullMethodName, "comments_add", []string{"ref=T-2"}, "refused",

@@ -52,6 +52,18 @@ type pendingEvent struct {
 	written chan error // buffered: the writer never waits for the call
 }
 
+// batch is what the writer writes in one transaction: the events as
+// Auditor.RecordAll takes them, and where the call of each waits.
+type batch struct {
+	events  []audit.Event
+	written []chan error
+}
+
+func (b *batch) add(p pendingEvent) {
+	b.events = append(b.events, p.e)
+	b.written = append(b.written, p.written)
+}
+
 func newAuditLog(a Auditor, size int, log *slog.Logger) *auditLog {
 	if a == nil {
 		return nil
@@ -114,17 +126,19 @@ func (l *auditLog) run() {
 
 // gather returns first with the events queued behind it, up to
 // maxAuditBatch.
-func (l *auditLog) gather(first pendingEvent) []pendingEvent {
-	batch := []pendingEvent{first}
-	for len(batch) < maxAuditBatch {
+func (l *auditLog) gather(first pendingEvent) batch {
+	n := min(1+len(l.queue), maxAuditBatch)
+	b := batch{events: make([]audit.Event, 0, n), written: make([]chan error, 0, n)}
+	b.add(first)
+	for len(b.events) < maxAuditBatch {
 		select {
 		case p := <-l.queue:
-			batch = append(batch, p)
+			b.add(p)
 		default:
-			return batch
+			return b
 		}
 	}
-	return batch
+	return b
 }
 
 // flush writes what is queued, in batches, within auditFlushTimeout;
@@ -146,32 +160,28 @@ func (l *auditLog) flush() {
 	}
 }
 
-// write writes batch in one transaction and tells each call how it went.
+// write writes b in one transaction and tells each call how it went.
 // When the batch fails on an event that is not valid, the others are
 // written one by one, so that one bad event fails only its own call.
-func (l *auditLog) write(ctx context.Context, batch []pendingEvent) {
-	err := l.writeAll(ctx, batch)
-	if err != nil && len(batch) > 1 && domainerr.KindOf(err) == domainerr.Invalid {
-		for _, p := range batch {
-			l.write(ctx, []pendingEvent{p})
+func (l *auditLog) write(ctx context.Context, b batch) {
+	err := l.writeAll(ctx, b.events)
+	if err != nil && len(b.events) > 1 && domainerr.KindOf(err) == domainerr.Invalid {
+		for i := range b.events {
+			l.write(ctx, batch{events: b.events[i : i+1], written: b.written[i : i+1]})
 		}
 		return
 	}
 	if err != nil {
-		l.log.Warn("worker: audit events not recorded; their calls fail", "count", len(batch), "err", err)
+		l.log.Warn("worker: audit events not recorded; their calls fail", "count", len(b.events), "err", err)
 	}
-	for _, p := range batch {
-		p.written <- err
+	for _, w := range b.written {
+		w <- err
 	}
 }
 
-func (l *auditLog) writeAll(ctx context.Context, batch []pendingEvent) error {
+func (l *auditLog) writeAll(ctx context.Context, events []audit.Event) error {
 	ctx, cancel := context.WithTimeout(ctx, auditWriteTimeout)
 	defer cancel()
-	events := make([]audit.Event, len(batch))
-	for i, p := range batch {
-		events[i] = p.e
-	}
 	skipped, err := l.auditor.RecordAll(ctx, events)
 	if skipped > 0 {
 		// An operator named a tenant that does not exist: no log to write to.

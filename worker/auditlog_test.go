@@ -65,6 +65,18 @@ func TestAuditAnswersAfterItsRow(t *testing.T) {
 	if n := len(w.logs.find("worker: audit events not recorded; their calls fail", map[string]string{"err": "database is down"})); n != 1 {
 		t.Errorf("%d warnings about the failed write, want 1", n)
 	}
+
+	// A batch that runs out of its own time is no end of the call's
+	// context: the call, answered or failing, is not answered.
+	late := &fakeAuditor{err: fmt.Errorf("audit: insert: %w", context.DeadlineExceeded)}
+	w = startWorker(t, func(c *Config) { c.Auditor = late })
+	w.board.errs["T-9"] = domainerr.New(domainerr.NotFound, "No task T-9 in tenant acme")
+	for _, ref := range []string{"T-1", "T-9"} {
+		_, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: ref})
+		if st := status.Convert(err); st.Code() != codes.Unavailable || st.Message() != status.Convert(errUnaudited).Message() {
+			t.Errorf("GetTask(%s) with a batch out of time = %v, want Unavailable saying to try again", ref, err)
+		}
+	}
 }
 
 // TestAuditFullQueueWaits: calls that find the queue full wait for room
@@ -230,14 +242,14 @@ func (f *invalidAuditor) RecordAll(ctx context.Context, events []audit.Event) (i
 func TestAuditBadEventFailsAlone(t *testing.T) {
 	a := &invalidAuditor{}
 	l := &auditLog{auditor: a, log: slog.New(slog.DiscardHandler)}
-	var batch []pendingEvent
+	var b batch
 	for _, m := range []string{"good1", "bad", "good2"} {
-		batch = append(batch, pendingEvent{e: audit.Event{Tenant: "acme", Method: m}, written: make(chan error, 1)})
+		b.add(pendingEvent{e: audit.Event{Tenant: "acme", Method: m}, written: make(chan error, 1)})
 	}
-	l.write(context.Background(), batch)
-	for _, p := range batch {
-		if err := <-p.written; (err != nil) != (p.e.Method == "bad") {
-			t.Errorf("event %s: written = %v", p.e.Method, err)
+	l.write(context.Background(), b)
+	for i, e := range b.events {
+		if err := <-b.written[i]; (err != nil) != (e.Method == "bad") {
+			t.Errorf("event %s: written = %v", e.Method, err)
 		}
 	}
 	if n := len(a.recorded()); n != 2 {

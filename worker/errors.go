@@ -50,6 +50,7 @@ func (s *Server) toStatus(ctx context.Context, method string, err error) error {
 	switch {
 	case errors.As(err, &de):
 		if de.Kind == domainerr.Exhausted {
+			noteFailure(ctx, err)
 			return access.QuotaExceeded(de.Msg)
 		}
 		if code, ok := kindCodes[de.Kind]; ok {

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
@@ -159,7 +158,7 @@ func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, handle string
 	}
 	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.Handle(handle)).WithSponsor().Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no member %q in tenant %s", handle, t.Slug))
+		return nil, domainerr.Wrap(domainerr.NotFound, err, "no member %q in tenant %s", handle, t.Slug)
 	}
 	if err != nil {
 		return nil, err

@@ -150,7 +150,7 @@ func (s *Service) toolsChanged(ctx context.Context, tenant string, member int, w
 	if err := s.events.Publish(tenant, events.Event{Kind: events.ToolsChanged, Member: member}); err != nil {
 		s.log.ErrorContext(ctx, "admin: publishing a tools change failed", "tenant", tenant, "member", member, "err", err)
 		return domainerr.Wrap(domainerr.Unavailable, err,
-			what+" is stored and applies from the member's next call, but open listen streams could not be told: repeat it to retry")
+			"%s is stored and applies from the member's next call, but open listen streams could not be told: repeat it to retry", domainerr.Safe(what))
 	}
 	return nil
 }

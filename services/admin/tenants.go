@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
@@ -82,7 +81,7 @@ func (s *Service) insertTenant(ctx context.Context, cfg tenancy.Config) (*ent.Te
 	})
 	if ent.IsConstraintError(err) {
 		return nil, nil, domainerr.Wrap(domainerr.Conflict, err,
-			fmt.Sprintf("a tenant %q exists already: choose another slug", cfg.TenantSlug))
+			"a tenant %q exists already: choose another slug", cfg.TenantSlug)
 	}
 	return t, owner, err
 }

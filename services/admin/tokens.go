@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 
@@ -145,7 +144,7 @@ func (s *Service) revokeToken(ctx context.Context, a actor, req *adminv1.RevokeT
 	}
 	row, err := s.client.Token.Query().Where(token.TenantID(t.ID), token.Jti(req.GetId())).WithMember().Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no token %q in tenant %s", req.GetId(), t.Slug))
+		return nil, domainerr.Wrap(domainerr.NotFound, err, "no token %q in tenant %s", req.GetId(), t.Slug)
 	}
 	if err != nil {
 		return nil, err

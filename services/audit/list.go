@@ -2,7 +2,6 @@ package audit
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -60,7 +59,7 @@ func (s *Store) List(ctx context.Context, tenantSlug string, f Filter, c string,
 	}
 	t, err := s.client.Tenant.Query().Where(tenant.Slug(tenantSlug)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, "", domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no tenant %q", tenantSlug))
+		return nil, "", domainerr.Wrap(domainerr.NotFound, err, "no tenant %q", tenantSlug)
 	}
 	if err != nil {
 		return nil, "", store.DomainError(ctx, err)
@@ -148,7 +147,7 @@ func (s *Store) where(ctx context.Context, t *ent.Tenant, f Filter) ([]predicate
 		id, err := s.client.Member.Query().Where(member.TenantID(t.ID), member.Handle(f.Member)).OnlyID(ctx)
 		if ent.IsNotFound(err) {
 			return nil, 0, domainerr.Wrap(domainerr.NotFound, err,
-				fmt.Sprintf("no member %q in tenant %s: use a member's handle, as the events show it", cut(f.Member, 40), t.Slug))
+				"no member %q in tenant %s: use a member's handle, as the events show it", cut(f.Member, 40), t.Slug)
 		}
 		if err != nil {
 			return nil, 0, err

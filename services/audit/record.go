@@ -135,7 +135,7 @@ func tenantID(ctx context.Context, client *ent.Client, e Event) (int, error) {
 	}
 	id, err := client.Tenant.Query().Where(tenant.Slug(e.Tenant)).OnlyID(ctx)
 	if ent.IsNotFound(err) {
-		return 0, domainerr.Wrapf(domainerr.NotFound, err, "no tenant %q to audit a call in", e.Tenant)
+		return 0, domainerr.Wrap(domainerr.NotFound, err, "no tenant %q to audit a call in", e.Tenant)
 	}
 	return id, store.DomainError(ctx, err)
 }

@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"fmt"
 	"time"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -69,7 +68,7 @@ func findComment(ctx context.Context, c *ent.Client, a actor, id int) (*ent.Comm
 	cm, err := c.Comment.Query().Where(comment.TenantID(a.tenant.ID), comment.Number(id)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil, domainerr.Wrap(domainerr.NotFound, err,
-			fmt.Sprintf("No comment #%d in tenant %s: find comment ids with comments_list", id, a.tenant.Slug))
+			"No comment #%d in tenant %s: find comment ids with comments_list", id, a.tenant.Slug)
 	}
 	if err != nil {
 		return nil, nil, err

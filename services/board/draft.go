@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -239,5 +238,5 @@ func atIndex(i int, err error) error {
 	if domainerr.KindOf(err) != domainerr.Invalid {
 		return err
 	}
-	return domainerr.Wrap(domainerr.Invalid, err, fmt.Sprintf("tasks[%d]: %s", i, domainerr.Message(err)))
+	return domainerr.Prefix(err, "tasks[%d]: ", i)
 }

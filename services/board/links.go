@@ -2,7 +2,6 @@ package board
 
 import (
 	"context"
-	"fmt"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
@@ -39,7 +38,7 @@ func checkLinks(field string, in []*taskwirev1.Link) ([]linkSpec, error) {
 		}
 		n, err := parseRef(l.GetRef())
 		if err != nil {
-			return nil, domainerr.Wrap(domainerr.Invalid, err, fmt.Sprintf("%s[%d]: %s", field, i, domainerr.Message(err)))
+			return nil, domainerr.Prefix(err, "%s[%d]: ", domainerr.Safe(field), i)
 		}
 		out = append(out, linkSpec{kind: l.GetKind(), number: n})
 	}

@@ -123,7 +123,7 @@ func (s *Service) announce(ctx context.Context, kind, list string) (*mcpv1.ToolO
 		return nil, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
 	}
 	if err := s.events.Publish(c.Tenant, events.Event{Kind: kind}); err != nil {
-		return nil, domainerr.Wrap(domainerr.Unavailable, err, "The "+list+" list change could not be announced; try again")
+		return nil, domainerr.Wrap(domainerr.Unavailable, err, "The %s list change could not be announced; try again", domainerr.Safe(list))
 	}
 	return textOutput("Announced a " + list + " list change: listening clients get notifications/" + list + "s/list_changed."), nil
 }

@@ -7,6 +7,7 @@ package domainerr
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // Kind classifies a failure by what the caller can do about it.
@@ -51,8 +52,8 @@ type Error struct {
 	Msg  string
 	Err  error // the cause, for logs; never shown to callers
 
-	// format and args made Msg (New, Wrapf), kept so that Redacted can
-	// write the sentence without the values; format is "" after Wrap.
+	// format and args made Msg, kept so that Redacted can write the
+	// sentence without the values.
 	format string
 	args   []any
 }
@@ -71,18 +72,27 @@ func New(k Kind, format string, args ...any) *Error {
 	return &Error{Kind: k, Msg: fmt.Sprintf(format, args...), format: format, args: args}
 }
 
-// Wrap returns an Error of kind k with message msg and cause err. msg
-// comes formatted, so Redacted cannot tell its values from its sentence
-// and returns nothing for it: use Wrapf to build a message from values.
-func Wrap(k Kind, err error, msg string) *Error {
-	return &Error{Kind: k, Msg: msg, Err: err}
-}
-
-// Wrapf returns an Error of kind k with a formatted message and cause err.
-func Wrapf(k Kind, err error, format string, args ...any) *Error {
+// Wrap returns an Error of kind k with a formatted message and cause err.
+// Like New it takes the values apart from the sentence, so that Redacted
+// can leave them out: never format the message beforehand (go vet says
+// so of a format that is not a constant).
+func Wrap(k Kind, err error, format string, args ...any) *Error {
 	e := New(k, format, args...)
 	e.Err = err
 	return e
+}
+
+// Prefix returns the first Error in err's chain with format and args
+// before its message, its redacted form too, as an Error of the same kind
+// caused by err: what is wrong with one part of a request, said of the
+// whole ("tasks[3]: " before a draft's refusal). Any other err is
+// returned as it is.
+func Prefix(err error, format string, args ...any) error {
+	var e *Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	return Wrap(e.Kind, err, format+e.format, append(slices.Clip(args), e.args...)...)
 }
 
 // KindOf returns the kind of err: the kind of the first *Error in its chain,

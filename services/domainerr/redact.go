@@ -22,12 +22,8 @@ var taskRef = regexp.MustCompile(`^T-[0-9]{1,10}$`)
 // Redacted returns e's message as the audit log keeps it: the sentence
 // with every value a caller or a task could have written (titles, notes,
 // labels, names, whatever a caller sent) replaced by "…". Numbers, task
-// refs and Safe values are kept. An Error made by Wrap, whose message came
-// formatted, has no redacted form: "".
+// refs and Safe values are kept.
 func (e *Error) Redacted() string {
-	if e.format == "" {
-		return ""
-	}
 	args := make([]any, len(e.args))
 	for i, a := range e.args {
 		args[i] = redactArg(a)

@@ -99,9 +99,12 @@ func renumberActivity(ctx context.Context, tx *sql.Tx, dia string) error {
 
 // oldDetails returns the details, by activity id, of the activities after
 // id after (a batch of them) that still name something by id, and the
-// last id read (0: none left).
+// last id read (0: none left). The database reads only details whose
+// text holds an old key: the migration runs on every start of serve, and
+// most activities, once converted, need not travel and be decoded again.
 func oldDetails(ctx context.Context, tx *sql.Tx, after int) (map[int]map[string]any, int, error) {
-	rows, err := tx.QueryContext(ctx, fmt.Sprintf(`SELECT id, detail FROM activities WHERE id > %d AND action IN (%s) ORDER BY id LIMIT %d`,
+	rows, err := tx.QueryContext(ctx, fmt.Sprintf(`SELECT id, detail FROM activities WHERE id > %d AND action IN (%s)
+		AND (CAST(detail AS TEXT) LIKE '%%comment_id%%' OR CAST(detail AS TEXT) LIKE '%%note_id%%') ORDER BY id LIMIT %d`,
 		after, namingActions, activityBatch))
 	if err != nil {
 		return nil, 0, err

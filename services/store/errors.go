@@ -27,9 +27,9 @@ func DomainError(ctx context.Context, err error) error {
 	case ctx.Err() != nil:
 		return fmt.Errorf("%w: %v", ctx.Err(), err)
 	case ent.IsNotFound(err):
-		return domainerr.Wrapf(domainerr.NotFound, err, "Not found: check the name or ref and try again")
+		return domainerr.Wrap(domainerr.NotFound, err, "Not found: check the name or ref and try again")
 	case ent.IsConstraintError(err):
-		return domainerr.Wrapf(domainerr.Conflict, err, "This conflicts with a change made at the same time: read again and retry")
+		return domainerr.Wrap(domainerr.Conflict, err, "This conflicts with a change made at the same time: read again and retry")
 	}
 	return domainerr.Wrap(domainerr.Internal, err, "internal error")
 }

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 )
 
-// sqliteCompanions are the files SQLite keeps beside a database in WAL
-// mode (and the rollback journal of other modes): they hold its pages
-// too.
-var sqliteCompanions = []string{"-wal", "-shm", "-journal"}
+// sqliteFiles are the suffixes of a database's files: the database, and
+// the files SQLite keeps beside it in WAL mode (and the rollback journal
+// of other modes), which hold its pages too.
+var sqliteFiles = []string{"", "-wal", "-shm", "-journal"}
 
 // makePrivate makes the SQLite database at path readable by its owner
 // only (0600), whatever the umask: it holds every tenant's tasks and the
@@ -26,7 +26,8 @@ func makePrivate(path string) error {
 		return fmt.Errorf("store: open the database file %s: %w", path, err)
 	}
 	f.Close()
-	for _, p := range append([]string{path}, companions(path)...) {
+	for _, suffix := range sqliteFiles {
+		p := path + suffix
 		info, err := os.Stat(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -41,14 +42,6 @@ func makePrivate(path string) error {
 		}
 	}
 	return nil
-}
-
-func companions(path string) []string {
-	out := make([]string, len(sqliteCompanions))
-	for i, suffix := range sqliteCompanions {
-		out[i] = path + suffix
-	}
-	return out
 }
 
 // SQLiteDir returns the directory of the SQLite database dsn names, and

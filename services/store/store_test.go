@@ -140,6 +140,13 @@ func TestWithTx(t *testing.T) {
 	})
 }
 
+// stepFunc is a store.CommitStep made of a function.
+type stepFunc func(ctx context.Context, tx *ent.Tx, commit func() error) error
+
+func (f stepFunc) Commit(ctx context.Context, tx *ent.Tx, commit func() error) error {
+	return f(ctx, tx, commit)
+}
+
 // TestWithTxCommitStep: a CommitStep in the context writes in the
 // transaction it commits: what it writes commits with the write, a step
 // that fails rolls the write back, and a write that fails never reaches
@@ -157,7 +164,7 @@ func TestWithTxCommitStep(t *testing.T) {
 			return tx.Tenant.Create().SetSlug(slug).SetName(slug).Exec(system)
 		}
 		committed := 0
-		step := func(ctx context.Context, tx *ent.Tx, commit func() error) error {
+		step := stepFunc(func(ctx context.Context, tx *ent.Tx, commit func() error) error {
 			if err := create(tx, "by-step"+fmt.Sprint(committed)); err != nil {
 				return err
 			}
@@ -166,7 +173,7 @@ func TestWithTxCommitStep(t *testing.T) {
 			}
 			committed++
 			return nil
-		}
+		})
 		ctx := store.WithCommitStep(system, step)
 		if err := store.WithTx(ctx, c, func(tx *ent.Tx) error { return create(tx, "write") }); err != nil || committed != 1 {
 			t.Fatalf("WithTx with a step = %v, %d commits; want nil, 1", err, committed)
@@ -175,7 +182,7 @@ func TestWithTxCommitStep(t *testing.T) {
 		if err := store.WithTx(ctx, c, func(tx *ent.Tx) error { create(tx, "failed"); return errBoom }); !errors.Is(err, errBoom) || committed != 1 {
 			t.Errorf("failing WithTx with a step = %v, %d commits; want boom and no commit", err, committed)
 		}
-		failing := store.WithCommitStep(system, func(ctx context.Context, tx *ent.Tx, commit func() error) error { return errBoom })
+		failing := store.WithCommitStep(system, stepFunc(func(ctx context.Context, tx *ent.Tx, commit func() error) error { return errBoom }))
 		if err := store.WithTx(failing, c, func(tx *ent.Tx) error { return create(tx, "unrecorded") }); !errors.Is(err, errBoom) {
 			t.Errorf("WithTx with a failing step = %v, want boom", err)
 		}

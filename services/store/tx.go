@@ -47,7 +47,9 @@ func rollback(tx *ent.Tx, err error) error {
 // own write, then call commit, and note whether it committed. The worker
 // writes a call's audit row this way, so that a write and the record of
 // it commit together or not at all. An error rolls the transaction back.
-type CommitStep func(ctx context.Context, tx *ent.Tx, commit func() error) error
+type CommitStep interface {
+	Commit(ctx context.Context, tx *ent.Tx, commit func() error) error
+}
 
 type commitStepKey struct{}
 
@@ -57,10 +59,18 @@ func WithCommitStep(ctx context.Context, step CommitStep) context.Context {
 	return context.WithValue(ctx, commitStepKey{}, step)
 }
 
+// CommitStepOf returns the CommitStep ctx carries, nil if none: the one
+// value a caller (the worker's audit) needs in the context, for itself as
+// well as for WithTx.
+func CommitStepOf(ctx context.Context) CommitStep {
+	step, _ := ctx.Value(commitStepKey{}).(CommitStep)
+	return step
+}
+
 // commit commits tx, through the CommitStep of ctx if it carries one.
 func commit(ctx context.Context, tx *ent.Tx) error {
-	if step, ok := ctx.Value(commitStepKey{}).(CommitStep); ok && step != nil {
-		return step(ctx, tx, tx.Commit)
+	if step := CommitStepOf(ctx); step != nil {
+		return step.Commit(ctx, tx, tx.Commit)
 	}
 	return tx.Commit()
 }

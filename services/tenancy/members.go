@@ -2,7 +2,6 @@ package tenancy
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/ent/member"
@@ -113,7 +112,7 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 		m, err = create.Save(ctx)
 		if ent.IsConstraintError(err) {
 			return domainerr.Wrap(domainerr.Conflict, err,
-				fmt.Sprintf("tenant %s already has a member %q: choose another handle", t.Slug, spec.Handle))
+				"tenant %s already has a member %q: choose another handle", t.Slug, spec.Handle)
 		}
 		return err
 	})
@@ -140,7 +139,7 @@ func FindMember(ctx context.Context, client *ent.Client, tenantSlug, handle stri
 func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, handle string) (*ent.Member, error) {
 	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.Handle(handle)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no member %q in tenant %s", handle, t.Slug))
+		return nil, domainerr.Wrap(domainerr.NotFound, err, "no member %q in tenant %s", handle, t.Slug)
 	}
 	return m, err
 }

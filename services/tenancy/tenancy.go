@@ -6,7 +6,6 @@ package tenancy
 
 import (
 	"context"
-	"fmt"
 	"regexp"
 
 	"github.com/taskwire/taskwire/ent"
@@ -33,7 +32,7 @@ func checkName(what, v string) error {
 func scope(ctx context.Context, client *ent.Client, slug string) (*ent.Tenant, context.Context, error) {
 	t, err := client.Tenant.Query().Where(tenant.Slug(slug)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, ctx, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no tenant %q", slug))
+		return nil, ctx, domainerr.Wrap(domainerr.NotFound, err, "no tenant %q", slug)
 	}
 	if err != nil {
 		return nil, ctx, store.DomainError(ctx, err)

@@ -55,7 +55,7 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 	}
 	raw, minted, err := is.Mint(authn.MintRequest{Tenant: t.Slug, Member: r.Member, Scopes: r.Scopes, Toolsets: r.Toolsets, TTL: ttl, Admin: r.Admin})
 	if err != nil {
-		return "", Info{}, domainerr.Wrap(domainerr.Invalid, err, "cannot mint this token: "+err.Error())
+		return "", Info{}, domainerr.Wrap(domainerr.Invalid, err, "cannot mint this token: %s", err.Error())
 	}
 	var info Info
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {

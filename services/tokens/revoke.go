@@ -3,7 +3,6 @@ package tokens
 import (
 	"context"
 	"errors"
-	"fmt"
 	"time"
 
 	"github.com/taskwire/taskwire/ent"
@@ -32,7 +31,7 @@ func (s *Store) Revoke(ctx context.Context, tenantSlug, jti string) error {
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
 		row, err = tx.Token.Query().Where(token.TenantID(t.ID), token.Jti(jti)).Only(ctx)
 		if ent.IsNotFound(err) {
-			return domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no token %q in tenant %s", jti, t.Slug))
+			return domainerr.Wrap(domainerr.NotFound, err, "no token %q in tenant %s", jti, t.Slug)
 		}
 		if err != nil {
 			return err

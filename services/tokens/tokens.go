@@ -14,7 +14,6 @@ package tokens
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
@@ -102,7 +101,7 @@ func (s *Store) now() time.Time {
 func scope(ctx context.Context, client *ent.Client, slug string) (*ent.Tenant, context.Context, error) {
 	t, err := client.Tenant.Query().Where(tenant.Slug(slug)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, ctx, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no tenant %q", slug))
+		return nil, ctx, domainerr.Wrap(domainerr.NotFound, err, "no tenant %q", slug)
 	}
 	if err != nil {
 		return nil, ctx, store.DomainError(ctx, err)
@@ -115,7 +114,7 @@ func scope(ctx context.Context, client *ent.Client, slug string) (*ent.Tenant, c
 func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, id int) (*ent.Member, error) {
 	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.ID(id)).Only(ctx)
 	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err, fmt.Sprintf("no member %d in tenant %s", id, t.Slug))
+		return nil, domainerr.Wrap(domainerr.NotFound, err, "no member %d in tenant %s", id, t.Slug)
 	}
 	return m, err
 }
