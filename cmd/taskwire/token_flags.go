@@ -13,6 +13,50 @@ import (
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
+// tokenRequest is the token a create command asks for.
+type tokenRequest struct {
+	tenant, member, label string
+	scopes, toolsets      []string
+	ttl                   time.Duration // 0: the default
+	admin                 bool
+}
+
+// createFlags are the flags of the commands that create a token: `token
+// create` and `admin tokens create`.
+type createFlags struct {
+	member, scopes, toolsets, label string
+	ttl                             time.Duration
+	admin                           bool
+}
+
+func (f *createFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&f.member, "member", "", "handle of the member the token acts as (required)")
+	fs.StringVar(&f.scopes, "scopes", "read,comment,write", "comma-separated scopes of an MCP token: read, comment, write")
+	fs.StringVar(&f.toolsets, "toolsets", "", toolsetsFlagUsage)
+	fs.DurationVar(&f.ttl, "ttl", 0, "how long the token is valid, at most --max-token-ttl (default 2160h, or --max-token-ttl if shorter)")
+	fs.StringVar(&f.label, "label", "", `what the token is for, shown when tokens are listed, e.g. "laptop claude"`)
+	fs.BoolVar(&f.admin, "admin", false, "mint an admin token, for the admin API (taskwire admin), instead of an MCP token: for an owner or admin who is a person; it has no scopes")
+}
+
+// request checks the flags parsed into fs and returns the token they ask
+// for on tenant; max, when known (> 0), bounds --ttl.
+func (f *createFlags) request(fs *flag.FlagSet, tenant string, max time.Duration) (tokenRequest, error) {
+	if f.member == "" {
+		return tokenRequest{}, errors.New("name the member the token acts as with --member HANDLE")
+	}
+	if err := checkTTLFlag(fs, "ttl", f.ttl, max); err != nil {
+		return tokenRequest{}, err
+	}
+	if err := checkAdminFlags(fs, f.admin); err != nil {
+		return tokenRequest{}, err
+	}
+	req := tokenRequest{tenant: tenant, member: f.member, label: f.label, toolsets: commaList(f.toolsets), ttl: f.ttl, admin: f.admin}
+	if !f.admin {
+		req.scopes = commaList(f.scopes)
+	}
+	return req, nil
+}
+
 // printCreated tells what a token just created is, on stderr: the token
 // alone goes to stdout, so it can be captured.
 func printCreated(w io.Writer, info tokens.Info, tenant, publicURL string) {
