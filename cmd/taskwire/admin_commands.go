@@ -243,21 +243,14 @@ func (a *adminCmd) tokensList(args []string) error {
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
-	all := &adminv1.ListTokensResponse{}
-	for page := ""; ; {
-		resp := &adminv1.ListTokensResponse{}
-		if err := a.call("ListTokens", &adminv1.ListTokensRequest{Tenant: a.tenant, Member: *member, PageToken: page}, resp); err != nil {
-			return err
-		}
-		all.Tokens = append(all.Tokens, resp.GetTokens()...)
-		if page = resp.GetNextPageToken(); page == "" {
-			break
-		}
+	list, err := a.listTokens(a.tenant, *member)
+	if err != nil {
+		return err
 	}
 	if a.asJSON {
-		return a.printJSON(all)
+		return a.printJSON(&adminv1.ListTokensResponse{Tokens: list})
 	}
-	return printAdminTokens(a.stdout, all.GetTokens())
+	return printAdminTokens(a.stdout, list)
 }
 
 func (a *adminCmd) tokensRevoke(args []string) error {
