@@ -173,7 +173,7 @@ func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout
 		return err
 	}
 	fmt.Fprintln(stdout, token)
-	printCreated(stderr, info, req.tenant, cfg.PublicURL)
+	printCreated(stderr, token, info, req.tenant, cfg.PublicURL)
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -57,16 +59,29 @@ func (f *createFlags) request(fs *flag.FlagSet, tenant string, max time.Duration
 	return req, nil
 }
 
-// printCreated tells what a token just created is, on stderr: the token
-// alone goes to stdout, so it can be captured.
-func printCreated(w io.Writer, info tokens.Info, tenant, publicURL string) {
+// printCreated tells what the token raw, just created, is, on stderr: the
+// token alone goes to stdout, so it can be captured. serverURL reaches the
+// server's admin API.
+func printCreated(w io.Writer, raw string, info tokens.Info, tenant, serverURL string) {
 	if info.Admin {
 		fmt.Fprintf(w, "admin token %s for %s on tenant %s, expires %s, for the admin API of %s (taskwire admin --url %s)\n",
-			info.ID, info.Member, tenant, info.ExpiresAt.Format(time.RFC3339), publicURL, publicURL)
+			info.ID, info.Member, tenant, info.ExpiresAt.Format(time.RFC3339), serverURL, serverURL)
 		return
 	}
 	fmt.Fprintf(w, "token %s for %s on tenant %s, scopes %s, toolsets %s, expires %s, audience %s\n",
-		info.ID, info.Member, tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), publicURL+"/api/mcp")
+		info.ID, info.Member, tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), audience(raw))
+}
+
+// audience is the "aud" of the token raw, read without verifying it (it
+// was just minted): the endpoint of the public URL, where the token is to
+// be used, which the URL the command reached the server at (the listen
+// address a serve records in its data directory) need not be.
+func audience(raw string) string {
+	var c jwt.RegisteredClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(raw, &c); err != nil || len(c.Audience) == 0 {
+		return "unknown"
+	}
+	return strings.Join(c.Audience, " ")
 }
 
 // checkTTLFlag refuses a lifetime flag set to zero or less, or past max

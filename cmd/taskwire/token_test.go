@@ -282,3 +282,17 @@ func TestTokenCreateThroughServerTakesItsMaximum(t *testing.T) {
 		t.Errorf("token create --ttl 5000h through a server allowing 4000h = %v, want refused naming the server's maximum", err)
 	}
 }
+
+// TestTokenCreateThroughServerNamesTheAudience: through a running server
+// reached at its listen address, `token create` names the token's
+// audience, the public URL's endpoint, not the address it reached.
+func TestTokenCreateThroughServerNamesTheAudience(t *testing.T) {
+	h := startHarnessWith(t, setups()[0], func(c *config) { c.PublicURL = "https://board.example.com" })
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"token", "create", "--member", "owner", "--data", h.sys.cfg.DataDir}, &out, &errOut); err != nil {
+		t.Fatalf("token create: %v\n%s", err, errOut.String())
+	}
+	if want := "audience https://board.example.com/api/mcp\n"; !strings.HasSuffix(errOut.String(), want) {
+		t.Errorf("token create through the server printed %q, want it to end with %q", errOut.String(), want)
+	}
+}
