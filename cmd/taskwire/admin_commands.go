@@ -33,7 +33,7 @@ func (a *adminCmd) tenantsCreate(args []string) error {
 	}
 	resp := &adminv1.CreateTenantResponse{}
 	if err := a.call("CreateTenant", &adminv1.CreateTenantRequest{
-		Slug: pos[0], Name: *name, OwnerHandle: *owner, OwnerName: *ownerName, OwnerTokenTtl: a.duration("owner-token-ttl", *ttl),
+		Slug: pos[0], Name: *name, OwnerHandle: *owner, OwnerName: *ownerName, OwnerTokenTtl: ttlProto(*ttl),
 	}, resp); err != nil {
 		return err
 	}
@@ -175,47 +175,40 @@ func (a *adminCmd) membersRemove(args []string) error {
 }
 
 func (a *adminCmd) tokensCreate(args []string) error {
-	member := a.fs.String("member", "", "handle of the member the token acts as (required)")
-	scopes := a.fs.String("scopes", "read,comment,write", "comma-separated scopes of an MCP token: read, comment, write")
-	toolsets := a.fs.String("toolsets", "", toolsetsFlagUsage)
-	ttl := a.fs.Duration("ttl", 0, "how long the token is valid, at most the server's --max-token-ttl (default 2160h)")
-	label := a.fs.String("label", "", `what the token is for, e.g. "laptop claude"`)
-	admin := a.fs.Bool("admin", false, "mint an admin token, for this admin API, instead of an MCP token: for an owner or admin who is a person; it has no scopes")
+	var create createFlags
+	create.declare(a.fs)
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
-	if *member == "" {
-		return errors.New("name the member the token acts as with --member HANDLE")
-	}
-	if err := checkTTLFlag(a.fs, "ttl", *ttl, 0); err != nil {
+	req, err := create.request(a.fs, a.tenant, 0) // the server applies its maximum
+	if err != nil {
 		return err
 	}
-	if err := checkAdminFlags(a.fs, *admin); err != nil {
-		return err
-	}
-	req := &adminv1.CreateTokenRequest{
-		Tenant: a.tenant, Member: *member, Toolsets: commaList(*toolsets), Ttl: a.duration("ttl", *ttl), Label: *label, Admin: *admin,
-	}
-	if !*admin {
-		req.Scopes = commaList(*scopes)
-	}
+	return a.createToken(req)
+}
+
+// createToken mints req through the admin API.
+func (a *adminCmd) createToken(req tokenRequest) error {
 	resp := &adminv1.CreateTokenResponse{}
-	if err := a.call("CreateToken", req, resp); err != nil {
-		return err
+	if err := a.call("CreateToken", &adminv1.CreateTokenRequest{
+		Tenant: req.tenant, Member: req.member, Scopes: req.scopes, Toolsets: req.toolsets, Ttl: ttlProto(req.ttl), Label: req.label, Admin: req.admin,
+	}, resp); err != nil {
+		return memberHint(err)
 	}
 	if a.asJSON {
 		return a.printJSON(resp)
 	}
 	// The token alone on stdout, so it can be captured; the rest on stderr.
 	fmt.Fprintln(a.stdout, resp.GetToken())
-	printCreated(a.stderr, tokenInfo(resp.GetInfo()), orDefault(a.tenant, "your tenant"), strings.TrimSuffix(a.url, "/"))
+	printCreated(a.stderr, resp.GetToken(), tokenInfo(resp.GetInfo()), orDefault(req.tenant, "your tenant"), strings.TrimSuffix(a.url, "/"))
 	return nil
 }
 
-// duration is the flag name's value for a request: nil when the flag was
-// left out, so the server applies its default.
-func (a *adminCmd) duration(name string, d time.Duration) *durationpb.Duration {
-	if !isSet(a.fs, name) {
+// ttlProto is a lifetime flag's value for a request: nil for 0, a flag
+// left out (checkTTLFlag refuses 0 given), so the server applies its
+// default.
+func ttlProto(d time.Duration) *durationpb.Duration {
+	if d == 0 {
 		return nil
 	}
 	return durationpb.New(d)
@@ -250,21 +243,14 @@ func (a *adminCmd) tokensList(args []string) error {
 	if _, err := a.parse(args, 0, 0); err != nil {
 		return err
 	}
-	all := &adminv1.ListTokensResponse{}
-	for page := ""; ; {
-		resp := &adminv1.ListTokensResponse{}
-		if err := a.call("ListTokens", &adminv1.ListTokensRequest{Tenant: a.tenant, Member: *member, PageToken: page}, resp); err != nil {
-			return err
-		}
-		all.Tokens = append(all.Tokens, resp.GetTokens()...)
-		if page = resp.GetNextPageToken(); page == "" {
-			break
-		}
+	list, err := a.listTokens(a.tenant, *member)
+	if err != nil {
+		return err
 	}
 	if a.asJSON {
-		return a.printJSON(all)
+		return a.printJSON(&adminv1.ListTokensResponse{Tokens: list})
 	}
-	return printAdminTokens(a.stdout, all.GetTokens())
+	return printAdminTokens(a.stdout, list)
 }
 
 func (a *adminCmd) tokensRevoke(args []string) error {

@@ -209,7 +209,7 @@ func (c *config) resolve(listenAddr string) error {
 		return err
 	}
 	if c.DB == "" {
-		c.DB = "sqlite:" + filepath.Join(c.DataDir, "taskwire.db")
+		c.DB = c.ownDB()
 	}
 	if c.SigningKey == "" {
 		c.SigningKey = filepath.Join(c.DataDir, "signing.key")
@@ -219,6 +219,9 @@ func (c *config) resolve(listenAddr string) error {
 	}
 	return c.checkPublicURL()
 }
+
+// ownDB is the database of the data directory: the default of --db.
+func (c *config) ownDB() string { return "sqlite:" + filepath.Join(c.DataDir, "taskwire.db") }
 
 // checkPublicURL normalises the public URL, refusing one that is not an
 // absolute http(s) URL, or not loopback with --conformance.

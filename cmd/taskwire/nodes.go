@@ -99,13 +99,13 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 	if err != nil {
 		return nil, err
 	}
-	nats, err := events.New(cfg.NATS)
+	broadcast, err := events.New(cfg.NATS)
 	if err != nil {
 		return nil, err
 	}
 	// Revocations and role changes made here are forgotten by this
 	// worker's caller cache (below) as they are broadcast.
-	bus := &localFirst{Bus: nats}
+	bus := &localFirst{Bus: broadcast}
 	// Every call's token is checked against its record in the database
 	// (issued as it claims, not revoked); revocations are broadcast to
 	// front doors and workers.
@@ -145,7 +145,7 @@ func startWorkerNode(cfg workerNodeConfig) (*workerNode, error) {
 		}
 	}
 	if cfg.Conformance {
-		fixtures, err := conformance.New(conformance.Config{Events: nats})
+		fixtures, err := conformance.New(conformance.Config{Events: broadcast})
 		if err != nil {
 			return nil, err
 		}

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
-	"google.golang.org/protobuf/types/known/durationpb"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/ent"
@@ -100,14 +99,6 @@ func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, 
 	return db, st, closeAll, nil
 }
 
-// tokenRequest is what `token create` asks for.
-type tokenRequest struct {
-	tenant, member, label string
-	scopes, toolsets      []string
-	ttl                   time.Duration
-	admin                 bool
-}
-
 // runTokenCreate mints and records a token for a member: through the
 // admin API of the server running on the data directory (or --url), or
 // else on the database serve uses, which needs the same data directory
@@ -116,13 +107,9 @@ type tokenRequest struct {
 func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg config
 	var api apiFlags
+	var create createFlags
 	fs, tenant := tokenFlags("create", &cfg, &api, stderr)
-	member := fs.String("member", "", "handle of the member the token acts as (required)")
-	scopes := fs.String("scopes", "read,comment,write", "comma-separated scopes of an MCP token: read, comment, write")
-	toolsets := fs.String("toolsets", "", toolsetsFlagUsage)
-	ttl := fs.Duration("ttl", 0, "how long the token is valid, at most --max-token-ttl (default 2160h, or --max-token-ttl if shorter)")
-	label := fs.String("label", "", `what the token is for, shown by "token list", e.g. "laptop claude"`)
-	admin := fs.Bool("admin", false, "mint an admin token, for the admin API (taskwire admin), instead of an MCP token: for an owner or admin who is a person; it has no scopes")
+	create.declare(fs)
 	// Minted on the database (no server running), the token counts
 	// against its member's quota as the servers count it.
 	fs.IntVar(&cfg.Quota.TokensPerMember, "quota-tokens-per-member", cfg.envInt("TASKWIRE_QUOTA_TOKENS_PER_MEMBER", quota.Defaults.TokensPerMember),
@@ -130,46 +117,25 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
-	if *member == "" {
-		fs.Usage()
-		return errors.New("name the member the token acts as with --member HANDLE")
-	}
-	if err := checkTTLFlag(fs, "ttl", *ttl, cfg.MaxTokenTTL); err != nil {
-		return err
-	}
-	if err := checkAdminFlags(fs, *admin); err != nil {
-		return err
-	}
-	req := tokenRequest{tenant: *tenant, member: *member, label: *label, toolsets: commaList(*toolsets), ttl: *ttl, admin: *admin}
-	if !*admin {
-		req.scopes = commaList(*scopes)
-	}
 	r, err := api.route(ctx, &cfg, stdout, stderr)
 	if err != nil {
 		return err
 	}
 	defer r.release()
+	// Minted here, the token lives at most this command's --max-token-ttl;
+	// minted by a server, at most the server's, which it applies itself.
+	max := cfg.MaxTokenTTL
 	if r.api != nil {
-		return r.api.createToken(req, isSet(fs, "ttl"))
+		max = 0
+	}
+	req, err := create.request(fs, *tenant, max)
+	if err != nil {
+		return err
+	}
+	if r.api != nil {
+		return r.api.createToken(req)
 	}
 	return createOnDatabase(ctx, &cfg, req, stdout, stderr)
-}
-
-// createToken mints req through the admin API.
-func (a *adminCmd) createToken(req tokenRequest, ttlSet bool) error {
-	in := &adminv1.CreateTokenRequest{
-		Tenant: req.tenant, Member: req.member, Scopes: req.scopes, Toolsets: req.toolsets, Label: req.label, Admin: req.admin,
-	}
-	if ttlSet {
-		in.Ttl = durationpb.New(req.ttl)
-	}
-	resp := &adminv1.CreateTokenResponse{}
-	if err := a.call("CreateToken", in, resp); err != nil {
-		return memberHint(err)
-	}
-	fmt.Fprintln(a.stdout, resp.GetToken())
-	printCreated(a.stderr, tokenInfo(resp.GetInfo()), req.tenant, a.url)
-	return nil
 }
 
 // createOnDatabase mints req with the database's current signing key, as
@@ -208,7 +174,7 @@ func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout
 		return err
 	}
 	fmt.Fprintln(stdout, token)
-	printCreated(stderr, info, req.tenant, cfg.PublicURL)
+	printCreated(stderr, token, info, req.tenant, cfg.PublicURL)
 	return nil
 }
 

@@ -8,21 +8,80 @@ import (
 	"strings"
 	"time"
 
+	"github.com/golang-jwt/jwt/v5"
+
 	"github.com/taskwire/taskwire/services/authn"
 	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
-// printCreated tells what a token just created is, on stderr: the token
-// alone goes to stdout, so it can be captured.
-func printCreated(w io.Writer, info tokens.Info, tenant, publicURL string) {
+// tokenRequest is the token a create command asks for.
+type tokenRequest struct {
+	tenant, member, label string
+	scopes, toolsets      []string
+	ttl                   time.Duration // 0: the default
+	admin                 bool
+}
+
+// createFlags are the flags of the commands that create a token: `token
+// create` and `admin tokens create`.
+type createFlags struct {
+	member, scopes, toolsets, label string
+	ttl                             time.Duration
+	admin                           bool
+}
+
+func (f *createFlags) declare(fs *flag.FlagSet) {
+	fs.StringVar(&f.member, "member", "", "handle of the member the token acts as (required)")
+	fs.StringVar(&f.scopes, "scopes", "read,comment,write", "comma-separated scopes of an MCP token: read, comment, write")
+	fs.StringVar(&f.toolsets, "toolsets", "", toolsetsFlagUsage)
+	fs.DurationVar(&f.ttl, "ttl", 0, "how long the token is valid, at most --max-token-ttl (default 2160h, or --max-token-ttl if shorter)")
+	fs.StringVar(&f.label, "label", "", `what the token is for, shown when tokens are listed, e.g. "laptop claude"`)
+	fs.BoolVar(&f.admin, "admin", false, "mint an admin token, for the admin API (taskwire admin), instead of an MCP token: for an owner or admin who is a person; it has no scopes")
+}
+
+// request checks the flags parsed into fs and returns the token they ask
+// for on tenant; max, when known (> 0), bounds --ttl.
+func (f *createFlags) request(fs *flag.FlagSet, tenant string, max time.Duration) (tokenRequest, error) {
+	if f.member == "" {
+		return tokenRequest{}, errors.New("name the member the token acts as with --member HANDLE")
+	}
+	if err := checkTTLFlag(fs, "ttl", f.ttl, max); err != nil {
+		return tokenRequest{}, err
+	}
+	if err := checkAdminFlags(fs, f.admin); err != nil {
+		return tokenRequest{}, err
+	}
+	req := tokenRequest{tenant: tenant, member: f.member, label: f.label, toolsets: commaList(f.toolsets), ttl: f.ttl, admin: f.admin}
+	if !f.admin {
+		req.scopes = commaList(f.scopes)
+	}
+	return req, nil
+}
+
+// printCreated tells what the token raw, just created, is, on stderr: the
+// token alone goes to stdout, so it can be captured. serverURL reaches the
+// server's admin API.
+func printCreated(w io.Writer, raw string, info tokens.Info, tenant, serverURL string) {
 	if info.Admin {
 		fmt.Fprintf(w, "admin token %s for %s on tenant %s, expires %s, for the admin API of %s (taskwire admin --url %s)\n",
-			info.ID, info.Member, tenant, info.ExpiresAt.Format(time.RFC3339), publicURL, publicURL)
+			info.ID, info.Member, tenant, info.ExpiresAt.Format(time.RFC3339), serverURL, serverURL)
 		return
 	}
 	fmt.Fprintf(w, "token %s for %s on tenant %s, scopes %s, toolsets %s, expires %s, audience %s\n",
-		info.ID, info.Member, tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), publicURL+"/api/mcp")
+		info.ID, info.Member, tenant, strings.Join(info.Scopes, ","), authz.ToolsetsText(info.Toolsets), info.ExpiresAt.Format(time.RFC3339), audience(raw))
+}
+
+// audience is the "aud" of the token raw, read without verifying it (it
+// was just minted): the endpoint of the public URL, where the token is to
+// be used, which the URL the command reached the server at (the listen
+// address a serve records in its data directory) need not be.
+func audience(raw string) string {
+	var c jwt.RegisteredClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(raw, &c); err != nil || len(c.Audience) == 0 {
+		return "unknown"
+	}
+	return strings.Join(c.Audience, " ")
 }
 
 // checkTTLFlag refuses a lifetime flag set to zero or less, or past max

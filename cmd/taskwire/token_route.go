@@ -6,7 +6,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 )
@@ -39,7 +38,6 @@ func (f *apiFlags) declare(fs *flag.FlagSet) {
 // the database, with the data directory locked so that no serve starts
 // meanwhile. It resolves cfg first.
 func (f apiFlags) route(ctx context.Context, cfg *config, stdout, stderr io.Writer) (tokenRoute, error) {
-	explicitDB := cfg.DB != ""
 	if err := cfg.resolve(hostPort(cfg.Addr)); err != nil {
 		return tokenRoute{}, err
 	}
@@ -52,8 +50,7 @@ func (f apiFlags) route(ctx context.Context, cfg *config, stdout, stderr io.Writ
 		}
 	}
 	if url == "" {
-		own := "sqlite:" + filepath.Join(cfg.DataDir, "taskwire.db")
-		return tokenRoute{shared: explicitDB && cfg.DB != own, release: release}, nil
+		return tokenRoute{shared: cfg.DB != cfg.ownDB(), release: release}, nil
 	}
 	a := &adminCmd{ctx: ctx, stdout: stdout, stderr: stderr, url: url, token: f.token, secretFile: f.secretFile}
 	if a.token == "" && a.secretFile == "" {

@@ -263,3 +263,36 @@ func frontDoorSet(t *testing.T, dsn string) testSet {
 	t.Cleanup(stop)
 	return testSet{Revocations: set, url: url}
 }
+
+// TestTokenCreateThroughServerTakesItsMaximum: through a running server,
+// `token create` leaves the lifetime to the server's --max-token-ttl, not
+// to the command's own (the default, here shorter), and the server
+// refuses what is past its own.
+func TestTokenCreateThroughServerTakesItsMaximum(t *testing.T) {
+	h := startHarnessWith(t, setups()[0], func(c *config) { c.MaxTokenTTL = 4000 * time.Hour })
+	cli := func(args ...string) (string, string, error) {
+		var out, errOut bytes.Buffer
+		err := run(context.Background(), append([]string{"token", "create", "--member", "owner", "--data", h.sys.cfg.DataDir}, args...), &out, &errOut)
+		return out.String(), errOut.String(), err
+	}
+	if _, created, err := cli("--ttl", "3000h"); err != nil || !strings.Contains(created, "token ") {
+		t.Errorf("token create --ttl 3000h through a server allowing 4000h = %v (stderr %q), want it created", err, created)
+	}
+	if _, _, err := cli("--ttl", "5000h"); err == nil || !strings.Contains(err.Error(), "at most 4000h") {
+		t.Errorf("token create --ttl 5000h through a server allowing 4000h = %v, want refused naming the server's maximum", err)
+	}
+}
+
+// TestTokenCreateThroughServerNamesTheAudience: through a running server
+// reached at its listen address, `token create` names the token's
+// audience, the public URL's endpoint, not the address it reached.
+func TestTokenCreateThroughServerNamesTheAudience(t *testing.T) {
+	h := startHarnessWith(t, setups()[0], func(c *config) { c.PublicURL = "https://board.example.com" })
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"token", "create", "--member", "owner", "--data", h.sys.cfg.DataDir}, &out, &errOut); err != nil {
+		t.Fatalf("token create: %v\n%s", err, errOut.String())
+	}
+	if want := "audience https://board.example.com/api/mcp\n"; !strings.HasSuffix(errOut.String(), want) {
+		t.Errorf("token create through the server printed %q, want it to end with %q", errOut.String(), want)
+	}
+}

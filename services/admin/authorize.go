@@ -86,7 +86,7 @@ func (a actor) mayManage() error {
 	r, t := a.access.Role, a.access.Tenant
 	if r != authz.RoleOwner && r != authz.RoleAdmin {
 		return domainerr.New(domainerr.PermissionDenied,
-			"You are %s %s on tenant %s: managing members and tokens needs an owner or admin of %s.", article(r), r, t, t)
+			"You are %s %s on tenant %s: managing members and tokens needs an owner or admin of %s.", authz.Article(r), r, t, t)
 	}
 	return nil
 }
@@ -140,14 +140,6 @@ func (s *Service) manage(ctx context.Context, a actor, slug string) (*ent.Tenant
 // caller may not see: the same words, so they cannot be told apart.
 func noTenant(slug string) error {
 	return domainerr.New(domainerr.NotFound, "no tenant %q", slug)
-}
-
-// article is the indefinite article of a word: "an" before a vowel.
-func article(word string) string {
-	if word != "" && (word[0] == 'a' || word[0] == 'e' || word[0] == 'i' || word[0] == 'o' || word[0] == 'u') {
-		return "an"
-	}
-	return "a"
 }
 
 // findMember returns the member with handle in t; removed members too

@@ -28,7 +28,7 @@ func (r Refusal) LeastRoleSentence(least string) string {
 		what = fmt.Sprintf("%s (%s)", lowerFirst(r.Title), r.Tool)
 	}
 	return fmt.Sprintf("You are %s %s on tenant %s, and only %s may %s. Ask an owner or admin of %s if you need it done.",
-		article(r.Role), r.Role, r.Tenant, rolesFrom(least), what, r.Tenant)
+		Article(r.Role), r.Role, r.Tenant, rolesFrom(least), what, r.Tenant)
 }
 
 // rolesFrom names least and the roles above it in the plural, e.g.

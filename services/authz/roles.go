@@ -83,7 +83,7 @@ func (r Refusal) Sentence() string {
 		what = fmt.Sprintf("%s (%s needs %s)", lowerFirst(r.Title), r.Tool, r.Need)
 	}
 	return fmt.Sprintf("You are %s %s on tenant %s, and %ss %s: you cannot %s. Ask an owner or admin of %s for a role that allows %s.",
-		article(r.Role), r.Role, r.Tenant, r.Role, abilities(r.Role), what, r.Tenant, r.Need)
+		Article(r.Role), r.Role, r.Tenant, r.Role, abilities(r.Role), what, r.Tenant, r.Need)
 }
 
 // abilities says what a role can do, e.g. "can only read".
@@ -98,8 +98,9 @@ func abilities(role string) string {
 	return "can " + strings.Join(can[:len(can)-1], ", ") + " and " + can[len(can)-1]
 }
 
-// article is the indefinite article of a word: "an" before a vowel.
-func article(word string) string {
+// Article is the indefinite article of a word, such as a role: "an"
+// before a vowel ("an admin", "a member").
+func Article(word string) string {
 	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
 		return "an"
 	}

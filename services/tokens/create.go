@@ -3,7 +3,6 @@ package tokens
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -108,17 +107,9 @@ func mayHoldAdminToken(t *ent.Tenant, m *ent.Member) error {
 		return domainerr.New(domainerr.Invalid, "%s is an assistant, and admin tokens are for people: assistants never administer", m.Handle)
 	case m.Role != member.RoleOwner && m.Role != member.RoleAdmin:
 		return domainerr.New(domainerr.Invalid, "%s is %s %s of %s, and admin tokens are for owners and admins: make %s an admin first",
-			m.Handle, article(string(m.Role)), m.Role, t.Slug, m.Handle)
+			m.Handle, authz.Article(string(m.Role)), m.Role, t.Slug, m.Handle)
 	}
 	return nil
-}
-
-// article is the indefinite article of a word: "an" before a vowel.
-func article(word string) string {
-	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
-	}
-	return "a"
 }
 
 // holdKey takes the row lock of the signing key kid for the rest of tx,

@@ -3,7 +3,6 @@ package tokens
 import (
 	"slices"
 
-	"github.com/taskwire/taskwire/services/authz"
 	"github.com/taskwire/taskwire/services/identity"
 )
 
@@ -12,8 +11,8 @@ import (
 // "" when c is what was issued. A token whose claims differ from its
 // record was re-signed by someone holding a signing key (or forged around
 // a verifier's bug): it must be refused, however well signed. Scopes and
-// toolsets are compared in any order; an expiry c does not know (a call from an
-// older front door) is not compared.
+// toolsets are compared as sets, in any order; an expiry c does not know
+// (a call from an older front door) is not compared.
 func (r Record) Mismatch(c identity.Caller) string {
 	kind := c.Kind
 	if kind == "" {
@@ -26,9 +25,9 @@ func (r Record) Mismatch(c identity.Caller) string {
 		return "member"
 	case kind != r.Kind:
 		return "kind"
-	case len(c.Scopes) != len(r.Scopes) || !slices.Equal(normalScopes(c.Scopes), r.Scopes):
+	case !sameSet(c.Scopes, r.Scopes):
 		return "scopes"
-	case !sameToolsets(c.Toolsets, r.Toolsets):
+	case !sameSet(c.Toolsets, r.Toolsets):
 		return "toolsets"
 	case !c.Expires.IsZero() && c.Expires.Unix() != r.ExpiresAt.Unix():
 		return "expiry"
@@ -36,9 +35,19 @@ func (r Record) Mismatch(c identity.Caller) string {
 	return ""
 }
 
-// sameToolsets reports whether a and b limit a token alike.
-func sameToolsets(a, b []string) bool {
-	na, errA := authz.NormalToolsets(a)
-	nb, errB := authz.NormalToolsets(b)
-	return errA == nil && errB == nil && slices.Equal(na, nb)
+// sameSet reports whether a and b, lists without duplicates, hold the
+// same strings in any order. Workers ask it on every call: both sides are
+// short and come normalized (the claims from the verifier, the record as
+// minted), so it compares them as they are, allocating nothing, instead of
+// normalizing them again.
+func sameSet(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !slices.Contains(b, a[i]) || !slices.Contains(a, b[i]) {
+			return false
+		}
+	}
+	return true
 }
