@@ -59,7 +59,7 @@ var metaRules = []struct {
 // bound; tokens in practice are short ids.
 const MaxProgressToken = 256
 
-const progressTokenWant = "a string or an integer of at most 256 bytes (as JSON text)"
+var progressTokenWant = fmt.Sprintf("a string or an integer of at most %d bytes (as JSON text)", MaxProgressToken)
 
 // validProgressToken reports whether raw may be a progressToken: an id
 // (a string or an integer) of at most MaxProgressToken bytes.

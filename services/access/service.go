@@ -133,7 +133,7 @@ func RoleName(r taskwirev1.MemberRole) string {
 // holding scopes allow, so a model can tell which of the two limits it.
 func Summary(a Access, scopes []string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "You are %s (%s), %s %s on tenant %s.", a.Handle, a.DisplayName, article(a.Role), a.Role, a.Tenant)
+	fmt.Fprintf(&b, "You are %s (%s), %s %s on tenant %s.", a.Handle, a.DisplayName, authz.Article(a.Role), a.Role, a.Tenant)
 	if a.Kind == "assistant" && a.Sponsor != "" {
 		fmt.Fprintf(&b, " You are an assistant sponsored by %s.", a.Sponsor)
 	}
@@ -161,11 +161,4 @@ func list(words []string) string {
 		return words[0]
 	}
 	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
-}
-
-func article(word string) string {
-	if word != "" && strings.ContainsRune("aeiou", rune(word[0])) {
-		return "an"
-	}
-	return "a"
 }

@@ -14,7 +14,7 @@ func (s *Service) createTask(ctx context.Context, a actor, req *taskwirev1.Creat
 		Title: req.GetTitle(), Note: req.GetNote(), Lane: req.GetLane(),
 		Kind: req.GetKind(), Size: req.GetSize(), Assignees: req.GetAssignees(),
 		Labels: req.GetLabels(), Project: req.GetProject(),
-	})
+	}, taskNote)
 	if err != nil {
 		return nil, err
 	}

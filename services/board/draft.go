@@ -47,12 +47,12 @@ type draft struct {
 
 // checkDraft validates what a new task is made of, applying the defaults
 // (backlog, task, no size) for unspecified enums.
-func checkDraft(a actor, d *taskwirev1.TaskDraft) (draft, error) {
+func checkDraft(a actor, d *taskwirev1.TaskDraft, lim noteLimit) (draft, error) {
 	title, err := checkTitle(d.GetTitle())
 	if err != nil {
 		return draft{}, err
 	}
-	note, err := checkNote(d.GetNote())
+	note, err := lim.check(d.GetNote())
 	if err != nil {
 		return draft{}, err
 	}
@@ -143,12 +143,28 @@ func checkTitle(title string) (string, error) {
 	return title, nil
 }
 
-// checkNote returns note without hidden characters and in NFC (block), or
-// why it cannot be one.
-func checkNote(note string) (string, error) {
+// noteLimit is how long a task's note may be where it is written, and
+// what to do about a longer one.
+type noteLimit struct {
+	max   int
+	where string // "" or where the tighter limit holds, e.g. " in an import"
+	fix   string
+}
+
+// The note limits of a task written alone (tasks_create, tasks_update) and
+// of an import's drafts.
+var (
+	taskNote   = noteLimit{max: MaxNote, fix: "shorten it"}
+	importNote = noteLimit{max: MaxImportNote, where: " in an import",
+		fix: "shorten it, or import the task without it and set the note with tasks_update"}
+)
+
+// check returns note without hidden characters and in NFC (block), or why
+// it cannot be one.
+func (l noteLimit) check(note string) (string, error) {
 	note = block(note)
-	if n := utf8.RuneCountInString(note); n > MaxNote {
-		return "", domainerr.New(domainerr.Invalid, "note is %d characters long, more than %d: shorten it", n, MaxNote)
+	if n := utf8.RuneCountInString(note); n > l.max {
+		return "", domainerr.New(domainerr.Invalid, "note is %d characters long, more than %d%s: %s", n, l.max, domainerr.Safe(l.where), domainerr.Safe(l.fix))
 	}
 	return note, nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"unicode/utf8"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/ent"
@@ -137,12 +136,8 @@ func (s *Service) checkImport(ctx context.Context, a actor, in []*taskwirev1.Tas
 	var handles []string
 	for i, d := range in {
 		var err error
-		if drafts[i], err = checkDraft(a, d); err != nil {
+		if drafts[i], err = checkDraft(a, d, importNote); err != nil {
 			return nil, nil, atIndex(i, err)
-		}
-		if n := utf8.RuneCountInString(drafts[i].note); n > MaxImportNote {
-			return nil, nil, domainerr.New(domainerr.Invalid,
-				"tasks[%d]: note is %d characters long, more than %d in an import: shorten it, or import the task without it and set the note with tasks_update", i, n, MaxImportNote)
 		}
 		handles = append(handles, drafts[i].assignees...)
 	}

@@ -117,6 +117,8 @@ func TestImportTasksInvalid(t *testing.T) {
 			{"too many", &taskwirev1.ImportTasksRequest{Tasks: drafts(201)}, domainerr.Invalid, "201 tasks is more than 200"},
 			{"long note", &taskwirev1.ImportTasksRequest{Tasks: withBad(1, &taskwirev1.TaskDraft{Title: "x", Note: strings.Repeat("é", 3001)})},
 				domainerr.Invalid, "tasks[1]: note is 3001 characters long, more than 3000 in an import"},
+			{"note past both limits", &taskwirev1.ImportTasksRequest{Tasks: withBad(1, &taskwirev1.TaskDraft{Title: "x", Note: strings.Repeat("é", 25000)})},
+				domainerr.Invalid, "tasks[1]: note is 25000 characters long, more than 3000 in an import"},
 			{"unknown board", &taskwirev1.ImportTasksRequest{Board: "nope", Tasks: drafts(2)}, domainerr.NotFound, `"main", "ops"`},
 		} {
 			_, err := e.svc.ImportTasks(e.alice, tc.req)

@@ -17,9 +17,9 @@ func line(field, s string, breakHint ...string) (string, error) {
 	var se *safetext.Error
 	switch {
 	case errors.As(err, &se) && se.Class == safetext.LineBreak && len(breakHint) > 0:
-		return "", domainerr.New(domainerr.Invalid, "%s and %s", err.Error(), breakHint[0])
+		return "", domainerr.New(domainerr.Invalid, "%s and %s", domainerr.Safe(err.Error()), domainerr.Safe(breakHint[0]))
 	case err != nil:
-		return "", domainerr.New(domainerr.Invalid, "%s", err.Error())
+		return "", domainerr.New(domainerr.Invalid, "%s", domainerr.Safe(err.Error()))
 	}
 	return out, nil
 }

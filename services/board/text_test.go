@@ -35,6 +35,11 @@ func TestOneLineTextRefusesHiddenCharacters(t *testing.T) {
 			where := "at character 3"
 			_, err := e.svc.CreateTask(e.alice, &taskwirev1.CreateTaskRequest{Title: bad})
 			wantErr(t, "CreateTask(title with "+h.name+")", err, domainerr.Invalid, "title has "+h.named, where)
+			// The sentence holds nothing the caller wrote, so the audit
+			// log keeps it whole.
+			if got, want := domainerr.Redacted(err), domainerr.Message(err); got != want {
+				t.Errorf("Redacted(title with %s) = %q, want the whole sentence %q", h.name, got, want)
+			}
 			_, err = e.svc.UpdateTask(e.alice, &taskwirev1.UpdateTaskRequest{Ref: task.Ref, Title: &bad})
 			wantErr(t, "UpdateTask(title with "+h.name+")", err, domainerr.Invalid, "title has "+h.named, where)
 			_, err = e.svc.CreateTask(e.alice, &taskwirev1.CreateTaskRequest{Title: "x", Labels: []string{"ok", bad}})

@@ -37,7 +37,7 @@ func checkTaskChange(req *taskwirev1.UpdateTaskRequest) (taskChange, error) {
 		ch.title = &t
 	}
 	if req.Note != nil {
-		note, err := checkNote(*req.Note)
+		note, err := taskNote.check(*req.Note)
 		if err != nil {
 			return ch, err
 		}

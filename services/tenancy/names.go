@@ -17,10 +17,10 @@ const MaxName = 100
 func cleanName(what, v string) (string, error) {
 	v, err := safetext.Line(what, v)
 	if err != nil {
-		return "", domainerr.New(domainerr.Invalid, "%s", err.Error())
+		return "", domainerr.New(domainerr.Invalid, "%s", domainerr.Safe(err.Error()))
 	}
 	if n := utf8.RuneCountInString(v); n > MaxName {
-		return "", domainerr.New(domainerr.Invalid, "%s is %d characters long, more than %d: shorten it", what, n, MaxName)
+		return "", domainerr.New(domainerr.Invalid, "%s is %d characters long, more than %d: shorten it", domainerr.Safe(what), n, MaxName)
 	}
 	return v, nil
 }

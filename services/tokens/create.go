@@ -158,7 +158,7 @@ func orEmpty(toolsets []string) []string {
 func checkLabel(l string) (string, error) {
 	l, err := safetext.Line("the label", l)
 	if err != nil {
-		return "", domainerr.New(domainerr.Invalid, "%s", err.Error())
+		return "", domainerr.New(domainerr.Invalid, "%s", domainerr.Safe(err.Error()))
 	}
 	if utf8.RuneCountInString(l) > MaxLabelLen {
 		return "", domainerr.New(domainerr.Invalid, "the label is longer than %d characters: shorten it", MaxLabelLen)
