@@ -9,9 +9,9 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // wellKnownPrefix starts the RFC 9728 protected-resource metadata paths.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
-	"github.com/taskwire/taskwire/services/calllog"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/calllog"
 )
 
 // exchange is one request on the MCP endpoint, from arrival to its log

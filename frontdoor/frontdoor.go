@@ -23,8 +23,8 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 // TokenVerifier turns the bearer token of a request into its caller. It

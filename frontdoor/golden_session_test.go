@@ -13,7 +13,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // Session ids are sealed with a random nonce, so golden files write them as

@@ -18,9 +18,9 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
-	"github.com/taskwire/taskwire/services/events/natstest"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 // askingBackend has one tool, "ask", that asks the client one input

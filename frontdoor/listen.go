@@ -6,7 +6,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/internal/events"
 )
 
 // EventSource tells of changes in a tenant (events.Bus over NATS).

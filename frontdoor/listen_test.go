@@ -13,11 +13,11 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
-	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/internal/events"
 )
 
 // fakeEvents is an in-memory EventSource; the NATS one is tested with
-// services/events and end to end.
+// internal/events and end to end.
 type fakeEvents struct {
 	mu   sync.Mutex
 	subs map[int]func(events.Event)

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 func TestIsLoopbackHost(t *testing.T) {

@@ -11,9 +11,9 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/calllog"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/calllog"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 // methods are the requests served. Anything else is -32601.

@@ -11,7 +11,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/calllog"
+	"github.com/taskwire/taskwire/internal/calllog"
 )
 
 // Observer watches the MCP endpoint for metrics and traces (package

@@ -7,8 +7,8 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // RateLimit is one level of rate limits: every bucket of the level holds

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/progress"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/progress"
 )
 
 // newLimitedHandler is a test handler over b (nil: the golden backend)

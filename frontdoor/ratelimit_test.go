@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // fakeClock is a RateLimits.Now that moves only when told.

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/sealed"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // A legacy session lives in its own id. The Mcp-Session-Id this server

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/internal/events"
 )
 
 // SessionNews shares what front doors learn about legacy sessions with the

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/internal/events"
 )
 
 func TestSessionBook(t *testing.T) {

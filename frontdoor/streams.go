@@ -6,7 +6,7 @@ import (
 	"sync"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // StreamLimits bounds the subscriptions/listen streams one front door

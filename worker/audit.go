@@ -11,12 +11,12 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/audit"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/store"
 )
 
 // Auditor writes audit events (services/audit.Store is one).

@@ -22,11 +22,11 @@ import (
 	"google.golang.org/protobuf/types/dynamicpb"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/audit"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // fakeAuditor keeps what it is asked to record. While hold is open,

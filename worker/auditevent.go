@@ -14,8 +14,8 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/audit"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // What an audit event keeps of a call, at most.

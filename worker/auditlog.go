@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/services/audit"
-	"github.com/taskwire/taskwire/services/domainerr"
 )
 
 // DefaultAuditQueue bounds the events waiting to be written when

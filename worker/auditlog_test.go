@@ -12,11 +12,11 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/tenant"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/audit"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
 )
 
 // heldAuditor is a fakeAuditor whose writes wait until the test lets them.

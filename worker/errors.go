@@ -11,8 +11,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/domainerr"
 )
 
 // translateErrors turns what a handler returns into a gRPC status.

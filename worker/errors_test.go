@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/domainerr"
 )
 
 var internalMsg = regexp.MustCompile(`^internal error \(ref ([0-9a-f]{8})\)$`)

@@ -11,9 +11,9 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/services/events/natstest"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 type ctxKey struct{}

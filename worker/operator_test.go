@@ -12,8 +12,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // operatorBoard answers CreateTask (a write tool) with whether the call

@@ -17,7 +17,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 // flushTimeout bounds the wait for NATS to acknowledge a call's events.

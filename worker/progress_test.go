@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/events/natstest"
+	"github.com/taskwire/taskwire/internal/events/natstest"
 
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
@@ -16,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 func TestProgressEmbeddedNATS(t *testing.T) {

@@ -8,13 +8,13 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // AccessResolver reads what the verified caller currently is on its
-// tenant (services/tenancy.Resolver reads it from the database). An
+// tenant (internal/tenancy.Resolver reads it from the database). An
 // unknown tenant or member is a domainerr Unauthenticated error.
 type AccessResolver interface {
 	Resolve(ctx context.Context, c identity.Caller) (access.Access, error)

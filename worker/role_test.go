@@ -14,9 +14,9 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // fakeResolver answers from a map of member id → Access, which a test may

@@ -13,9 +13,9 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // scopeRule is what a method needs: the scope its tool option names ("" for

@@ -16,12 +16,12 @@ import (
 
 	"google.golang.org/grpc"
 
-	"github.com/taskwire/taskwire/ent"
 	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/services/admin"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/tokens"
 )

@@ -22,7 +22,7 @@ import (
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

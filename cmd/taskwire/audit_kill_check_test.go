@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // checkAudit reads the database after the kill: every acknowledged call

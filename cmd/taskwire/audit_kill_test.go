@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // TestAuditSurvivesKill is the proof that the audit log is exact. Clients

@@ -15,7 +15,7 @@ import (
 // server when a URL is given, otherwise to a server inside this process
 // that listens on no port unless asked (4222 may belong to another server).
 // The embedded server runs JetStream, which keeps the front doors' news of
-// sessions (services/events) for replicas that start later.
+// sessions (internal/events) for replicas that start later.
 type bus struct {
 	conn     *nats.Conn
 	closed   chan struct{}

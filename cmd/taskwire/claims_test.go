@@ -12,11 +12,11 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/tenantscope"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

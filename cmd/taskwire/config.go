@@ -14,8 +14,8 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/quota"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/quota"
 )
 
 // config is what serve and token create read from flags and the

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor"
-	"github.com/taskwire/taskwire/services/quota"
+	"github.com/taskwire/taskwire/internal/quota"
 )
 
 // limitsConfig is what a front door bounds beyond the MCP rate limits:

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/internal/caller/authn"
 )
 
 // The configuration of the commands of a scaled-out deployment: worker,

@@ -5,7 +5,7 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // warnOpenDirs warns, once at start, about each directory holding the

@@ -15,11 +15,11 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/ent"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
-	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/keys"
-	"github.com/taskwire/taskwire/services/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

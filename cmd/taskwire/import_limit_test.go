@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/taskwire/taskwire/frontdoor"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // envelope is a tools/call request as a client sends it, around args,

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/internal/events"
 )
 
 // TestTenantIsolationListen: a listen stream hears its own tenant's

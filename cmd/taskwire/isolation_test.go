@@ -14,8 +14,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/tenant"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/tenant"
 )
 
 // isoProbesPerDirection is how many probes the callers of each tenant

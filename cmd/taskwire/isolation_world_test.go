@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 )
 
 // isoWorld is one tenant as the isolation test planted it: who acts in

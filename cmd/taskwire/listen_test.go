@@ -5,11 +5,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/events/natstest"
+	"github.com/taskwire/taskwire/internal/events/natstest"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/internal/events"
 )
 
 // TestListenAcrossReplicas: the go-sdk client opens a subscriptions/listen

@@ -8,8 +8,8 @@ import (
 	"io"
 	"log/slog"
 
-	"github.com/taskwire/taskwire/services/store"
-	"github.com/taskwire/taskwire/services/telemetry"
+	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/telemetry"
 )
 
 // runMigrate runs `taskwire migrate`: the schema migration of a

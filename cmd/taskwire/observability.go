@@ -14,7 +14,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/taskwire/taskwire/frontdoor/catalog"
-	"github.com/taskwire/taskwire/services/telemetry"
+	"github.com/taskwire/taskwire/internal/telemetry"
 )
 
 // newTelemetry returns the process's logger, which gives every record the

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskwire/taskwire/services/telemetry"
+	"github.com/taskwire/taskwire/internal/telemetry"
 )
 
 // Go's profiles are served beside the metrics only with --pprof, and

@@ -14,10 +14,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/events/natstest"
-	"github.com/taskwire/taskwire/services/store"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // TestSeparateProcesses runs a deployment as separate processes of the

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/internal/caller/authn"
 )
 
 // TestRestartOnAnotherAddress: tokens are bound to the public URL. A

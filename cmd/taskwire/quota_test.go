@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/services/quota"
+	"github.com/taskwire/taskwire/internal/quota"
 )
 
 // TestQuotas: a tenant at its task quota gets an isError result naming

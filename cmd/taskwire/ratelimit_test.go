@@ -12,8 +12,8 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // TestRateLimits: with a tiny limit, the call past a token's burst gets

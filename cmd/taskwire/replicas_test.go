@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/task"
 )
 
 // TestReplicas runs a conversation whose requests alternate between two

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/events"
-	"github.com/taskwire/taskwire/services/events/natstest"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/events/natstest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

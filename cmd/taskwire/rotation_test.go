@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/authz"
 )
 
 // TestRetiredSigningKey: after the signing key is rotated, with the old

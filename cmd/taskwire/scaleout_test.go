@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // TestScaleOut is the proof that a scaled-out deployment survives the loss

@@ -8,8 +8,8 @@ import (
 	"net"
 	"os"
 
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/telemetry"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/telemetry"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

@@ -15,14 +15,14 @@ import (
 	"github.com/nats-io/nats.go"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/events"
-	"github.com/taskwire/taskwire/services/quota"
-	"github.com/taskwire/taskwire/services/store"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

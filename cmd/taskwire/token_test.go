@@ -11,12 +11,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/events/natstest"
-	"github.com/taskwire/taskwire/services/store"
-	"github.com/taskwire/taskwire/services/store/storetest"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

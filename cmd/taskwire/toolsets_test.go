@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // TestAdminTokenToolsets: an owner mints a token limited to the tasks and

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/internal/caller/authn"
 )
 
 func authnRequest(tenant string, member int, scopes []string) authn.MintRequest {

@@ -13,10 +13,10 @@ import (
 	"google.golang.org/grpc"
 	grpckeepalive "google.golang.org/grpc/keepalive"
 
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/events"
-	"github.com/taskwire/taskwire/services/store"
-	"github.com/taskwire/taskwire/services/telemetry"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/telemetry"
 )
 
 // runWorker runs `taskwire worker`: the board's gRPC server over the

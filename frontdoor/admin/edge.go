@@ -28,7 +28,7 @@ import (
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/frontdoor"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // TokenVerifier turns an admin token into its caller; *authn.Verifier for

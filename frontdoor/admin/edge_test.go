@@ -23,9 +23,9 @@ import (
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/identity"
 	"github.com/taskwire/taskwire/worker/workertest"
 )
 

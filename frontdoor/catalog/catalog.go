@@ -17,7 +17,7 @@ import (
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/internal/caller/authz"
 )
 
 // Tool is one tool of the catalogue together with what the front door needs

@@ -11,7 +11,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/content"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 var _ interface {

@@ -7,7 +7,7 @@ import (
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mrtr"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // Prompts returns the worker's prompts.

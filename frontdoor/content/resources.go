@@ -8,7 +8,7 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // The board context resource: one per board, read before working on it.
@@ -19,7 +19,7 @@ const (
 	jsonMIME        = "application/json"
 )
 
-// slugRE is the shape of a board slug (services/tenancy): URIs naming
+// slugRE is the shape of a board slug (internal/tenancy): URIs naming
 // anything else name nothing, which also keeps out "..", "/", "%2F" and
 // every other way of reaching elsewhere.
 var slugRE = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)

@@ -1,7 +1,7 @@
 package mailbox
 
 import (
-	"github.com/taskwire/taskwire/services/events/natstest"
+	"github.com/taskwire/taskwire/internal/events/natstest"
 	"testing"
 	"time"
 )

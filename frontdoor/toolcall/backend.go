@@ -22,10 +22,10 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mrtr"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/progress"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/progress"
 )
 
 // Config configures a Backend. Zero durations mean the defaults.

@@ -12,7 +12,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 // relay forwards the progress one worker publishes for one call to the

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/taskwire/taskwire/services/events/natstest"
+	"github.com/taskwire/taskwire/internal/events/natstest"
 	"slices"
 	"strings"
 	"sync"
@@ -18,7 +18,7 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 var importArgs = json.RawMessage(`{"tasks":[{"title":"a"},{"title":"b"},{"title":"c"}]}`)

@@ -8,15 +8,15 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/taskwire/taskwire/services/events/natstest"
+	"github.com/taskwire/taskwire/internal/events/natstest"
 
 	"github.com/google/go-cmp/cmp"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 func toolNames(tools []mcp.Tool) []string {

@@ -7,7 +7,7 @@ import (
 	"google.golang.org/grpc/metadata"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // traceparentRE is a W3C traceparent of version 00 with non-zero ids.

@@ -9,7 +9,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/internal/caller/authz"
 )
 
 func TestSummary(t *testing.T) {

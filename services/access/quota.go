@@ -3,7 +3,7 @@ package access
 import "google.golang.org/grpc/codes"
 
 // ReasonQuotaExceeded marks a RESOURCE_EXHAUSTED status that a tenant's
-// quota refused (services/quota), as against one gRPC itself raised (a
+// quota refused (internal/quota), as against one gRPC itself raised (a
 // message too large): a quota's sentence is for the caller, who can act
 // on it (delete, revoke, ask for more); retrying does not help.
 const ReasonQuotaExceeded = "QUOTA_EXCEEDED"

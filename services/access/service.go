@@ -9,8 +9,8 @@ import (
 	"google.golang.org/grpc"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // Service implements taskwirev1.AccessServiceServer from the Access the

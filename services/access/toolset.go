@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/internal/caller/authz"
 )
 
 // ReasonToolsetForbids marks the refusal of a tool outside the toolsets

@@ -10,13 +10,13 @@ import (
 	"testing"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/admin"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/events"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

@@ -5,9 +5,9 @@ import (
 	"testing"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // TestNamesRefuseHiddenCharacters: the names people read in the console

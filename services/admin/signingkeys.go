@@ -7,7 +7,7 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/services/keys"
 )
 

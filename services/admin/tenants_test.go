@@ -9,13 +9,13 @@ import (
 	"google.golang.org/protobuf/types/known/durationpb"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/board"
-	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/board"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/admin"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/store/storetest"
 )
 
 // TestCreateTenant: an operator creates a tenant with its owner, default

@@ -22,8 +22,8 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/cursor"
+	"github.com/taskwire/taskwire/internal/cursor"
+	"github.com/taskwire/taskwire/internal/ent"
 )
 
 // Outcomes of a call besides the gRPC code names of failures ("NotFound",

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
 )
 
 // listName names the audit log's cursors (see package cursor).

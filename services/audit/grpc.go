@@ -8,9 +8,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/domainerr"
 )
 
 // Reader is the weakest role that may read the audit log. The tool's

@@ -5,12 +5,12 @@ import (
 	"math/bits"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/tenant"
-	"github.com/taskwire/taskwire/ent/tenantscope"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/tenant"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // Record writes e to the audit log of its tenant. It looks up what the

@@ -3,8 +3,8 @@ package board
 import (
 	"context"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/activity"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/activity"
 )
 
 // Actions recorded in the activity log.

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	entboard "github.com/taskwire/taskwire/ent/board"
-	"github.com/taskwire/taskwire/ent/predicate"
-	"github.com/taskwire/taskwire/services/cursor"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/cursor"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	entboard "github.com/taskwire/taskwire/internal/ent/board"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
 )
 
 // boardsQuery is the query digest of boards_list, which has no filters.

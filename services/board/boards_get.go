@@ -7,8 +7,8 @@ import (
 	"slices"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/task"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/task"
 )
 
 // MaxTallies caps the labels and the projects boards_get lists, so that

@@ -9,11 +9,11 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 func wip(lane taskwirev1.Lane, limit int32) *taskwirev1.WipLimit {

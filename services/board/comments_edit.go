@@ -5,12 +5,12 @@ import (
 	"time"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/comment"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/idempotency"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/comment"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/idempotency"
 )
 
 // ActionCommentEdited is recorded, on the comment's task, when its author

@@ -5,10 +5,10 @@ import (
 	"strconv"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/comment"
-	"github.com/taskwire/taskwire/ent/predicate"
-	"github.com/taskwire/taskwire/services/cursor"
+	"github.com/taskwire/taskwire/internal/cursor"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/comment"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
 )
 
 // ListComments lists a task's comments, oldest first, a page at a time.

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/idempotency"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/idempotency"
 )
 
 func (s *Service) createTask(ctx context.Context, a actor, req *taskwirev1.CreateTaskRequest) (*taskwirev1.CreateTaskResponse, error) {

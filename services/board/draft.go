@@ -9,11 +9,11 @@ import (
 	"unicode/utf8"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/predicate"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
+	"github.com/taskwire/taskwire/internal/ent/task"
 )
 
 // Limits on what a task holds, in characters.

@@ -6,15 +6,15 @@ import (
 	"testing"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/activity"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/tenantscope"
-	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/activity"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/board"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/tenancy"
 )
 
 // env is two tenants on one database: acme with alice (owner), bob (member)

@@ -10,11 +10,11 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/activity"
-	"github.com/taskwire/taskwire/ent/tasklink"
-	"github.com/taskwire/taskwire/ent/workitem"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/activity"
+	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/workitem"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 func TestGetTaskFieldsAndTrust(t *testing.T) {

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/internal/ent"
 )
 
 // An import checks each draft for likely duplicates as tasks_create does

@@ -7,8 +7,8 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 func titled(titles ...string) []*taskwirev1.TaskDraft {

@@ -11,11 +11,11 @@ import (
 	"testing"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/hook"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/progress"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/hook"
+	"github.com/taskwire/taskwire/internal/progress"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // progressLog collects the progress reports of one call.

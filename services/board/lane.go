@@ -4,10 +4,10 @@ import (
 	"context"
 	"slices"
 
-	"github.com/taskwire/taskwire/ent"
-	entboard "github.com/taskwire/taskwire/ent/board"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	entboard "github.com/taskwire/taskwire/internal/ent/board"
+	"github.com/taskwire/taskwire/internal/ent/task"
 )
 
 // laneQuery returns the query of the tasks, not deleted, of lane on board

@@ -4,10 +4,10 @@ import (
 	"context"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/predicate"
-	"github.com/taskwire/taskwire/ent/tasklink"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
+	"github.com/taskwire/taskwire/internal/ent/tasklink"
 )
 
 // linkNames names the kinds of link as the API spells them.

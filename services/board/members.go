@@ -4,10 +4,10 @@ import (
 	"context"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/predicate"
-	"github.com/taskwire/taskwire/services/cursor"
+	"github.com/taskwire/taskwire/internal/cursor"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
 )
 
 // membersQuery is the query digest of members_list, which has no filters.

@@ -5,9 +5,9 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
-	"github.com/taskwire/taskwire/ent"
-	entboard "github.com/taskwire/taskwire/ent/board"
-	"github.com/taskwire/taskwire/ent/member"
+	"github.com/taskwire/taskwire/internal/ent"
+	entboard "github.com/taskwire/taskwire/internal/ent/board"
+	"github.com/taskwire/taskwire/internal/ent/member"
 )
 
 // nameCacheSize bounds the boards and the members a worker remembers,

@@ -11,10 +11,10 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/board"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
 )
 
 // note adds a context note or fails the test.

@@ -5,10 +5,10 @@ import (
 	"testing"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // TestNumbersArePerTenant: the ids a caller sees of comments and context

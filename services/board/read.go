@@ -11,11 +11,11 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/activity"
-	"github.com/taskwire/taskwire/ent/comment"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/activity"
+	"github.com/taskwire/taskwire/internal/ent/comment"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/tasklink"
 )
 
 // What tasks_get returns at most of a task's comments and history: enough

@@ -10,11 +10,11 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/predicate"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/services/cursor"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/cursor"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
+	"github.com/taskwire/taskwire/internal/ent/task"
 )
 
 // MaxSearchWords is the most words a search may have: every word must

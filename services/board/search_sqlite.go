@@ -5,8 +5,8 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // sqliteMatch searches SQLite's FTS5 index (store.SearchTable, porter

@@ -5,12 +5,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	entboard "github.com/taskwire/taskwire/ent/board"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/ent/tenant"
-	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/ent"
+	entboard "github.com/taskwire/taskwire/internal/ent/board"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/tenant"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 )
 
 // seedTask is a task to write straight into the database, for reads to

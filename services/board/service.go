@@ -14,16 +14,16 @@ import (
 	"google.golang.org/grpc"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/tenant"
-	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/cursor"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/tenant"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/services/access"
-	"github.com/taskwire/taskwire/services/cursor"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/quota"
-	"github.com/taskwire/taskwire/services/store"
 )
 
 // Config holds what a Service needs.

@@ -10,14 +10,14 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/ent/tenantscope"
-	"github.com/taskwire/taskwire/ent/workitem"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
-	"github.com/taskwire/taskwire/services/tenancy"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/ent/workitem"
+	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // readTask must return exactly what the query builder's read returns, for

@@ -3,8 +3,8 @@ package board
 import (
 	"errors"
 
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/safetext"
-	"github.com/taskwire/taskwire/services/domainerr"
 )
 
 // line is safetext.Line with its refusal as an Invalid error: one-line

@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/workitem"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/workitem"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // claim is one successful work_next of a concurrent run.

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // HeartbeatWork renews the caller's lease on work it claimed, for another

@@ -8,12 +8,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/predicate"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/ent/workitem"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/idempotency"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/workitem"
+	"github.com/taskwire/taskwire/internal/idempotency"
 )
 
 // How hard work_next tries before it gives up under contention: it reads

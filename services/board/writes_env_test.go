@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/ent"
-	entboard "github.com/taskwire/taskwire/ent/board"
-	"github.com/taskwire/taskwire/ent/task"
-	"github.com/taskwire/taskwire/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/ent"
+	entboard "github.com/taskwire/taskwire/internal/ent/board"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 )
 
 // scoped is a context for reading acme's rows directly.

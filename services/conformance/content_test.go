@@ -7,7 +7,7 @@ import (
 	"google.golang.org/protobuf/testing/protocmp"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
 )
 
 func TestListResources(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 
 	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
 )
 
 // The fixtures of this file ask once and finish with whatever the client

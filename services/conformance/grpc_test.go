@@ -14,9 +14,9 @@ import (
 
 	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/events"
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/worker"
 	"github.com/taskwire/taskwire/worker/workertest"
 )

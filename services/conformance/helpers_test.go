@@ -9,10 +9,10 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/authz"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/services/conformance"
-	"github.com/taskwire/taskwire/services/events"
-	"github.com/taskwire/taskwire/services/identity"
 )
 
 // published records what a Service announced; fail makes Publish fail.

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
 )
 
 // fixturePrompt is a prompt and how it renders: render gets the

@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/domainerr"
 )
 
 // fixedResource is a resource whose contents never change.

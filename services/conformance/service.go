@@ -16,7 +16,7 @@ import (
 
 	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/events"
+	"github.com/taskwire/taskwire/internal/events"
 )
 
 // Publisher announces a change to the front doors listening for the

@@ -6,10 +6,10 @@ import (
 
 	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/events"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/progress"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/progress"
 )
 
 // SimpleText returns one text block.

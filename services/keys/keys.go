@@ -20,7 +20,7 @@ import (
 	"crypto/ed25519"
 	"time"
 
-	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/internal/caller/authn"
 )
 
 // Public is a key tokens may be signed with.

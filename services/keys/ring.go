@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/signingkey"
-	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/signingkey"
 )
 
 // Notifier tells every worker and front door that the keys changed;

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
 // clock is a settable test clock.

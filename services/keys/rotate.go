@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/signingkey"
-	"github.com/taskwire/taskwire/ent/token"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/signingkey"
+	"github.com/taskwire/taskwire/internal/ent/token"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // Rotate makes a new key the current signing key and retires the one

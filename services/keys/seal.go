@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/taskwire/taskwire/services/authn"
+	"github.com/taskwire/taskwire/internal/caller/authn"
 )
 
 // wrapPurpose names the key, derived from the root key, that seals the

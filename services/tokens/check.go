@@ -5,10 +5,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/token"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/token"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // TouchEvery is how often at most Touch writes a token's last use.

@@ -6,15 +6,15 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/signingkey"
-	"github.com/taskwire/taskwire/ent/token"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/signingkey"
+	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/safetext"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/authz"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // MaxLabelLen bounds a token's label, in characters.

@@ -3,8 +3,8 @@ package tokens
 import (
 	"time"
 
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/domainerr"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/domainerr"
 )
 
 // lifetime is how long a token asked to live ttl lives: ttl itself, or for

@@ -4,9 +4,9 @@ import (
 	"context"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/token"
-	"github.com/taskwire/taskwire/services/store"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/token"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // Info describes a recorded token: everything but the token itself.

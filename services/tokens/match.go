@@ -3,7 +3,7 @@ package tokens
 import (
 	"slices"
 
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 // Mismatch names the first claim of c that differs from what r records as

@@ -3,7 +3,7 @@ package tokens_test
 import (
 	"testing"
 
-	"github.com/taskwire/taskwire/services/identity"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

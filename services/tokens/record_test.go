@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/ent/member"
-	"github.com/taskwire/taskwire/ent/privacy"
-	"github.com/taskwire/taskwire/ent/tenantscope"
-	"github.com/taskwire/taskwire/services/authn"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/identity"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/taskwire/taskwire/ent"
-	"github.com/taskwire/taskwire/services/domainerr"
-	"github.com/taskwire/taskwire/services/store/storetest"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 

@@ -1,0 +1,62 @@
+package store
+
+import (
+	"database/sql"
+	"log/slog"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/taskwire/taskwire/internal/ent"
+)
+
+// Option changes how Open and Connect build the client they return, or
+// what Migrate tells.
+type Option func(*options)
+
+type options struct {
+	wrap func(*sql.DB, dialect.Driver) dialect.Driver
+	log  *slog.Logger
+}
+
+// Logger has a migration log what it changed in existing rows (the
+// backfill), e.g. an assistant it lowered; without it nothing is logged.
+func Logger(log *slog.Logger) Option {
+	return func(o *options) { o.log = log }
+}
+
+// collect applies opts.
+func collect(opts []Option) options {
+	o := options{log: slog.New(slog.DiscardHandler)}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	return o
+}
+
+// WrapDriver has the client run its statements through fn's driver, built
+// over the opened one (whose connection pool is db) once the schema is
+// migrated or checked: telemetry wraps it to trace statements and to
+// watch the pool (telemetry's EntDriver fits), while migrations and
+// version checks stay untraced.
+func WrapDriver(fn func(db *sql.DB, d dialect.Driver) dialect.Driver) Option {
+	return func(o *options) { o.wrap = fn }
+}
+
+// newClient builds the client over drv, wrapped as opts ask. On SQLite,
+// the client's statements are prepared once and kept (stmtDriver).
+func newClient(drv *entsql.Driver, opts []Option) (*ent.Client, error) {
+	o := collect(opts)
+	var d dialect.Driver = drv
+	if drv.Dialect() == dialect.SQLite {
+		sd, err := newStmtDriver(drv, stmtCacheSize)
+		if err != nil {
+			return nil, err
+		}
+		d = sd
+	}
+	if o.wrap != nil {
+		d = o.wrap(drv.DB(), d)
+	}
+	return ent.NewClient(ent.Driver(d)), nil
+}

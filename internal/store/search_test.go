@@ -1,0 +1,135 @@
+package store_test
+
+import (
+	"context"
+	"database/sql"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/store/storetest"
+)
+
+// newTask adds a task titled title to c, with the tenant, member and board
+// it needs.
+func newTask(t *testing.T, c *ent.Client, title string) *ent.Task {
+	t.Helper()
+	tn := c.Tenant.Create().SetSlug("t-" + strings.ReplaceAll(strings.ToLower(title), " ", "-")).SetName(title).SaveX(system)
+	m := c.Member.Create().SetTenantID(tn.ID).SetHandle("alice").SetDisplayName("Alice").
+		SetKind(member.KindHuman).SetRole(member.RoleOwner).SaveX(system)
+	b := c.Board.Create().SetTenantID(tn.ID).SetSlug("main").SetName("Main").SaveX(system)
+	return c.Task.Create().SetTenantID(tn.ID).SetBoardID(b.ID).SetNumber(1).SetTitle(title).
+		SetCreatedByID(m.ID).SaveX(system)
+}
+
+// matches returns the ids of the tasks SQLite's index finds for query.
+func matches(t *testing.T, db *sql.DB, query string) []int {
+	t.Helper()
+	rows, err := db.Query("SELECT rowid FROM "+store.SearchTable+" WHERE "+store.SearchTable+" MATCH ? ORDER BY rowid", query)
+	if err != nil {
+		t.Fatalf("MATCH %q: %v", query, err)
+	}
+	defer rows.Close()
+	var ids []int
+	for rows.Next() {
+		var id int
+		if err := rows.Scan(&id); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, id)
+	}
+	return ids
+}
+
+// TestSQLiteSearchIndex shows that Open indexes tasks written before the
+// index existed, and mends an index whose triggers are gone, as a
+// migration that rebuilds the tasks table leaves it.
+func TestSQLiteSearchIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "taskwire.db")
+	c, err := store.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	indexed := newTask(t, c, "Pelican migration")
+	for _, s := range []string{"DROP TABLE task_search", "DROP TRIGGER task_search_insert", "DROP TRIGGER task_search_update"} {
+		if _, err := db.Exec(s); err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	unindexed := newTask(t, c, "Pelicans nesting")
+	c.Close()
+
+	c, err = store.Open(ctx, "sqlite:"+path)
+	if err != nil {
+		t.Fatalf("second Open = %v", err)
+	}
+	if got := matches(t, db, "pelican"); len(got) != 2 || got[0] != indexed.ID || got[1] != unindexed.ID {
+		t.Errorf("after the second Open, MATCH pelican = %v, want %d and %d (porter stems pelicans)", got, indexed.ID, unindexed.ID)
+	}
+	c.Task.UpdateOne(unindexed).SetTitle("Herons nesting").ExecX(system)
+	c.Close()
+
+	c, err = store.Open(ctx, "sqlite:"+path) // finds everything in place
+	if err != nil {
+		t.Fatalf("third Open = %v", err)
+	}
+	defer c.Close()
+	if got := matches(t, db, "heron"); len(got) != 1 || got[0] != unindexed.ID {
+		t.Errorf("MATCH heron after a rename = %v, want %d: the update trigger is back", got, unindexed.ID)
+	}
+	if got := matches(t, db, "pelican OR nesting"); len(got) != 2 {
+		t.Errorf("MATCH pelican OR nesting after a rename = %v, want each task once", got)
+	}
+}
+
+// TestPostgresSearchIndex shows the GIN index is there after Open, and that
+// a query with its expression uses it.
+func TestPostgresSearchIndex(t *testing.T) {
+	dsn := storetest.DSN(t, storetest.Postgres)
+	ctx := context.Background()
+	for range 2 {
+		c, err := store.Open(ctx, dsn)
+		if err != nil {
+			t.Fatalf("Open = %v", err)
+		}
+		c.Close()
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := conn.QueryContext(ctx, `EXPLAIN SELECT id FROM tasks WHERE to_tsvector('english', "tasks"."title" || ' ' || "tasks"."note") @@ plainto_tsquery('english', 'pelican')`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var line string
+		if err := rows.Scan(&line); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, line)
+	}
+	if !strings.Contains(strings.Join(plan, "\n"), "task_search_idx") {
+		t.Errorf("plan of a search =\n%s\nwant it to use task_search_idx", strings.Join(plan, "\n"))
+	}
+}
