@@ -46,7 +46,8 @@ func commands(dir string) ([]command, error) {
 }
 
 // leaves returns the command args with its flags, or, when its help lists
-// no flags but subcommands, those subcommands.
+// no flags but subcommands, those subcommands; a command with neither is
+// listed with no flags.
 func leaves(dir string, args []string) ([]command, error) {
 	help, err := helpOf(dir, "taskwire", append(args, "-h")...)
 	if err != nil {
@@ -63,8 +64,8 @@ func leaves(dir string, args []string) ([]command, error) {
 		}
 		out = append(out, got...)
 	}
-	if len(out) == 0 {
-		return nil, fmt.Errorf("taskwire %s -h lists neither flags nor subcommands", strings.Join(args, " "))
+	if len(out) == 0 { // a command without flags, listed all the same
+		return []command{{program: "taskwire", args: args}}, nil
 	}
 	return out, nil
 }
