@@ -1,6 +1,7 @@
 package catalog
 
-// The README's tools table is generated from the same contract the front
-// door builds its catalogue from; CI regenerates it and fails on any diff.
+// The tools table of docs/tools.md is generated from the same contract the
+// front door builds its catalogue from; CI regenerates it and fails on any
+// diff.
 
-//go:generate go run ./internal/toolstable -readme ../../README.md
+//go:generate go run ./internal/toolstable -doc ../../docs/tools.md

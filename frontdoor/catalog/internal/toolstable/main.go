@@ -1,5 +1,5 @@
-// Command toolstable writes the table of every tool into the README, between
-// the markers
+// Command toolstable writes the table of every tool into docs/tools.md,
+// between the markers
 //
 //	<!-- tools:begin -->
 //	<!-- tools:end -->
@@ -7,7 +7,7 @@
 // from the catalogue the front door builds (the gRPC contract's services
 // whose RPCs are tools), so the table cannot drift from what tools/list
 // serves. `go generate ./...` runs it; CI fails when that changes the
-// README.
+// page.
 package main
 
 import (
@@ -31,15 +31,15 @@ const (
 )
 
 func main() {
-	readme := flag.String("readme", "README.md", "the README to write the table into")
+	doc := flag.String("doc", "docs/tools.md", "the Markdown page to write the table into")
 	flag.Parse()
-	if err := run(*readme); err != nil {
+	if err := run(*doc); err != nil {
 		fmt.Fprintln(os.Stderr, "toolstable:", err)
 		os.Exit(1)
 	}
 }
 
-// run rewrites the table in the README at path, leaving the file alone
+// run rewrites the table in the page at path, leaving the file alone
 // when the table is current.
 func run(path string) error {
 	c, err := catalog.New(taskwirev1.SourceDescriptor, taskwirev1.ToolServices...)
