@@ -351,7 +351,7 @@ func (x *exchange) outcome(status int, final bool) (string, slog.Level) {
 		return "cancelled", slog.LevelInfo
 	case x.code == jsonrpc.Internal:
 		return "internal", slog.LevelError
-	case x.code == CodeRateLimited:
+	case x.code == jsonrpc.RateLimited:
 		return "rate_limited", slog.LevelInfo
 	case x.code != 0:
 		return "refused", slog.LevelInfo

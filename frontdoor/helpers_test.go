@@ -36,10 +36,10 @@ func newCall(t testing.TB, id any, method string, params map[string]any, meta ma
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tokenAll)
-	req.Header.Set(hdrProtocolVersion, mcp.LatestVersion)
-	req.Header.Set(hdrMethod, method)
+	req.Header.Set(mcp.HeaderProtocolVersion, mcp.LatestVersion)
+	req.Header.Set(mcp.HeaderMethod, method)
 	if name, ok := params["name"].(string); ok {
-		req.Header.Set(hdrName, name)
+		req.Header.Set(mcp.HeaderName, name)
 	}
 	return req
 }

@@ -23,8 +23,8 @@ func legacyPost(sid, version, body string) *http.Request {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tokenAll)
-	req.Header.Set(hdrProtocolVersion, version)
-	req.Header.Set(hdrSessionID, sid)
+	req.Header.Set(mcp.HeaderProtocolVersion, version)
+	req.Header.Set(mcp.HeaderSessionID, sid)
 	return req
 }
 
@@ -36,7 +36,7 @@ func TestSessionRotation(t *testing.T) {
 	init.Header.Set("Accept", "application/json, text/event-stream")
 	init.Header.Set("Content-Type", "application/json")
 	init.Header.Set("Authorization", "Bearer "+tokenAll)
-	sid := serve(old, init).Header().Get(hdrSessionID)
+	sid := serve(old, init).Header().Get(mcp.HeaderSessionID)
 
 	newKey := bytes.Repeat([]byte{9}, len(testSessionKey))
 	rotated, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{newKey, testSessionKey}, now: testNow})

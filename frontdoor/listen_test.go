@@ -125,7 +125,7 @@ func subscriptionID(m map[string]any) any {
 	} else if r, ok := m["result"].(map[string]any); ok {
 		meta, _ = r["_meta"].(map[string]any)
 	}
-	return meta[MetaSubscriptionID]
+	return meta[mcp.MetaSubscriptionID]
 }
 
 func TestListen(t *testing.T) {

@@ -128,7 +128,7 @@ func (x *exchange) streamsRefused(e *tooManyStreams) *failure {
 	return &failure{
 		status: http.StatusTooManyRequests,
 		id:     x.msg.ID,
-		err:    &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: streamLimitData{Limit: e.level, Key: "subscriptions/listen", Max: e.max}},
+		err:    &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: streamLimitData{Limit: e.level, Key: "subscriptions/listen", Max: e.max}},
 		cause:  e,
 	}
 }
