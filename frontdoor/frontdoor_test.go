@@ -137,8 +137,20 @@ func TestStatusFor(t *testing.T) {
 		-31000:                                  200,
 	}
 	for code, want := range tests {
-		if got := statusFor(code); got != want {
-			t.Errorf("statusFor(%d) = %d, want %d", code, got, want)
+		if got := statusFor(code, false); got != want {
+			t.Errorf("statusFor(%d, false) = %d, want %d", code, got, want)
+		}
+	}
+	// A rate limit is 429 in either era; every other JSON-RPC error of a
+	// legacy session goes out with 200.
+	for code := range tests {
+		if got := statusFor(code, true); got != 200 {
+			t.Errorf("statusFor(%d, true) = %d, want 200", code, got)
+		}
+	}
+	for _, legacy := range []bool{false, true} {
+		if got := statusFor(jsonrpc.RateLimited, legacy); got != 429 {
+			t.Errorf("statusFor(RateLimited, %t) = %d, want 429", legacy, got)
 		}
 	}
 }

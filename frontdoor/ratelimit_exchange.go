@@ -117,7 +117,6 @@ func (x *exchange) rateLimited(o *Refusal) *failure {
 	msg := fmt.Sprintf("rate limited: %s budget for %s (%s/s, burst %d)%s is spent; retry in %d s",
 		whose, o.Op, strconv.FormatFloat(o.Limit.PerSecond, 'g', 4, 64), o.Limit.Burst, shared, secs)
 	f := &failure{
-		status: http.StatusTooManyRequests,
 		err:    &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.Level, Key: o.Op}},
 		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},
 		cause:  fmt.Errorf("rate limited: %s budget for %s", o.Level, o.Op),
@@ -147,7 +146,6 @@ func authThrottled(t *AuthThrottle, wait time.Duration) *failure {
 	msg := fmt.Sprintf("too many requests without a valid token from your address (%s); retry in %d s with a valid token",
 		t.Allowance(), r.RetryAfter())
 	return &failure{
-		status: http.StatusTooManyRequests,
 		err: &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: rateLimitData{
 			RetryAfterMs: max(1, wait.Milliseconds()), Limit: "address", Key: "unauthenticated",
 		}},
