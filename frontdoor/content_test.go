@@ -17,7 +17,7 @@ import (
 func TestContentNotServed(t *testing.T) {
 	h, err := New(Config{
 		Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(),
-		SessionKeys: [][]byte{testSessionKey}, now: testNow,
+		SessionKeys: [][]byte{testSessionKey}, now: testNow, Logger: discardLog,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -77,7 +77,7 @@ func newRichHandler(t *testing.T) *Handler {
 	h, err := New(Config{
 		Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), Resources: richContent{}, Prompts: richContent{},
 		ServerInfo:  mcp.Implementation{Name: "taskwire", Version: "1.0.0-test"},
-		SessionKeys: [][]byte{testSessionKey}, now: testNow,
+		SessionKeys: [][]byte{testSessionKey}, now: testNow, Logger: discardLog,
 	})
 	if err != nil {
 		t.Fatal(err)

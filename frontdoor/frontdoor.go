@@ -80,7 +80,9 @@ type Config struct {
 	Instructions string
 	// MaxBodyBytes caps a request body. Default 4 MiB.
 	MaxBodyBytes int64
-	// Logger receives one record per request. Default: discard.
+	// Logger receives one record per request. Required: a front door
+	// that logs nothing hides its internal errors, which clients see only
+	// as a ref into this log.
 	Logger *slog.Logger
 	// SessionKeys seal the Mcp-Session-Id of legacy (pre-2026) clients,
 	// newest first: the first seals, all open, so a key can be rotated
@@ -145,6 +147,8 @@ func (c Config) Validate() error {
 		return errors.New("frontdoor: Config.Verifier is required")
 	case c.Tools == nil:
 		return errors.New("frontdoor: Config.Tools is required")
+	case c.Logger == nil:
+		return errors.New("frontdoor: Config.Logger is required (pass slog.New(slog.DiscardHandler) to log nothing)")
 	case c.MaxBodyBytes < 0:
 		return errors.New("frontdoor: Config.MaxBodyBytes is negative")
 	}
@@ -194,9 +198,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = 15 * time.Second
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.now == nil {
 		c.now = time.Now

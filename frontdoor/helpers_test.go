@@ -67,6 +67,9 @@ func decodeResult(t testing.TB, body []byte, v any) {
 	}
 }
 
+// discardLog is the logger of tests that read no log.
+var discardLog = slog.New(slog.DiscardHandler)
+
 // logSink is a slog.Handler that hands each record to a channel, so a test
 // can wait for the record of a request instead of sleeping.
 type logSink struct {

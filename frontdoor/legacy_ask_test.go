@@ -71,7 +71,7 @@ func newAskingHandler(t *testing.T, b *askingBackend) *Handler {
 	box, _ := sealed.NewBox(testSessionKey)
 	b.rounds = &mrtr.Rounds{Box: box}
 	b.caps = make(chan json.RawMessage, 8)
-	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: b, SessionKeys: [][]byte{testSessionKey}, Mailbox: mb, now: testNow})
+	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: b, SessionKeys: [][]byte{testSessionKey}, Mailbox: mb, Logger: discardLog, now: testNow})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

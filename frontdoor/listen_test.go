@@ -61,6 +61,7 @@ func listenHandlerWith(t testing.TB, cfg Config) (*Handler, *httptest.Server) {
 	t.Helper()
 	cfg.Endpoint, cfg.Verifier, cfg.Tools = testEndpoint, fakeVerifier{}, goldenBackend()
 	cfg.SessionKeys, cfg.KeepAlive = [][]byte{testSessionKey}, 20*time.Millisecond
+	cfg.Logger = discardLog
 	h, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -42,8 +42,13 @@ type bridge struct {
 	initKey      string // idKey of that initialize
 }
 
-// newBridge returns a bridge for cfg, writing to stdout.
+// newBridge returns a bridge for cfg, writing to stdout. A nil Logger is a
+// bug of the caller, not a configuration a person can fix (those the
+// bridge answers every request with), so it panics.
 func newBridge(cfg Config, stdout io.Writer) *bridge {
+	if cfg.Logger == nil {
+		panic("taskwire-bridge: Config.Logger is required")
+	}
 	cfg = cfg.withDefaults()
 	b := &bridge{
 		cfg:      cfg,
