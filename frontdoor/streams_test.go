@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // openListen opens a listen stream with token and returns the response:
@@ -83,7 +85,7 @@ func TestListenLimits(t *testing.T) {
 
 	// Closing a stream frees its place, once the server has seen it go.
 	cancels[0]()
-	waitUntil(t, func() bool {
+	poll.Until(t, 10*time.Second, "a closed stream to free its place", func() bool {
 		resp, _ := openListen(t, srv, tokenAll)
 		return resp.StatusCode == http.StatusOK
 	})
