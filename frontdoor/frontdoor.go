@@ -3,9 +3,11 @@
 // framing, headers against body, _meta, version, method), answers
 // server/discover and tools/list itself and hands tools/call to a
 // ToolBackend. Clients of 2025-06-18 and 2025-11-25 are served beside it,
-// the era chosen per request (era.go, legacy.go). It keeps no state
-// between requests, not even for legacy sessions, whose ids are sealed
-// (session.go), so any replica can answer any request.
+// the era chosen per request (era.go, legacy.go). Any replica can answer
+// any request: a legacy session's id is sealed (session.go) rather than
+// kept, and what a replica learns of a session later (ended, a logging
+// level) it shares with the others (session_news.go). What a replica
+// does keep is its own share of the rate limits (ratelimit.go).
 package frontdoor
 
 import (
@@ -205,8 +207,9 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-// Handler is the front door's http.Handler. It is safe for concurrent use
-// and holds nothing between requests.
+// Handler is the front door's http.Handler. It is safe for concurrent use.
+// Between requests it holds only the news of legacy sessions, which every
+// replica learns too, and the count of its own open listen streams.
 type Handler struct {
 	cfg         Config
 	path        string          // the endpoint's path
