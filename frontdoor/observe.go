@@ -79,8 +79,8 @@ func (x *exchange) begin() {
 		start.Version = x.ses.Version
 	}
 	if x.req != nil {
-		start.TraceParent, _ = str(x.req.meta, "traceparent")
-		start.TraceState, _ = str(x.req.meta, "tracestate")
+		start.TraceParent, _ = str(x.req.meta, mcp.MetaTraceParent)
+		start.TraceState, _ = str(x.req.meta, mcp.MetaTraceState)
 	}
 	x.r = x.r.WithContext(o.Begin(x.r.Context(), start))
 }
@@ -118,7 +118,7 @@ func (x *exchange) traceID() string {
 	if x.req == nil {
 		return ""
 	}
-	if tp, _ := str(x.req.meta, "traceparent"); validTraceParent(tp) {
+	if tp, _ := str(x.req.meta, mcp.MetaTraceParent); validTraceParent(tp) {
 		return tp[3:35]
 	}
 	return ""

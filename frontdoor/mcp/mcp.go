@@ -36,6 +36,10 @@ const (
 	// mcp.MetaSubscriptionID tags every message of a listen stream with the
 	// listen request's id.
 	MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+	// MetaTraceParent and MetaTraceState carry a request's W3C trace
+	// context, named as the HTTP headers are.
+	MetaTraceParent = "traceparent"
+	MetaTraceState  = "tracestate"
 	// MetaProblems lists, in the _meta of a tool result with isError,
 	// what was wrong with the arguments, one sentence each, for the
 	// client's code; the model reads the same sentences in the text.
