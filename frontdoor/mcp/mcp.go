@@ -33,7 +33,7 @@ const (
 	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
 	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
 	MetaProgressToken      = "progressToken"
-	// mcp.MetaSubscriptionID tags every message of a listen stream with the
+	// MetaSubscriptionID tags every message of a listen stream with the
 	// listen request's id.
 	MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
 	// MetaTraceParent and MetaTraceState carry a request's W3C trace
