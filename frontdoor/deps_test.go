@@ -1,9 +1,9 @@
 package frontdoor
 
 import (
+	"go/build"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 )
@@ -35,11 +35,11 @@ func forbidden(pkg string) bool {
 	return false
 }
 
-// goCommand is the go command of the toolchain running the test, else
-// the one on PATH, else "".
+// goCommand is the go command of the toolchain running the test (its
+// GOROOT, as go/build knows it), else the one on PATH, else "".
 func goCommand() string {
-	if p := filepath.Join(runtime.GOROOT(), "bin", "go"); runtime.GOROOT() != "" {
-		if _, err := exec.LookPath(p); err == nil {
+	if root := build.Default.GOROOT; root != "" {
+		if p, err := exec.LookPath(filepath.Join(root, "bin", "go")); err == nil {
 			return p
 		}
 	}

@@ -29,7 +29,7 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := e.cfg.AuthThrottle.ClientAddr(r)
-	if err, retry := e.throttled(addr); err != nil {
+	if retry, err := e.throttled(addr); err != nil {
 		writeLimited(w, err, retry)
 		return
 	}
@@ -51,7 +51,7 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 	if err := e.readJSON(w, r, m, in); err != nil {
 		return
 	}
-	if err, retry := e.admit(p, in); err != nil {
+	if retry, err := e.admit(p, in); err != nil {
 		writeLimited(w, err, retry)
 		return
 	}

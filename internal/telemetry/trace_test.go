@@ -77,8 +77,8 @@ func TestTraceFromMetaTraceparent(t *testing.T) {
 		}
 	}
 	for _, kv := range db.Attributes() {
-		if strings.Contains(kv.Value.Emit(), "Traced") {
-			t.Errorf("database span attribute %s = %q holds task text", kv.Key, kv.Value.Emit())
+		if strings.Contains(kv.Value.String(), "Traced") {
+			t.Errorf("database span attribute %s = %q holds task text", kv.Key, kv.Value.String())
 		}
 	}
 }
