@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/authz"
@@ -118,35 +117,25 @@ func (h *Handler) unauthorized(msg, description string, cause error) *failure {
 	if description != "" {
 		ch += `, error="invalid_token", error_description=` + quote(description)
 	}
-	return &failure{
-		status: http.StatusUnauthorized,
-		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "unauthorized: " + msg},
-		header: http.Header{"Www-Authenticate": {ch}},
-		cause:  cause,
-	}
+	f := refusal(http.StatusUnauthorized, "unauthorized: "+msg, http.Header{"Www-Authenticate": {ch}})
+	f.cause = cause
+	return f
 }
 
 // badTokenRequest is RFC 6750's invalid_request: the token was offered in
 // a way this server refuses, so no retry with the same request can work.
 func (h *Handler) badTokenRequest(msg string) *failure {
 	ch := `Bearer resource_metadata="` + h.metadataURL + `", error="invalid_request", error_description=` + quote(msg)
-	return &failure{
-		status: http.StatusBadRequest,
-		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "invalid request: " + msg},
-		header: http.Header{"Www-Authenticate": {ch}},
-	}
+	return refusal(http.StatusBadRequest, "invalid request: "+msg, http.Header{"Www-Authenticate": {ch}})
 }
 
 // insufficientScope is the 403 of a token that lacks a tool's scope; the
 // challenge names the scope so the client can ask for a stronger token.
 func (h *Handler) insufficientScope(id json.RawMessage, e *mcp.ScopeError) *failure {
 	ch := `Bearer error="insufficient_scope", scope=` + quote(e.Scope) + `, resource_metadata="` + h.metadataURL + `"`
-	return &failure{
-		status: http.StatusForbidden,
-		id:     id,
-		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "forbidden: " + e.Error()},
-		header: http.Header{"Www-Authenticate": {ch}},
-	}
+	f := refusal(http.StatusForbidden, "forbidden: "+e.Error(), http.Header{"Www-Authenticate": {ch}})
+	f.id = id
+	return f
 }
 
 // toolsetForbids is the 403 of a token whose toolsets do not hold the
@@ -154,12 +143,9 @@ func (h *Handler) insufficientScope(id json.RawMessage, e *mcp.ScopeError) *fail
 // token), with no scope to name, since every scope would still be refused.
 func (h *Handler) toolsetForbids(id json.RawMessage, e *mcp.ToolsetError) *failure {
 	ch := `Bearer error="insufficient_scope", error_description=` + quote(e.Message) + `, resource_metadata="` + h.metadataURL + `"`
-	return &failure{
-		status: http.StatusForbidden,
-		id:     id,
-		err:    &jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "forbidden: " + e.Error()},
-		header: http.Header{"Www-Authenticate": {ch}},
-	}
+	f := refusal(http.StatusForbidden, "forbidden: "+e.Error(), http.Header{"Www-Authenticate": {ch}})
+	f.id = id
+	return f
 }
 
 // quote makes s an RFC 9110 quoted-string, dropping what a challenge

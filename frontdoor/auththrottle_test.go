@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 )
 
 // newThrottledHandler is a test handler whose throttle allows 3 requests
@@ -51,8 +53,8 @@ func wantThrottled(t *testing.T, rec *httptest.ResponseRecorder, wantRetry int) 
 		}
 	}
 	json.Unmarshal(rec.Body.Bytes(), &m)
-	if rec.Code != http.StatusTooManyRequests || m.Error.Code != CodeRateLimited || m.Error.Data.Limit != "address" {
-		t.Fatalf("request from a throttled address = %d %s, want 429 with code %d for the address", rec.Code, rec.Body, CodeRateLimited)
+	if rec.Code != http.StatusTooManyRequests || m.Error.Code != jsonrpc.RateLimited || m.Error.Data.Limit != "address" {
+		t.Fatalf("request from a throttled address = %d %s, want 429 with code %d for the address", rec.Code, rec.Body, jsonrpc.RateLimited)
 	}
 	if got, _ := strconv.Atoi(rec.Header().Get("Retry-After")); got != wantRetry {
 		t.Errorf("Retry-After = %q, want %d", rec.Header().Get("Retry-After"), wantRetry)

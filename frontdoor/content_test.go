@@ -17,7 +17,7 @@ import (
 func TestContentNotServed(t *testing.T) {
 	h, err := New(Config{
 		Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(),
-		SessionKeys: [][]byte{testSessionKey}, now: testNow,
+		SessionKeys: [][]byte{testSessionKey}, now: testNow, Logger: discardLog,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -44,7 +44,7 @@ func TestContentNotServed(t *testing.T) {
 	for i, c := range calls {
 		req := newCall(t, i+2, c.method, c.params, nil)
 		if uri, ok := c.params["uri"].(string); ok {
-			req.Header.Set(hdrName, uri)
+			req.Header.Set(mcp.HeaderName, uri)
 		}
 		rec := serve(h, req)
 		var msg struct{ Error struct{ Code int } }
@@ -77,7 +77,7 @@ func newRichHandler(t *testing.T) *Handler {
 	h, err := New(Config{
 		Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), Resources: richContent{}, Prompts: richContent{},
 		ServerInfo:  mcp.Implementation{Name: "taskwire", Version: "1.0.0-test"},
-		SessionKeys: [][]byte{testSessionKey}, now: testNow,
+		SessionKeys: [][]byte{testSessionKey}, now: testNow, Logger: discardLog,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +173,7 @@ func TestBinaryResource(t *testing.T) {
 	h := newRichHandler(t)
 	const want = `"contents":[{"uri":"test://static-binary","mimeType":"image/png","blob":"iVBORw0KGgo="}]`
 	req := newCall(t, 1, "resources/read", map[string]any{"uri": "test://static-binary"}, nil)
-	req.Header.Set(hdrName, "test://static-binary")
+	req.Header.Set(mcp.HeaderName, "test://static-binary")
 	rec := serve(h, req)
 	mcptest.ValidateServerMessage(t, rec.Body.Bytes(), "resources/read")
 	if !strings.Contains(rec.Body.String(), want) {

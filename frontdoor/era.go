@@ -41,7 +41,7 @@ func isModern(hdr http.Header, msg *jsonrpc.Message) bool {
 // modernHeader reports whether any MCP-Protocol-Version header names a
 // modern version.
 func modernHeader(hdr http.Header) bool {
-	for _, v := range hdr.Values(hdrProtocolVersion) {
+	for _, v := range hdr.Values(mcp.HeaderProtocolVersion) {
 		for _, m := range modernVersions {
 			if v == m {
 				return true

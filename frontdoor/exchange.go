@@ -280,20 +280,13 @@ func (x *exchange) fail(f *failure) {
 		return
 	}
 	x.refund(f)
-	if x.legacy && f.status == 0 {
-		// Before 2026-07-28 a JSON-RPC error went out with 200, as go-sdk
-		// still sends it to legacy clients: the transport rules of those
-		// revisions fix statuses only for their own refusals, which set
-		// f.status.
-		f.status = http.StatusOK
-	}
 	x.code, x.cause = f.err.Code, f.cause
 	body, err := jsonrpc.EncodeError(f.id, f.err)
 	if err != nil { // f.err.Data did not encode: a bug, still owed an answer
 		x.cause = errors.Join(f.cause, err)
 		body, _ = jsonrpc.EncodeError(f.id, &jsonrpc.Error{Code: jsonrpc.Internal, Message: "internal error"})
 	}
-	x.out.finish(f.statusCode(), f.header, body)
+	x.out.finish(f.statusCode(x.legacy), f.header, body)
 }
 
 // done ends the exchange: nothing may be written after it, whoever still
@@ -351,7 +344,7 @@ func (x *exchange) outcome(status int, final bool) (string, slog.Level) {
 		return "cancelled", slog.LevelInfo
 	case x.code == jsonrpc.Internal:
 		return "internal", slog.LevelError
-	case x.code == CodeRateLimited:
+	case x.code == jsonrpc.RateLimited:
 		return "rate_limited", slog.LevelInfo
 	case x.code != 0:
 		return "refused", slog.LevelInfo

@@ -14,8 +14,8 @@ import (
 
 // failure is an error response about to be sent.
 type failure struct {
-	// status is set by transport refusals (401, 403, 405, 413, 415), whose
-	// status the HTTP rules fix; zero means statusFor(err.Code).
+	// status is set by transport refusals (see refusal), whose status the
+	// HTTP rules fix; zero means statusFor(err.Code, legacy).
 	status int
 	id     json.RawMessage // the request's id, nil when unknown
 	err    *jsonrpc.Error
@@ -23,18 +23,29 @@ type failure struct {
 	cause  error       // logged, never sent
 }
 
-func (f *failure) statusCode() int {
+// statusCode is the HTTP status of f in a request of the legacy era or
+// not.
+func (f *failure) statusCode(legacy bool) int {
 	if f.status != 0 {
 		return f.status
 	}
-	return statusFor(f.err.Code)
+	return statusFor(f.err.Code, legacy)
 }
 
 // statusFor maps a JSON-RPC error code to the HTTP status of its response.
-// It is the one place that does, so every path agrees:
-// the spec fixes 404 and 400 for its codes; an internal error keeps 200 as
-// in go-sdk, since the JSON-RPC body already says what happened.
-func statusFor(code int) int {
+// It is the one place that does, so every path agrees. A rate limit is 429
+// in either era. Before 2026-07-28 any other JSON-RPC error went out with
+// 200, as go-sdk still sends it to legacy clients: the transport rules of
+// those revisions fix statuses only for their own refusals. Since, the
+// spec fixes 404 and 400 for its codes; an internal error keeps 200 as in
+// go-sdk, since the JSON-RPC body already says what happened.
+func statusFor(code int, legacy bool) int {
+	switch {
+	case code == jsonrpc.RateLimited:
+		return http.StatusTooManyRequests
+	case legacy:
+		return http.StatusOK
+	}
 	switch code {
 	case jsonrpc.MethodNotFound:
 		return http.StatusNotFound
@@ -45,7 +56,9 @@ func statusFor(code int) int {
 	return http.StatusOK
 }
 
-// refusal is a transport-level rejection. Its body is still a JSON-RPC
+// refusal is a transport-level rejection, whose status the HTTP rules fix
+// by what is refused (401, 403, 405, 413, 415, and the 400 and 404 of
+// legacy sessions) rather than by its code. Its body is still a JSON-RPC
 // error (without id, since the body was not read): a dual-era client that
 // reads anything else in a 4xx falls back to the legacy handshake. The code
 // is InvalidRequest because the request, as sent, cannot be served.

@@ -146,6 +146,9 @@ func newTestHandler(t testing.TB, b ToolBackend, logger *slog.Logger) *Handler {
 	if b == nil {
 		b = goldenBackend()
 	}
+	if logger == nil {
+		logger = discardLog
+	}
 	h, err := New(Config{
 		Endpoint:       testEndpoint,
 		AllowedOrigins: []string{"https://inspector.example"},

@@ -3,9 +3,11 @@
 // framing, headers against body, _meta, version, method), answers
 // server/discover and tools/list itself and hands tools/call to a
 // ToolBackend. Clients of 2025-06-18 and 2025-11-25 are served beside it,
-// the era chosen per request (era.go, legacy.go). It keeps no state
-// between requests, not even for legacy sessions, whose ids are sealed
-// (session.go), so any replica can answer any request.
+// the era chosen per request (era.go, legacy.go). Any replica can answer
+// any request: a legacy session's id is sealed (session.go) rather than
+// kept, and what a replica learns of a session later (ended, a logging
+// level) it shares with the others (session_news.go). What a replica
+// does keep is its own share of the rate limits (ratelimit.go).
 package frontdoor
 
 import (
@@ -80,7 +82,9 @@ type Config struct {
 	Instructions string
 	// MaxBodyBytes caps a request body. Default 4 MiB.
 	MaxBodyBytes int64
-	// Logger receives one record per request. Default: discard.
+	// Logger receives one record per request. Required: a front door
+	// that logs nothing hides its internal errors, which clients see only
+	// as a ref into this log.
 	Logger *slog.Logger
 	// SessionKeys seal the Mcp-Session-Id of legacy (pre-2026) clients,
 	// newest first: the first seals, all open, so a key can be rotated
@@ -145,6 +149,8 @@ func (c Config) Validate() error {
 		return errors.New("frontdoor: Config.Verifier is required")
 	case c.Tools == nil:
 		return errors.New("frontdoor: Config.Tools is required")
+	case c.Logger == nil:
+		return errors.New("frontdoor: Config.Logger is required (pass slog.New(slog.DiscardHandler) to log nothing)")
 	case c.MaxBodyBytes < 0:
 		return errors.New("frontdoor: Config.MaxBodyBytes is negative")
 	}
@@ -195,17 +201,15 @@ func (c Config) withDefaults() Config {
 	if c.KeepAlive <= 0 {
 		c.KeepAlive = 15 * time.Second
 	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
-	}
 	if c.now == nil {
 		c.now = time.Now
 	}
 	return c
 }
 
-// Handler is the front door's http.Handler. It is safe for concurrent use
-// and holds nothing between requests.
+// Handler is the front door's http.Handler. It is safe for concurrent use.
+// Between requests it holds only the news of legacy sessions, which every
+// replica learns too, and the count of its own open listen streams.
 type Handler struct {
 	cfg         Config
 	path        string          // the endpoint's path

@@ -18,7 +18,7 @@ import (
 )
 
 func TestNewValidatesConfig(t *testing.T) {
-	good := Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}}
+	good := Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}, Logger: discardLog}
 	tests := []struct {
 		name   string
 		change func(*Config)
@@ -31,6 +31,7 @@ func TestNewValidatesConfig(t *testing.T) {
 		{"endpoint with query", func(c *Config) { c.Endpoint = testEndpoint + "?a=b" }, "query"},
 		{"no verifier", func(c *Config) { c.Verifier = nil }, "Verifier"},
 		{"no tools", func(c *Config) { c.Tools = nil }, "Tools"},
+		{"no logger", func(c *Config) { c.Logger = nil }, "Logger is required"},
 		{"negative body limit", func(c *Config) { c.MaxBodyBytes = -1 }, "MaxBodyBytes"},
 		{"origin with path", func(c *Config) { c.AllowedOrigins = []string{"https://a.example/x"} }, "allowed origin"},
 		{"origin without scheme", func(c *Config) { c.AllowedOrigins = []string{"a.example"} }, "allowed origin"},
@@ -70,7 +71,7 @@ func TestNormalizeOrigin(t *testing.T) {
 }
 
 func TestDefaultBodyLimit(t *testing.T) {
-	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}})
+	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}, Logger: discardLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,8 +138,20 @@ func TestStatusFor(t *testing.T) {
 		-31000:                                  200,
 	}
 	for code, want := range tests {
-		if got := statusFor(code); got != want {
-			t.Errorf("statusFor(%d) = %d, want %d", code, got, want)
+		if got := statusFor(code, false); got != want {
+			t.Errorf("statusFor(%d, false) = %d, want %d", code, got, want)
+		}
+	}
+	// A rate limit is 429 in either era; every other JSON-RPC error of a
+	// legacy session goes out with 200.
+	for code := range tests {
+		if got := statusFor(code, true); got != 200 {
+			t.Errorf("statusFor(%d, true) = %d, want 200", code, got)
+		}
+	}
+	for _, legacy := range []bool{false, true} {
+		if got := statusFor(jsonrpc.RateLimited, legacy); got != 429 {
+			t.Errorf("statusFor(RateLimited, %t) = %d, want 429", legacy, got)
 		}
 	}
 }
@@ -218,7 +231,7 @@ func TestCallToolPassesCallerAndArgs(t *testing.T) {
 // TestMetadataForRootEndpoint checks the metadata paths of an endpoint
 // served at the root.
 func TestMetadataForRootEndpoint(t *testing.T) {
-	h, err := New(Config{Endpoint: "https://mcp.example", Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}})
+	h, err := New(Config{Endpoint: "https://mcp.example", Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}, Logger: discardLog})
 	if err != nil {
 		t.Fatal(err)
 	}

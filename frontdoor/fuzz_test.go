@@ -13,12 +13,13 @@ import (
 	"golang.org/x/tools/txtar"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 )
 
 // fuzzHeaders are the request headers FuzzHandler varies, in the order of
 // its string arguments. An empty value leaves the header out.
-var fuzzHeaders = []string{hdrProtocolVersion, hdrMethod, hdrName, "Accept", "Content-Type"}
+var fuzzHeaders = []string{mcp.HeaderProtocolVersion, mcp.HeaderMethod, mcp.HeaderName, "Accept", "Content-Type"}
 
 // FuzzHandler sends fuzzed bodies and standard headers, with a valid token,
 // through the whole handler over the golden backend. Whatever arrives, the

@@ -65,7 +65,7 @@ func maskSessions(t *testing.T, h *Handler, head string) string {
 	t.Helper()
 	lines := strings.Split(head, "\n")
 	for i, l := range lines {
-		id, ok := strings.CutPrefix(l, hdrSessionID+": ")
+		id, ok := strings.CutPrefix(l, mcp.HeaderSessionID+": ")
 		if !ok {
 			continue
 		}
@@ -76,7 +76,7 @@ func maskSessions(t *testing.T, h *Handler, head string) string {
 		if err != nil {
 			t.Fatalf("issued session id does not open: %v", err)
 		}
-		lines[i] = hdrSessionID + ": {{session " + ses.Version + " " + ses.Tenant + "/" + strconv.Itoa(ses.Member) +
+		lines[i] = mcp.HeaderSessionID + ": {{session " + ses.Version + " " + ses.Tenant + "/" + strconv.Itoa(ses.Member) +
 			" expires " + time.Unix(ses.Expires, 0).UTC().Format(time.RFC3339) + "}}"
 	}
 	return strings.Join(lines, "\n")
@@ -96,10 +96,10 @@ func goldenVersion(h *Handler, req *http.Request, body string, answer []byte) st
 	if msg.Method == "initialize" && json.Unmarshal(answer, &init) == nil && init.Result.ProtocolVersion != "" {
 		return init.Result.ProtocolVersion
 	}
-	if ses, err := h.sessions.open(req.Header.Get(hdrSessionID)); err == nil {
+	if ses, err := h.sessions.open(req.Header.Get(mcp.HeaderSessionID)); err == nil {
 		return ses.Version
 	}
-	if v := req.Header.Get(hdrProtocolVersion); slices.Contains(legacyVersions, v) {
+	if v := req.Header.Get(mcp.HeaderProtocolVersion); slices.Contains(legacyVersions, v) {
 		return v
 	}
 	return mcp.LatestLegacyVersion

@@ -12,27 +12,18 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
-// The standard MCP request headers. They repeat parts of the body so that
-// proxies and load balancers can route without parsing it, which only
-// works if the server refuses a request whose headers and body disagree.
-const (
-	hdrProtocolVersion = "MCP-Protocol-Version"
-	hdrMethod          = "Mcp-Method"
-	hdrName            = "Mcp-Name"
-)
-
 // checkHeaders compares the standard headers with the body (MCP 2026-07-28, Streamable HTTP, standard headers).
 // A body field that is absent or not a string is left to the later params
 // checks, which answer -32602; here only the headers are at fault.
 func checkHeaders(q *request) *jsonrpc.Error {
-	version, err := requiredHeader(q.header, hdrProtocolVersion)
+	version, err := requiredHeader(q.header, mcp.HeaderProtocolVersion)
 	if err != nil {
 		return err
 	}
 	if v, ok := str(q.meta, mcp.MetaProtocolVersion); ok && v != version {
 		return mismatch("the MCP-Protocol-Version header does not match params._meta protocolVersion")
 	}
-	method, err := requiredHeader(q.header, hdrMethod)
+	method, err := requiredHeader(q.header, mcp.HeaderMethod)
 	if err != nil {
 		return err
 	}
@@ -43,7 +34,7 @@ func checkHeaders(q *request) *jsonrpc.Error {
 	if !named {
 		return nil
 	}
-	name, err := requiredHeader(q.header, hdrName)
+	name, err := requiredHeader(q.header, mcp.HeaderName)
 	if err != nil {
 		return err
 	}
@@ -65,17 +56,17 @@ var nameMembers = map[string]string{
 // open by the spec; taskwire asks for what every POST carries, a served
 // MCP-Protocol-Version, and refuses an Mcp-Method that contradicts the body.
 func checkNotification(hdr http.Header, m *jsonrpc.Message) *jsonrpc.Error {
-	version, err := requiredHeader(hdr, hdrProtocolVersion)
+	version, err := requiredHeader(hdr, mcp.HeaderProtocolVersion)
 	if err != nil {
 		return err
 	}
 	if !slices.Contains(modernVersions, version) {
 		return unsupportedVersion(version, "unsupported protocol version in the MCP-Protocol-Version header")
 	}
-	if len(hdr.Values(hdrMethod)) == 0 {
+	if len(hdr.Values(mcp.HeaderMethod)) == 0 {
 		return nil
 	}
-	method, err := requiredHeader(hdr, hdrMethod)
+	method, err := requiredHeader(hdr, mcp.HeaderMethod)
 	if err != nil {
 		return err
 	}

@@ -36,10 +36,10 @@ func newCall(t testing.TB, id any, method string, params map[string]any, meta ma
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tokenAll)
-	req.Header.Set(hdrProtocolVersion, mcp.LatestVersion)
-	req.Header.Set(hdrMethod, method)
+	req.Header.Set(mcp.HeaderProtocolVersion, mcp.LatestVersion)
+	req.Header.Set(mcp.HeaderMethod, method)
 	if name, ok := params["name"].(string); ok {
-		req.Header.Set(hdrName, name)
+		req.Header.Set(mcp.HeaderName, name)
 	}
 	return req
 }
@@ -66,6 +66,9 @@ func decodeResult(t testing.TB, body []byte, v any) {
 		t.Fatal(err)
 	}
 }
+
+// discardLog is the logger of tests that read no log.
+var discardLog = slog.New(slog.DiscardHandler)
 
 // logSink is a slog.Handler that hands each record to a channel, so a test
 // can wait for the record of a request instead of sleeping.

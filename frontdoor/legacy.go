@@ -9,10 +9,6 @@ import (
 	"github.com/taskwire/taskwire/internal/events"
 )
 
-// hdrSessionID carries a legacy session: issued by initialize, sent back
-// with every later request.
-const hdrSessionID = "Mcp-Session-Id"
-
 // serveLegacy answers a message of a pre-2026 client (Streamable HTTP of
 // 2025-06-18 and 2025-11-25): initialize opens a session, everything else
 // must carry one. Its checks follow those revisions' transport rules:
@@ -62,7 +58,7 @@ func (x *exchange) deleteSession() {
 // caller of this request's token, and checks the version header against
 // it.
 func (x *exchange) openSession() *failure {
-	values := x.r.Header.Values(hdrSessionID)
+	values := x.r.Header.Values(mcp.HeaderSessionID)
 	switch len(values) {
 	case 0:
 		return x.sessionRefusal(http.StatusBadRequest, "invalid request: the Mcp-Session-Id header is required; send initialize to start a session")
@@ -81,7 +77,7 @@ func (x *exchange) openSession() *failure {
 	x.ses = ses
 	// No header means the session's version: the session recorded it,
 	// which the legacy default (2025-03-26) predates.
-	versions := x.r.Header.Values(hdrProtocolVersion)
+	versions := x.r.Header.Values(mcp.HeaderProtocolVersion)
 	if len(versions) > 1 || len(versions) == 1 && versions[0] != ses.Version {
 		return x.sessionRefusal(http.StatusBadRequest, "invalid request: the MCP-Protocol-Version header must name this session's version, "+ses.Version)
 	}
@@ -162,7 +158,7 @@ func (x *exchange) initialize() {
 		x.fail(x.internal(err))
 		return
 	}
-	x.replyWith(http.Header{hdrSessionID: {id}}, initializeResult{
+	x.replyWith(http.Header{mcp.HeaderSessionID: {id}}, initializeResult{
 		ProtocolVersion: version,
 		Capabilities:    legacyServerCapabilities{serverCapabilities: serverCapabilities{contentCapabilities: x.h.contentCapabilities(false)}},
 		ServerInfo:      x.h.cfg.ServerInfo,

@@ -71,7 +71,7 @@ func newAskingHandler(t *testing.T, b *askingBackend) *Handler {
 	box, _ := sealed.NewBox(testSessionKey)
 	b.rounds = &mrtr.Rounds{Box: box}
 	b.caps = make(chan json.RawMessage, 8)
-	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: b, SessionKeys: [][]byte{testSessionKey}, Mailbox: mb, now: testNow})
+	h, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: b, SessionKeys: [][]byte{testSessionKey}, Mailbox: mb, Logger: discardLog, now: testNow})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -89,8 +89,8 @@ func streamEvents(t *testing.T, srv *httptest.Server, sid, version, body string)
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tokenAll)
-	req.Header.Set(hdrProtocolVersion, version)
-	req.Header.Set(hdrSessionID, sid)
+	req.Header.Set(mcp.HeaderProtocolVersion, version)
+	req.Header.Set(mcp.HeaderSessionID, sid)
 	res, err := srv.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)

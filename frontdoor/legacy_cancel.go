@@ -7,6 +7,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
 // Older clients cancel a call by POSTing notifications/cancelled, which any
@@ -16,7 +17,7 @@ import (
 
 // callKey names a call of this request's session by its request id.
 func (x *exchange) callKey(id json.RawMessage) string {
-	return mailbox.Key(x.r.Header.Get(hdrSessionID), compactID(id))
+	return mailbox.Key(x.r.Header.Get(mcp.HeaderSessionID), compactID(id))
 }
 
 // compactID spells a JSON-RPC id one way, whatever spacing the client used.

@@ -174,7 +174,7 @@ func (x *exchange) legacyElicitParams(params any) any {
 
 // responseKey names the answer to a server request of this session.
 func (x *exchange) responseKey(id json.RawMessage) string {
-	return mailbox.Key(x.r.Header.Get(hdrSessionID), "response", compactID(id))
+	return mailbox.Key(x.r.Header.Get(mcp.HeaderSessionID), "response", compactID(id))
 }
 
 // clientAnswer is what the mailbox carries from the replica that took a

@@ -23,8 +23,8 @@ func legacyPost(sid, version, body string) *http.Request {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tokenAll)
-	req.Header.Set(hdrProtocolVersion, version)
-	req.Header.Set(hdrSessionID, sid)
+	req.Header.Set(mcp.HeaderProtocolVersion, version)
+	req.Header.Set(mcp.HeaderSessionID, sid)
 	return req
 }
 
@@ -36,10 +36,10 @@ func TestSessionRotation(t *testing.T) {
 	init.Header.Set("Accept", "application/json, text/event-stream")
 	init.Header.Set("Content-Type", "application/json")
 	init.Header.Set("Authorization", "Bearer "+tokenAll)
-	sid := serve(old, init).Header().Get(hdrSessionID)
+	sid := serve(old, init).Header().Get(mcp.HeaderSessionID)
 
 	newKey := bytes.Repeat([]byte{9}, len(testSessionKey))
-	rotated, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{newKey, testSessionKey}, now: testNow})
+	rotated, err := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{newKey, testSessionKey}, Logger: discardLog, now: testNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func TestSessionRotation(t *testing.T) {
 	if rec := serve(rotated, legacyPost(sid, "2025-06-18", ping)); rec.Code != http.StatusOK {
 		t.Errorf("rotated replica: ping in an old session = %d %s, want 200", rec.Code, rec.Body)
 	}
-	newOnly, _ := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{newKey}, now: testNow})
+	newOnly, _ := New(Config{Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), SessionKeys: [][]byte{newKey}, Logger: discardLog, now: testNow})
 	if rec := serve(newOnly, legacyPost(sid, "2025-06-18", ping)); rec.Code != http.StatusNotFound {
 		t.Errorf("replica without the old key: ping = %d, want 404", rec.Code)
 	}

@@ -14,10 +14,6 @@ type EventSource interface {
 	Subscribe(tenant string, fn func(events.Event)) (unsubscribe func(), err error)
 }
 
-// MetaSubscriptionID tags every message of a listen stream with the listen
-// request's id.
-const MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
-
 // Shutdown ends every open subscriptions/listen stream with its result, so
 // an HTTP server shutdown can complete: listen streams would otherwise stay
 // open as long as their clients.

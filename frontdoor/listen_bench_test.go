@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // BenchmarkIdleListenMemory measures what one idle subscriptions/listen
@@ -49,10 +51,7 @@ func BenchmarkIdleListenMemory(b *testing.B) {
 			}
 			conns = append(conns, c)
 		}
-		deadline := time.Now().Add(10 * time.Second)
-		for ev.count() < streams && time.Now().Before(deadline) {
-			time.Sleep(time.Millisecond)
-		}
+		poll.Until(b, 10*time.Second, "every stream to subscribe", func() bool { return ev.count() >= streams })
 		runtime.GC()
 		var after runtime.MemStats
 		runtime.ReadMemStats(&after)

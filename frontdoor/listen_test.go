@@ -14,6 +14,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // fakeEvents is an in-memory EventSource; the NATS one is tested with
@@ -61,6 +62,7 @@ func listenHandlerWith(t testing.TB, cfg Config) (*Handler, *httptest.Server) {
 	t.Helper()
 	cfg.Endpoint, cfg.Verifier, cfg.Tools = testEndpoint, fakeVerifier{}, goldenBackend()
 	cfg.SessionKeys, cfg.KeepAlive = [][]byte{testSessionKey}, 20*time.Millisecond
+	cfg.Logger = discardLog
 	h, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -125,7 +127,7 @@ func subscriptionID(m map[string]any) any {
 	} else if r, ok := m["result"].(map[string]any); ok {
 		meta, _ = r["_meta"].(map[string]any)
 	}
-	return meta[MetaSubscriptionID]
+	return meta[mcp.MetaSubscriptionID]
 }
 
 func TestListen(t *testing.T) {
@@ -165,7 +167,7 @@ func TestListen(t *testing.T) {
 	if m := s.next(); m != nil {
 		t.Errorf("after the result: %v, want the stream closed", m)
 	}
-	waitUntil(t, func() bool { return ev.count() == 0 })
+	poll.Until(t, 10*time.Second, "the listen stream to unsubscribe", func() bool { return ev.count() == 0 })
 }
 
 // Resources and prompts lists are honoured when served; their changes
@@ -198,16 +200,5 @@ func TestListenNothingHonoured(t *testing.T) {
 	}
 	if end := s.next(); end["result"] == nil {
 		t.Errorf("second = %v, want the result at once: nothing asked for is honoured", end)
-	}
-}
-
-func waitUntil(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("timed out")
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -35,8 +35,8 @@ func anonymousHandler(t *testing.T, endpoint string) (*Handler, error) {
 	t.Helper()
 	return New(Config{
 		Endpoint: endpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(),
-		SessionKeys: [][]byte{testSessionKey},
-		Anonymous:   &identity.Caller{Tenant: "conformance", Member: 9, Scopes: []string{authz.ScopeRead}},
+		SessionKeys: [][]byte{testSessionKey}, Logger: discardLog,
+		Anonymous: &identity.Caller{Tenant: "conformance", Member: 9, Scopes: []string{authz.ScopeRead}},
 	})
 }
 

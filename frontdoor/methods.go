@@ -282,8 +282,8 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 		call.LogLevel, call.Log = level, x.out.message
 	}
 	call.SessionLabel = sessionLabel(x.r.Header)
-	call.TraceParent, _ = str(x.req.meta, "traceparent")
-	call.TraceState, _ = str(x.req.meta, "tracestate")
+	call.TraceParent, _ = str(x.req.meta, mcp.MetaTraceParent)
+	call.TraceState, _ = str(x.req.meta, mcp.MetaTraceState)
 	return call, nil
 }
 

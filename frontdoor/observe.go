@@ -1,7 +1,6 @@
 package frontdoor
 
 import (
-	"context"
 	"crypto/rand"
 	"log/slog"
 	"net/http"
@@ -12,59 +11,19 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/internal/calllog"
+	"github.com/taskwire/taskwire/internal/telemetry/mcpobserve"
 )
 
-// Observer watches the MCP endpoint for metrics and traces (package
-// telemetry implements it); Config.Observer nil means none. Its methods
-// are called on the request's goroutine, except Progress, and must not
-// block.
-type Observer interface {
-	// Arrive is called as a request arrives, before any check.
-	Arrive()
-	// Begin is called once the JSON-RPC method and _meta of a request are
-	// known, before the method runs; the context it returns is the
-	// request's from then on, so that what the method calls (the workers)
-	// joins the span Begin may have started.
-	Begin(ctx context.Context, r RequestStart) context.Context
-	// End is called once per request as it ends, whether or not Begin was.
-	End(ctx context.Context, r RequestEnd)
-	// Stream is called with +1 when the response of a request becomes an
-	// SSE stream, and -1 when that stream ends; listen says whether it is
-	// a subscriptions/listen stream.
-	Stream(listen bool, delta int)
-	// Progress is called for each progress notification sent to a client.
-	Progress()
-}
+// Observer watches the MCP endpoint for metrics and traces; Config.Observer
+// nil means none. The contract lives in package mcpobserve, so that
+// package telemetry can implement it without depending on the front door.
+type Observer = mcpobserve.Observer
 
 // RequestStart is what Observer.Begin learns of a request.
-type RequestStart struct {
-	RequestID string
-	// Method is the JSON-RPC method when the front door serves it, else
-	// "other": never a client's free choice, so it can label metrics.
-	Method string
-	// TraceParent and TraceState are params._meta's W3C trace context,
-	// as sent; "" when absent.
-	TraceParent, TraceState string
-	// Version is the MCP revision of the request.
-	Version string
-}
+type RequestStart = mcpobserve.RequestStart
 
 // RequestEnd is what Observer.End learns of a request.
-type RequestEnd struct {
-	RequestID string
-	// Method is as in RequestStart; "" when the body was never read.
-	Method string
-	// Tool is the tool a tools/call named, as the client sent it (clipped);
-	// the observer must bound it before using it as a label.
-	Tool string
-	// Outcome is the record's outcome: ok, tool_error, accepted,
-	// cancelled, refused, rate_limited or internal.
-	Outcome string
-	Code    int // the JSON-RPC error code, 0 when none
-	Status  int // the HTTP status, 0 when nothing was sent
-	// Duration runs from arrival to the end of the response.
-	Duration time.Duration
-}
+type RequestEnd = mcpobserve.RequestEnd
 
 // hdrRequestID lets a proxy in front name the request; anything else gets
 // an id of the front door's.
@@ -120,8 +79,8 @@ func (x *exchange) begin() {
 		start.Version = x.ses.Version
 	}
 	if x.req != nil {
-		start.TraceParent, _ = str(x.req.meta, "traceparent")
-		start.TraceState, _ = str(x.req.meta, "tracestate")
+		start.TraceParent, _ = str(x.req.meta, mcp.MetaTraceParent)
+		start.TraceState, _ = str(x.req.meta, mcp.MetaTraceState)
 	}
 	x.r = x.r.WithContext(o.Begin(x.r.Context(), start))
 }
@@ -159,7 +118,7 @@ func (x *exchange) traceID() string {
 	if x.req == nil {
 		return ""
 	}
-	if tp, _ := str(x.req.meta, "traceparent"); validTraceParent(tp) {
+	if tp, _ := str(x.req.meta, mcp.MetaTraceParent); validTraceParent(tp) {
 		return tp[3:35]
 	}
 	return ""

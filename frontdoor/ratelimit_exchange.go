@@ -15,12 +15,9 @@ import (
 	"github.com/taskwire/taskwire/services/access"
 )
 
-// CodeRateLimited is the JSON-RPC error code of a request refused by a
-// rate limit (HTTP 429). MCP defines no code for it and reserves
-// -32768..-32000 (its own codes, and the legacy ones it asks servers to
-// leave unused), so it is an application code outside that range, its
-// digits recalling the HTTP status.
-const CodeRateLimited = -31429
+// CodeRateLimited is jsonrpc.RateLimited, the code of a request refused by
+// a rate limit, under the name the front door's users already know.
+const CodeRateLimited = jsonrpc.RateLimited
 
 // notificationsOp is the operation every notification is charged to: a
 // client may name any method in one, and none needs a budget of its own.
@@ -92,14 +89,14 @@ func (x *exchange) admitLegacyRate() bool {
 // limit (too many listen streams), so that retrying it in a loop spends
 // the budget as any request does.
 func (x *exchange) refund(f *failure) {
-	if x.charge == nil || f.err.Code == jsonrpc.Internal || f.err.Code == CodeRateLimited {
+	if x.charge == nil || f.err.Code == jsonrpc.Internal || f.err.Code == jsonrpc.RateLimited {
 		return
 	}
 	x.charge.giveBack()
 	x.charge = nil
 }
 
-// rateLimitData is the data of a CodeRateLimited error.
+// rateLimitData is the data of a jsonrpc.RateLimited error.
 type rateLimitData struct {
 	RetryAfterMs int64  `json:"retryAfterMs"`
 	Limit        string `json:"limit"` // "token" or "tenant"
@@ -120,8 +117,7 @@ func (x *exchange) rateLimited(o *Refusal) *failure {
 	msg := fmt.Sprintf("rate limited: %s budget for %s (%s/s, burst %d)%s is spent; retry in %d s",
 		whose, o.Op, strconv.FormatFloat(o.Limit.PerSecond, 'g', 4, 64), o.Limit.Burst, shared, secs)
 	f := &failure{
-		status: http.StatusTooManyRequests,
-		err:    &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.Level, Key: o.Op}},
+		err:    &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.Level, Key: o.Op}},
 		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},
 		cause:  fmt.Errorf("rate limited: %s budget for %s", o.Level, o.Op),
 	}
@@ -150,8 +146,7 @@ func authThrottled(t *AuthThrottle, wait time.Duration) *failure {
 	msg := fmt.Sprintf("too many requests without a valid token from your address (%s); retry in %d s with a valid token",
 		t.Allowance(), r.RetryAfter())
 	return &failure{
-		status: http.StatusTooManyRequests,
-		err: &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: rateLimitData{
+		err: &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: rateLimitData{
 			RetryAfterMs: max(1, wait.Milliseconds()), Limit: "address", Key: "unauthenticated",
 		}},
 		header: http.Header{"Retry-After": {strconv.FormatInt(r.RetryAfter(), 10)}},

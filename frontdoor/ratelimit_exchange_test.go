@@ -45,7 +45,7 @@ func TestRateLimitCharges(t *testing.T) {
 	}
 	badHeader := func() *http.Request {
 		req := newCall(t, 1, "tools/call", map[string]any{"name": "tasks_list"}, nil)
-		req.Header.Set(hdrName, "tasks_get")
+		req.Header.Set(mcp.HeaderName, "tasks_get")
 		return req
 	}
 	for _, tt := range []struct {
@@ -105,8 +105,8 @@ func TestRateLimitLegacy(t *testing.T) {
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Authorization", "Bearer "+tokenAll)
 		if !strings.Contains(body, `"initialize"`) {
-			req.Header.Set(hdrProtocolVersion, "2025-11-25")
-			req.Header.Set(hdrSessionID, mintSession(t, h, []string{"2025-11-25"}))
+			req.Header.Set(mcp.HeaderProtocolVersion, "2025-11-25")
+			req.Header.Set(mcp.HeaderSessionID, mintSession(t, h, []string{"2025-11-25"}))
 		}
 		return serve(h, req)
 	}

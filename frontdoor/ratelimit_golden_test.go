@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/tools/txtar"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 )
 
 // goldenLimits are the limits of the rate-limit conversations: one call
@@ -89,8 +91,8 @@ func checkRateLimited(t *testing.T, rec *httptest.ResponseRecorder) {
 		t.Fatalf("429 body: %v", err)
 	}
 	e := msg.Error
-	if e.Code != CodeRateLimited || (e.Data.Limit != "token" && e.Data.Limit != "tenant") || e.Data.Key == "" {
-		t.Errorf("429 error = %+v, want code %d and data naming the limit and key", e, CodeRateLimited)
+	if e.Code != jsonrpc.RateLimited || (e.Data.Limit != "token" && e.Data.Limit != "tenant") || e.Data.Key == "" {
+		t.Errorf("429 error = %+v, want code %d and data naming the limit and key", e, jsonrpc.RateLimited)
 	}
 	if ms := e.Data.RetryAfterMs; ms < 1 || (ms+999)/1000 != int64(secs) {
 		t.Errorf("retryAfterMs %d disagrees with Retry-After %d", ms, secs)

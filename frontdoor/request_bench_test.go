@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
 // BenchmarkRequestChecks: decoding a tools/call as an assistant sends it
@@ -16,7 +17,7 @@ func BenchmarkRequestChecks(b *testing.B) {
 	h := http.Header{}
 	h.Set("Content-Type", "application/json")
 	h.Set("Accept", "application/json, text/event-stream")
-	h.Set(hdrProtocolVersion, "2026-07-28")
+	h.Set(mcp.HeaderProtocolVersion, "2026-07-28")
 	h.Set("Mcp-Method", "tools/call")
 	h.Set("Mcp-Name", "tasks_get")
 	b.ReportAllocs()

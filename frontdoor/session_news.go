@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/internal/events"
 )
 
@@ -72,7 +73,7 @@ func (b *sessionBook) lookup(key string) sessionEntry {
 // tell records news of the request's session, here and, through
 // SessionNews, at every replica.
 func (x *exchange) tell(n events.SessionNews) {
-	n.ID, n.Expires = sessionKey(x.r.Header.Get(hdrSessionID)), x.ses.Expires
+	n.ID, n.Expires = sessionKey(x.r.Header.Get(mcp.HeaderSessionID)), x.ses.Expires
 	x.h.sessionBook.learn(n)
 	if x.h.cfg.SessionNews != nil {
 		if err := x.h.cfg.SessionNews.PublishSessionNews(n); err != nil {
@@ -83,5 +84,5 @@ func (x *exchange) tell(n events.SessionNews) {
 
 // sessionLevel is the logging level the request's session set, or "".
 func (x *exchange) sessionLevel() string {
-	return x.h.sessionBook.lookup(sessionKey(x.r.Header.Get(hdrSessionID))).level
+	return x.h.sessionBook.lookup(sessionKey(x.r.Header.Get(mcp.HeaderSessionID))).level
 }

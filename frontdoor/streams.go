@@ -2,7 +2,6 @@ package frontdoor
 
 import (
 	"fmt"
-	"net/http"
 	"sync"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
@@ -126,9 +125,8 @@ func (x *exchange) streamsRefused(e *tooManyStreams) *failure {
 			"the most they may together; close one before opening another", e.tenant, e.max)
 	}
 	return &failure{
-		status: http.StatusTooManyRequests,
-		id:     x.msg.ID,
-		err:    &jsonrpc.Error{Code: CodeRateLimited, Message: msg, Data: streamLimitData{Limit: e.level, Key: "subscriptions/listen", Max: e.max}},
-		cause:  e,
+		id:    x.msg.ID,
+		err:   &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: streamLimitData{Limit: e.level, Key: "subscriptions/listen", Max: e.max}},
+		cause: e,
 	}
 }

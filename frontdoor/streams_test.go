@@ -8,6 +8,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // openListen opens a listen stream with token and returns the response:
@@ -46,8 +50,8 @@ func wantStreamRefused(t *testing.T, resp *http.Response, limit string, max int)
 	}
 	json.Unmarshal(body, &m)
 	want := streamLimitData{Limit: limit, Key: "subscriptions/listen", Max: max}
-	if resp.StatusCode != http.StatusTooManyRequests || m.Error.Code != CodeRateLimited || m.Error.Data != want {
-		t.Fatalf("listen over the %s limit = %d %s, want 429 with code %d and data %+v", limit, resp.StatusCode, body, CodeRateLimited, want)
+	if resp.StatusCode != http.StatusTooManyRequests || m.Error.Code != jsonrpc.RateLimited || m.Error.Data != want {
+		t.Fatalf("listen over the %s limit = %d %s, want 429 with code %d and data %+v", limit, resp.StatusCode, body, jsonrpc.RateLimited, want)
 	}
 	if !strings.Contains(m.Error.Message, "close one") || resp.Header.Get("Retry-After") != "" {
 		t.Errorf("message %q, Retry-After %q: want a sentence saying to close a stream, and no Retry-After",
@@ -81,7 +85,7 @@ func TestListenLimits(t *testing.T) {
 
 	// Closing a stream frees its place, once the server has seen it go.
 	cancels[0]()
-	waitUntil(t, func() bool {
+	poll.Until(t, 10*time.Second, "a closed stream to free its place", func() bool {
 		resp, _ := openListen(t, srv, tokenAll)
 		return resp.StatusCode == http.StatusOK
 	})

@@ -12,6 +12,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 )
 
 // bridge relays MCP between a client on stdio and a Taskwire endpoint over
@@ -40,8 +42,13 @@ type bridge struct {
 	initKey      string // idKey of that initialize
 }
 
-// newBridge returns a bridge for cfg, writing to stdout.
+// newBridge returns a bridge for cfg, writing to stdout. A nil Logger is a
+// bug of the caller, not a configuration a person can fix (those the
+// bridge answers every request with), so it panics.
 func newBridge(cfg Config, stdout io.Writer) *bridge {
+	if cfg.Logger == nil {
+		panic("taskwire-bridge: Config.Logger is required")
+	}
 	cfg = cfg.withDefaults()
 	b := &bridge{
 		cfg:      cfg,
@@ -101,19 +108,19 @@ func (b *bridge) handle(line []byte) {
 	var bad errBadLine
 	switch {
 	case errors.Is(err, errNotJSON):
-		b.out.write(errorLine(nil, rpcError{Code: codeParse, Message: err.Error()}))
+		b.out.write(errorLine(nil, jsonrpc.Error{Code: jsonrpc.ParseError, Message: err.Error()}))
 		return
 	case errors.As(err, &bad):
 		var id []byte
 		if validID(m.id) {
 			id = m.id
 		}
-		b.out.write(errorLine(id, rpcError{Code: codeInvalidRequest, Message: bad.msg}))
+		b.out.write(errorLine(id, jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: bad.msg}))
 		return
 	}
 	if b.cfg.err != nil {
 		if m.kind == request {
-			b.out.write(errorLine(m.id, rpcError{Code: codeInvalidRequest, Message: "taskwire-bridge is not configured: " + b.cfg.err.Error()}))
+			b.out.write(errorLine(m.id, jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: "taskwire-bridge is not configured: " + b.cfg.err.Error()}))
 		}
 		return
 	}
@@ -170,7 +177,7 @@ func (b *bridge) start(m *message) {
 	if dup {
 		c.hangUp()
 		answered()
-		b.out.write(errorLine(m.id, rpcError{Code: codeInvalidRequest, Message: fmt.Sprintf("invalid request: id %s is already in flight; use a new id for each request", c.key)}))
+		b.out.write(errorLine(m.id, jsonrpc.Error{Code: jsonrpc.InvalidRequest, Message: fmt.Sprintf("invalid request: id %s is already in flight; use a new id for each request", c.key)}))
 		return
 	}
 	go func() {
@@ -192,7 +199,7 @@ func (b *bridge) survive(c *call) {
 	}
 	b.log.Error("bug: handling a message panicked", "panic", r)
 	if c != nil {
-		c.fail(rpcError{Code: codeInternal, Message: "taskwire-bridge failed on this call (a bug; its log on standard error has the details)"})
+		c.fail(jsonrpc.Error{Code: jsonrpc.Internal, Message: "taskwire-bridge failed on this call (a bug; its log on standard error has the details)"})
 	}
 }
 
@@ -282,7 +289,7 @@ func (b *bridge) giveUp() {
 	b.mu.Unlock()
 	for _, c := range calls {
 		b.log.Warn("gave up on a call still running at exit", "id", c.key, "method", c.msg.method)
-		c.giveUp(rpcError{Code: codeInternal, Message: fmt.Sprintf(
+		c.giveUp(jsonrpc.Error{Code: jsonrpc.Internal, Message: fmt.Sprintf(
 			"taskwire-bridge is exiting (standard input closed) and the call did not finish within %s; it was cancelled", b.cfg.Drain)})
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
 // call is one request of the client, from its line on standard input to
@@ -79,7 +82,7 @@ func (c *call) relay(resp *http.Response, data []byte) bool {
 			ProtocolVersion string `json:"protocolVersion"`
 		}
 		json.Unmarshal(m.Result, &r)
-		c.b.up.setSession(resp.Header.Get(hdrSessionID), r.ProtocolVersion)
+		c.b.up.setSession(resp.Header.Get(mcp.HeaderSessionID), r.ProtocolVersion)
 	}
 	c.emit(data, true)
 	return false
@@ -111,7 +114,7 @@ func (c *call) finish(err error) {
 }
 
 // fail replies with a bridge-made error, unless a reply already went out.
-func (c *call) fail(e rpcError) { c.emit(errorLine(c.msg.id, e), true) }
+func (c *call) fail(e jsonrpc.Error) { c.emit(errorLine(c.msg.id, e), true) }
 
 // emit writes a line of this call. After the client cancelled it, or after
 // its reply, nothing is written. The reply also retires the call before
@@ -141,7 +144,7 @@ func (c *call) cancel() {
 
 // giveUp ends a call the bridge stopped waiting for while exiting: the
 // client still gets a reply, then the stream closes.
-func (c *call) giveUp(e rpcError) {
+func (c *call) giveUp(e jsonrpc.Error) {
 	c.fail(e)
 	c.hangUp()
 }

@@ -27,7 +27,8 @@ type Config struct {
 	// Drain is how long the bridge waits, once stdin ends, for calls in
 	// flight. Default 10 s.
 	Drain time.Duration
-	// Logger receives the bridge's logs (on stderr). Default: discard.
+	// Logger receives the bridge's logs (on stderr). Required: run sets
+	// it from the flags before anything can go wrong.
 	Logger *slog.Logger
 	// HTTPClient reaches the endpoint. Default: newHTTPClient.
 	HTTPClient *http.Client
@@ -68,9 +69,6 @@ func (c *Config) validate() error {
 func (c Config) withDefaults() Config {
 	if c.Drain == 0 {
 		c.Drain = 10 * time.Second
-	}
-	if c.Logger == nil {
-		c.Logger = slog.New(slog.DiscardHandler)
 	}
 	if c.HTTPClient == nil {
 		c.HTTPClient = newHTTPClient()

@@ -6,12 +6,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	gobuild "go/build"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -20,6 +20,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // bin holds the taskwire and taskwire-bridge binaries, built once for the
@@ -44,7 +45,7 @@ func TestMain(m *testing.M) {
 // build compiles both commands into dir with the go command that runs the
 // tests, so nothing but Go is needed.
 func build(dir string) int {
-	goTool := filepath.Join(runtime.GOROOT(), "bin", "go")
+	goTool := filepath.Join(gobuild.Default.GOROOT, "bin", "go")
 	if _, err := os.Stat(goTool); err != nil {
 		goTool = "go"
 	}
@@ -88,7 +89,7 @@ func startServer(t *testing.T) *server {
 	go io.Copy(out, stdout)
 	endpointRE := regexp.MustCompile(`serving MCP at (\S+)`)
 	tokenRE := regexp.MustCompile(`(?m)^  (ey[\w-]+\.[\w-]+\.[\w-]+)$`)
-	waitFor(t, 30*time.Second, "taskwire serve to print its endpoint and token", func() bool {
+	poll.Until(t, 30*time.Second, "taskwire serve to print its endpoint and token", func() bool {
 		e, tok := endpointRE.FindStringSubmatch(out.String()), tokenRE.FindStringSubmatch(out.String())
 		if e == nil || tok == nil {
 			return false
@@ -163,18 +164,6 @@ func bridgeCmd(endpoint, token string, logs *syncBuffer, args ...string) *exec.C
 	cmd.Env = append(os.Environ(), "TASKWIRE_URL="+endpoint, "TASKWIRE_TOKEN="+token)
 	cmd.Stderr = logs
 	return cmd
-}
-
-// waitFor polls cond until it holds, failing the test after timeout.
-func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // syncBuffer is a bytes.Buffer that a process and the test may share.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"unicode/utf8"
+
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
 // kind is what a JSON-RPC message is, which decides what the bridge owes
@@ -16,10 +18,6 @@ const (
 	notification
 	response // a client's answer to a request the server sent
 )
-
-// metaProtocolVersion is the _meta key that makes a request modern
-// (MCP 2026-07-28); initialize without it starts a legacy session.
-const metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 
 // message is one line of standard input, decoded just enough to route it:
 // the bridge forwards the line itself, never a re-encoding of it.
@@ -108,10 +106,10 @@ func (m *message) metaVersion() (string, bool) {
 	if json.Unmarshal(m.params["_meta"], &meta) != nil {
 		return "", false
 	}
-	if _, ok := meta[metaProtocolVersion]; !ok {
+	if _, ok := meta[mcp.MetaProtocolVersion]; !ok {
 		return "", false
 	}
-	v, _ := str(meta, metaProtocolVersion)
+	v, _ := str(meta, mcp.MetaProtocolVersion)
 	return v, true
 }
 

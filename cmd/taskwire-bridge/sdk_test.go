@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // TestSDKClient drives the real bridge with the go-sdk client over stdio,
@@ -141,7 +143,7 @@ func checkImportProgress(t *testing.T, c *client) {
 	if got := fmt.Sprint(res.StructuredContent.(map[string]any)["imported"]); got != "120" {
 		t.Errorf("tasks_import imported %s tasks, want 120", got)
 	}
-	waitFor(t, 5*time.Second, "the last progress of the import", func() bool {
+	poll.Until(t, 5*time.Second, "the last progress of the import", func() bool {
 		p := c.progress.of("import-120")
 		return len(p) > 0 && p[len(p)-1] == 120
 	})
@@ -166,7 +168,7 @@ func checkCancellation(t *testing.T, srv *server, c *client) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("the cancelled tasks_import = %v, want context.Canceled", err)
 	}
-	waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+	poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
 		return srv.logged(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
 	})
 	list := callOK(t, c.cs, "tasks_list", map[string]any{"text": "Cancelled import", "limit": 5})

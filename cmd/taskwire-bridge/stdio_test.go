@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // modernMeta is the _meta every 2026-07-28 request carries.
@@ -75,7 +77,7 @@ func (b *rawBridge) reply(t *testing.T, id string) (int, map[string]any) {
 	t.Helper()
 	var at int
 	var msg map[string]any
-	waitFor(t, 10*time.Second, "the reply to "+id, func() bool {
+	poll.Until(t, 10*time.Second, "the reply to "+id, func() bool {
 		at, msg = findReply(b.out.lines(), id)
 		return msg != nil
 	})
@@ -173,7 +175,7 @@ func TestStdio(t *testing.T) {
 	t.Run("listen stream", func(t *testing.T) {
 		b := startRaw(t, srv.endpoint, srv.token)
 		b.send(t, `{"jsonrpc":"2.0","id":"l","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+modernMeta+`}}`)
-		waitFor(t, 10*time.Second, "the listen stream's acknowledgement", func() bool {
+		poll.Until(t, 10*time.Second, "the listen stream's acknowledgement", func() bool {
 			return strings.Contains(b.out.String(), `"method":"notifications/subscriptions/acknowledged"`)
 		})
 		b.send(t, toolsList(`"meanwhile"`))

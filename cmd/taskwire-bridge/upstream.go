@@ -8,19 +8,9 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
-)
 
-// The headers of MCP's Streamable HTTP transport.
-const (
-	hdrProtocolVersion = "MCP-Protocol-Version"
-	hdrMethod          = "Mcp-Method"
-	hdrName            = "Mcp-Name"
-	hdrSessionID       = "Mcp-Session-Id"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
-
-// latestVersion is the modern revision, sent when a request names none
-// (server/discover is modern by nature).
-const latestVersion = "2026-07-28"
 
 // era is how one message travels: modern (2026-07-28, stateless, headers
 // mirroring the body) or legacy (a session begun by initialize).
@@ -53,7 +43,7 @@ func (u *upstream) eraOf(m *message) era {
 		return era{modern: true, version: v}
 	}
 	if m.method == "server/discover" {
-		return era{modern: true, version: latestVersion}
+		return era{modern: true, version: mcp.LatestVersion}
 	}
 	if m.method == "initialize" {
 		return era{}
@@ -84,15 +74,15 @@ func (u *upstream) post(ctx context.Context, m *message, e era) (*http.Response,
 	h.Set("Authorization", "Bearer "+u.token)
 	h.Set("User-Agent", u.agent)
 	if e.version != "" {
-		h.Set(hdrProtocolVersion, e.version)
+		h.Set(mcp.HeaderProtocolVersion, e.version)
 	}
 	if e.session != "" {
-		h.Set(hdrSessionID, e.session)
+		h.Set(mcp.HeaderSessionID, e.session)
 	}
 	if e.modern && m.method != "" {
-		h.Set(hdrMethod, headerValue(m.method))
+		h.Set(mcp.HeaderMethod, headerValue(m.method))
 		if name, ok := nameOf(m); ok {
-			h.Set(hdrName, headerValue(name))
+			h.Set(mcp.HeaderName, headerValue(name))
 		}
 	}
 	return u.client.Do(req)
@@ -113,8 +103,8 @@ func (u *upstream) endSession(ctx context.Context) {
 	}
 	req.Header.Set("Authorization", "Bearer "+u.token)
 	req.Header.Set("User-Agent", u.agent)
-	req.Header.Set(hdrSessionID, id)
-	req.Header.Set(hdrProtocolVersion, version)
+	req.Header.Set(mcp.HeaderSessionID, id)
+	req.Header.Set(mcp.HeaderProtocolVersion, version)
 	if resp, err := u.client.Do(req); err == nil {
 		resp.Body.Close()
 	}

@@ -63,7 +63,9 @@ type Config struct {
 	AuthThrottle *frontdoor.AuthThrottle
 	// MaxBodyBytes caps a JSON request body; 0 means 1 MiB.
 	MaxBodyBytes int64
-	Logger       *slog.Logger // nil: discard
+	// Logger receives the edge's own failures (forwarding, encoding),
+	// which callers see only as "internal error". Required.
+	Logger *slog.Logger
 }
 
 // Validate reports whether c can build an Edge.
@@ -73,6 +75,8 @@ func (c Config) Validate() error {
 		return errors.New("admin: Config.Conn is nil")
 	case c.Verifier == nil:
 		return errors.New("admin: Config.Verifier is nil")
+	case c.Logger == nil:
+		return errors.New("admin: Config.Logger is nil (pass slog.New(slog.DiscardHandler) to log nothing)")
 	case c.MaxBodyBytes < 0:
 		return errors.New("admin: Config.MaxBodyBytes is negative")
 	}
@@ -105,9 +109,6 @@ func New(cfg Config) (*Edge, error) {
 		cfg.MaxBodyBytes = 1 << 20
 	}
 	e := &Edge{cfg: cfg, log: cfg.Logger, methods: map[string]method{}}
-	if e.log == nil {
-		e.log = slog.New(slog.DiscardHandler)
-	}
 	if err := e.loadMethods(); err != nil {
 		return nil, err
 	}

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -101,7 +102,7 @@ func startEdge(t *testing.T) *testEdge {
 	}
 	pub, _, _ := ed25519.GenerateKey(nil)
 	e, err := admin.New(admin.Config{
-		Conn: conn, Verifier: fakeVerifier{}, Operator: op, MaxBodyBytes: 1 << 10,
+		Conn: conn, Verifier: fakeVerifier{}, Operator: op, MaxBodyBytes: 1 << 10, Logger: discardLog,
 		Keys: []admin.PublicKey{{ID: "k1", Key: pub}},
 	})
 	if err != nil {
@@ -290,7 +291,7 @@ func TestJWKS(t *testing.T) {
 	conn := workertest.Dial(t, srv.Serve, srv.Stop)
 	current, _, _ := ed25519.GenerateKey(nil)
 	retired, _, _ := ed25519.GenerateKey(nil)
-	e, err := admin.New(admin.Config{Conn: conn, Verifier: fakeVerifier{}, Keys: []admin.PublicKey{{ID: "now", Key: current}, {ID: "old", Key: retired}}})
+	e, err := admin.New(admin.Config{Conn: conn, Verifier: fakeVerifier{}, Logger: discardLog, Keys: []admin.PublicKey{{ID: "now", Key: current}, {ID: "old", Key: retired}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func (failingConn) Invoke(context.Context, string, any, any, ...grpc.CallOption)
 // without its text.
 func TestWorkerUnreachable(t *testing.T) {
 	op, _ := admin.NewOperatorSecret(operatorSecret)
-	e, err := admin.New(admin.Config{Conn: failingConn{}, Verifier: fakeVerifier{}, Operator: op})
+	e, err := admin.New(admin.Config{Conn: failingConn{}, Verifier: fakeVerifier{}, Operator: op, Logger: discardLog})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,4 +383,16 @@ func TestReflection(t *testing.T) {
 		t.Errorf("reflection of AdminService = %v, want its file", resp)
 	}
 	stream.CloseSend()
+}
+
+// discardLog is the logger of tests that read no log.
+var discardLog = slog.New(slog.DiscardHandler)
+
+// TestNewNeedsLogger: an edge without a logger would hide the failures it
+// answers with "internal error", so New refuses it.
+func TestNewNeedsLogger(t *testing.T) {
+	_, err := admin.New(admin.Config{Conn: failingConn{}, Verifier: fakeVerifier{}})
+	if err == nil || !strings.Contains(err.Error(), "Logger") {
+		t.Errorf("New without Logger = %v, want an error asking for one", err)
+	}
 }

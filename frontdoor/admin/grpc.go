@@ -66,7 +66,7 @@ type principalKey struct{}
 // metadata and charges it to its limits, as serveJSON does.
 func (e *Edge) authenticateRPC(ctx context.Context, req any, _ *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
 	addr := clientAddr(ctx)
-	if err, retry := e.throttled(addr); err != nil {
+	if retry, err := e.throttled(addr); err != nil {
 		return nil, grpcLimited(ctx, err, retry)
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
@@ -76,7 +76,7 @@ func (e *Edge) authenticateRPC(ctx context.Context, req any, _ *grpc.UnaryServer
 		return nil, err
 	}
 	if in, ok := req.(proto.Message); ok {
-		if err, retry := e.admit(p, in); err != nil {
+		if retry, err := e.admit(p, in); err != nil {
 			return nil, grpcLimited(ctx, err, retry)
 		}
 	}

@@ -29,7 +29,7 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	addr := e.cfg.AuthThrottle.ClientAddr(r)
-	if err, retry := e.throttled(addr); err != nil {
+	if retry, err := e.throttled(addr); err != nil {
 		writeLimited(w, err, retry)
 		return
 	}
@@ -51,7 +51,7 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 	if err := e.readJSON(w, r, m, in); err != nil {
 		return
 	}
-	if err, retry := e.admit(p, in); err != nil {
+	if retry, err := e.admit(p, in); err != nil {
 		writeLimited(w, err, retry)
 		return
 	}
@@ -102,15 +102,8 @@ func (e *Edge) readJSON(w http.ResponseWriter, r *http.Request, m method, in pro
 
 // writeStatus writes the JSON error of a gRPC status.
 func writeStatus(w http.ResponseWriter, err error) {
-	st := status.Convert(err)
-	code, name := httpStatus(st.Code())
-	if access.IsQuotaExceeded(err) {
-		// A tenant's quota does not refill with time as a rate limit
-		// does: 409, as for any call that cannot succeed as things
-		// stand, and no Retry-After.
-		code = http.StatusConflict
-	}
-	writeError(w, code, name, st.Message())
+	code, name := httpStatus(err)
+	writeError(w, code, name, status.Convert(err).Message())
 }
 
 // writeError writes {"code": name, "message": msg} with HTTP status code.
@@ -124,11 +117,12 @@ func writeError(w http.ResponseWriter, code int, name, msg string) {
 	}{name, msg})
 }
 
-// httpStatus is the one mapping of gRPC codes to HTTP statuses and to the
-// code names of JSON errors. FAILED_PRECONDITION is 409: the call cannot
-// succeed as things stand (the last owner, a taken name), whoever makes it.
-func httpStatus(c codes.Code) (int, string) {
-	switch c {
+// httpStatus is the one mapping of gRPC errors to HTTP statuses and to
+// the code names of JSON errors. FAILED_PRECONDITION is 409: the call
+// cannot succeed as things stand (the last owner, a taken name), whoever
+// makes it.
+func httpStatus(err error) (int, string) {
+	switch status.Code(err) {
 	case codes.OK:
 		return http.StatusOK, "ok"
 	case codes.Canceled:
@@ -144,6 +138,12 @@ func httpStatus(c codes.Code) (int, string) {
 	case codes.PermissionDenied:
 		return http.StatusForbidden, "permission_denied"
 	case codes.ResourceExhausted:
+		if access.IsQuotaExceeded(err) {
+			// A tenant's quota does not refill with time as a rate
+			// limit does: 409, as for any call that cannot succeed as
+			// things stand, and no Retry-After.
+			return http.StatusConflict, "resource_exhausted"
+		}
 		return http.StatusTooManyRequests, "resource_exhausted"
 	case codes.FailedPrecondition:
 		return http.StatusConflict, "failed_precondition"

@@ -44,9 +44,9 @@ const operatorKey = "operator secret"
 // tenant, whatever in names: it may act on no other (services/admin), and
 // charging the one it names would let one tenant's admins spend
 // another's budget.
-func (e *Edge) admit(p principal, in proto.Message) (refusal error, retryAfter int64) {
+func (e *Edge) admit(p principal, in proto.Message) (retryAfter int64, refusal error) {
 	if e.cfg.RateLimiter == nil {
-		return nil, 0
+		return 0, nil
 	}
 	subject := identity.Caller{TokenID: operatorKey, Tenant: tenantOf(in)}
 	if !p.operator {
@@ -54,7 +54,7 @@ func (e *Edge) admit(p principal, in proto.Message) (refusal error, retryAfter i
 	}
 	r := e.cfg.RateLimiter.Admit(subject, adminOp)
 	if r == nil {
-		return nil, 0
+		return 0, nil
 	}
 	msg := fmt.Sprintf("too many admin calls: the budget of this credential (%s/s, burst %d) is spent; retry in %d s",
 		perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
@@ -62,7 +62,7 @@ func (e *Edge) admit(p principal, in proto.Message) (refusal error, retryAfter i
 		msg = fmt.Sprintf("too many admin calls on tenant %s: its budget (%s/s, burst %d), shared by everyone who manages it, is spent; retry in %d s",
 			subject.Tenant, perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
 	}
-	return exhausted(msg, r.Wait), r.RetryAfter()
+	return r.RetryAfter(), exhausted(msg, r.Wait)
 }
 
 func perSecond(l frontdoor.RateLimit) string {
@@ -82,16 +82,16 @@ func tenantOf(in proto.Message) string {
 
 // throttled returns the status refusing a request from addr, which made
 // too many without a valid credential lately; nil when it may go on.
-func (e *Edge) throttled(addr netip.Addr) (refusal error, retryAfter int64) {
+func (e *Edge) throttled(addr netip.Addr) (retryAfter int64, refusal error) {
 	t := e.cfg.AuthThrottle
 	wait, refused := t.Refuses(addr)
 	if !refused {
-		return nil, 0
+		return 0, nil
 	}
 	r := frontdoor.Refusal{Wait: wait}
 	msg := fmt.Sprintf("too many requests without a valid credential from your address (%s); retry in %d s with a valid one",
 		t.Allowance(), r.RetryAfter())
-	return exhausted(msg, wait), r.RetryAfter()
+	return r.RetryAfter(), exhausted(msg, wait)
 }
 
 // failed counts a request of addr whose credential was refused.

@@ -47,7 +47,7 @@ func startLimitedEdge(t *testing.T, limits frontdoor.RateLimits, throttle frontd
 	pub, _, _ := ed25519.GenerateKey(nil)
 	e, err := admin.New(admin.Config{
 		Conn: conn, Verifier: fakeVerifier{}, Operator: op, Keys: []admin.PublicKey{{ID: "k1", Key: pub}},
-		RateLimiter: rl, AuthThrottle: th,
+		RateLimiter: rl, AuthThrottle: th, Logger: discardLog,
 	})
 	if err != nil {
 		t.Fatal(err)

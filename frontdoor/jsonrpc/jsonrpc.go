@@ -17,7 +17,7 @@ import (
 const Version = "2.0"
 
 // Error codes. The first five are JSON-RPC's own; the range -32020..-32099
-// belongs to the MCP specification, which defines the last three. Other
+// belongs to the MCP specification, which defines the next three. Other
 // codes in -32768..-32000 are deliberately absent: MCP forbids inventing
 // meanings inside the reserved ranges.
 const (
@@ -35,6 +35,13 @@ const (
 	// resources/read of an unknown resource; 2026-07-28 removed it in
 	// favour of InvalidParams, so only legacy sessions get it.
 	LegacyResourceNotFound = -32002
+
+	// RateLimited is the code of a request refused by a rate limit (HTTP
+	// 429). MCP defines no code for it and reserves -32768..-32000 (its
+	// own codes, and the legacy ones it asks servers to leave unused), so
+	// it is an application code outside that range, its digits recalling
+	// the HTTP status.
+	RateLimited = -31429
 )
 
 // Error is the error object of a JSON-RPC error response. It implements

@@ -33,10 +33,29 @@ const (
 	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
 	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
 	MetaProgressToken      = "progressToken"
+	// MetaSubscriptionID tags every message of a listen stream with the
+	// listen request's id.
+	MetaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+	// MetaTraceParent and MetaTraceState carry a request's W3C trace
+	// context, named as the HTTP headers are.
+	MetaTraceParent = "traceparent"
+	MetaTraceState  = "tracestate"
 	// MetaProblems lists, in the _meta of a tool result with isError,
 	// what was wrong with the arguments, one sentence each, for the
 	// client's code; the model reads the same sentences in the text.
 	MetaProblems = "taskwire/problems"
+)
+
+// The headers of MCP's Streamable HTTP transport. The standard ones repeat
+// parts of the body so that proxies and load balancers can route without
+// parsing it, which only works if the server refuses a request whose
+// headers and body disagree; HeaderSessionID carries a legacy session,
+// issued by initialize and sent back with every later request.
+const (
+	HeaderProtocolVersion = "MCP-Protocol-Version"
+	HeaderMethod          = "Mcp-Method"
+	HeaderName            = "Mcp-Name"
+	HeaderSessionID       = "Mcp-Session-Id"
 )
 
 // Result types.

@@ -52,7 +52,9 @@ type Config struct {
 	// a round (default 10 minutes).
 	StateTTL time.Duration
 	// Now is the clock; nil means time.Now.
-	Now    func() time.Time
+	Now func() time.Time
+	// Logger receives what the backend works around, such as a call made
+	// without progress because no relay could be opened. Required.
 	Logger *slog.Logger
 }
 
@@ -65,6 +67,8 @@ func (c *Config) Validate() error {
 		return errors.New("toolcall: no worker connection")
 	case c.NATS != nil && c.ID == "":
 		return errors.New("toolcall: progress needs a front door ID")
+	case c.Logger == nil:
+		return errors.New("toolcall: no logger (pass slog.New(slog.DiscardHandler) to log nothing)")
 	}
 	if c.States == nil {
 		for _, t := range c.Catalog.Tools() {
@@ -97,12 +101,8 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.ProgressGrace == 0 {
 		cfg.ProgressGrace = 2 * time.Second
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	rounds := &mrtr.Rounds{Box: cfg.States, TTL: cfg.StateTTL, Now: cfg.Now}
-	return &Backend{cfg: cfg, rounds: rounds, log: log}, nil
+	return &Backend{cfg: cfg, rounds: rounds, log: cfg.Logger}, nil
 }
 
 // accessTimeout bounds the GetAccess call behind one tools/list.

@@ -141,6 +141,9 @@ func newBackend(t *testing.T, conn grpc.ClientConnInterface, cfg Config) *Backen
 	if cfg.ID == "" {
 		cfg.ID = "fd-test"
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
 	b, err := New(cfg)
 	if err != nil {
 		t.Fatalf("New: %v", err)

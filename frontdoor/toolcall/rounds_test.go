@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -127,7 +128,7 @@ func newFixtureBackend(t *testing.T, f *fixtures) (*Backend, *time.Time) {
 	}
 	box, _ := sealed.NewBox(bytes.Repeat([]byte{5}, sealed.KeySize))
 	now := time.Unix(1_800_000_000, 0)
-	b, err := New(Config{Catalog: cat, Conn: conn, States: box, Now: func() time.Time { return now }})
+	b, err := New(Config{Catalog: cat, Conn: conn, States: box, Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}
@@ -300,8 +301,21 @@ func TestInputNeedsStates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = New(Config{Catalog: cat, Conn: startServices(t, nil, func(grpc.ServiceRegistrar) {})})
+	_, err = New(Config{Catalog: cat, Conn: startServices(t, nil, func(grpc.ServiceRegistrar) {}), Logger: slog.New(slog.DiscardHandler)})
 	if err == nil || !strings.Contains(err.Error(), "States") {
 		t.Errorf("New without States = %v, want an error asking for them", err)
+	}
+}
+
+// TestNewNeedsLogger: a backend without a logger would hide what it works
+// around, so New refuses it.
+func TestNewNeedsLogger(t *testing.T) {
+	cat, err := testCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = New(Config{Catalog: cat, Conn: startServices(t, nil, func(grpc.ServiceRegistrar) {})})
+	if err == nil || !strings.Contains(err.Error(), "logger") {
+		t.Errorf("New without Logger = %v, want an error asking for one", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"slices"
 	"testing"
 
@@ -24,7 +25,7 @@ func fullBackend(t *testing.T, board *testBoard) (*Backend, *catalog.Catalog) {
 	if err != nil {
 		t.Fatalf("catalog.New: %v", err)
 	}
-	b, err := New(Config{Catalog: cat, Conn: startWorker(t, board, nil), ID: "fd-test"})
+	b, err := New(Config{Catalog: cat, Conn: startWorker(t, board, nil), ID: "fd-test", Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -36,8 +36,9 @@ type Config struct {
 	// SpanProcessor, when set, receives every span, in addition to any
 	// exporter the environment configures: tests pass a recorder.
 	SpanProcessor sdktrace.SpanProcessor
-	// Logger reports problems of telemetry itself, such as an exporter
-	// that cannot send; nil discards them.
+	// Logger is meant for problems of telemetry itself. Nothing logs to
+	// it yet: an exporter that cannot send is reported by the
+	// OpenTelemetry SDK's own (global) error handler, not here.
 	Logger *slog.Logger
 }
 

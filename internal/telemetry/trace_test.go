@@ -10,24 +10,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/telemetry"
 )
-
-// eventually polls cond until it holds or a few seconds pass: spans end
-// on the worker's side just after the client has its answer.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	deadline := time.After(5 * time.Second)
-	for !cond() {
-		select {
-		case <-tick.C:
-		case <-deadline:
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
-}
 
 // TestTraceFromMetaTraceparent: a tools/call whose _meta names a trace
 // gets the front door's span as a child of the client's span, and the gRPC
@@ -55,7 +40,8 @@ func TestTraceFromMetaTraceparent(t *testing.T) {
 	kind := func(k trace.SpanKind, prefix string) func(sdktrace.ReadOnlySpan) bool {
 		return func(s sdktrace.ReadOnlySpan) bool { return s.SpanKind() == k && strings.HasPrefix(s.Name(), prefix) }
 	}
-	eventually(t, "the worker's span", func() bool {
+	// Spans end on the worker's side just after the client has its answer.
+	poll.Until(t, 5*time.Second, "the worker's span", func() bool {
 		spans = rec.Ended()
 		return find(kind(trace.SpanKindServer, "taskwire.v1.BoardService/CreateTask")) != nil
 	})
@@ -91,8 +77,8 @@ func TestTraceFromMetaTraceparent(t *testing.T) {
 		}
 	}
 	for _, kv := range db.Attributes() {
-		if strings.Contains(kv.Value.Emit(), "Traced") {
-			t.Errorf("database span attribute %s = %q holds task text", kv.Key, kv.Value.Emit())
+		if strings.Contains(kv.Value.String(), "Traced") {
+			t.Errorf("database span attribute %s = %q holds task text", kv.Key, kv.Value.String())
 		}
 	}
 }

@@ -3,13 +3,15 @@ package mcptest
 import (
 	"encoding/json"
 	"testing"
+
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
 // envelopes names, per legacy revision, the definitions of a whole
 // notification, error response and result response.
 var envelopes = map[string][3]string{
-	"2025-11-25": {"JSONRPCNotification", "JSONRPCErrorResponse", "JSONRPCResultResponse"},
-	"2025-06-18": {"JSONRPCNotification", "JSONRPCError", "JSONRPCResponse"},
+	mcp.Version20251125: {"JSONRPCNotification", "JSONRPCErrorResponse", "JSONRPCResultResponse"},
+	mcp.Version20250618: {"JSONRPCNotification", "JSONRPCError", "JSONRPCResponse"},
 }
 
 // legacyResultDefs names the result definition of each request method of
@@ -40,7 +42,7 @@ func validateLegacy(t testing.TB, version string, raw []byte, m map[string]json.
 	case m["method"] != nil:
 		ValidateMessageAt(t, version, raw, env[0])
 		validateNotification(t, version, raw, m["method"])
-	case m["error"] != nil && m["id"] == nil && version == "2025-06-18":
+	case m["error"] != nil && m["id"] == nil && version == mcp.Version20250618:
 		// Its JSONRPCError requires an id, which a refusal sent before the
 		// request was read cannot have (JSON-RPC 2.0 allows leaving it
 		// out); the error object is all there is to check.
@@ -70,7 +72,7 @@ func checkNoModernMembers(t testing.TB, version string, raw json.RawMessage) {
 	if json.Unmarshal(raw, &r) != nil {
 		return // the schema has said why
 	}
-	_, serverInfo := r.Meta["io.modelcontextprotocol/serverInfo"]
+	_, serverInfo := r.Meta[mcp.MetaServerInfo]
 	if r.ResultType != nil || r.TTLMs != nil || r.CacheScope != nil || serverInfo {
 		t.Errorf("a %s result carries members of 2026-07-28 (resultType, ttlMs, cacheScope or _meta serverInfo): %s", version, raw)
 	}

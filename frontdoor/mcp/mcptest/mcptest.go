@@ -16,13 +16,14 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
 // Version is the MCP revision the unversioned helpers validate against.
-const Version = "2026-07-28"
+const Version = mcp.LatestVersion
 
 // Versions are the revisions whose schemas are embedded, newest first.
-var Versions = []string{"2026-07-28", "2025-11-25", "2025-06-18"}
+var Versions = []string{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618}
 
 //go:embed schema/*.json
 var schemaFiles embed.FS

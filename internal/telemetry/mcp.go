@@ -9,16 +9,16 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/internal/telemetry/mcpobserve"
 )
 
-// FrontdoorObserver returns the frontdoor.Observer of this process, for
-// frontdoor.Config.Observer: it counts and times MCP requests and starts
+// FrontdoorObserver returns the observer of MCP requests of this process,
+// for the front door's Config.Observer: it counts and times MCP requests and starts
 // one server span per request, whose parent is the W3C trace context of
 // the request's _meta when it has a valid one (else the HTTP headers', see
 // RequestContext). tools are the catalogue's tool names: any other name a
 // client sends is counted as "unknown".
-func (t *Telemetry) FrontdoorObserver(tools []string) frontdoor.Observer {
+func (t *Telemetry) FrontdoorObserver(tools []string) mcpobserve.Observer {
 	known := make(map[string]bool, len(tools))
 	for _, name := range tools {
 		known[name] = true
@@ -46,7 +46,7 @@ func (o *observer) Stream(listen bool, delta int) {
 // Begin starts the request's span. The _meta trace context goes through
 // the same propagator as HTTP headers and gRPC metadata, so the three
 // always agree on what is a valid parent.
-func (o *observer) Begin(ctx context.Context, r frontdoor.RequestStart) context.Context {
+func (o *observer) Begin(ctx context.Context, r mcpobserve.RequestStart) context.Context {
 	if r.TraceParent != "" {
 		carrier := propagation.MapCarrier{"traceparent": r.TraceParent}
 		if r.TraceState != "" {
@@ -65,7 +65,7 @@ func (o *observer) Begin(ctx context.Context, r frontdoor.RequestStart) context.
 // End counts the request and ends its span, if Begin started one. The
 // request leaves the in-flight gauge only once it is counted, so no scrape
 // sees a request that is neither in flight nor counted.
-func (o *observer) End(ctx context.Context, r frontdoor.RequestEnd) {
+func (o *observer) End(ctx context.Context, r mcpobserve.RequestEnd) {
 	method, tool := methodLabel(r.Method), o.toolLabel(r.Tool)
 	o.m.requests.WithLabelValues(method, tool, r.Outcome, codeLabel(r.Code)).Inc()
 	o.m.requestSeconds.WithLabelValues(method, tool, r.Outcome).Observe(r.Duration.Seconds())
