@@ -38,7 +38,7 @@ func (s *Service) addMember(ctx context.Context, a actor, req *adminv1.AddMember
 	var sponsor *ent.Member
 	if req.GetSponsor() != "" {
 		// A removed person sponsors no one new.
-		if sponsor, err = findMember(ctx, s.client, t, req.GetSponsor(), false); err != nil {
+		if sponsor, err = managedMember(ctx, s.client, t, req.GetSponsor(), false); err != nil {
 			return nil, err
 		}
 	}
@@ -111,7 +111,7 @@ func (s *Service) setMemberRole(ctx context.Context, a actor, req *adminv1.SetMe
 		if err := quota.Lock(ctx, tx, t.ID); err != nil {
 			return err
 		}
-		if m, err = findMember(ctx, tx.Client(), t, req.GetHandle(), false); err != nil {
+		if m, err = managedMember(ctx, tx.Client(), t, req.GetHandle(), false); err != nil {
 			return err
 		}
 		if err := a.mayActOn(m, "change the role of"); err != nil {
@@ -156,7 +156,7 @@ func (s *Service) removeMember(ctx context.Context, a actor, req *adminv1.Remove
 		if err := quota.Lock(ctx, tx, t.ID); err != nil {
 			return err
 		}
-		if m, err = findMember(ctx, tx.Client(), t, req.GetHandle(), true); err != nil {
+		if m, err = managedMember(ctx, tx.Client(), t, req.GetHandle(), true); err != nil {
 			return err
 		}
 		if err := a.mayActOn(m, "remove"); err != nil {

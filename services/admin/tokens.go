@@ -34,7 +34,7 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 	if err != nil {
 		return nil, err
 	}
-	m, err := findMember(ctx, s.client, t, req.GetMember(), false)
+	m, err := managedMember(ctx, s.client, t, req.GetMember(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +95,7 @@ func (s *Service) listTokens(ctx context.Context, a actor, req *adminv1.ListToke
 	}
 	memberID := 0
 	if req.GetMember() != "" {
-		m, err := findMember(ctx, s.client, t, req.GetMember(), true)
+		m, err := managedMember(ctx, s.client, t, req.GetMember(), true)
 		if err != nil {
 			return nil, err
 		}
@@ -168,7 +168,7 @@ func (s *Service) revokeMemberTokens(ctx context.Context, a actor, req *adminv1.
 	if err != nil {
 		return nil, err
 	}
-	m, err := findMember(ctx, s.client, t, req.GetMember(), true)
+	m, err := managedMember(ctx, s.client, t, req.GetMember(), true)
 	if err != nil {
 		return nil, err
 	}

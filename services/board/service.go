@@ -19,10 +19,10 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/access"
 )
 
@@ -132,18 +132,7 @@ func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
 	if a, ok := access.FromContext(ctx); ok && a.Tenant == c.Tenant && a.MemberID == c.Member {
 		return actorOf(a), tenantscope.NewContext(ctx, a.TenantID), nil
 	}
-	t, err := s.client.Tenant.Query().Where(tenant.Slug(c.Tenant)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return actor{}, ctx, domainerr.Wrap(domainerr.Unauthenticated, err, "Your token names a tenant that does not exist: ask an admin for a new token")
-	}
-	if err != nil {
-		return actor{}, ctx, err
-	}
-	ctx = tenantscope.NewContext(ctx, t.ID)
-	m, err := s.client.Member.Query().Where(member.TenantID(t.ID), member.ID(c.Member)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return actor{}, ctx, domainerr.Wrap(domainerr.Unauthenticated, err, "Your token names a member who is not in its tenant: ask an admin for a new token")
-	}
+	t, m, ctx, err := tenancy.Caller(ctx, s.client, c)
 	if err != nil {
 		return actor{}, ctx, err
 	}
