@@ -78,7 +78,7 @@ func (s *Set) Load(ctx context.Context) error {
 func (s *Set) Start(ctx context.Context, nc *nats.Conn) (stop func(), err error) {
 	stop = func() {}
 	if nc != nil {
-		if stop, err = follow(nc, s.Load, s.log); err != nil {
+		if stop, err = followKeys(nc, s.Load, s.log); err != nil {
 			return nil, err
 		}
 	}
