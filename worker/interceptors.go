@@ -16,6 +16,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/calllog"
+	"github.com/taskwire/taskwire/internal/methods"
 )
 
 // MDRequestID is the metadata key of the request id the front door sets,
@@ -81,8 +82,8 @@ func (s *Server) logCall(ctx context.Context, req any, info *grpc.UnaryServerInf
 	if c, idErr := identity.FromIncoming(ctx); idErr == nil {
 		who = append(who, slog.String(calllog.KeyTenant, c.Tenant), slog.Int(calllog.KeyMember, c.Member))
 	}
-	if rule := s.ruleFor(info.FullMethod); rule.isTool {
-		who = append(who, slog.String(calllog.KeyTool, rule.tool))
+	if rule, err := methods.Lookup(info.FullMethod); err == nil && rule.IsTool {
+		who = append(who, slog.String(calllog.KeyTool, rule.Name))
 	}
 	if id := requestID(ctx); id != "" {
 		who = append(who, slog.String(calllog.KeyRequestID, id))

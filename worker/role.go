@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/methods"
 	"github.com/taskwire/taskwire/services/access"
 )
 
@@ -32,21 +33,21 @@ func (s *Server) requireRole(ctx context.Context, req any, info *grpc.UnaryServe
 	if !ok {
 		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
 	}
-	rule := s.ruleFor(info.FullMethod)
-	if rule.err != nil {
-		return nil, s.internal(ctx, info.FullMethod, rule.err)
+	rule, err := methods.Lookup(info.FullMethod)
+	if err != nil {
+		return nil, s.internal(ctx, info.FullMethod, err)
 	}
 	a, err := s.cfg.Access.Resolve(ctx, c)
 	if err != nil {
 		return nil, s.toStatus(ctx, info.FullMethod, err)
 	}
 	noteAccess(ctx, a)
-	refusal := authz.Refusal{Role: a.Role, Tenant: a.Tenant, Tool: rule.tool, Title: rule.title, Need: rule.scope}
-	if !authz.RoleAllows(a.Role, rule.scope) {
+	refusal := rule.Refusal(a.Role, a.Tenant)
+	if !authz.RoleAllows(a.Role, rule.Scope) {
 		return nil, access.RoleForbids(refusal)
 	}
-	if !authz.AtLeast(a.Role, rule.least) {
-		return nil, roleTooWeak(refusal, rule.least)
+	if !authz.AtLeast(a.Role, rule.MinRole) {
+		return nil, roleTooWeak(refusal, rule.MinRole)
 	}
 	return handler(access.NewContext(ctx, a), req)
 }
