@@ -18,7 +18,7 @@ import (
 // whenever their busy handler next wakes (under steady writes some
 // waited seconds while later ones went first).
 func TestWritersTakeTurnsInOrder(t *testing.T) {
-	c, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "taskwire.db"))
+	c, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "taskwire.db"), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestWritersTakeTurnsInOrder(t *testing.T) {
 // TestAbandonedTransactionLeavesTurn: a transaction whose context ends
 // before it commits is rolled back and lets the next writer in at once.
 func TestAbandonedTransactionLeavesTurn(t *testing.T) {
-	c, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "taskwire.db"))
+	c, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "taskwire.db"), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ type Config struct {
 	// the token store checks tokens. Zero: no bound.
 	Quota  quota.Limits
 	Now    func() time.Time // nil means time.Now
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
@@ -65,6 +65,8 @@ func (c Config) Validate() error {
 		return errors.New("admin: Config.Client is nil")
 	case c.Tokens == nil:
 		return errors.New("admin: Config.Tokens is nil")
+	case c.Logger == nil:
+		return errors.New("admin: Config.Logger is required")
 	}
 	return c.Quota.Validate()
 }
@@ -100,9 +102,6 @@ func New(cfg Config) (*Service, error) {
 	}
 	if s.clock == nil {
 		s.clock = time.Now
-	}
-	if s.log == nil {
-		s.log = slog.Default()
 	}
 	return s, nil
 }

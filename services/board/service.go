@@ -29,7 +29,7 @@ import (
 // Config holds what a Service needs.
 type Config struct {
 	Client *ent.Client  // required, e.g. from store.Open
-	Logger *slog.Logger // nil means slog.Default()
+	Logger *slog.Logger // required
 	// CursorKey seals the cursors of every list (see package
 	// cursor); every worker of a deployment must share it, or a page's
 	// cursor is refused by the next worker. Nil means a random key: cursors
@@ -41,8 +41,11 @@ type Config struct {
 
 // Validate reports whether c is complete.
 func (c Config) Validate() error {
-	if c.Client == nil {
+	switch {
+	case c.Client == nil:
 		return errors.New("board: Config.Client is nil")
+	case c.Logger == nil:
+		return errors.New("board: Config.Logger is required")
 	}
 	return c.Quota.Validate()
 }
@@ -69,10 +72,6 @@ func New(cfg Config) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
 	key := cfg.CursorKey
 	if key == nil {
 		key = []byte(rand.Text())
@@ -81,7 +80,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
 	}
-	return &Service{client: cfg.Client, log: log, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
+	return &Service{client: cfg.Client, log: cfg.Logger, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
 }
 
 // Register adds BoardService and WorkService to a gRPC server.

@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -67,7 +68,7 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 // another worker replica would have.
 func (e *env) newStore(t *testing.T, pub tokens.Publisher) *tokens.Store {
 	t.Helper()
-	cfg := tokens.Config{Client: e.client, Now: e.clock.Now}
+	cfg := tokens.Config{Client: e.client, Now: e.clock.Now, Logger: storetest.Logger()}
 	if pub != nil {
 		cfg.Events = pub
 	}

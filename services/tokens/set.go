@@ -20,13 +20,16 @@ type RevocationsConfig struct {
 	// is a database, FromWorker(conn) in a front door. Required.
 	Load   Loader
 	Now    func() time.Time // nil means time.Now
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
 func (c RevocationsConfig) Validate() error {
-	if c.Load == nil {
+	switch {
+	case c.Load == nil:
 		return errors.New("tokens: RevocationsConfig.Load is nil")
+	case c.Logger == nil:
+		return errors.New("tokens: RevocationsConfig.Logger is required")
 	}
 	return nil
 }
@@ -71,9 +74,6 @@ func NewRevocations(cfg RevocationsConfig) (*Revocations, error) {
 	}
 	if r.clock == nil {
 		r.clock = time.Now
-	}
-	if r.log == nil {
-		r.log = slog.Default()
 	}
 	var err error
 	r.reload, err = follow.New(follow.Config{

@@ -49,7 +49,7 @@ func newNATSEnv(t *testing.T) *natsEnv {
 // start starts a set over load on the front door's connection.
 func (e *natsEnv) start(t *testing.T, load tokens.Loader) *tokens.Revocations {
 	t.Helper()
-	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load})
+	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,7 +165,7 @@ func TestRevocationsReloadRetries(t *testing.T) {
 		}
 		return map[string]time.Time{"late": time.Now().Add(time.Hour)}, nil
 	}
-	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load})
+	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +179,7 @@ func TestRevocationsReloadRetries(t *testing.T) {
 
 	failing, _ := tokens.NewRevocations(tokens.RevocationsConfig{Load: func(context.Context) (map[string]time.Time, error) {
 		return nil, errors.New("no worker")
-	}})
+	}, Logger: storetest.Logger()})
 	if _, err := failing.Start(context.Background(), natstest.Connect(t, natstest.URL(t))); err == nil {
 		t.Error("Start with a failing loader = nil error, want the loader's error")
 	}
@@ -191,8 +191,9 @@ func TestRevocationsExpire(t *testing.T) {
 	clock := newClock()
 	exp := clock.Now().Add(time.Hour)
 	set, err := tokens.NewRevocations(tokens.RevocationsConfig{
-		Load: func(context.Context) (map[string]time.Time, error) { return map[string]time.Time{"old": exp}, nil },
-		Now:  clock.Now,
+		Load:   func(context.Context) (map[string]time.Time, error) { return map[string]time.Time{"old": exp}, nil },
+		Now:    clock.Now,
+		Logger: storetest.Logger(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -41,7 +41,7 @@ type Config struct {
 	// zero: no bound.
 	Quota  quota.Limits
 	Now    func() time.Time // nil means time.Now; tests set a clock
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
@@ -51,6 +51,8 @@ func (c Config) Validate() error {
 		return errors.New("tokens: Config.Client is nil")
 	case c.MaxTTL < 0:
 		return errors.New("tokens: Config.MaxTTL is negative")
+	case c.Logger == nil:
+		return errors.New("tokens: Config.Logger is required")
 	}
 	return c.Quota.Validate()
 }
@@ -77,9 +79,6 @@ func New(cfg Config) (*Store, error) {
 	}
 	if s.clock == nil {
 		s.clock = time.Now
-	}
-	if s.log == nil {
-		s.log = slog.Default()
 	}
 	s.touched.seen = map[string]time.Time{}
 	return s, nil
