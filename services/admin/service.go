@@ -121,8 +121,8 @@ func (s *Service) now() time.Time {
 }
 
 // call resolves who calls, runs fn for them, and translates what fails
-// into domain errors, logging internal ones.
-func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
+// into domain errors.
+func call[Req, Resp any](ctx context.Context, s *Service, req Req,
 	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
 	a, err := s.actor(ctx)
 	if err == nil {
@@ -131,12 +131,10 @@ func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
 			return resp, nil
 		}
 	}
-	err = store.DomainError(ctx, err)
-	if domainerr.KindOf(err) == domainerr.Internal && ctx.Err() == nil {
-		s.log.ErrorContext(ctx, "admin: internal error", "op", op, "err", err)
-	}
+	// An internal error is logged once, where the worker translates it
+	// (in full, under the ref its caller sees), not here.
 	var zero Resp
-	return zero, err
+	return zero, store.DomainError(ctx, err)
 }
 
 // toolsChanged tells listen streams that member's tools changed. The

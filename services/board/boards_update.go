@@ -33,7 +33,7 @@ var updateBoardRule = methods.Must(taskwirev1.BoardService_UpdateBoard_FullMetho
 // UpdateBoard changes a board's name, standing rules or WIP limits; only
 // owners and admins may.
 func (s *Service) UpdateBoard(ctx context.Context, req *taskwirev1.UpdateBoardRequest) (*taskwirev1.UpdateBoardResponse, error) {
-	return call(ctx, s, "UpdateBoard", req, s.updateBoard)
+	return call(ctx, s, req, s.updateBoard)
 }
 
 func (s *Service) updateBoard(ctx context.Context, a actor, req *taskwirev1.UpdateBoardRequest) (*taskwirev1.UpdateBoardResponse, error) {

@@ -99,7 +99,7 @@ type actor struct {
 
 // call resolves the caller of ctx, runs fn with a context scoped to the
 // caller's tenant, and translates what fails into domain errors.
-func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
+func call[Req, Resp any](ctx context.Context, s *Service, req Req,
 	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
 	a, ctx, err := s.resolve(ctx)
 	a.names, a.quota = s.names, s.quota
@@ -110,12 +110,10 @@ func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
 			return resp, nil
 		}
 	}
-	err = store.DomainError(ctx, err)
-	if domainerr.KindOf(err) == domainerr.Internal && ctx.Err() == nil {
-		s.log.ErrorContext(ctx, "board: internal error", "op", op, "err", err)
-	}
+	// An internal error is logged once, where the worker translates it
+	// (in full, under the ref its caller sees), not here.
 	var zero Resp
-	return zero, err
+	return zero, store.DomainError(ctx, err)
 }
 
 // resolve finds the tenant and member of the verified caller in ctx and
@@ -154,63 +152,63 @@ func actorOf(a access.Access) actor {
 
 // ListBoards lists the boards of the caller's tenant, default board first.
 func (s *Service) ListBoards(ctx context.Context, req *taskwirev1.ListBoardsRequest) (*taskwirev1.ListBoardsResponse, error) {
-	return call(ctx, s, "ListBoards", req, s.listBoards)
+	return call(ctx, s, req, s.listBoards)
 }
 
 // GetTask returns one task by its ref, with its comments if asked.
 func (s *Service) GetTask(ctx context.Context, req *taskwirev1.GetTaskRequest) (*taskwirev1.GetTaskResponse, error) {
-	return call(ctx, s, "GetTask", req, s.getTask)
+	return call(ctx, s, req, s.getTask)
 }
 
 // ListTasks lists tasks, filtered and sorted, a page at a time.
 func (s *Service) ListTasks(ctx context.Context, req *taskwirev1.ListTasksRequest) (*taskwirev1.ListTasksResponse, error) {
-	return call(ctx, s, "ListTasks", req, s.listTasks)
+	return call(ctx, s, req, s.listTasks)
 }
 
 // CreateTask adds a task to a board.
 func (s *Service) CreateTask(ctx context.Context, req *taskwirev1.CreateTaskRequest) (*taskwirev1.CreateTaskResponse, error) {
-	return call(ctx, s, "CreateTask", req, s.createTask)
+	return call(ctx, s, req, s.createTask)
 }
 
 // UpdateTask changes a task's title, note, kind, size, labels, project or links.
 func (s *Service) UpdateTask(ctx context.Context, req *taskwirev1.UpdateTaskRequest) (*taskwirev1.UpdateTaskResponse, error) {
-	return call(ctx, s, "UpdateTask", req, s.updateTask)
+	return call(ctx, s, req, s.updateTask)
 }
 
 // MoveTask moves a task to another lane or position, within WIP limits.
 func (s *Service) MoveTask(ctx context.Context, req *taskwirev1.MoveTaskRequest) (*taskwirev1.MoveTaskResponse, error) {
-	return call(ctx, s, "MoveTask", req, s.moveTask)
+	return call(ctx, s, req, s.moveTask)
 }
 
 // AddComment adds a comment, signed by the caller, to a task.
 func (s *Service) AddComment(ctx context.Context, req *taskwirev1.AddCommentRequest) (*taskwirev1.AddCommentResponse, error) {
-	return call(ctx, s, "AddComment", req, s.addComment)
+	return call(ctx, s, req, s.addComment)
 }
 
 // DeleteTask deletes a task softly, once a person confirmed it.
 func (s *Service) DeleteTask(ctx context.Context, req *taskwirev1.DeleteTaskRequest) (*taskwirev1.DeleteTaskResponse, error) {
-	return call(ctx, s, "DeleteTask", req, s.deleteTask)
+	return call(ctx, s, req, s.deleteTask)
 }
 
 // RestoreTask brings a deleted task back, once a person confirmed it.
 func (s *Service) RestoreTask(ctx context.Context, req *taskwirev1.RestoreTaskRequest) (*taskwirev1.RestoreTaskResponse, error) {
-	return call(ctx, s, "RestoreTask", req, s.restoreTask)
+	return call(ctx, s, req, s.restoreTask)
 }
 
 // ImportTasks creates many tasks on one board, all or none, reporting
 // progress.
 func (s *Service) ImportTasks(ctx context.Context, req *taskwirev1.ImportTasksRequest) (*taskwirev1.ImportTasksResponse, error) {
-	return call(ctx, s, "ImportTasks", req, s.importTasks)
+	return call(ctx, s, req, s.importTasks)
 }
 
 // GetBoardContext returns a board's lanes and rules and the tenant's
 // members.
 func (s *Service) GetBoardContext(ctx context.Context, req *taskwirev1.GetBoardContextRequest) (*taskwirev1.GetBoardContextResponse, error) {
-	return call(ctx, s, "GetBoardContext", req, s.getBoardContext)
+	return call(ctx, s, req, s.getBoardContext)
 }
 
 // CompleteRefs returns up to MaxCompletions tasks whose ref starts with a
 // prefix, and how many match in all.
 func (s *Service) CompleteRefs(ctx context.Context, req *taskwirev1.CompleteRefsRequest) (*taskwirev1.CompleteRefsResponse, error) {
-	return call(ctx, s, "CompleteRefs", req, s.completeRefs)
+	return call(ctx, s, req, s.completeRefs)
 }

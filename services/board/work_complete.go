@@ -23,7 +23,7 @@ import (
 // holding finished work it cannot hand in. The limit still applies to
 // tasks people move into done with tasks_move.
 func (s *Service) CompleteWork(ctx context.Context, req *taskwirev1.CompleteWorkRequest) (*taskwirev1.CompleteWorkResponse, error) {
-	return call(ctx, s, "CompleteWork", req, s.completeWork)
+	return call(ctx, s, req, s.completeWork)
 }
 
 // testStatusFromProto maps the API's test status onto the stored one.
