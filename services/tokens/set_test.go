@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -80,7 +81,7 @@ func TestRevocationsLoadAndHear(t *testing.T) {
 	if err := e.store.Revoke(ctx, "globex", after.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the revocation published on NATS to reach the set", func() bool { return set.Has(after.ID) })
+	poll.Until(t, 5*time.Second, "the revocation published on NATS to reach the set", func() bool { return set.Has(after.ID) })
 	if set.Has(live.ID) {
 		t.Error("a live token is in the set")
 	}
@@ -103,7 +104,7 @@ func TestRevocationsMember(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("RevokeMember = %d, %v; want 0 recorded tokens revoked", n, err)
 	}
-	waitFor(t, 5*time.Second, "the member's revocation to reach the set", func() bool {
+	poll.Until(t, 5*time.Second, "the member's revocation to reach the set", func() bool {
 		return set.Refuses(unseen, issued)
 	})
 	bot := e.members["acme/bot"]
@@ -149,7 +150,7 @@ func TestRevocationsReloadOnReconnect(t *testing.T) {
 	if err := e.front.ForceReconnect(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the reconnect to reload the revocations", func() bool { return set.Has(tok.ID) })
+	poll.Until(t, 10*time.Second, "the reconnect to reload the revocations", func() bool { return set.Has(tok.ID) })
 	if before.Load() == 0 {
 		t.Error("the reconnect handler set before Start was not called")
 	}
@@ -175,7 +176,7 @@ func TestRevocationsReloadRetries(t *testing.T) {
 	}
 	defer stop()
 	set.Reconnected()
-	waitFor(t, 5*time.Second, "a failed reload to be retried", func() bool { return calls.Load() >= 3 })
+	poll.Until(t, 5*time.Second, "a failed reload to be retried", func() bool { return calls.Load() >= 3 })
 
 	failing, _ := tokens.NewRevocations(tokens.RevocationsConfig{Load: func(context.Context) (map[string]time.Time, error) {
 		return nil, errors.New("no worker")
