@@ -1,7 +1,9 @@
 // Package tenancy creates and looks up tenants and their members: at the
 // first start of a server (Bootstrap), for the admin commands that add
 // members or issue tokens for them, and for the worker, which reads the
-// membership behind every call through a Resolver.
+// membership behind every call through a Resolver. Its lookups (Tenant,
+// MemberByHandle, MemberByID, Caller) are the one way every service finds
+// a tenant by slug or a member within it.
 package tenancy
 
 import (

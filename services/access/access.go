@@ -1,5 +1,5 @@
 // Package access carries what the caller of one call is on its tenant, as
-// the worker read it from the database when the call began: the member's
+// the worker resolved it when the call began: the member's
 // current role, kind and sponsor. The worker resolves it once per call,
 // right after the caller's identity, refuses what the role does not permit,
 // and puts it into the context (NewContext), where services read it
@@ -8,8 +8,12 @@
 // to list only the tools the caller may use) and to the caller (the whoami
 // tool).
 //
-// Access is read per call, never cached: a role changed in the database
-// applies from the next call on.
+// Access is resolved per call. A worker with NATS may answer it from
+// internal/caller/callercache, which keeps it up to its MaxAge (30 s by
+// default) but forgets it at once when a role change, removal or
+// revocation is announced or made in the process, or NATS drops: a role
+// changed through the API applies from the next call on; one changed in
+// the database behind the API's back, within MaxAge.
 package access
 
 import "context"
