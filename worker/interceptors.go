@@ -54,7 +54,7 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     Config.Access, must permit the same scope, and be at least the
 //     option's min_role; otherwise PermissionDenied (reason ROLE_FORBIDS).
 //     The Access read goes into the context for the services
-//     (access.FromContext).
+//     (identity.AccessFrom).
 //  7. progress: a Reporter publishing to NATS when the call asked for one,
 //     and the trailer counting what was published.
 //  8. errors: the one place where service errors become gRPC statuses,

@@ -18,7 +18,7 @@ import (
 // tenant (internal/tenancy.Resolver reads it from the database). An
 // unknown tenant or member is a domainerr Unauthenticated error.
 type AccessResolver interface {
-	Resolve(ctx context.Context, c identity.Caller) (access.Access, error)
+	Resolve(ctx context.Context, c identity.Caller) (identity.Access, error)
 }
 
 // requireRole resolves the caller's Access once per call, refuses a call
@@ -49,7 +49,7 @@ func (s *Server) requireRole(ctx context.Context, req any, info *grpc.UnaryServe
 	if !authz.AtLeast(a.Role, rule.MinRole) {
 		return nil, roleTooWeak(refusal, rule.MinRole)
 	}
-	return handler(access.NewContext(ctx, a), req)
+	return handler(identity.WithAccess(ctx, a), req)
 }
 
 // roleTooWeak is the refusal of a tool whose min_role is stronger than

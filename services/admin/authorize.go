@@ -9,7 +9,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/tenancy"
-	"github.com/taskwire/taskwire/services/access"
 )
 
 // The rules of the admin API, in one place:
@@ -31,8 +30,8 @@ import (
 // actor is who makes an admin call.
 type actor struct {
 	operator bool
-	access   access.Access // the calling member, unless operator
-	admin    bool          // the member calls with an admin token
+	access   identity.Access // the calling member, unless operator
+	admin    bool            // the member calls with an admin token
 }
 
 // actor returns who calls: the operator the worker let through, or the
@@ -47,7 +46,7 @@ func (s *Service) actor(ctx context.Context) (actor, error) {
 		return actor{}, domainerr.New(domainerr.Unauthenticated,
 			"No verified caller: use the operator secret or an admin token of an owner or admin of a tenant")
 	}
-	a, ok := access.FromContext(ctx)
+	a, ok := identity.AccessFrom(ctx)
 	if !ok || a.Tenant != c.Tenant || a.MemberID != c.Member {
 		var err error
 		if a, err = s.resolver.Resolve(ctx, c); err != nil {

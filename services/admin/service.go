@@ -5,7 +5,7 @@
 //
 // A call acts for whoever the worker's chain put into its context: a
 // platform operator (identity.IsOperator), or a member of a tenant with
-// the scopes of one token (identity.FromContext, access.FromContext). The
+// the scopes of one token (identity.FromContext, identity.AccessFrom). The
 // worker checks neither role nor scope for these RPCs (they are no tools);
 // every rule of who may do what is here, in authorize.go.
 package admin

@@ -9,6 +9,7 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/methods"
 	"github.com/taskwire/taskwire/services/access"
@@ -27,7 +28,7 @@ var errNoAccess = errors.New("audit: no Access in the call's context; the worker
 // ListAudit implements the audit_list tool: a page of the caller's
 // tenant's audit log, for owners and admins.
 func (s *Store) ListAudit(ctx context.Context, req *taskwirev1.ListAuditRequest) (*taskwirev1.ListAuditResponse, error) {
-	a, ok := access.FromContext(ctx)
+	a, ok := identity.AccessFrom(ctx)
 	if !ok {
 		return nil, errNoAccess
 	}

@@ -23,7 +23,6 @@ import (
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/tenancy"
-	"github.com/taskwire/taskwire/services/access"
 )
 
 // Config holds what a Service needs.
@@ -118,7 +117,7 @@ func call[Req, Resp any](ctx context.Context, s *Service, req Req,
 
 // resolve finds the tenant and member of the verified caller in ctx and
 // returns them with ctx scoped to the tenant for the privacy rule. The
-// worker has read them for this call already (access.FromContext); only
+// worker has read them for this call already (identity.AccessFrom); only
 // without that, as in tests that call the service directly, does resolve
 // query them itself.
 func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
@@ -126,7 +125,7 @@ func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
 	if !ok || c.Validate() != nil {
 		return actor{}, ctx, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
 	}
-	if a, ok := access.FromContext(ctx); ok && a.Tenant == c.Tenant && a.MemberID == c.Member {
+	if a, ok := identity.AccessFrom(ctx); ok && a.Tenant == c.Tenant && a.MemberID == c.Member {
 		return actorOf(a), tenantscope.NewContext(ctx, a.TenantID), nil
 	}
 	t, m, ctx, err := tenancy.Caller(ctx, s.client, c)
@@ -139,7 +138,7 @@ func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
 // actorOf is the actor of a resolved Access. Its entities hold only what
 // Access carries (ids, slug and name, handle, display name, kind, role and
 // sponsor), which is all the operations read of the caller.
-func actorOf(a access.Access) actor {
+func actorOf(a identity.Access) actor {
 	m := &ent.Member{
 		ID: a.MemberID, TenantID: a.TenantID, Handle: a.Handle, DisplayName: a.DisplayName,
 		Kind: member.Kind(a.Kind), Role: member.Role(a.Role),

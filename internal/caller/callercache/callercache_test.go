@@ -17,7 +17,6 @@ import (
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/events/natstest"
 	"github.com/taskwire/taskwire/internal/poll"
-	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -44,7 +43,7 @@ func (d *db) Lookup(ctx context.Context, jti string) (tokens.Record, error) {
 
 func (d *db) Touch(context.Context, string) error { return nil }
 
-func (d *db) Resolve(ctx context.Context, c identity.Caller) (access.Access, error) {
+func (d *db) Resolve(ctx context.Context, c identity.Caller) (identity.Access, error) {
 	d.reads.Add(1)
 	d.mu.Lock()
 	role, block, err := d.role, d.block, d.err
@@ -52,7 +51,7 @@ func (d *db) Resolve(ctx context.Context, c identity.Caller) (access.Access, err
 	if block != nil {
 		<-block
 	}
-	return access.Access{Tenant: c.Tenant, MemberID: c.Member, Role: role}, err
+	return identity.Access{Tenant: c.Tenant, MemberID: c.Member, Role: role}, err
 }
 
 func (d *db) set(f func(*db)) {
