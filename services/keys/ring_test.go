@@ -22,9 +22,8 @@ func newClock() *clock {
 	c.set(time.Now())
 	return c
 }
-func (c *clock) set(t time.Time)     { c.now.Store(&t) }
-func (c *clock) Now() time.Time      { return *c.now.Load() }
-func (c *clock) add(d time.Duration) { c.set(c.Now().Add(d)) }
+func (c *clock) set(t time.Time) { c.now.Store(&t) }
+func (c *clock) Now() time.Time  { return *c.now.Load() }
 
 // nudges counts PublishKeysChanged calls.
 type nudges struct{ n atomic.Int32 }
