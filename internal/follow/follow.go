@@ -16,10 +16,11 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// Timeout bounds one load; Backoff bounds the wait between failed ones.
+// loadTimeout bounds one load; maxBackoff bounds the wait between failed
+// ones.
 const (
-	Timeout = 30 * time.Second
-	Backoff = 30 * time.Second
+	loadTimeout = 30 * time.Second
+	maxBackoff  = 30 * time.Second
 )
 
 // Config says what a Loop loads and how it reports.
@@ -82,7 +83,7 @@ func (l *Loop) run() {
 			return
 		case <-l.reload:
 		}
-		for wait := time.Second; !l.loadOnce(); wait = min(2*wait, Backoff) {
+		for wait := time.Second; !l.loadOnce(); wait = min(2*wait, maxBackoff) {
 			select {
 			case <-l.done:
 				return
@@ -94,7 +95,7 @@ func (l *Loop) run() {
 
 // loadOnce loads once, cancelled when the loop stops, and logs a failure.
 func (l *Loop) loadOnce() bool {
-	ctx, cancel := context.WithTimeout(context.Background(), Timeout)
+	ctx, cancel := context.WithTimeout(context.Background(), loadTimeout)
 	defer cancel()
 	go func() {
 		select {
