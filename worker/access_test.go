@@ -89,27 +89,6 @@ func TestScopes(t *testing.T) {
 	}
 }
 
-func TestLookupRule(t *testing.T) {
-	tests := []struct {
-		method      string
-		scope, tool string
-		wantErr     bool
-	}{
-		{taskwirev1.BoardService_CreateTask_FullMethodName, "write", "tasks_create", false},
-		{taskwirev1.BoardService_ListBoards_FullMethodName, "read", "boards_list", false},
-		{taskwirev1.BoardService_AddComment_FullMethodName, "comment", "comments_add", false},
-		{healthpb.Health_Check_FullMethodName, "", "Check", false}, // no tool option
-		{"/taskwire.v1.BoardService/Nope", "", "", true},
-		{"/taskwire.v1.BoardService", "", "", true},
-	}
-	for _, tc := range tests {
-		r := lookupRule(tc.method)
-		if (r.err != nil) != tc.wantErr || r.scope != tc.scope || r.tool != tc.tool {
-			t.Errorf("lookupRule(%q) = %+v, want scope %q tool %q (error: %v)", tc.method, r, tc.scope, tc.tool, tc.wantErr)
-		}
-	}
-}
-
 func TestInternalKeyRequired(t *testing.T) {
 	w := startWorker(t, func(c *Config) { c.InternalKey = "front-door-secret" })
 	caller := asCaller("read")

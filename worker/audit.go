@@ -15,7 +15,6 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/store"
-	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/audit"
 )
 
@@ -104,10 +103,10 @@ type auditedCall struct {
 
 	mu      sync.Mutex
 	state   callState
-	access  access.Access // as requireRole read it
-	known   bool          // access is set
-	failure string        // the redacted message of the call's domain error
-	failed  bool          // failure is set
+	access  identity.Access // as requireRole read it
+	known   bool            // access is set
+	failure string          // the redacted message of the call's domain error
+	failed  bool            // failure is set
 }
 
 type callState int
@@ -196,7 +195,7 @@ func unrecorded(ctx context.Context, err error) error {
 
 // noteAccess tells auditCall, if it is recording this call, whom
 // requireRole found.
-func noteAccess(ctx context.Context, a access.Access) {
+func noteAccess(ctx context.Context, a identity.Access) {
 	if c := auditedCallOf(ctx); c != nil {
 		c.mu.Lock()
 		c.access, c.known = a, true

@@ -114,7 +114,7 @@ func (auditService) ListAudit(context.Context, *taskwirev1.ListAuditRequest) (*t
 func startAuditWorker(t *testing.T, edit func(*Config)) (*testWorker, *fakeResolver, *fakeAuditor) {
 	t.Helper()
 	a := &fakeAuditor{}
-	res := &fakeResolver{members: map[int]access.Access{7: {
+	res := &fakeResolver{members: map[int]identity.Access{7: {
 		TenantID: 1, Tenant: "acme", TenantName: "Acme", MemberID: 7, Handle: "vic", DisplayName: "Vic",
 		Kind: "assistant", Role: "viewer", SponsorID: 1, Sponsor: "alice",
 	}}}

@@ -11,10 +11,9 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
-	"google.golang.org/protobuf/reflect/protoregistry"
 
-	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/methods"
 	"github.com/taskwire/taskwire/services/audit"
 )
 
@@ -67,19 +66,8 @@ func (c *auditedCall) event(err error) audit.Event {
 
 // tool returns the MCP tool name of a method, "" if it is not a tool.
 func (l *auditLog) tool(method string) string {
-	if v, ok := l.tools.Load(method); ok {
-		return v.(string)
-	}
-	name := ""
-	full := strings.Replace(strings.TrimPrefix(method, "/"), "/", ".", 1)
-	if d, err := protoregistry.GlobalFiles.FindDescriptorByName(protoreflect.FullName(full)); err == nil {
-		if md, ok := d.(protoreflect.MethodDescriptor); ok {
-			t, _ := proto.GetExtension(md.Options(), mcpv1.E_Tool).(*mcpv1.Tool)
-			name = t.GetName()
-		}
-	}
-	l.tools.Store(method, name)
-	return name
+	rule, _ := methods.Lookup(method)
+	return rule.Tool()
 }
 
 // targetFields are the request fields whose values name what a call acts

@@ -41,7 +41,6 @@ type auditLog struct {
 	stopped  bool
 	stopping chan struct{}
 	done     chan struct{}
-	tools    sync.Map         // full method → tool name ("" for none)
 	now      func() time.Time // for tests
 }
 

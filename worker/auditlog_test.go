@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"sync"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -15,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/audit"
 )
@@ -96,7 +98,7 @@ func TestAuditFullQueueWaits(t *testing.T) {
 	for i := 1; i < calls; i++ {
 		dones = append(dones, getTaskAsync(w, asCaller("read"), fmt.Sprint("T-", i)))
 	}
-	waitFor(t, "the queue to fill", func() bool { return len(w.srv.audit.queue) == 1 })
+	poll.Until(t, 10*time.Second, "the queue to fill", func() bool { return len(w.srv.audit.queue) == 1 })
 	close(a.hold)
 	for i, done := range dones {
 		if err := <-done; err != nil {
@@ -117,7 +119,7 @@ func TestAuditCancelledWait(t *testing.T) {
 	<-a.entered
 	ctx, cancel := context.WithCancel(asCaller("read"))
 	second := getTaskAsync(w, ctx, "T-2")
-	waitFor(t, "the second event to queue", func() bool { return len(w.srv.audit.queue) == 1 })
+	poll.Until(t, 10*time.Second, "the second event to queue", func() bool { return len(w.srv.audit.queue) == 1 })
 	cancel()
 	if err := <-second; status.Code(err) != codes.Canceled {
 		t.Errorf("cancelled GetTask = %v, want Canceled", err)
@@ -126,7 +128,7 @@ func TestAuditCancelledWait(t *testing.T) {
 	if err := <-first; err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the cancelled call's event", func() bool { return len(a.recorded()) == 2 })
+	poll.Until(t, 10*time.Second, "the cancelled call's event", func() bool { return len(a.recorded()) == 2 })
 }
 
 // TestAuditGroupCommit: events that queue while a batch is written are
@@ -139,7 +141,7 @@ func TestAuditGroupCommit(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		dones = append(dones, getTaskAsync(w, asCaller("read"), fmt.Sprint("T-", i)))
 	}
-	waitFor(t, "five events to queue", func() bool { return len(w.srv.audit.queue) == 5 })
+	poll.Until(t, 10*time.Second, "five events to queue", func() bool { return len(w.srv.audit.queue) == 5 })
 	close(a.hold)
 	for _, done := range dones {
 		if err := <-done; err != nil {
@@ -210,7 +212,7 @@ func TestAuditStop(t *testing.T) {
 			<-a.entered // the first batch holds the first event alone
 		}
 	}
-	waitFor(t, "two events to queue", func() bool { return len(l.queue) == 2 })
+	poll.Until(t, 10*time.Second, "two events to queue", func() bool { return len(l.queue) == 2 })
 	stopped := make(chan struct{})
 	go func() { l.stop(); close(stopped) }()
 	close(a.hold)

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"github.com/taskwire/taskwire/internal/poll"
 	"log/slog"
 	"testing"
 	"time"
@@ -67,7 +68,7 @@ func TestStopLetsInFlightCallFinish(t *testing.T) {
 	w := startWorker(t, func(c *Config) { c.DrainTimeout = time.Minute })
 	errc := blockedCall(t, w)
 	stopped := stopAsync(w.srv)
-	waitFor(t, "health NOT_SERVING", func() bool { return healthOf(t, w.srv) == healthpb.HealthCheckResponse_NOT_SERVING })
+	poll.Until(t, 10*time.Second, "health NOT_SERVING", func() bool { return healthOf(t, w.srv) == healthpb.HealthCheckResponse_NOT_SERVING })
 	if closed(stopped) {
 		t.Fatal("Stop returned while a call was in flight")
 	}
@@ -75,7 +76,7 @@ func TestStopLetsInFlightCallFinish(t *testing.T) {
 	if err := <-errc; err != nil {
 		t.Errorf("in-flight call = %v, want it to finish normally", err)
 	}
-	waitFor(t, "Stop to return", func() bool { return closed(stopped) })
+	poll.Until(t, 10*time.Second, "Stop to return", func() bool { return closed(stopped) })
 	if got := healthOf(t, w.srv); got != healthpb.HealthCheckResponse_NOT_SERVING {
 		t.Errorf("health after Stop = %v, want NOT_SERVING", got)
 	}
@@ -89,7 +90,7 @@ func TestStopCutsOffAfterDrainTimeout(t *testing.T) {
 	w := startWorker(t, func(c *Config) { c.DrainTimeout = 50 * time.Millisecond })
 	errc := blockedCall(t, w)
 	stopped := stopAsync(w.srv)
-	waitFor(t, "Stop to return after the drain timeout", func() bool { return closed(stopped) })
+	poll.Until(t, 10*time.Second, "Stop to return after the drain timeout", func() bool { return closed(stopped) })
 	if err := <-errc; status.Code(err) == codes.OK {
 		t.Errorf("call cut off by Stop = %v, want an error", err)
 	}
@@ -106,7 +107,7 @@ func TestStopEndsHealthWatch(t *testing.T) {
 	}
 	stopped := stopAsync(w.srv)
 	// A watch must not hold the drain open until DrainTimeout.
-	waitFor(t, "Stop to return with a health watch open", func() bool { return closed(stopped) })
+	poll.Until(t, 10*time.Second, "Stop to return with a health watch open", func() bool { return closed(stopped) })
 	for {
 		resp, err := watch.Recv()
 		if err != nil {

@@ -7,12 +7,14 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/services/access"
 )
 
@@ -95,7 +97,7 @@ func TestPanicBecomesInternal(t *testing.T) {
 		}
 	}
 	want := map[string]string{"method": taskwirev1.BoardService_GetTask_FullMethodName, "code": "Internal"}
-	waitFor(t, "the panicked call's record", func() bool { return len(w.logs.find("rpc", want)) == 1 })
+	poll.Until(t, 10*time.Second, "the panicked call's record", func() bool { return len(w.logs.find("rpc", want)) == 1 })
 	if _, err := w.client.GetTask(asCaller("read"), &taskwirev1.GetTaskRequest{Ref: "T-1"}); err != nil {
 		t.Errorf("call after a panic = %v, want the server still serving", err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/calllog"
+	"github.com/taskwire/taskwire/internal/methods"
 )
 
 // MDRequestID is the metadata key of the request id the front door sets,
@@ -53,7 +54,7 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     Config.Access, must permit the same scope, and be at least the
 //     option's min_role; otherwise PermissionDenied (reason ROLE_FORBIDS).
 //     The Access read goes into the context for the services
-//     (access.FromContext).
+//     (identity.AccessFrom).
 //  7. progress: a Reporter publishing to NATS when the call asked for one,
 //     and the trailer counting what was published.
 //  8. errors: the one place where service errors become gRPC statuses,
@@ -81,8 +82,8 @@ func (s *Server) logCall(ctx context.Context, req any, info *grpc.UnaryServerInf
 	if c, idErr := identity.FromIncoming(ctx); idErr == nil {
 		who = append(who, slog.String(calllog.KeyTenant, c.Tenant), slog.Int(calllog.KeyMember, c.Member))
 	}
-	if rule := s.ruleFor(info.FullMethod); rule.isTool {
-		who = append(who, slog.String(calllog.KeyTool, rule.tool))
+	if rule, err := methods.Lookup(info.FullMethod); err == nil && rule.IsTool {
+		who = append(who, slog.String(calllog.KeyTool, rule.Name))
 	}
 	if id := requestID(ctx); id != "" {
 		who = append(who, slog.String(calllog.KeyRequestID, id))

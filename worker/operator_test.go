@@ -13,7 +13,6 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
-	"github.com/taskwire/taskwire/services/access"
 )
 
 // operatorBoard answers CreateTask (a write tool) with whether the call
@@ -29,8 +28,8 @@ func (operatorBoard) CreateTask(ctx context.Context, _ *taskwirev1.CreateTaskReq
 // noAccess refuses every caller, as a resolver would for an unknown one.
 type noAccess struct{}
 
-func (noAccess) Resolve(context.Context, identity.Caller) (access.Access, error) {
-	return access.Access{}, errors.New("no such member")
+func (noAccess) Resolve(context.Context, identity.Caller) (identity.Access, error) {
+	return identity.Access{}, errors.New("no such member")
 }
 
 // TestOperatorCalls: the operator mark replaces a caller only for the

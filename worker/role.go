@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/methods"
 	"github.com/taskwire/taskwire/services/access"
 )
 
@@ -17,7 +18,7 @@ import (
 // tenant (internal/tenancy.Resolver reads it from the database). An
 // unknown tenant or member is a domainerr Unauthenticated error.
 type AccessResolver interface {
-	Resolve(ctx context.Context, c identity.Caller) (access.Access, error)
+	Resolve(ctx context.Context, c identity.Caller) (identity.Access, error)
 }
 
 // requireRole resolves the caller's Access once per call, refuses a call
@@ -32,23 +33,23 @@ func (s *Server) requireRole(ctx context.Context, req any, info *grpc.UnaryServe
 	if !ok {
 		return nil, status.Error(codes.Unauthenticated, "the call names no valid caller (tenant, member, scopes)")
 	}
-	rule := s.ruleFor(info.FullMethod)
-	if rule.err != nil {
-		return nil, s.internal(ctx, info.FullMethod, rule.err)
+	rule, err := methods.Lookup(info.FullMethod)
+	if err != nil {
+		return nil, s.internal(ctx, info.FullMethod, err)
 	}
 	a, err := s.cfg.Access.Resolve(ctx, c)
 	if err != nil {
 		return nil, s.toStatus(ctx, info.FullMethod, err)
 	}
 	noteAccess(ctx, a)
-	refusal := authz.Refusal{Role: a.Role, Tenant: a.Tenant, Tool: rule.tool, Title: rule.title, Need: rule.scope}
-	if !authz.RoleAllows(a.Role, rule.scope) {
+	refusal := rule.Refusal(a.Role, a.Tenant)
+	if !authz.RoleAllows(a.Role, rule.Scope) {
 		return nil, access.RoleForbids(refusal)
 	}
-	if !authz.AtLeast(a.Role, rule.least) {
-		return nil, roleTooWeak(refusal, rule.least)
+	if !authz.AtLeast(a.Role, rule.MinRole) {
+		return nil, roleTooWeak(refusal, rule.MinRole)
 	}
-	return handler(access.NewContext(ctx, a), req)
+	return handler(identity.WithAccess(ctx, a), req)
 }
 
 // roleTooWeak is the refusal of a tool whose min_role is stronger than

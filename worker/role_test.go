@@ -23,17 +23,17 @@ import (
 // change between calls; a member it lacks is Unauthenticated.
 type fakeResolver struct {
 	mu      sync.Mutex
-	members map[int]access.Access
+	members map[int]identity.Access
 	calls   atomic.Int32
 }
 
-func (f *fakeResolver) Resolve(_ context.Context, c identity.Caller) (access.Access, error) {
+func (f *fakeResolver) Resolve(_ context.Context, c identity.Caller) (identity.Access, error) {
 	f.calls.Add(1)
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	a, ok := f.members[c.Member]
 	if !ok || a.Tenant != c.Tenant {
-		return access.Access{}, domainerr.New(domainerr.Unauthenticated, "Your token names a member who is not in its tenant: ask an admin for a new token")
+		return identity.Access{}, domainerr.New(domainerr.Unauthenticated, "Your token names a member who is not in its tenant: ask an admin for a new token")
 	}
 	return a, nil
 }
@@ -50,7 +50,7 @@ func (f *fakeResolver) setRole(member int, role string) {
 // from a fakeResolver in which member 7 of acme is viewer "vic".
 func startRoleWorker(t *testing.T) (*testWorker, *fakeResolver, taskwirev1.AccessServiceClient) {
 	t.Helper()
-	res := &fakeResolver{members: map[int]access.Access{7: {
+	res := &fakeResolver{members: map[int]identity.Access{7: {
 		TenantID: 1, Tenant: "acme", TenantName: "Acme", MemberID: 7, Handle: "vic", DisplayName: "Vic",
 		Kind: "assistant", Role: "viewer", SponsorID: 1, Sponsor: "alice",
 	}}}

@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -110,7 +109,6 @@ type Server struct {
 	log    *slog.Logger
 	grpc   *grpc.Server
 	health *health.Server
-	scopes sync.Map  // full method name → scopeRule, filled on first call
 	audit  *auditLog // nil when Config.Auditor is
 	// methods are the unary methods served, for Local.
 	methods localMethods

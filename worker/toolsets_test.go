@@ -61,19 +61,3 @@ func TestScopeRefusalBeforeToolset(t *testing.T) {
 		t.Errorf("comments_add with a read token limited to tasks = %v (reason %q), want %s", err, reason, access.ReasonInsufficientScope)
 	}
 }
-
-func TestLookupRuleToolset(t *testing.T) {
-	for method, want := range map[string]string{
-		taskwirev1.BoardService_GetTask_FullMethodName:    "tasks",
-		taskwirev1.BoardService_AddComment_FullMethodName: "comments",
-		taskwirev1.BoardService_ListBoards_FullMethodName: "context",
-		taskwirev1.WorkService_NextWork_FullMethodName:    "work",
-	} {
-		if r := lookupRule(method); !r.isTool || r.toolset != want {
-			t.Errorf("lookupRule(%s) = %+v, want a tool of toolset %q", method, r, want)
-		}
-	}
-	if r := lookupRule(taskwirev1.BoardService_GetBoardContext_FullMethodName); r.isTool {
-		t.Errorf("lookupRule(GetBoardContext) = %+v, want no tool", r)
-	}
-}

@@ -19,6 +19,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/progress"
 	"github.com/taskwire/taskwire/internal/store"
 )
@@ -145,20 +146,6 @@ func asCaller(scopes ...string) context.Context {
 	return identity.AppendToOutgoing(context.Background(), c)
 }
 
-// waitFor polls cond until it holds, failing the test after 10s.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	tick := time.NewTicker(5 * time.Millisecond)
-	defer tick.Stop()
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		<-tick.C
-	}
-}
-
 // logCapture is a slog.Handler keeping every record, attributes flattened.
 type logCapture struct {
 	mu      sync.Mutex
@@ -260,7 +247,7 @@ func TestCallRecord(t *testing.T) {
 	want := map[string]string{"method": taskwirev1.BoardService_GetTask_FullMethodName,
 		"tenant": "acme", "member": "7", "code": "OK", "request_id": "req-42"}
 	var recs []logRecord
-	waitFor(t, "the call's log record", func() bool { recs = w.logs.find("rpc", want); return len(recs) > 0 })
+	poll.Until(t, 10*time.Second, "the call's log record", func() bool { recs = w.logs.find("rpc", want); return len(recs) > 0 })
 	if len(recs) != 1 {
 		t.Fatalf("got %d records for one call, want 1", len(recs))
 	}

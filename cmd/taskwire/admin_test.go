@@ -22,6 +22,7 @@ import (
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -110,7 +111,7 @@ func (h *harness) adminToken(t testing.TB, handle string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := tokens.New(tokens.Config{Client: h.sys.DB})
+	st, err := tokens.New(tokens.Config{Client: h.sys.DB, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

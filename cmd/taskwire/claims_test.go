@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -39,7 +40,7 @@ func TestTokensMeanWhatWasIssued(t *testing.T) {
 				t.Fatal(err)
 			}
 			aliceOfGlobex := otherTenant(t, h, "globex", "alice")
-			st, err := tokens.New(tokens.Config{Client: h.sys.DB})
+			st, err := tokens.New(tokens.Config{Client: h.sys.DB, Logger: storetest.Logger()})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -73,7 +73,7 @@ func startCluster(t testing.TB, s setup) *cluster {
 	if natsURL == "" {
 		natsURL = natstest.Start(t)
 	}
-	db, err := store.Open(ctx, storetest.DSN(t, backend))
+	db, err := store.Open(ctx, storetest.DSN(t, backend), store.Logger(storetest.Logger()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -195,7 +195,7 @@ func waitFor(t testing.TB, timeout time.Duration, what string, cond func() bool)
 // of.
 func recordToken(t testing.TB, db *ent.Client, issuer *authn.Issuer, tenant string, member int, scopes []string) string {
 	t.Helper()
-	store, err := tokens.New(tokens.Config{Client: db})
+	store, err := tokens.New(tokens.Config{Client: db, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

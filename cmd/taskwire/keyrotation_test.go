@@ -14,6 +14,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -107,7 +108,7 @@ func testSigningKeyRotation(t *testing.T, s setup) {
 	oldKid := kidOf(t, old)
 
 	// Only operators rotate.
-	st, err := tokens.New(tokens.Config{Client: c.DB})
+	st, err := tokens.New(tokens.Config{Client: c.DB, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -23,7 +24,7 @@ func revocationCluster(t testing.TB) (*cluster, *tokens.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store, err := tokens.New(tokens.Config{Client: c.DB, Events: bus})
+	store, err := tokens.New(tokens.Config{Client: c.DB, Events: bus, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestRevocationHoldsEverywhere(t *testing.T) {
 	// Revoked where no broadcast reaches (a command line without NATS):
 	// the front doors have not heard, but the worker reads the database,
 	// so the client still gets 401.
-	quiet, err := tokens.New(tokens.Config{Client: c.DB})
+	quiet, err := tokens.New(tokens.Config{Client: c.DB, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -71,12 +71,12 @@ func tokenFlags(name string, cfg *config, api *apiFlags, stderr io.Writer) (*fla
 // store over it. With natsURL, revocations are also broadcast to the
 // deployment's workers and front doors.
 func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, *tokens.Store, func(), error) {
-	db, err := store.Open(ctx, cfg.DB)
+	db, err := store.Open(ctx, cfg.DB, store.Logger(slog.Default()))
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	closeAll := func() { db.Close() }
-	tc := tokens.Config{Client: db, MaxTTL: cfg.MaxTokenTTL, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}}
+	tc := tokens.Config{Client: db, Logger: slog.Default(), MaxTTL: cfg.MaxTokenTTL, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}}
 	if natsURL != "" {
 		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(connectTimeout))
 		if err != nil {

@@ -55,7 +55,7 @@ func newTokenCLI(t *testing.T, b storetest.Backend) tokenCLI {
 		c.dsn = "sqlite:" + filepath.Join(c.data, "taskwire.db")
 	}
 	ctx := context.Background()
-	db, err := store.Open(ctx, c.dsn)
+	db, err := store.Open(ctx, c.dsn, store.Logger(storetest.Logger()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +205,7 @@ func TestFirstStartRecordsToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := tokens.New(tokens.Config{Client: h.sys.DB})
+	st, err := tokens.New(tokens.Config{Client: h.sys.DB, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,16 +242,16 @@ type testSet struct {
 // and listening on NATS.
 func frontDoorSet(t *testing.T, dsn string) testSet {
 	t.Helper()
-	db, err := store.Open(context.Background(), dsn)
+	db, err := store.Open(context.Background(), dsn, store.Logger(storetest.Logger()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	st, err := tokens.New(tokens.Config{Client: db})
+	st, err := tokens.New(tokens.Config{Client: db, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: st.LiveRevocations})
+	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: st.LiveRevocations, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,13 +77,13 @@ var (
 // acme is a viewer, member 404 is not in acme, anyone else is a member.
 type testRoles struct{}
 
-func (testRoles) Resolve(_ context.Context, c identity.Caller) (access.Access, error) {
-	a := access.Access{TenantID: 1, Tenant: c.Tenant, MemberID: c.Member, Handle: "m", Kind: "human", Role: authz.RoleMember}
+func (testRoles) Resolve(_ context.Context, c identity.Caller) (identity.Access, error) {
+	a := identity.Access{TenantID: 1, Tenant: c.Tenant, MemberID: c.Member, Handle: "m", Kind: "human", Role: authz.RoleMember}
 	switch c.Member {
 	case viewer.Member:
 		a.Role = authz.RoleViewer
 	case departed.Member:
-		return access.Access{}, domainerr.New(domainerr.Unauthenticated, "Your token names a member who is not in its tenant: ask an admin for a new token")
+		return identity.Access{}, domainerr.New(domainerr.Unauthenticated, "Your token names a member who is not in its tenant: ask an admin for a new token")
 	}
 	return a, nil
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nuid"
 
 	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // jetStreamServers are the NATS servers with JetStream the session news
@@ -163,7 +164,7 @@ func TestSessionNewsExpireFromBucket(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, 10*ttl, "the bucket to drop stale.ended", func() bool {
+			poll.Until(t, 10*ttl, "the bucket to drop stale.ended", func() bool {
 				_, err := kv.Get(context.Background(), "stale.ended")
 				return errors.Is(err, jetstream.ErrKeyNotFound)
 			})
@@ -215,17 +216,5 @@ func TestSessionNewsBucketLost(t *testing.T) {
 	mustPublish(t, pub, want)
 	if got := next(t, heard, 60*time.Second); got != want {
 		t.Errorf("heard %+v after the bucket was made again, want %+v", got, want)
-	}
-}
-
-// waitFor polls cond until it holds, failing t after timeout.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }

@@ -55,7 +55,9 @@ func (l Limits) Validate() error {
 // every write that checks a quota takes it first, and so do the board's
 // writes that number, count or order tasks and the admin API's changes of
 // owners, so they all queue in one line. The allocation of task numbers
-// (which raises the counter) takes the same row lock.
+// (which raises the counter) takes the same row lock. Take it first in the
+// transaction, so what is read after it is what the previous such write
+// committed.
 func Lock(ctx context.Context, tx *ent.Tx, tenantID int) error {
 	return tx.Tenant.UpdateOneID(tenantID).AddTaskSeq(0).Exec(ctx)
 }

@@ -6,12 +6,12 @@ import (
 	"time"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store"
-	"github.com/taskwire/taskwire/services/access"
 )
 
 // Reader tells how much of its quotas a caller's tenant uses, for whoami
@@ -35,7 +35,7 @@ func NewReader(client *ent.Client, limits Limits) (*Reader, error) {
 
 // Usage counts what a's tenant holds against each quota that is set, and
 // a's own live tokens; nil when no quota is.
-func (r *Reader) Usage(ctx context.Context, a access.Access) (*taskwirev1.Quota, error) {
+func (r *Reader) Usage(ctx context.Context, a identity.Access) (*taskwirev1.Quota, error) {
 	if r.limits == (Limits{}) {
 		return nil, nil
 	}

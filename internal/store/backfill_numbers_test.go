@@ -32,10 +32,10 @@ func TestMigrateFromVersion1(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			dsn := storetest.DSN(t, b)
 			v1 := seedVersion1(t, b, dsn)
-			if from, err := store.Migrate(context.Background(), dsn); from != 1 || err != nil {
+			if from, err := store.Migrate(context.Background(), dsn, quiet); from != 1 || err != nil {
 				t.Fatalf("Migrate(version 1) = %d, %v; want from 1", from, err)
 			}
-			client, err := store.Open(context.Background(), dsn)
+			client, err := store.Open(context.Background(), dsn, quiet)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +59,7 @@ type version1 struct {
 // activity naming ids, schema version 1.
 func seedVersion1(t *testing.T, b storetest.Backend, dsn string) *version1 {
 	t.Helper()
-	client, err := store.Open(context.Background(), dsn)
+	client, err := store.Open(context.Background(), dsn, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ func TestMigrationLowersAssistants(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			dsn := storetest.DSN(t, b)
 			ctx := context.Background()
-			db, err := store.Open(ctx, dsn)
+			db, err := store.Open(ctx, dsn, quiet)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,6 +2,7 @@ package store
 
 import (
 	"database/sql"
+	"errors"
 	"log/slog"
 
 	"entgo.io/ent/dialect"
@@ -20,19 +21,23 @@ type options struct {
 }
 
 // Logger has a migration log what it changed in existing rows (the
-// backfill), e.g. an assistant it lowered; without it nothing is logged.
+// backfill), e.g. an assistant it lowered. Open and Migrate require it.
 func Logger(log *slog.Logger) Option {
 	return func(o *options) { o.log = log }
 }
 
 // collect applies opts.
 func collect(opts []Option) options {
-	o := options{log: slog.New(slog.DiscardHandler)}
+	var o options
 	for _, opt := range opts {
 		opt(&o)
 	}
 	return o
 }
+
+// errNoLogger is the error of Open and Migrate without a Logger option:
+// what a migration changes in existing rows must be told somewhere.
+var errNoLogger = errors.New("store: Logger is required to migrate: pass store.Logger(log)")
 
 // WrapDriver has the client run its statements through fn's driver, built
 // over the opened one (whose connection pool is db) once the schema is

@@ -34,7 +34,7 @@ func TestWrapDriver(t *testing.T) {
 		wrapped++
 		return countingDriver{Driver: d, queries: &queries}
 	})
-	c, err := store.Open(ctx, dsn, wrap)
+	c, err := store.Open(ctx, dsn, wrap, quiet)
 	if err != nil {
 		t.Fatalf("Open(%s, WrapDriver) = %v, want a client", dsn, err)
 	}

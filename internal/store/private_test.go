@@ -36,7 +36,7 @@ func TestSQLiteFilesPrivate(t *testing.T) {
 	withUmask(t, 0o022)
 	dir := filepath.Join(t.TempDir(), "data")
 	path := filepath.Join(dir, "taskwire.db")
-	c, err := store.Open(context.Background(), "sqlite:"+path)
+	c, err := store.Open(context.Background(), "sqlite:"+path, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestSQLiteFilesPrivate(t *testing.T) {
 func TestSQLiteFilesNarrowed(t *testing.T) {
 	withUmask(t, 0o022)
 	path := filepath.Join(t.TempDir(), "taskwire.db")
-	c, err := store.Open(context.Background(), "sqlite:"+path)
+	c, err := store.Open(context.Background(), "sqlite:"+path, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSQLiteFilesNarrowed(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantMode(t, path+"-wal", 0o644)
-	c, err = store.Open(context.Background(), "sqlite:"+path)
+	c, err = store.Open(context.Background(), "sqlite:"+path, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

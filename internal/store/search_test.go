@@ -50,7 +50,7 @@ func matches(t *testing.T, db *sql.DB, query string) []int {
 func TestSQLiteSearchIndex(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "taskwire.db")
-	c, err := store.Open(ctx, "sqlite:"+path)
+	c, err := store.Open(ctx, "sqlite:"+path, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestSQLiteSearchIndex(t *testing.T) {
 	unindexed := newTask(t, c, "Pelicans nesting")
 	c.Close()
 
-	c, err = store.Open(ctx, "sqlite:"+path)
+	c, err = store.Open(ctx, "sqlite:"+path, quiet)
 	if err != nil {
 		t.Fatalf("second Open = %v", err)
 	}
@@ -78,7 +78,7 @@ func TestSQLiteSearchIndex(t *testing.T) {
 	c.Task.UpdateOne(unindexed).SetTitle("Herons nesting").ExecX(system)
 	c.Close()
 
-	c, err = store.Open(ctx, "sqlite:"+path) // finds everything in place
+	c, err = store.Open(ctx, "sqlite:"+path, quiet) // finds everything in place
 	if err != nil {
 		t.Fatalf("third Open = %v", err)
 	}
@@ -97,7 +97,7 @@ func TestPostgresSearchIndex(t *testing.T) {
 	dsn := storetest.DSN(t, storetest.Postgres)
 	ctx := context.Background()
 	for range 2 {
-		c, err := store.Open(ctx, dsn)
+		c, err := store.Open(ctx, dsn, quiet)
 		if err != nil {
 			t.Fatalf("Open = %v", err)
 		}

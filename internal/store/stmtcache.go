@@ -31,7 +31,7 @@ const stmtCacheSize = 512
 type stmtDriver struct {
 	*entsql.Driver
 	stmts *lru.Cache[string, *keptStmt]
-	gate  writeGate
+	gate  *writeGate
 }
 
 func newStmtDriver(d *entsql.Driver, size int) (*stmtDriver, error) {
@@ -51,6 +51,7 @@ type keptStmt struct {
 	mu      sync.Mutex
 	users   int
 	evicted bool
+	closing bool // closed, or being closed: evicted and no longer in use
 }
 
 // acquire counts a user in, unless the statement was evicted.
@@ -70,6 +71,7 @@ func (k *keptStmt) release() {
 	k.mu.Lock()
 	k.users--
 	last := k.evicted && k.users == 0
+	k.closing = k.closing || last
 	k.mu.Unlock()
 	if last {
 		go k.Close() // in the background: it waits for rows, maybe the caller's own
@@ -81,6 +83,7 @@ func (k *keptStmt) evict() {
 	k.mu.Lock()
 	k.evicted = true
 	last := k.users == 0
+	k.closing = k.closing || last
 	k.mu.Unlock()
 	if last {
 		go k.Close()

@@ -10,6 +10,8 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // A statement pushed out of the cache while other calls are running it,
@@ -75,22 +77,34 @@ func TestEvictedStatementsStayOpenWhileInUse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	k, ok := d.stmts.Peek("SELECT 40 + 2")
+	if !ok {
+		t.Fatal("the statement just prepared is not in the cache")
+	}
 	var rows entsql.Rows
 	if err := d.Query(ctx, "SELECT 1", []any{}, &rows); err != nil { // evicts it
 		t.Fatal(err)
 	}
 	rows.Close()
-	time.Sleep(20 * time.Millisecond) // time for a close in the background
+	if evicted, closing := k.state(); !evicted || closing {
+		t.Fatalf("after its eviction in use: evicted %v, closing %v; want evicted and not closing", evicted, closing)
+	}
 	var got int
 	if err := s.QueryRowContext(ctx).Scan(&got); err != nil || got != 42 {
 		t.Fatalf("the statement in use after its eviction: %d, %v; want 42", got, err)
 	}
 	release()
-	deadline := time.Now().Add(5 * time.Second)
-	for s.QueryRowContext(ctx).Scan(&got) == nil {
-		if time.Now().After(deadline) {
-			t.Fatal("an evicted statement was never closed after its last use")
-		}
-		time.Sleep(5 * time.Millisecond)
+	if _, closing := k.state(); !closing {
+		t.Fatal("an evicted statement was not closed after its last use")
 	}
+	poll.Until(t, 5*time.Second, "the evicted statement to close after its last use", func() bool {
+		return s.QueryRowContext(ctx).Scan(&got) != nil
+	})
+}
+
+// state reports whether k was evicted and whether its close has begun.
+func (k *keptStmt) state() (evicted, closing bool) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return k.evicted, k.closing
 }

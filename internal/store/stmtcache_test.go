@@ -17,7 +17,7 @@ import (
 // length is a statement of its own), from many callers at once, inside
 // and outside transactions, and a transaction rolled back leaves nothing.
 func TestKeptStatements(t *testing.T) {
-	c, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "taskwire.db"))
+	c, err := store.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "taskwire.db"), quiet)
 	if err != nil {
 		t.Fatal(err)
 	}

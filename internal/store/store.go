@@ -41,13 +41,18 @@ var sqlitePragmas = []string{
 // deployment's workers use Connect.
 // dsn is "sqlite:<path>" or "file:<path>" for SQLite (the parent directory is
 // created if missing), or "postgres://…" / "postgresql://…" for PostgreSQL.
-// opts change the client built (WrapDriver).
+// opts must name a Logger (for the backfill) and may change the client
+// built (WrapDriver).
 func Open(ctx context.Context, dsn string, opts ...Option) (*ent.Client, error) {
+	o := collect(opts)
+	if o.log == nil {
+		return nil, errNoLogger
+	}
 	drv, err := openDriver(ctx, dsn)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := migrate(ctx, drv, collect(opts)); err != nil {
+	if _, err := migrate(ctx, drv, o); err != nil {
 		drv.Close()
 		return nil, err
 	}

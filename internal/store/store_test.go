@@ -22,12 +22,15 @@ import (
 // system marks bootstrap work, which the tenant privacy rule lets through.
 var system = privacy.DecisionContext(context.Background(), privacy.Allow)
 
+// quiet is the logger option of the tests' stores.
+var quiet = store.Logger(storetest.Logger())
+
 func TestOpenSQLiteKeepsData(t *testing.T) {
 	ctx := context.Background()
 	for _, scheme := range []string{"sqlite:", "file:"} {
 		t.Run(scheme, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "nested", "dir", "taskwire.db")
-			c, err := store.Open(ctx, scheme+path)
+			c, err := store.Open(ctx, scheme+path, quiet)
 			if err != nil {
 				t.Fatalf("Open(%s%s) = %v, want a client", scheme, path, err)
 			}
@@ -36,7 +39,7 @@ func TestOpenSQLiteKeepsData(t *testing.T) {
 			}
 			c.Close()
 
-			c, err = store.Open(ctx, scheme+path)
+			c, err = store.Open(ctx, scheme+path, quiet)
 			if err != nil {
 				t.Fatalf("reopen: %v", err)
 			}
@@ -50,7 +53,7 @@ func TestOpenSQLiteKeepsData(t *testing.T) {
 
 func TestOpenSQLiteSettings(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "taskwire.db")
-	c, err := store.Open(context.Background(), "sqlite:"+path)
+	c, err := store.Open(context.Background(), "sqlite:"+path, quiet)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +85,7 @@ func TestOpenBadDSN(t *testing.T) {
 		{"sqlite:", "no path"},
 		{"postgres://u:secret@127.0.0.1:1/db?connect_timeout=2", "u:xxxxx@"},
 	} {
-		_, err := store.Open(context.Background(), tc.dsn)
+		_, err := store.Open(context.Background(), tc.dsn, quiet)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Open(%q) = %v, want an error containing %q", tc.dsn, err, tc.want)
 		}
@@ -190,4 +193,19 @@ func TestWithTxCommitStep(t *testing.T) {
 			t.Errorf("tenants (-want +got):\n%s", diff)
 		}
 	})
+}
+
+// TestMigrationRequiresLogger: what a migration changes in existing rows
+// is logged, so Open and Migrate refuse to run without a logger.
+func TestMigrationRequiresLogger(t *testing.T) {
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "taskwire.db")
+	if c, err := store.Open(context.Background(), dsn); err == nil || !strings.Contains(err.Error(), "Logger is required") {
+		if c != nil {
+			c.Close()
+		}
+		t.Errorf("Open without Logger = %v, want an error saying the Logger is required", err)
+	}
+	if _, err := store.Migrate(context.Background(), dsn); err == nil || !strings.Contains(err.Error(), "Logger is required") {
+		t.Errorf("Migrate without Logger = %v, want an error saying the Logger is required", err)
+	}
 }

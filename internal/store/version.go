@@ -45,14 +45,18 @@ var ErrSchemaAhead = errors.New("store: database schema is newer than this build
 // older builds wrote) and records the version. Run it once before a rollout; running it again, or from two
 // processes at once, is safe: on PostgreSQL the migrators take turns on
 // an advisory lock. It returns the version the database had before (0:
-// none recorded). opts may name a Logger for the backfill.
+// none recorded). opts must name a Logger, for the backfill.
 func Migrate(ctx context.Context, dsn string, opts ...Option) (from int, err error) {
+	o := collect(opts)
+	if o.log == nil {
+		return 0, errNoLogger
+	}
 	drv, err := openDriver(ctx, dsn)
 	if err != nil {
 		return 0, err
 	}
 	defer drv.Close()
-	return migrate(ctx, drv, collect(opts))
+	return migrate(ctx, drv, o)
 }
 
 // migrate runs the migration on drv under the migration lock: ent's

@@ -69,11 +69,11 @@ func TestConnectRefusesUnmigratedDatabase(t *testing.T) {
 				}
 				t.Fatalf("Connect(empty database) = %v, want ErrSchemaBehind", err)
 			}
-			from, err := store.Migrate(ctx, dsn)
+			from, err := store.Migrate(ctx, dsn, quiet)
 			if from != 0 || err != nil {
 				t.Fatalf("Migrate(empty) = %d, %v, want 0, nil", from, err)
 			}
-			if from, err = store.Migrate(ctx, dsn); from != store.SchemaVersion || err != nil {
+			if from, err = store.Migrate(ctx, dsn, quiet); from != store.SchemaVersion || err != nil {
 				t.Fatalf("Migrate again = %d, %v, want %d, nil", from, err, store.SchemaVersion)
 			}
 			db, err := store.Connect(ctx, dsn)
@@ -95,7 +95,7 @@ func TestMigrateConcurrently(t *testing.T) {
 	var wg sync.WaitGroup
 	errs := make([]error, 4)
 	for i := range errs {
-		wg.Go(func() { _, errs[i] = store.Migrate(context.Background(), dsn) })
+		wg.Go(func() { _, errs[i] = store.Migrate(context.Background(), dsn, quiet) })
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
@@ -106,7 +106,7 @@ func TestMigrateConcurrently(t *testing.T) {
 func TestMigrateRefusesNewerSchema(t *testing.T) {
 	dsn := storetest.DSN(t, storetest.SQLite)
 	ctx := context.Background()
-	if _, err := store.Migrate(ctx, dsn); err != nil {
+	if _, err := store.Migrate(ctx, dsn, quiet); err != nil {
 		t.Fatal(err)
 	}
 	db, err := sql.Open("sqlite", strings.TrimPrefix(dsn, "sqlite:"))
@@ -118,7 +118,7 @@ func TestMigrateRefusesNewerSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := store.Migrate(ctx, dsn); !errors.Is(err, store.ErrSchemaAhead) {
+	if _, err := store.Migrate(ctx, dsn, quiet); !errors.Is(err, store.ErrSchemaAhead) {
 		t.Errorf("Migrate(newer database) = %v, want ErrSchemaAhead", err)
 	}
 	d, err := store.Connect(ctx, dsn)

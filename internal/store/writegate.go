@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -21,7 +22,10 @@ import (
 // BEGIN (_txlock=immediate), and statements run outside one that write
 // (see writes); reads do not queue, since WAL lets them run beside the
 // writer.
-type writeGate chan struct{}
+type writeGate struct {
+	turn    chan struct{} // holds a token while a writer has its turn
+	waiting atomic.Int32  // writers queued for their turn, which tests watch
+}
 
 // gateWait bounds a writer's wait at the gate to the busy_timeout of
 // sqlitePragmas: after it, the writer goes on to SQLite, which fails it
@@ -29,22 +33,24 @@ type writeGate chan struct{}
 // therefore never waits at the gate for a transaction that will not end.
 const gateWait = 10 * time.Second
 
-func newWriteGate() writeGate { return make(writeGate, 1) }
+func newWriteGate() *writeGate { return &writeGate{turn: make(chan struct{}, 1)} }
 
 // enter waits for the writer's turn and returns the function that ends
 // it; that function may be called more than once. It fails only when ctx
 // ends first.
-func (g writeGate) enter(ctx context.Context) (leave func(), err error) {
+func (g *writeGate) enter(ctx context.Context) (leave func(), err error) {
 	select {
-	case g <- struct{}{}:
-		return sync.OnceFunc(func() { <-g }), nil
+	case g.turn <- struct{}{}:
+		return sync.OnceFunc(func() { <-g.turn }), nil
 	default:
 	}
+	g.waiting.Add(1)
+	defer g.waiting.Add(-1)
 	timer := time.NewTimer(gateWait)
 	defer timer.Stop()
 	select {
-	case g <- struct{}{}:
-		return sync.OnceFunc(func() { <-g }), nil
+	case g.turn <- struct{}{}:
+		return sync.OnceFunc(func() { <-g.turn }), nil
 	case <-timer.C:
 		return func() {}, nil
 	case <-ctx.Done():

@@ -98,7 +98,7 @@ func openDB(t *testing.T, tel *telemetry.Telemetry) (*ent.Client, int) {
 	t.Helper()
 	ctx := context.Background()
 	dsn := storetest.DSN(t, storetest.SQLite)
-	setup, err := store.Open(ctx, dsn)
+	setup, err := store.Open(ctx, dsn, store.Logger(storetest.Logger()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,11 +7,6 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
-	"github.com/taskwire/taskwire/internal/ent/member"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
-	"github.com/taskwire/taskwire/internal/ent/tenantscope"
-	"github.com/taskwire/taskwire/internal/store"
-	"github.com/taskwire/taskwire/services/access"
 )
 
 // Resolver reads the membership behind a call from the database: the
@@ -33,36 +28,21 @@ func NewResolver(client *ent.Client) (*Resolver, error) {
 // slug and the member (with its sponsor) by id within it. A tenant or
 // member that does not exist, and a member who was removed, is
 // Unauthenticated, in a sentence the caller can act on.
-func (r *Resolver) Resolve(ctx context.Context, c identity.Caller) (access.Access, error) {
+func (r *Resolver) Resolve(ctx context.Context, c identity.Caller) (identity.Access, error) {
 	if err := c.Validate(); err != nil {
-		return access.Access{}, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
+		return identity.Access{}, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
 	}
-	t, err := r.client.Tenant.Query().Where(tenant.Slug(c.Tenant)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return access.Access{}, domainerr.Wrap(domainerr.Unauthenticated, err,
-			"Your token names a tenant that does not exist: ask an admin for a new token")
-	}
+	t, m, _, err := Caller(ctx, r.client, c)
 	if err != nil {
-		return access.Access{}, store.DomainError(ctx, err)
-	}
-	ctx = tenantscope.NewContext(ctx, t.ID)
-	m, err := r.client.Member.Query().
-		Where(member.TenantID(t.ID), member.ID(c.Member)).
-		WithSponsor().Only(ctx)
-	if ent.IsNotFound(err) {
-		return access.Access{}, domainerr.Wrap(domainerr.Unauthenticated, err,
-			"Your token names a member who is not in its tenant: ask an admin for a new token")
-	}
-	if err != nil {
-		return access.Access{}, store.DomainError(ctx, err)
+		return identity.Access{}, err
 	}
 	if m.RemovedAt != nil {
 		// Removal revokes the member's tokens too; this holds even for a
 		// token the revocation missed.
-		return access.Access{}, domainerr.New(domainerr.Unauthenticated,
+		return identity.Access{}, domainerr.New(domainerr.Unauthenticated,
 			"You were removed from tenant %s: ask an owner or admin of %s if that is a mistake", t.Slug, t.Slug)
 	}
-	a := access.Access{
+	a := identity.Access{
 		TenantID: t.ID, Tenant: t.Slug, TenantName: t.Name,
 		MemberID: m.ID, Handle: m.Handle, DisplayName: m.DisplayName,
 		Kind: string(m.Kind), Role: string(m.Role),

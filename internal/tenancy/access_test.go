@@ -14,7 +14,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
-	"github.com/taskwire/taskwire/services/access"
 )
 
 func TestResolver(t *testing.T) {
@@ -48,13 +47,13 @@ func TestResolver(t *testing.T) {
 		tid := boot.Tenant.ID
 		for _, tc := range []struct {
 			member int
-			want   access.Access
+			want   identity.Access
 		}{
-			{boot.Owner.ID, access.Access{TenantID: tid, Tenant: "acme", TenantName: "Acme", MemberID: boot.Owner.ID,
+			{boot.Owner.ID, identity.Access{TenantID: tid, Tenant: "acme", TenantName: "Acme", MemberID: boot.Owner.ID,
 				Handle: "alice", DisplayName: "Alice", Kind: "human", Role: "owner"}},
-			{bob.ID, access.Access{TenantID: tid, Tenant: "acme", TenantName: "Acme", MemberID: bob.ID,
+			{bob.ID, identity.Access{TenantID: tid, Tenant: "acme", TenantName: "Acme", MemberID: bob.ID,
 				Handle: "bob", DisplayName: "Bob", Kind: "human", Role: "viewer"}},
-			{claude.ID, access.Access{TenantID: tid, Tenant: "acme", TenantName: "Acme", MemberID: claude.ID,
+			{claude.ID, identity.Access{TenantID: tid, Tenant: "acme", TenantName: "Acme", MemberID: claude.ID,
 				Handle: "claude", DisplayName: "Claude", Kind: "assistant", Role: "member",
 				SponsorID: boot.Owner.ID, Sponsor: "alice"}},
 		} {

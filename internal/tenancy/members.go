@@ -87,7 +87,7 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 	if err != nil {
 		return nil, err
 	}
-	t, ctx, err := scope(ctx, client, tenantSlug)
+	t, ctx, err := Tenant(ctx, client, tenantSlug)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +100,7 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 			SetHandle(spec.Handle).SetDisplayName(spec.Name).
 			SetKind(spec.Kind).SetRole(spec.Role)
 		if spec.SponsorHandle != "" {
-			sponsor, err := findMember(ctx, tx.Client(), t, spec.SponsorHandle)
+			sponsor, err := MemberByHandle(ctx, tx.Client(), t, spec.SponsorHandle)
 			if err != nil {
 				return err
 			}
@@ -125,21 +125,9 @@ func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec 
 // FindMember returns the member with handle in the tenant with slug
 // tenantSlug, or a NotFound error.
 func FindMember(ctx context.Context, client *ent.Client, tenantSlug, handle string) (*ent.Member, error) {
-	t, ctx, err := scope(ctx, client, tenantSlug)
+	t, ctx, err := Tenant(ctx, client, tenantSlug)
 	if err != nil {
 		return nil, err
 	}
-	m, err := findMember(ctx, client, t, handle)
-	if err != nil {
-		return nil, store.DomainError(ctx, err)
-	}
-	return m, nil
-}
-
-func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, handle string) (*ent.Member, error) {
-	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.Handle(handle)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err, "no member %q in tenant %s", handle, t.Slug)
-	}
-	return m, err
+	return MemberByHandle(ctx, client, t, handle)
 }

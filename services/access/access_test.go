@@ -10,14 +10,15 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
 func TestSummary(t *testing.T) {
-	human := Access{Tenant: "acme", Handle: "bob", DisplayName: "Bob", Kind: "human", Role: "member"}
-	bot := Access{Tenant: "acme", Handle: "claude", DisplayName: "Claude", Kind: "assistant", Role: "admin", Sponsor: "alice"}
-	viewer := Access{Tenant: "acme", Handle: "vic", DisplayName: "Vic", Kind: "human", Role: "viewer"}
+	human := identity.Access{Tenant: "acme", Handle: "bob", DisplayName: "Bob", Kind: "human", Role: "member"}
+	bot := identity.Access{Tenant: "acme", Handle: "claude", DisplayName: "Claude", Kind: "assistant", Role: "admin", Sponsor: "alice"}
+	viewer := identity.Access{Tenant: "acme", Handle: "vic", DisplayName: "Vic", Kind: "human", Role: "viewer"}
 	tests := []struct {
-		a      Access
+		a      identity.Access
 		scopes []string
 		want   string
 	}{

@@ -36,7 +36,7 @@ func TestParseBudgetRefuses(t *testing.T) {
 // TestWhoamiBudget: whoami returns the budget the front door sent with
 // the call, and none when it sent none.
 func TestWhoamiBudget(t *testing.T) {
-	ctx := NewContext(context.Background(), Access{Tenant: "acme", Handle: "bob", Role: "member", Kind: "human"})
+	ctx := identity.WithAccess(context.Background(), identity.Access{Tenant: "acme", Handle: "bob", Role: "member", Kind: "human"})
 	ctx = identity.NewContext(ctx, identity.Caller{Tenant: "acme", Member: 2, Scopes: []string{"read"}})
 	sent := AppendBudget(NewBudgetContext(context.Background(), Budget{Token: &BudgetLevel{Remaining: 4, PerSecond: 2, Burst: 5}}))
 	md, _ := metadata.FromOutgoingContext(sent)

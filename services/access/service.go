@@ -26,7 +26,7 @@ var _ taskwirev1.AccessServiceServer = (*Service)(nil)
 // QuotaReader tells how much of its quotas the tenant of a caller uses;
 // *quota.Reader is one. A nil Quota means no quotas.
 type QuotaReader interface {
-	Usage(ctx context.Context, a Access) (*taskwirev1.Quota, error)
+	Usage(ctx context.Context, a identity.Access) (*taskwirev1.Quota, error)
 }
 
 // Config holds what a Service needs; the zero value serves whoami with no
@@ -49,7 +49,7 @@ var errNoAccess = errors.New("access: no Access in the call's context; the worke
 
 // GetAccess returns the caller's membership.
 func (s *Service) GetAccess(ctx context.Context, _ *taskwirev1.GetAccessRequest) (*taskwirev1.GetAccessResponse, error) {
-	a, ok := FromContext(ctx)
+	a, ok := identity.AccessFrom(ctx)
 	if !ok {
 		return nil, errNoAccess
 	}
@@ -63,7 +63,7 @@ func (s *Service) GetAccess(ctx context.Context, _ *taskwirev1.GetAccessRequest)
 // two allow together, the rate budget the front door sent, and the
 // tenant's quota use.
 func (s *Service) Whoami(ctx context.Context, _ *taskwirev1.WhoamiRequest) (*taskwirev1.WhoamiResponse, error) {
-	a, ok := FromContext(ctx)
+	a, ok := identity.AccessFrom(ctx)
 	c, idOK := identity.FromContext(ctx)
 	if !ok || !idOK {
 		return nil, errNoAccess
@@ -131,7 +131,7 @@ func RoleName(r taskwirev1.MemberRole) string {
 
 // Summary says in one sentence who a is and what the role and the token
 // holding scopes allow, so a model can tell which of the two limits it.
-func Summary(a Access, scopes []string) string {
+func Summary(a identity.Access, scopes []string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "You are %s (%s), %s %s on tenant %s.", a.Handle, a.DisplayName, authz.Article(a.Role), a.Role, a.Tenant)
 	if a.Kind == "assistant" && a.Sponsor != "" {

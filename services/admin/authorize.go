@@ -8,10 +8,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
-	"github.com/taskwire/taskwire/internal/ent/tenantscope"
-	"github.com/taskwire/taskwire/internal/store"
-	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // The rules of the admin API, in one place:
@@ -33,8 +30,8 @@ import (
 // actor is who makes an admin call.
 type actor struct {
 	operator bool
-	access   access.Access // the calling member, unless operator
-	admin    bool          // the member calls with an admin token
+	access   identity.Access // the calling member, unless operator
+	admin    bool            // the member calls with an admin token
 }
 
 // actor returns who calls: the operator the worker let through, or the
@@ -49,7 +46,7 @@ func (s *Service) actor(ctx context.Context) (actor, error) {
 		return actor{}, domainerr.New(domainerr.Unauthenticated,
 			"No verified caller: use the operator secret or an admin token of an owner or admin of a tenant")
 	}
-	a, ok := access.FromContext(ctx)
+	a, ok := identity.AccessFrom(ctx)
 	if !ok || a.Tenant != c.Tenant || a.MemberID != c.Member {
 		var err error
 		if a, err = s.resolver.Resolve(ctx, c); err != nil {
@@ -126,32 +123,23 @@ func (s *Service) manage(ctx context.Context, a actor, slug string) (*ent.Tenant
 	} else if slug == "" {
 		return nil, ctx, domainerr.New(domainerr.Invalid, "name the tenant: operators act on every tenant, so each call names one")
 	}
-	t, err := s.client.Tenant.Query().Where(tenant.Slug(slug)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, ctx, noTenant(slug)
-	}
-	if err != nil {
-		return nil, ctx, store.DomainError(ctx, err)
-	}
-	return t, tenantscope.NewContext(ctx, t.ID), nil
+	return tenancy.Tenant(ctx, s.client, slug)
 }
 
-// noTenant is the answer for a tenant that does not exist and for one the
-// caller may not see: the same words, so they cannot be told apart.
+// noTenant is the answer for a tenant the caller may not see: the words
+// of tenancy.Tenant for one that does not exist, so they cannot be told
+// apart.
 func noTenant(slug string) error {
 	return domainerr.New(domainerr.NotFound, "no tenant %q", slug)
 }
 
-// findMember returns the member with handle in t; removed members too
-// when withRemoved, else they are refused as removed.
-func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, handle string, withRemoved bool) (*ent.Member, error) {
+// managedMember returns the member with handle in t (tenancy.MemberByHandle);
+// removed members too when withRemoved, else they are refused as removed.
+func managedMember(ctx context.Context, c *ent.Client, t *ent.Tenant, handle string, withRemoved bool) (*ent.Member, error) {
 	if handle == "" {
 		return nil, domainerr.New(domainerr.Invalid, "name the member by handle")
 	}
-	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.Handle(handle)).WithSponsor().Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err, "no member %q in tenant %s", handle, t.Slug)
-	}
+	m, err := tenancy.MemberByHandle(ctx, c, t, handle)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -72,7 +73,7 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 		}
 		e.members[m.tenant+"/"+m.spec.Handle] = added.ID
 	}
-	if e.store, err = tokens.New(tokens.Config{Client: client, Events: e.revs}); err != nil {
+	if e.store, err = tokens.New(tokens.Config{Client: client, Events: e.revs, Logger: storetest.Logger()}); err != nil {
 		t.Fatal(err)
 	}
 	key, _, err := authn.LoadOrCreateKey(filepath.Join(t.TempDir(), "signing.key"))
@@ -92,7 +93,7 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if e.svc, err = admin.New(admin.Config{Client: client, Tokens: e.store, Issuer: e.issuer, Events: e.events}); err != nil {
+	if e.svc, err = admin.New(admin.Config{Client: client, Tokens: e.store, Issuer: e.issuer, Events: e.events, Logger: storetest.Logger()}); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -16,7 +16,7 @@ import (
 
 // AddMember implements adminv1.AdminServiceServer.
 func (s *Service) AddMember(ctx context.Context, req *adminv1.AddMemberRequest) (*adminv1.AddMemberResponse, error) {
-	return call(ctx, s, "AddMember", req, s.addMember)
+	return call(ctx, s, req, s.addMember)
 }
 
 func (s *Service) addMember(ctx context.Context, a actor, req *adminv1.AddMemberRequest) (*adminv1.AddMemberResponse, error) {
@@ -38,7 +38,7 @@ func (s *Service) addMember(ctx context.Context, a actor, req *adminv1.AddMember
 	var sponsor *ent.Member
 	if req.GetSponsor() != "" {
 		// A removed person sponsors no one new.
-		if sponsor, err = findMember(ctx, s.client, t, req.GetSponsor(), false); err != nil {
+		if sponsor, err = managedMember(ctx, s.client, t, req.GetSponsor(), false); err != nil {
 			return nil, err
 		}
 	}
@@ -55,7 +55,7 @@ func (s *Service) addMember(ctx context.Context, a actor, req *adminv1.AddMember
 
 // ListMembers implements adminv1.AdminServiceServer.
 func (s *Service) ListMembers(ctx context.Context, req *adminv1.ListMembersRequest) (*adminv1.ListMembersResponse, error) {
-	return call(ctx, s, "ListMembers", req, s.listMembers)
+	return call(ctx, s, req, s.listMembers)
 }
 
 func (s *Service) listMembers(ctx context.Context, a actor, req *adminv1.ListMembersRequest) (*adminv1.ListMembersResponse, error) {
@@ -88,7 +88,7 @@ func (s *Service) listMembers(ctx context.Context, a actor, req *adminv1.ListMem
 
 // SetMemberRole implements adminv1.AdminServiceServer.
 func (s *Service) SetMemberRole(ctx context.Context, req *adminv1.SetMemberRoleRequest) (*adminv1.SetMemberRoleResponse, error) {
-	return call(ctx, s, "SetMemberRole", req, s.setMemberRole)
+	return call(ctx, s, req, s.setMemberRole)
 }
 
 func (s *Service) setMemberRole(ctx context.Context, a actor, req *adminv1.SetMemberRoleRequest) (*adminv1.SetMemberRoleResponse, error) {
@@ -111,7 +111,7 @@ func (s *Service) setMemberRole(ctx context.Context, a actor, req *adminv1.SetMe
 		if err := quota.Lock(ctx, tx, t.ID); err != nil {
 			return err
 		}
-		if m, err = findMember(ctx, tx.Client(), t, req.GetHandle(), false); err != nil {
+		if m, err = managedMember(ctx, tx.Client(), t, req.GetHandle(), false); err != nil {
 			return err
 		}
 		if err := a.mayActOn(m, "change the role of"); err != nil {
@@ -143,7 +143,7 @@ func (s *Service) setMemberRole(ctx context.Context, a actor, req *adminv1.SetMe
 
 // RemoveMember implements adminv1.AdminServiceServer.
 func (s *Service) RemoveMember(ctx context.Context, req *adminv1.RemoveMemberRequest) (*adminv1.RemoveMemberResponse, error) {
-	return call(ctx, s, "RemoveMember", req, s.removeMember)
+	return call(ctx, s, req, s.removeMember)
 }
 
 func (s *Service) removeMember(ctx context.Context, a actor, req *adminv1.RemoveMemberRequest) (*adminv1.RemoveMemberResponse, error) {
@@ -156,7 +156,7 @@ func (s *Service) removeMember(ctx context.Context, a actor, req *adminv1.Remove
 		if err := quota.Lock(ctx, tx, t.ID); err != nil {
 			return err
 		}
-		if m, err = findMember(ctx, tx.Client(), t, req.GetHandle(), true); err != nil {
+		if m, err = managedMember(ctx, tx.Client(), t, req.GetHandle(), true); err != nil {
 			return err
 		}
 		if err := a.mayActOn(m, "remove"); err != nil {

@@ -20,11 +20,11 @@ import (
 // store on clock now (nil: time.Now).
 func (e *env) withQuota(t *testing.T, q quota.Limits, now func() time.Time) {
 	t.Helper()
-	store, err := tokens.New(tokens.Config{Client: e.client, Events: e.revs, Quota: q, Now: now})
+	store, err := tokens.New(tokens.Config{Client: e.client, Events: e.revs, Quota: q, Now: now, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc, err := admin.New(admin.Config{Client: e.client, Tokens: store, Issuer: e.issuer, Events: e.events, Quota: q})
+	svc, err := admin.New(admin.Config{Client: e.client, Tokens: store, Issuer: e.issuer, Events: e.events, Quota: q, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

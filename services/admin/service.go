@@ -5,7 +5,7 @@
 //
 // A call acts for whoever the worker's chain put into its context: a
 // platform operator (identity.IsOperator), or a member of a tenant with
-// the scopes of one token (identity.FromContext, access.FromContext). The
+// the scopes of one token (identity.FromContext, identity.AccessFrom). The
 // worker checks neither role nor scope for these RPCs (they are no tools);
 // every rule of who may do what is here, in authorize.go.
 package admin
@@ -55,7 +55,7 @@ type Config struct {
 	// the token store checks tokens. Zero: no bound.
 	Quota  quota.Limits
 	Now    func() time.Time // nil means time.Now
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
@@ -65,6 +65,8 @@ func (c Config) Validate() error {
 		return errors.New("admin: Config.Client is nil")
 	case c.Tokens == nil:
 		return errors.New("admin: Config.Tokens is nil")
+	case c.Logger == nil:
+		return errors.New("admin: Config.Logger is required")
 	}
 	return c.Quota.Validate()
 }
@@ -101,9 +103,6 @@ func New(cfg Config) (*Service, error) {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
 	return s, nil
 }
 
@@ -122,8 +121,8 @@ func (s *Service) now() time.Time {
 }
 
 // call resolves who calls, runs fn for them, and translates what fails
-// into domain errors, logging internal ones.
-func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
+// into domain errors.
+func call[Req, Resp any](ctx context.Context, s *Service, req Req,
 	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
 	a, err := s.actor(ctx)
 	if err == nil {
@@ -132,12 +131,10 @@ func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
 			return resp, nil
 		}
 	}
-	err = store.DomainError(ctx, err)
-	if domainerr.KindOf(err) == domainerr.Internal && ctx.Err() == nil {
-		s.log.ErrorContext(ctx, "admin: internal error", "op", op, "err", err)
-	}
+	// An internal error is logged once, where the worker translates it
+	// (in full, under the ref its caller sees), not here.
 	var zero Resp
-	return zero, err
+	return zero, store.DomainError(ctx, err)
 }
 
 // toolsChanged tells listen streams that member's tools changed. The

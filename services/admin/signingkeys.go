@@ -13,7 +13,7 @@ import (
 
 // RotateSigningKey implements adminv1.AdminServiceServer.
 func (s *Service) RotateSigningKey(ctx context.Context, req *adminv1.RotateSigningKeyRequest) (*adminv1.RotateSigningKeyResponse, error) {
-	return call(ctx, s, "RotateSigningKey", req, s.rotateSigningKey)
+	return call(ctx, s, req, s.rotateSigningKey)
 }
 
 func (s *Service) rotateSigningKey(ctx context.Context, a actor, _ *adminv1.RotateSigningKeyRequest) (*adminv1.RotateSigningKeyResponse, error) {
@@ -33,7 +33,7 @@ func (s *Service) rotateSigningKey(ctx context.Context, a actor, _ *adminv1.Rota
 
 // ListSigningKeys implements adminv1.AdminServiceServer.
 func (s *Service) ListSigningKeys(ctx context.Context, req *adminv1.ListSigningKeysRequest) (*adminv1.ListSigningKeysResponse, error) {
-	return call(ctx, s, "ListSigningKeys", req, s.listSigningKeys)
+	return call(ctx, s, req, s.listSigningKeys)
 }
 
 func (s *Service) listSigningKeys(ctx context.Context, a actor, _ *adminv1.ListSigningKeysRequest) (*adminv1.ListSigningKeysResponse, error) {

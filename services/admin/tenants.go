@@ -18,7 +18,7 @@ import (
 
 // CreateTenant implements adminv1.AdminServiceServer.
 func (s *Service) CreateTenant(ctx context.Context, req *adminv1.CreateTenantRequest) (*adminv1.CreateTenantResponse, error) {
-	return call(ctx, s, "CreateTenant", req, s.createTenant)
+	return call(ctx, s, req, s.createTenant)
 }
 
 func (s *Service) createTenant(ctx context.Context, a actor, req *adminv1.CreateTenantRequest) (*adminv1.CreateTenantResponse, error) {
@@ -96,7 +96,7 @@ func (s *Service) canMint() error {
 
 // GetTenant implements adminv1.AdminServiceServer.
 func (s *Service) GetTenant(ctx context.Context, req *adminv1.GetTenantRequest) (*adminv1.GetTenantResponse, error) {
-	return call(ctx, s, "GetTenant", req, func(ctx context.Context, a actor, req *adminv1.GetTenantRequest) (*adminv1.GetTenantResponse, error) {
+	return call(ctx, s, req, func(ctx context.Context, a actor, req *adminv1.GetTenantRequest) (*adminv1.GetTenantResponse, error) {
 		t, _, err := s.manage(ctx, a, req.GetTenant())
 		if err != nil {
 			return nil, err
@@ -107,7 +107,7 @@ func (s *Service) GetTenant(ctx context.Context, req *adminv1.GetTenantRequest) 
 
 // ListTenants implements adminv1.AdminServiceServer.
 func (s *Service) ListTenants(ctx context.Context, req *adminv1.ListTenantsRequest) (*adminv1.ListTenantsResponse, error) {
-	return call(ctx, s, "ListTenants", req, s.listTenants)
+	return call(ctx, s, req, s.listTenants)
 }
 
 func (s *Service) listTenants(ctx context.Context, a actor, req *adminv1.ListTenantsRequest) (*adminv1.ListTenantsResponse, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/admin"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // TestCreateTenant: an operator creates a tenant with its owner, default
@@ -204,7 +205,7 @@ func TestTokens(t *testing.T) {
 // everything else works.
 func TestNoSigningKey(t *testing.T) {
 	e := newEnv(t, storetest.Open(t, storetest.SQLite))
-	svc, err := admin.New(admin.Config{Client: e.client, Tokens: e.store})
+	svc, err := admin.New(admin.Config{Client: e.client, Tokens: e.store, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,5 +215,12 @@ func TestNoSigningKey(t *testing.T) {
 	}
 	if _, err := svc.ListMembers(adam, &adminv1.ListMembersRequest{}); err != nil {
 		t.Errorf("ListMembers without a key = %v", err)
+	}
+}
+
+func TestConfigRequiresLogger(t *testing.T) {
+	err := admin.Config{Client: &ent.Client{}, Tokens: &tokens.Store{}}.Validate()
+	if err == nil || !strings.Contains(err.Error(), "Logger is required") {
+		t.Errorf("Validate(Config without Logger) = %v, want an error saying the Logger is required", err)
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 // CreateToken implements adminv1.AdminServiceServer.
 func (s *Service) CreateToken(ctx context.Context, req *adminv1.CreateTokenRequest) (*adminv1.CreateTokenResponse, error) {
-	return call(ctx, s, "CreateToken", req, s.createToken)
+	return call(ctx, s, req, s.createToken)
 }
 
 func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateTokenRequest) (*adminv1.CreateTokenResponse, error) {
@@ -34,7 +34,7 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 	if err != nil {
 		return nil, err
 	}
-	m, err := findMember(ctx, s.client, t, req.GetMember(), false)
+	m, err := managedMember(ctx, s.client, t, req.GetMember(), false)
 	if err != nil {
 		return nil, err
 	}
@@ -81,7 +81,7 @@ func checkScopes(scopes []string) error {
 
 // ListTokens implements adminv1.AdminServiceServer.
 func (s *Service) ListTokens(ctx context.Context, req *adminv1.ListTokensRequest) (*adminv1.ListTokensResponse, error) {
-	return call(ctx, s, "ListTokens", req, s.listTokens)
+	return call(ctx, s, req, s.listTokens)
 }
 
 func (s *Service) listTokens(ctx context.Context, a actor, req *adminv1.ListTokensRequest) (*adminv1.ListTokensResponse, error) {
@@ -95,7 +95,7 @@ func (s *Service) listTokens(ctx context.Context, a actor, req *adminv1.ListToke
 	}
 	memberID := 0
 	if req.GetMember() != "" {
-		m, err := findMember(ctx, s.client, t, req.GetMember(), true)
+		m, err := managedMember(ctx, s.client, t, req.GetMember(), true)
 		if err != nil {
 			return nil, err
 		}
@@ -131,7 +131,7 @@ func (s *Service) listTokens(ctx context.Context, a actor, req *adminv1.ListToke
 
 // RevokeToken implements adminv1.AdminServiceServer.
 func (s *Service) RevokeToken(ctx context.Context, req *adminv1.RevokeTokenRequest) (*adminv1.RevokeTokenResponse, error) {
-	return call(ctx, s, "RevokeToken", req, s.revokeToken)
+	return call(ctx, s, req, s.revokeToken)
 }
 
 func (s *Service) revokeToken(ctx context.Context, a actor, req *adminv1.RevokeTokenRequest) (*adminv1.RevokeTokenResponse, error) {
@@ -160,7 +160,7 @@ func (s *Service) revokeToken(ctx context.Context, a actor, req *adminv1.RevokeT
 
 // RevokeMemberTokens implements adminv1.AdminServiceServer.
 func (s *Service) RevokeMemberTokens(ctx context.Context, req *adminv1.RevokeMemberTokensRequest) (*adminv1.RevokeMemberTokensResponse, error) {
-	return call(ctx, s, "RevokeMemberTokens", req, s.revokeMemberTokens)
+	return call(ctx, s, req, s.revokeMemberTokens)
 }
 
 func (s *Service) revokeMemberTokens(ctx context.Context, a actor, req *adminv1.RevokeMemberTokensRequest) (*adminv1.RevokeMemberTokensResponse, error) {
@@ -168,7 +168,7 @@ func (s *Service) revokeMemberTokens(ctx context.Context, a actor, req *adminv1.
 	if err != nil {
 		return nil, err
 	}
-	m, err := findMember(ctx, s.client, t, req.GetMember(), true)
+	m, err := managedMember(ctx, s.client, t, req.GetMember(), true)
 	if err != nil {
 		return nil, err
 	}

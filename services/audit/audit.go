@@ -87,7 +87,7 @@ type Config struct {
 	// least 16 bytes. Workers that serve the same callers must share it,
 	// or a page's next cursor is refused by the next worker.
 	CursorKey []byte
-	Logger    *slog.Logger // nil means slog.Default()
+	Logger    *slog.Logger // required
 }
 
 // MinCursorKey is the shortest Config.CursorKey accepted.
@@ -100,6 +100,8 @@ func (c Config) Validate() error {
 		return errors.New("audit: Config.Client is nil")
 	case len(c.CursorKey) < MinCursorKey:
 		return errors.New("audit: Config.CursorKey is shorter than 16 bytes")
+	case c.Logger == nil:
+		return errors.New("audit: Config.Logger is required")
 	}
 	return nil
 }
@@ -120,15 +122,11 @@ func New(cfg Config) (*Store, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
 	cursors, err := cursor.New(cfg.CursorKey)
 	if err != nil {
 		return nil, err
 	}
-	return &Store{client: cfg.Client, cursors: cursors, log: log}, nil
+	return &Store{client: cfg.Client, cursors: cursors, log: cfg.Logger}, nil
 }
 
 // Register adds the AuditService to a gRPC server.

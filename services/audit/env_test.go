@@ -11,6 +11,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/audit"
 )
 
@@ -40,7 +41,7 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 
 func newStore(t *testing.T, client *ent.Client, key []byte) *audit.Store {
 	t.Helper()
-	s, err := audit.New(audit.Config{Client: client, CursorKey: key})
+	s, err := audit.New(audit.Config{Client: client, CursorKey: key, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,15 +9,17 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/methods"
 	"github.com/taskwire/taskwire/services/access"
 )
 
-// Reader is the weakest role that may read the audit log. The tool's
-// min_role option says the same, so the worker refuses weaker roles and
-// tools/list hides the tool from them; ListAudit checks again, so the rule
-// holds wherever the service is served.
-const Reader = authz.RoleAdmin
+// listRule is what the proto declares of audit_list. Its min_role is
+// the weakest role that may read the audit log (admin): the worker refuses
+// weaker roles and tools/list hides the tool from them; ListAudit checks
+// again, so the rule holds wherever the service is served.
+var listRule = methods.Must(taskwirev1.AuditService_ListAudit_FullMethodName)
 
 // errNoAccess is a worker serving this service without an access resolver:
 // a deployment mistake, which the worker reports as Internal.
@@ -26,13 +28,13 @@ var errNoAccess = errors.New("audit: no Access in the call's context; the worker
 // ListAudit implements the audit_list tool: a page of the caller's
 // tenant's audit log, for owners and admins.
 func (s *Store) ListAudit(ctx context.Context, req *taskwirev1.ListAuditRequest) (*taskwirev1.ListAuditResponse, error) {
-	a, ok := access.FromContext(ctx)
+	a, ok := identity.AccessFrom(ctx)
 	if !ok {
 		return nil, errNoAccess
 	}
-	if !authz.AtLeast(a.Role, Reader) {
-		r := authz.Refusal{Role: a.Role, Tenant: a.Tenant, Tool: "audit_list", Title: "List the audit log", Need: authz.ScopeRead}
-		return nil, domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(Reader)))
+	if !authz.AtLeast(a.Role, listRule.MinRole) {
+		r := listRule.Refusal(a.Role, a.Tenant)
+		return nil, domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(listRule.MinRole)))
 	}
 	f := Filter{Member: req.GetMember(), Tool: req.GetTool(), Outcome: req.GetOutcome()}
 	if f.Member == "me" {

@@ -8,9 +8,9 @@ import (
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/store/storetest"
-	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/audit"
 )
 
@@ -25,7 +25,7 @@ func TestListAudit(t *testing.T) {
 		e.call("globex/alice", 2, "tasks_get", audit.OutcomeOK),
 	)
 	as := func(tenant, handle, role string) context.Context {
-		return access.NewContext(context.Background(), access.Access{
+		return identity.WithAccess(context.Background(), identity.Access{
 			TenantID: e.tenants[tenant], Tenant: tenant, MemberID: e.members[tenant+"/"+handle], Handle: handle, Kind: "human", Role: role,
 		})
 	}

@@ -11,11 +11,9 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/auditevent"
-	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
-	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // Page sizes of List.
@@ -57,14 +55,10 @@ func (s *Store) List(ctx context.Context, tenantSlug string, f Filter, c string,
 	if err != nil {
 		return nil, "", err
 	}
-	t, err := s.client.Tenant.Query().Where(tenant.Slug(tenantSlug)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, "", domainerr.Wrap(domainerr.NotFound, err, "no tenant %q", tenantSlug)
-	}
+	t, ctx, err := tenancy.Tenant(ctx, s.client, tenantSlug)
 	if err != nil {
-		return nil, "", store.DomainError(ctx, err)
+		return nil, "", err
 	}
-	ctx = tenantscope.NewContext(ctx, t.ID)
 	where, memberID, err := s.where(ctx, t, f)
 	if err != nil {
 		return nil, "", store.DomainError(ctx, err)
@@ -144,14 +138,15 @@ func (s *Store) where(ctx context.Context, t *ent.Tenant, f Filter) ([]predicate
 	where := []predicate.AuditEvent{auditevent.TenantID(t.ID)}
 	memberID := 0
 	if f.Member != "" {
-		id, err := s.client.Member.Query().Where(member.TenantID(t.ID), member.Handle(f.Member)).OnlyID(ctx)
-		if ent.IsNotFound(err) {
+		m, err := tenancy.MemberByHandle(ctx, s.client, t, f.Member)
+		if domainerr.KindOf(err) == domainerr.NotFound {
 			return nil, 0, domainerr.Wrap(domainerr.NotFound, err,
 				"no member %q in tenant %s: use a member's handle, as the events show it", cut(f.Member, 40), t.Slug)
 		}
 		if err != nil {
 			return nil, 0, err
 		}
+		id := m.ID
 		memberID = id
 		where = append(where, auditevent.MemberID(id))
 	}

@@ -7,10 +7,9 @@ import (
 
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
-	"github.com/taskwire/taskwire/internal/ent/member"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // Record writes e to the audit log of its tenant. It looks up what the
@@ -133,19 +132,21 @@ func tenantID(ctx context.Context, client *ent.Client, e Event) (int, error) {
 	if e.TenantID > 0 {
 		return e.TenantID, nil
 	}
-	id, err := client.Tenant.Query().Where(tenant.Slug(e.Tenant)).OnlyID(ctx)
-	if ent.IsNotFound(err) {
+	t, _, err := tenancy.Tenant(ctx, client, e.Tenant)
+	if domainerr.KindOf(err) == domainerr.NotFound {
 		return 0, domainerr.Wrap(domainerr.NotFound, err, "no tenant %q to audit a call in", e.Tenant)
 	}
-	return id, store.DomainError(ctx, err)
+	if err != nil {
+		return 0, err
+	}
+	return t.ID, nil
 }
 
-// withMember fills e's member handle, kind and sponsor from the database.
+// withMember fills e's member handle, kind and sponsor from the database,
+// if the member is there.
 func withMember(ctx context.Context, client *ent.Client, tid int, e Event) (Event, error) {
-	m, err := client.Member.Query().
-		Where(member.TenantID(tid), member.ID(e.MemberID)).
-		WithSponsor().Only(ctx)
-	if ent.IsNotFound(err) {
+	m, err := tenancy.MemberByID(ctx, client, &ent.Tenant{ID: tid, Slug: e.Tenant}, e.MemberID)
+	if domainerr.KindOf(err) == domainerr.NotFound {
 		return e, nil
 	}
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
-	"github.com/taskwire/taskwire/services/access"
 )
 
 // TestResolvedAccess: with the Access the worker resolved in the context,
@@ -29,7 +28,7 @@ func TestResolvedAccess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		resolved := access.NewContext(e.claude, a)
+		resolved := identity.WithAccess(e.claude, a)
 		created, err := e.svc.CreateTask(resolved, &taskwirev1.CreateTaskRequest{Title: "resolved", Assignees: []string{"me"}})
 		if err != nil {
 			t.Fatalf("CreateTask(with Access) = %v", err)
@@ -51,7 +50,7 @@ func TestResolvedAccess(t *testing.T) {
 		}
 
 		// Bob's context carrying claude's Access still acts as bob.
-		mixed := access.NewContext(e.bob, a)
+		mixed := identity.WithAccess(e.bob, a)
 		got, err := e.svc.CreateTask(mixed, &taskwirev1.CreateTaskRequest{Title: "bob's", Assignees: []string{"me"}})
 		if err != nil {
 			t.Fatal(err)

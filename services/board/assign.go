@@ -15,7 +15,7 @@ const ActionTaskAssigned = "task.assigned"
 
 // AssignTask adds and removes assignees of a task.
 func (s *Service) AssignTask(ctx context.Context, req *taskwirev1.AssignTaskRequest) (*taskwirev1.AssignTaskResponse, error) {
-	return call(ctx, s, "AssignTask", req, s.assignTask)
+	return call(ctx, s, req, s.assignTask)
 }
 
 func (s *Service) assignTask(ctx context.Context, a actor, req *taskwirev1.AssignTaskRequest) (*taskwirev1.AssignTaskResponse, error) {

@@ -18,7 +18,7 @@ const MaxTallies = 100
 // GetBoard returns one board in full: lanes with WIP limits and counts,
 // kinds, sizes, and the labels and projects in use.
 func (s *Service) GetBoard(ctx context.Context, req *taskwirev1.GetBoardRequest) (*taskwirev1.GetBoardResponse, error) {
-	return call(ctx, s, "GetBoard", req, s.getBoard)
+	return call(ctx, s, req, s.getBoard)
 }
 
 func (s *Service) getBoard(ctx context.Context, a actor, req *taskwirev1.GetBoardRequest) (*taskwirev1.GetBoardResponse, error) {

@@ -11,6 +11,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	entboard "github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/methods"
 	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
@@ -25,18 +26,22 @@ const (
 // change.
 const ActionBoardUpdated = "board.updated"
 
+// updateBoardRule is what the proto declares of boards_update: its
+// min_role (admin), name and title.
+var updateBoardRule = methods.Must(taskwirev1.BoardService_UpdateBoard_FullMethodName)
+
 // UpdateBoard changes a board's name, standing rules or WIP limits; only
 // owners and admins may.
 func (s *Service) UpdateBoard(ctx context.Context, req *taskwirev1.UpdateBoardRequest) (*taskwirev1.UpdateBoardResponse, error) {
-	return call(ctx, s, "UpdateBoard", req, s.updateBoard)
+	return call(ctx, s, req, s.updateBoard)
 }
 
 func (s *Service) updateBoard(ctx context.Context, a actor, req *taskwirev1.UpdateBoardRequest) (*taskwirev1.UpdateBoardResponse, error) {
 	// The worker refuses weaker roles already (the tool's min_role); the
 	// rules of a board direct every assistant on it, so check again here.
-	if role := string(a.member.Role); !authz.AtLeast(role, authz.RoleAdmin) {
-		r := authz.Refusal{Role: role, Tenant: a.tenant.Slug, Tool: "boards_update", Title: "Update a board", Need: authz.ScopeWrite}
-		return nil, domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(authz.RoleAdmin)))
+	if role := string(a.member.Role); !authz.AtLeast(role, updateBoardRule.MinRole) {
+		r := updateBoardRule.Refusal(role, a.tenant.Slug)
+		return nil, domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(updateBoardRule.MinRole)))
 	}
 	ch, err := checkBoardChange(req)
 	if err != nil {

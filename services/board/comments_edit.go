@@ -19,7 +19,7 @@ const ActionCommentEdited = "comment.edited"
 
 // EditComment changes the text of one of the caller's own comments.
 func (s *Service) EditComment(ctx context.Context, req *taskwirev1.EditCommentRequest) (*taskwirev1.EditCommentResponse, error) {
-	return call(ctx, s, "EditComment", req, s.editComment)
+	return call(ctx, s, req, s.editComment)
 }
 
 func (s *Service) editComment(ctx context.Context, a actor, req *taskwirev1.EditCommentRequest) (*taskwirev1.EditCommentResponse, error) {

@@ -13,7 +13,7 @@ import (
 
 // ListComments lists a task's comments, oldest first, a page at a time.
 func (s *Service) ListComments(ctx context.Context, req *taskwirev1.ListCommentsRequest) (*taskwirev1.ListCommentsResponse, error) {
-	return call(ctx, s, "ListComments", req, s.listComments)
+	return call(ctx, s, req, s.listComments)
 }
 
 func (s *Service) listComments(ctx context.Context, a actor, req *taskwirev1.ListCommentsRequest) (*taskwirev1.ListCommentsResponse, error) {

@@ -49,7 +49,7 @@ func (s *Service) createTask(ctx context.Context, a actor, req *taskwirev1.Creat
 // the lane's WIP limit, likely duplicates (unless allowed) and the tasks
 // its links name.
 func insertTask(ctx context.Context, tx *ent.Tx, a actor, boardID int, d draft, ids map[string]int, links []linkSpec, allowDuplicate bool) (*ent.Task, error) {
-	number, err := allocate(ctx, tx, a, 1) // locks the tenant's row: see lockTenant
+	number, err := allocate(ctx, tx, a, 1) // locks the tenant's row: see quota.Lock
 	if err != nil {
 		return nil, err
 	}

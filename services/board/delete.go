@@ -9,6 +9,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/quota"
 )
 
 func (s *Service) deleteTask(ctx context.Context, a actor, req *taskwirev1.DeleteTaskRequest) (*taskwirev1.DeleteTaskResponse, error) {
@@ -54,7 +55,7 @@ func softDelete(ctx context.Context, tx *ent.Tx, a actor, ref, confirmed string,
 	if !del {
 		action = ActionTaskRestored
 	}
-	if err := lockTenant(ctx, tx, a); err != nil {
+	if err := quota.Lock(ctx, tx, a.tenant.ID); err != nil {
 		return nil, err
 	}
 	t, err := findAnyTask(ctx, tx.Client(), a, ref)
@@ -100,7 +101,7 @@ func softDelete(ctx context.Context, tx *ent.Tx, a actor, ref, confirmed string,
 
 // checkRestore refuses restoring a task when the tenant's task quota is
 // full: a restored task counts against it again. The tenant's row is
-// locked in tx (lockTenant) and read here, as allocate reads it.
+// locked in tx (quota.Lock) and read here, as allocate reads it.
 func checkRestore(ctx context.Context, tx *ent.Tx, a actor) error {
 	if a.quota.Tasks == 0 {
 		return nil

@@ -74,7 +74,7 @@ type likelyDuplicate struct {
 // findDuplicates returns the open tasks (not deleted, not done) on board
 // boardID whose title is a likely duplicate of title, most similar first,
 // at most maxDuplicates. It must run inside the creating transaction, once
-// the tenant's row is locked (allocate or lockTenant), so that two
+// the tenant's row is locked (allocate or quota.Lock), so that two
 // concurrent creates of the same task cannot both pass it.
 func findDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, title string) ([]likelyDuplicate, error) {
 	open, err := openTitles(ctx, c, a, boardID)

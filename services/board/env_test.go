@@ -13,6 +13,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/activity"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/board"
 )
@@ -45,7 +46,7 @@ func newEnv(t *testing.T, c *ent.Client) *env {
 	c.Board.Create().SetTenantID(globex.ID).SetSlug("main").SetName("Main").SetIsDefault(true).
 		SaveX(tenantscope.NewContext(ctx, globex.ID))
 
-	svc, err := board.New(board.Config{Client: c})
+	svc, err := board.New(board.Config{Client: c, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

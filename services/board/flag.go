@@ -22,7 +22,7 @@ const (
 
 // FlagTask raises a task's flag, with a reason, or clears it.
 func (s *Service) FlagTask(ctx context.Context, req *taskwirev1.FlagTaskRequest) (*taskwirev1.FlagTaskResponse, error) {
-	return call(ctx, s, "FlagTask", req, s.flagTask)
+	return call(ctx, s, req, s.flagTask)
 }
 
 func (s *Service) flagTask(ctx context.Context, a actor, req *taskwirev1.FlagTaskRequest) (*taskwirev1.FlagTaskResponse, error) {

@@ -12,6 +12,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/idempotency"
 	"github.com/taskwire/taskwire/internal/progress"
+	"github.com/taskwire/taskwire/internal/quota"
 )
 
 // importBatch is how many tasks ImportTasks creates between progress reports.
@@ -43,7 +44,7 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 // have room for all the drafts that go to it. Unless allowDuplicate, the
 // drafts that likely repeat a task are skipped (splitDuplicates).
 func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts []draft, ids map[string]int, allowDuplicate bool) (*taskwirev1.ImportTasksResponse, error) {
-	if err := lockTenant(ctx, tx, a); err != nil {
+	if err := quota.Lock(ctx, tx, a.tenant.ID); err != nil {
 		return nil, err
 	}
 	b, err := boardOf(ctx, tx, a, boardID)

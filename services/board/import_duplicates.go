@@ -33,7 +33,7 @@ type skippedDraft struct {
 // splitDuplicates returns the drafts to create, in order, and those that
 // likely repeat an open task of board boardID or an earlier kept draft.
 // It must run in the import's transaction once the tenant's row is locked
-// (lockTenant), as findDuplicates must.
+// (quota.Lock), as findDuplicates must.
 func splitDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, drafts []draft) ([]draft, []skippedDraft, error) {
 	open, err := openTitles(ctx, c, a, boardID)
 	if err != nil {

@@ -16,7 +16,7 @@ var membersQuery = cursor.Query("removed:no", "sort:handle")
 // ListMembers lists the members of the caller's tenant who are not
 // removed, by handle, a page at a time.
 func (s *Service) ListMembers(ctx context.Context, req *taskwirev1.ListMembersRequest) (*taskwirev1.ListMembersResponse, error) {
-	return call(ctx, s, "ListMembers", req, s.listMembers)
+	return call(ctx, s, req, s.listMembers)
 }
 
 func (s *Service) listMembers(ctx context.Context, a actor, req *taskwirev1.ListMembersRequest) (*taskwirev1.ListMembersResponse, error) {

@@ -9,6 +9,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/quota"
 )
 
 func (s *Service) moveTask(ctx context.Context, a actor, req *taskwirev1.MoveTaskRequest) (*taskwirev1.MoveTaskResponse, error) {
@@ -27,7 +28,7 @@ func (s *Service) moveTask(ctx context.Context, a actor, req *taskwirev1.MoveTas
 	}
 	return idempotency.Do(ctx, s.client, idemCaller(a), taskwirev1.BoardService_MoveTask_FullMethodName, req,
 		func(tx *ent.Tx) (*taskwirev1.MoveTaskResponse, error) {
-			if err := lockTenant(ctx, tx, a); err != nil {
+			if err := quota.Lock(ctx, tx, a.tenant.ID); err != nil {
 				return nil, err
 			}
 			before, t, err := changeTask(ctx, tx, a, req.GetRef(), req.GetExpectedVersion(), ActionTaskMoved,

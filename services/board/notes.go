@@ -26,12 +26,12 @@ const ActionContextAdded = "context.added"
 // GetContext returns what to know before working on a board: its standing
 // rules, which are instructions, then its context notes, which are not.
 func (s *Service) GetContext(ctx context.Context, req *taskwirev1.GetContextRequest) (*taskwirev1.GetContextResponse, error) {
-	return call(ctx, s, "GetContext", req, s.getContext)
+	return call(ctx, s, req, s.getContext)
 }
 
 // AddContextNote leaves a note, signed by the caller, on a board.
 func (s *Service) AddContextNote(ctx context.Context, req *taskwirev1.AddContextNoteRequest) (*taskwirev1.AddContextNoteResponse, error) {
-	return call(ctx, s, "AddContextNote", req, s.addContextNote)
+	return call(ctx, s, req, s.addContextNote)
 }
 
 func (s *Service) getContext(ctx context.Context, a actor, req *taskwirev1.GetContextRequest) (*taskwirev1.GetContextResponse, error) {

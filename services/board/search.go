@@ -33,7 +33,7 @@ const (
 // SearchTasks searches the titles and notes of the caller's tasks, best
 // match first.
 func (s *Service) SearchTasks(ctx context.Context, req *taskwirev1.SearchTasksRequest) (*taskwirev1.SearchTasksResponse, error) {
-	return call(ctx, s, "SearchTasks", req, s.searchTasks)
+	return call(ctx, s, req, s.searchTasks)
 }
 
 func (s *Service) searchTasks(ctx context.Context, a actor, req *taskwirev1.SearchTasksRequest) (*taskwirev1.SearchTasksResponse, error) {

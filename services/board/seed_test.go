@@ -7,10 +7,8 @@ import (
 
 	"github.com/taskwire/taskwire/internal/ent"
 	entboard "github.com/taskwire/taskwire/internal/ent/board"
-	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/task"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
-	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // seedTask is a task to write straight into the database, for reads to
@@ -43,22 +41,22 @@ type seeder struct {
 
 func (s seeder) ctx(slug string) (context.Context, *ent.Tenant) {
 	s.t.Helper()
-	tn, err := s.client.Tenant.Query().Where(tenant.Slug(slug)).Only(context.Background())
+	tn, ctx, err := tenancy.Tenant(context.Background(), s.client, slug)
 	if err != nil {
 		s.t.Fatal(err)
 	}
-	return tenantscope.NewContext(context.Background(), tn.ID), tn
+	return ctx, tn
 }
 
 // memberID returns the id of the member with handle in tenant slug.
 func (s seeder) memberID(slug, handle string) int {
 	s.t.Helper()
 	ctx, tn := s.ctx(slug)
-	id, err := s.client.Member.Query().Where(member.TenantID(tn.ID), member.Handle(handle)).OnlyID(ctx)
+	m, err := tenancy.MemberByHandle(ctx, s.client, tn, handle)
 	if err != nil {
 		s.t.Fatalf("member %s/%s: %v", slug, handle, err)
 	}
-	return id
+	return m.ID
 }
 
 func (s seeder) memberIDs(slug string, handles []string) []int {

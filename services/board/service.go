@@ -19,17 +19,16 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
-	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // Config holds what a Service needs.
 type Config struct {
 	Client *ent.Client  // required, e.g. from store.Open
-	Logger *slog.Logger // nil means slog.Default()
+	Logger *slog.Logger // required
 	// CursorKey seals the cursors of every list (see package
 	// cursor); every worker of a deployment must share it, or a page's
 	// cursor is refused by the next worker. Nil means a random key: cursors
@@ -41,8 +40,11 @@ type Config struct {
 
 // Validate reports whether c is complete.
 func (c Config) Validate() error {
-	if c.Client == nil {
+	switch {
+	case c.Client == nil:
 		return errors.New("board: Config.Client is nil")
+	case c.Logger == nil:
+		return errors.New("board: Config.Logger is required")
 	}
 	return c.Quota.Validate()
 }
@@ -69,10 +71,6 @@ func New(cfg Config) (*Service, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	log := cfg.Logger
-	if log == nil {
-		log = slog.Default()
-	}
 	key := cfg.CursorKey
 	if key == nil {
 		key = []byte(rand.Text())
@@ -81,7 +79,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
 	}
-	return &Service{client: cfg.Client, log: log, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
+	return &Service{client: cfg.Client, log: cfg.Logger, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
 }
 
 // Register adds BoardService and WorkService to a gRPC server.
@@ -100,7 +98,7 @@ type actor struct {
 
 // call resolves the caller of ctx, runs fn with a context scoped to the
 // caller's tenant, and translates what fails into domain errors.
-func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
+func call[Req, Resp any](ctx context.Context, s *Service, req Req,
 	fn func(context.Context, actor, Req) (Resp, error)) (Resp, error) {
 	a, ctx, err := s.resolve(ctx)
 	a.names, a.quota = s.names, s.quota
@@ -111,17 +109,15 @@ func call[Req, Resp any](ctx context.Context, s *Service, op string, req Req,
 			return resp, nil
 		}
 	}
-	err = store.DomainError(ctx, err)
-	if domainerr.KindOf(err) == domainerr.Internal && ctx.Err() == nil {
-		s.log.ErrorContext(ctx, "board: internal error", "op", op, "err", err)
-	}
+	// An internal error is logged once, where the worker translates it
+	// (in full, under the ref its caller sees), not here.
 	var zero Resp
-	return zero, err
+	return zero, store.DomainError(ctx, err)
 }
 
 // resolve finds the tenant and member of the verified caller in ctx and
 // returns them with ctx scoped to the tenant for the privacy rule. The
-// worker has read them for this call already (access.FromContext); only
+// worker has read them for this call already (identity.AccessFrom); only
 // without that, as in tests that call the service directly, does resolve
 // query them itself.
 func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
@@ -129,21 +125,10 @@ func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
 	if !ok || c.Validate() != nil {
 		return actor{}, ctx, domainerr.New(domainerr.Unauthenticated, "No verified caller: sign in with a token for a member of a tenant")
 	}
-	if a, ok := access.FromContext(ctx); ok && a.Tenant == c.Tenant && a.MemberID == c.Member {
+	if a, ok := identity.AccessFrom(ctx); ok && a.Tenant == c.Tenant && a.MemberID == c.Member {
 		return actorOf(a), tenantscope.NewContext(ctx, a.TenantID), nil
 	}
-	t, err := s.client.Tenant.Query().Where(tenant.Slug(c.Tenant)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return actor{}, ctx, domainerr.Wrap(domainerr.Unauthenticated, err, "Your token names a tenant that does not exist: ask an admin for a new token")
-	}
-	if err != nil {
-		return actor{}, ctx, err
-	}
-	ctx = tenantscope.NewContext(ctx, t.ID)
-	m, err := s.client.Member.Query().Where(member.TenantID(t.ID), member.ID(c.Member)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return actor{}, ctx, domainerr.Wrap(domainerr.Unauthenticated, err, "Your token names a member who is not in its tenant: ask an admin for a new token")
-	}
+	t, m, ctx, err := tenancy.Caller(ctx, s.client, c)
 	if err != nil {
 		return actor{}, ctx, err
 	}
@@ -153,7 +138,7 @@ func (s *Service) resolve(ctx context.Context) (actor, context.Context, error) {
 // actorOf is the actor of a resolved Access. Its entities hold only what
 // Access carries (ids, slug and name, handle, display name, kind, role and
 // sponsor), which is all the operations read of the caller.
-func actorOf(a access.Access) actor {
+func actorOf(a identity.Access) actor {
 	m := &ent.Member{
 		ID: a.MemberID, TenantID: a.TenantID, Handle: a.Handle, DisplayName: a.DisplayName,
 		Kind: member.Kind(a.Kind), Role: member.Role(a.Role),
@@ -166,63 +151,63 @@ func actorOf(a access.Access) actor {
 
 // ListBoards lists the boards of the caller's tenant, default board first.
 func (s *Service) ListBoards(ctx context.Context, req *taskwirev1.ListBoardsRequest) (*taskwirev1.ListBoardsResponse, error) {
-	return call(ctx, s, "ListBoards", req, s.listBoards)
+	return call(ctx, s, req, s.listBoards)
 }
 
 // GetTask returns one task by its ref, with its comments if asked.
 func (s *Service) GetTask(ctx context.Context, req *taskwirev1.GetTaskRequest) (*taskwirev1.GetTaskResponse, error) {
-	return call(ctx, s, "GetTask", req, s.getTask)
+	return call(ctx, s, req, s.getTask)
 }
 
 // ListTasks lists tasks, filtered and sorted, a page at a time.
 func (s *Service) ListTasks(ctx context.Context, req *taskwirev1.ListTasksRequest) (*taskwirev1.ListTasksResponse, error) {
-	return call(ctx, s, "ListTasks", req, s.listTasks)
+	return call(ctx, s, req, s.listTasks)
 }
 
 // CreateTask adds a task to a board.
 func (s *Service) CreateTask(ctx context.Context, req *taskwirev1.CreateTaskRequest) (*taskwirev1.CreateTaskResponse, error) {
-	return call(ctx, s, "CreateTask", req, s.createTask)
+	return call(ctx, s, req, s.createTask)
 }
 
 // UpdateTask changes a task's title, note, kind, size, labels, project or links.
 func (s *Service) UpdateTask(ctx context.Context, req *taskwirev1.UpdateTaskRequest) (*taskwirev1.UpdateTaskResponse, error) {
-	return call(ctx, s, "UpdateTask", req, s.updateTask)
+	return call(ctx, s, req, s.updateTask)
 }
 
 // MoveTask moves a task to another lane or position, within WIP limits.
 func (s *Service) MoveTask(ctx context.Context, req *taskwirev1.MoveTaskRequest) (*taskwirev1.MoveTaskResponse, error) {
-	return call(ctx, s, "MoveTask", req, s.moveTask)
+	return call(ctx, s, req, s.moveTask)
 }
 
 // AddComment adds a comment, signed by the caller, to a task.
 func (s *Service) AddComment(ctx context.Context, req *taskwirev1.AddCommentRequest) (*taskwirev1.AddCommentResponse, error) {
-	return call(ctx, s, "AddComment", req, s.addComment)
+	return call(ctx, s, req, s.addComment)
 }
 
 // DeleteTask deletes a task softly, once a person confirmed it.
 func (s *Service) DeleteTask(ctx context.Context, req *taskwirev1.DeleteTaskRequest) (*taskwirev1.DeleteTaskResponse, error) {
-	return call(ctx, s, "DeleteTask", req, s.deleteTask)
+	return call(ctx, s, req, s.deleteTask)
 }
 
 // RestoreTask brings a deleted task back, once a person confirmed it.
 func (s *Service) RestoreTask(ctx context.Context, req *taskwirev1.RestoreTaskRequest) (*taskwirev1.RestoreTaskResponse, error) {
-	return call(ctx, s, "RestoreTask", req, s.restoreTask)
+	return call(ctx, s, req, s.restoreTask)
 }
 
 // ImportTasks creates many tasks on one board, all or none, reporting
 // progress.
 func (s *Service) ImportTasks(ctx context.Context, req *taskwirev1.ImportTasksRequest) (*taskwirev1.ImportTasksResponse, error) {
-	return call(ctx, s, "ImportTasks", req, s.importTasks)
+	return call(ctx, s, req, s.importTasks)
 }
 
 // GetBoardContext returns a board's lanes and rules and the tenant's
 // members.
 func (s *Service) GetBoardContext(ctx context.Context, req *taskwirev1.GetBoardContextRequest) (*taskwirev1.GetBoardContextResponse, error) {
-	return call(ctx, s, "GetBoardContext", req, s.getBoardContext)
+	return call(ctx, s, req, s.getBoardContext)
 }
 
 // CompleteRefs returns up to MaxCompletions tasks whose ref starts with a
 // prefix, and how many match in all.
 func (s *Service) CompleteRefs(ctx context.Context, req *taskwirev1.CompleteRefsRequest) (*taskwirev1.CompleteRefsResponse, error) {
-	return call(ctx, s, "CompleteRefs", req, s.completeRefs)
+	return call(ctx, s, req, s.completeRefs)
 }

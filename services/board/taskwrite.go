@@ -8,7 +8,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/idempotency"
-	"github.com/taskwire/taskwire/internal/quota"
 )
 
 // idemCaller is who a write is made by, for its idempotency key: keys are
@@ -93,15 +92,4 @@ func withAuthor(t *ent.Task, a actor) ([]int, bool) {
 		return t.TextAuthorIds, false
 	}
 	return append(slices.Clone(t.TextAuthorIds), a.member.ID), true
-}
-
-// lockTenant serializes, within the caller's tenant, the writes that count
-// or order the tasks of a lane (WIP limits, positions) or compare a new
-// task with the open ones (duplicates): it locks the tenant's row until
-// commit on PostgreSQL, as allocate does; SQLite serializes writing
-// transactions anyway. Call it first in the transaction, so what is read
-// after it is what the previous such write committed. It is quota.Lock,
-// so these writes queue with the quota checks of every service.
-func lockTenant(ctx context.Context, tx *ent.Tx, a actor) error {
-	return quota.Lock(ctx, tx, a.tenant.ID)
 }

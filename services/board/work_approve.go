@@ -18,7 +18,7 @@ import (
 // ApproveWork puts a task in the queue for assistants, with a plan and
 // limits, or replaces the plan and limits of work nobody holds.
 func (s *Service) ApproveWork(ctx context.Context, req *taskwirev1.ApproveWorkRequest) (*taskwirev1.ApproveWorkResponse, error) {
-	return call(ctx, s, "ApproveWork", req, s.approveWork)
+	return call(ctx, s, req, s.approveWork)
 }
 
 // approval is a checked ApproveWorkRequest.

@@ -11,6 +11,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/quota"
 )
 
 // CompleteWork finishes claimed work: the work is completed with its test
@@ -22,7 +23,7 @@ import (
 // holding finished work it cannot hand in. The limit still applies to
 // tasks people move into done with tasks_move.
 func (s *Service) CompleteWork(ctx context.Context, req *taskwirev1.CompleteWorkRequest) (*taskwirev1.CompleteWorkResponse, error) {
-	return call(ctx, s, "CompleteWork", req, s.completeWork)
+	return call(ctx, s, req, s.completeWork)
 }
 
 // testStatusFromProto maps the API's test status onto the stored one.
@@ -48,7 +49,7 @@ func (s *Service) completeWork(ctx context.Context, a actor, req *taskwirev1.Com
 	return idempotency.Do(ctx, s.client, idemCaller(a), method, req, func(tx *ent.Tx) (*taskwirev1.CompleteWorkResponse, error) {
 		// The done lane's order is written below: serialize with the other
 		// writes that order lanes.
-		if err := lockTenant(ctx, tx, a); err != nil {
+		if err := quota.Lock(ctx, tx, a.tenant.ID); err != nil {
 			return nil, err
 		}
 		now := workNow()

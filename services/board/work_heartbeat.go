@@ -13,7 +13,7 @@ import (
 // no activity: a lease kept alive is not a change anyone reads in a task's
 // history.
 func (s *Service) HeartbeatWork(ctx context.Context, req *taskwirev1.HeartbeatWorkRequest) (*taskwirev1.HeartbeatWorkResponse, error) {
-	return call(ctx, s, "HeartbeatWork", req, s.heartbeatWork)
+	return call(ctx, s, req, s.heartbeatWork)
 }
 
 func (s *Service) heartbeatWork(ctx context.Context, a actor, req *taskwirev1.HeartbeatWorkRequest) (*taskwirev1.HeartbeatWorkResponse, error) {

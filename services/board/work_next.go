@@ -31,7 +31,7 @@ const (
 // token included, so the key's record holds the token until it expires)
 // instead of claiming a second task.
 func (s *Service) NextWork(ctx context.Context, req *taskwirev1.NextWorkRequest) (*taskwirev1.NextWorkResponse, error) {
-	return call(ctx, s, "NextWork", req, s.nextWork)
+	return call(ctx, s, req, s.nextWork)
 }
 
 func (s *Service) nextWork(ctx context.Context, a actor, req *taskwirev1.NextWorkRequest) (*taskwirev1.NextWorkResponse, error) {

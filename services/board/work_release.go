@@ -17,7 +17,7 @@ import (
 // they look. Work that used up its claims is exhausted instead: it waits
 // for a person to approve it again.
 func (s *Service) ReleaseWork(ctx context.Context, req *taskwirev1.ReleaseWorkRequest) (*taskwirev1.ReleaseWorkResponse, error) {
-	return call(ctx, s, "ReleaseWork", req, s.releaseWork)
+	return call(ctx, s, req, s.releaseWork)
 }
 
 func (s *Service) releaseWork(ctx context.Context, a actor, req *taskwirev1.ReleaseWorkRequest) (*taskwirev1.ReleaseWorkResponse, error) {

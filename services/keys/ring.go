@@ -42,7 +42,7 @@ type Config struct {
 	// past its retirement.
 	MaxTTL time.Duration
 	Now    func() time.Time // nil means time.Now
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
@@ -56,6 +56,8 @@ func (c Config) Validate() error {
 		return errors.New("keys: Config.VerifyFor is negative")
 	case c.MaxTTL < 0:
 		return errors.New("keys: Config.MaxTTL is negative")
+	case c.Logger == nil:
+		return errors.New("keys: Config.Logger is required")
 	}
 	return nil
 }
@@ -80,9 +82,6 @@ func New(cfg Config) (*Ring, error) {
 	r := &Ring{cfg: cfg, clock: cfg.Now, log: cfg.Logger, currentErr: errors.New("keys: not loaded")}
 	if r.clock == nil {
 		r.clock = time.Now
-	}
-	if r.log == nil {
-		r.log = slog.Default()
 	}
 	if r.cfg.MaxTTL == 0 {
 		r.cfg.MaxTTL = authn.DefaultMaxTTL

@@ -3,6 +3,7 @@ package keys
 import (
 	"bytes"
 	"context"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -21,9 +22,8 @@ func newClock() *clock {
 	c.set(time.Now())
 	return c
 }
-func (c *clock) set(t time.Time)     { c.now.Store(&t) }
-func (c *clock) Now() time.Time      { return *c.now.Load() }
-func (c *clock) add(d time.Duration) { c.set(c.Now().Add(d)) }
+func (c *clock) set(t time.Time) { c.now.Store(&t) }
+func (c *clock) Now() time.Time  { return *c.now.Load() }
 
 // nudges counts PublishKeysChanged calls.
 type nudges struct{ n atomic.Int32 }
@@ -41,6 +41,7 @@ func mustKey(t *testing.T) *authn.Key {
 
 func openRing(t *testing.T, cfg Config) *Ring {
 	t.Helper()
+	cfg.Logger = storetest.Logger()
 	r, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -181,7 +182,7 @@ func TestForeignRootCannotSign(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, db *ent.Client) {
 		root := mustKey(t)
 		openRing(t, Config{Client: db, Root: root})
-		r, err := New(Config{Client: db, Root: mustKey(t)})
+		r, err := New(Config{Client: db, Root: mustKey(t), Logger: storetest.Logger()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,5 +237,15 @@ func TestSealBindsTheKid(t *testing.T) {
 	}
 	if _, err := unseal(mustKey(t), k.ID, sealed); err == nil {
 		t.Error("unseal under another root = nil error, want refused")
+	}
+}
+
+func TestNewRequiresLogger(t *testing.T) {
+	_, ringErr := New(Config{Client: &ent.Client{}, Root: mustKey(t)})
+	_, setErr := NewSet(SetConfig{Load: func(context.Context) ([]Public, error) { return nil, nil }})
+	for name, err := range map[string]error{"New": ringErr, "NewSet": setErr} {
+		if err == nil || !strings.Contains(err.Error(), "Logger is required") {
+			t.Errorf("%s without Logger = %v, want an error saying the Logger is required", name, err)
+		}
 	}
 }

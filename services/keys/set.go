@@ -27,7 +27,7 @@ type SetConfig struct {
 	// to those loaded.
 	Static []Public
 	Now    func() time.Time // nil means time.Now
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Set is a front door's copy of the public keys, which it verifies tokens
@@ -45,15 +45,15 @@ type Set struct {
 
 // NewSet returns a Set holding cfg.Static only; Start loads the rest.
 func NewSet(cfg SetConfig) (*Set, error) {
-	if cfg.Load == nil {
+	switch {
+	case cfg.Load == nil:
 		return nil, errors.New("keys: SetConfig.Load is nil")
+	case cfg.Logger == nil:
+		return nil, errors.New("keys: SetConfig.Logger is required")
 	}
 	s := &Set{cfg: cfg, clock: cfg.Now, log: cfg.Logger, keys: cfg.Static}
 	if s.clock == nil {
 		s.clock = time.Now
-	}
-	if s.log == nil {
-		s.log = slog.Default()
 	}
 	return s, nil
 }
@@ -78,7 +78,7 @@ func (s *Set) Load(ctx context.Context) error {
 func (s *Set) Start(ctx context.Context, nc *nats.Conn) (stop func(), err error) {
 	stop = func() {}
 	if nc != nil {
-		if stop, err = follow(nc, s.Load, s.log); err != nil {
+		if stop, err = followKeys(nc, s.Load, s.log); err != nil {
 			return nil, err
 		}
 	}

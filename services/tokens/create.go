@@ -15,6 +15,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/safetext"
 	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // MaxLabelLen bounds a token's label, in characters.
@@ -48,7 +49,7 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 		return "", Info{}, err
 	}
 	r.Label = label
-	t, ctx, err := scope(ctx, s.client, r.Tenant)
+	t, ctx, err := tenancy.Tenant(ctx, s.client, r.Tenant)
 	if err != nil {
 		return "", Info{}, err
 	}
@@ -58,7 +59,7 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 	}
 	var info Info
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		m, err := findMember(ctx, tx.Client(), t, r.Member)
+		m, err := tenancy.MemberByID(ctx, tx.Client(), t, r.Member)
 		if err != nil {
 			return err
 		}

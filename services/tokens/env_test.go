@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -67,7 +68,7 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 // another worker replica would have.
 func (e *env) newStore(t *testing.T, pub tokens.Publisher) *tokens.Store {
 	t.Helper()
-	cfg := tokens.Config{Client: e.client, Now: e.clock.Now}
+	cfg := tokens.Config{Client: e.client, Now: e.clock.Now, Logger: storetest.Logger()}
 	if pub != nil {
 		cfg.Events = pub
 	}
@@ -181,16 +182,4 @@ func (r *recorder) take() []events.Revocation {
 	out := r.sent
 	r.sent = nil
 	return out
-}
-
-// waitFor polls cond until it holds, failing t after timeout.
-func waitFor(t *testing.T, timeout time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", timeout, what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

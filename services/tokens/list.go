@@ -7,6 +7,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // Info describes a recorded token: everything but the token itself.
@@ -58,13 +59,13 @@ func infoOf(t *ent.Token, m *ent.Member) Info {
 // expired tokens are listed too, with their state. A member of another
 // tenant is not found.
 func (s *Store) List(ctx context.Context, tenantSlug string, member int) ([]Info, error) {
-	t, ctx, err := scope(ctx, s.client, tenantSlug)
+	t, ctx, err := tenancy.Tenant(ctx, s.client, tenantSlug)
 	if err != nil {
 		return nil, err
 	}
 	q := s.client.Token.Query().Where(token.TenantID(t.ID))
 	if member > 0 {
-		if _, err := findMember(ctx, s.client, t, member); err != nil {
+		if _, err := tenancy.MemberByID(ctx, s.client, t, member); err != nil {
 			return nil, store.DomainError(ctx, err)
 		}
 		q.Where(token.MemberID(member))

@@ -66,7 +66,7 @@ func TestRecordMatchesClaims(t *testing.T) {
 // sentence naming the maximum.
 func TestCreateLifetimes(t *testing.T) {
 	e := newEnv(t, storetest.Open(t, storetest.SQLite))
-	short, err := tokens.New(tokens.Config{Client: e.client, MaxTTL: 24 * time.Hour, Now: e.clock.Now})
+	short, err := tokens.New(tokens.Config{Client: e.client, MaxTTL: 24 * time.Hour, Now: e.clock.Now, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}

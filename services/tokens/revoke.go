@@ -10,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
 // expiryGrace is how long a revocation is kept past its token's expiry:
@@ -23,7 +24,7 @@ const expiryGrace = time.Minute
 // keeps its revocation time and tells the front doors again, so a call
 // that failed to tell them can simply be retried.
 func (s *Store) Revoke(ctx context.Context, tenantSlug, jti string) error {
-	t, ctx, err := scope(ctx, s.client, tenantSlug)
+	t, ctx, err := tenancy.Tenant(ctx, s.client, tenantSlug)
 	if err != nil {
 		return err
 	}
@@ -52,14 +53,14 @@ func (s *Store) Revoke(ctx context.Context, tenantSlug, jti string) error {
 // they also refuse tokens they never heard of. Tokens minted afterwards are
 // not affected. A member of another tenant is not found.
 func (s *Store) RevokeMember(ctx context.Context, tenantSlug string, memberID int) (int, error) {
-	t, ctx, err := scope(ctx, s.client, tenantSlug)
+	t, ctx, err := tenancy.Tenant(ctx, s.client, tenantSlug)
 	if err != nil {
 		return 0, err
 	}
 	now := s.now()
 	var rows []*ent.Token
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		if _, err := findMember(ctx, tx.Client(), t, memberID); err != nil {
+		if _, err := tenancy.MemberByID(ctx, tx.Client(), t, memberID); err != nil {
 			return err
 		}
 		rows, err = tx.Token.Query().Where(token.TenantID(t.ID), token.MemberID(memberID),

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/follow"
 )
 
 // RevocationsConfig configures a Revocations set.
@@ -19,13 +20,16 @@ type RevocationsConfig struct {
 	// is a database, FromWorker(conn) in a front door. Required.
 	Load   Loader
 	Now    func() time.Time // nil means time.Now
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
 func (c RevocationsConfig) Validate() error {
-	if c.Load == nil {
+	switch {
+	case c.Load == nil:
 		return errors.New("tokens: RevocationsConfig.Load is nil")
+	case c.Logger == nil:
+		return errors.New("tokens: RevocationsConfig.Logger is required")
 	}
 	return nil
 }
@@ -45,7 +49,7 @@ type Revocations struct {
 	members map[memberKey]memberEntry
 	swept   time.Time
 
-	reload chan struct{} // a reload was asked for (buffered, one)
+	reload *follow.Loop // reloads when asked, until one succeeds
 }
 
 type memberKey struct {
@@ -67,13 +71,18 @@ func NewRevocations(cfg RevocationsConfig) (*Revocations, error) {
 	r := &Revocations{
 		load: cfg.Load, clock: cfg.Now, log: cfg.Logger,
 		tokens: map[string]time.Time{}, members: map[memberKey]memberEntry{},
-		reload: make(chan struct{}, 1),
 	}
 	if r.clock == nil {
 		r.clock = time.Now
 	}
-	if r.log == nil {
-		r.log = slog.Default()
+	var err error
+	r.reload, err = follow.New(follow.Config{
+		Load: r.Load, Logger: r.log,
+		Failed: "tokens: reloading revocations failed; retrying",
+		Loaded: "tokens: revocations reloaded",
+	})
+	if err != nil {
+		return nil, err
 	}
 	return r, nil
 }
@@ -185,21 +194,14 @@ func (r *Revocations) Start(ctx context.Context, nc *nats.Conn) (stop func(), er
 		unsubscribe()
 		return nil, err
 	}
-	done := make(chan struct{})
 	if nc != nil {
-		prev := nc.ReconnectHandler()
-		nc.SetReconnectHandler(func(c *nats.Conn) {
-			if prev != nil {
-				prev(c)
-			}
-			r.Reconnected()
-		})
+		follow.OnReconnect(nc, r.Reconnected)
 	}
-	go r.reloadLoop(done)
+	r.reload.Start()
 	var once sync.Once
 	return func() {
 		once.Do(func() {
-			close(done)
+			r.reload.Stop()
 			unsubscribe()
 		})
 	}, nil
@@ -208,53 +210,4 @@ func (r *Revocations) Start(ctx context.Context, nc *nats.Conn) (stop func(), er
 // Reconnected asks for a reload in the background, for revocations
 // published while the NATS connection was away. It never blocks, so it can
 // be called from a NATS callback.
-func (r *Revocations) Reconnected() {
-	select {
-	case r.reload <- struct{}{}:
-	default: // a reload is pending already
-	}
-}
-
-// reloadTimeout bounds one reload; reloadBackoff bounds the wait between
-// failed ones.
-const (
-	reloadTimeout = 30 * time.Second
-	reloadBackoff = 30 * time.Second
-)
-
-// reloadLoop reloads when asked, retrying until a reload succeeds.
-func (r *Revocations) reloadLoop(done <-chan struct{}) {
-	for {
-		select {
-		case <-done:
-			return
-		case <-r.reload:
-		}
-		for wait := time.Second; !r.reloadOnce(done); wait = min(2*wait, reloadBackoff) {
-			select {
-			case <-done:
-				return
-			case <-time.After(wait):
-			}
-		}
-	}
-}
-
-// reloadOnce loads once, cancelled when done closes, and logs a failure.
-func (r *Revocations) reloadOnce(done <-chan struct{}) bool {
-	ctx, cancel := context.WithTimeout(context.Background(), reloadTimeout)
-	defer cancel()
-	go func() {
-		select {
-		case <-done:
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
-	if err := r.Load(ctx); err != nil {
-		r.log.Warn("tokens: reloading revocations failed; retrying", "err", err)
-		return false
-	}
-	r.log.Debug("tokens: revocations reloaded")
-	return true
-}
+func (r *Revocations) Reconnected() { r.reload.Ask() }

@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -49,7 +50,7 @@ func newNATSEnv(t *testing.T) *natsEnv {
 // start starts a set over load on the front door's connection.
 func (e *natsEnv) start(t *testing.T, load tokens.Loader) *tokens.Revocations {
 	t.Helper()
-	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load})
+	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestRevocationsLoadAndHear(t *testing.T) {
 	if err := e.store.Revoke(ctx, "globex", after.ID); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 5*time.Second, "the revocation published on NATS to reach the set", func() bool { return set.Has(after.ID) })
+	poll.Until(t, 5*time.Second, "the revocation published on NATS to reach the set", func() bool { return set.Has(after.ID) })
 	if set.Has(live.ID) {
 		t.Error("a live token is in the set")
 	}
@@ -103,7 +104,7 @@ func TestRevocationsMember(t *testing.T) {
 	if err != nil || n != 0 {
 		t.Fatalf("RevokeMember = %d, %v; want 0 recorded tokens revoked", n, err)
 	}
-	waitFor(t, 5*time.Second, "the member's revocation to reach the set", func() bool {
+	poll.Until(t, 5*time.Second, "the member's revocation to reach the set", func() bool {
 		return set.Refuses(unseen, issued)
 	})
 	bot := e.members["acme/bot"]
@@ -149,7 +150,7 @@ func TestRevocationsReloadOnReconnect(t *testing.T) {
 	if err := e.front.ForceReconnect(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the reconnect to reload the revocations", func() bool { return set.Has(tok.ID) })
+	poll.Until(t, 10*time.Second, "the reconnect to reload the revocations", func() bool { return set.Has(tok.ID) })
 	if before.Load() == 0 {
 		t.Error("the reconnect handler set before Start was not called")
 	}
@@ -165,7 +166,7 @@ func TestRevocationsReloadRetries(t *testing.T) {
 		}
 		return map[string]time.Time{"late": time.Now().Add(time.Hour)}, nil
 	}
-	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load})
+	set, err := tokens.NewRevocations(tokens.RevocationsConfig{Load: load, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,11 +176,11 @@ func TestRevocationsReloadRetries(t *testing.T) {
 	}
 	defer stop()
 	set.Reconnected()
-	waitFor(t, 5*time.Second, "a failed reload to be retried", func() bool { return calls.Load() >= 3 })
+	poll.Until(t, 5*time.Second, "a failed reload to be retried", func() bool { return calls.Load() >= 3 })
 
 	failing, _ := tokens.NewRevocations(tokens.RevocationsConfig{Load: func(context.Context) (map[string]time.Time, error) {
 		return nil, errors.New("no worker")
-	}})
+	}, Logger: storetest.Logger()})
 	if _, err := failing.Start(context.Background(), natstest.Connect(t, natstest.URL(t))); err == nil {
 		t.Error("Start with a failing loader = nil error, want the loader's error")
 	}
@@ -191,8 +192,9 @@ func TestRevocationsExpire(t *testing.T) {
 	clock := newClock()
 	exp := clock.Now().Add(time.Hour)
 	set, err := tokens.NewRevocations(tokens.RevocationsConfig{
-		Load: func(context.Context) (map[string]time.Time, error) { return map[string]time.Time{"old": exp}, nil },
-		Now:  clock.Now,
+		Load:   func(context.Context) (map[string]time.Time, error) { return map[string]time.Time{"old": exp}, nil },
+		Now:    clock.Now,
+		Logger: storetest.Logger(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -350,3 +350,14 @@ func ExampleInfo_State() {
 	// live expired
 	// revoked
 }
+
+func TestConfigRequiresLogger(t *testing.T) {
+	for name, err := range map[string]error{
+		"Config":            tokens.Config{Client: &ent.Client{}}.Validate(),
+		"RevocationsConfig": tokens.RevocationsConfig{Load: func(context.Context) (map[string]time.Time, error) { return nil, nil }}.Validate(),
+	} {
+		if err == nil || !strings.Contains(err.Error(), "Logger is required") {
+			t.Errorf("%s.Validate() without Logger = %v, want an error saying the Logger is required", name, err)
+		}
+	}
+}

@@ -12,20 +12,14 @@
 package tokens
 
 import (
-	"context"
 	"errors"
 	"log/slog"
 	"time"
 
 	"github.com/taskwire/taskwire/internal/caller/authn"
-	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
-	"github.com/taskwire/taskwire/internal/ent/member"
-	"github.com/taskwire/taskwire/internal/ent/tenant"
-	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/quota"
-	"github.com/taskwire/taskwire/internal/store"
 )
 
 // Publisher broadcasts revocations to the front doors; *events.Bus is one.
@@ -47,7 +41,7 @@ type Config struct {
 	// zero: no bound.
 	Quota  quota.Limits
 	Now    func() time.Time // nil means time.Now; tests set a clock
-	Logger *slog.Logger     // nil means slog.Default()
+	Logger *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
@@ -57,6 +51,8 @@ func (c Config) Validate() error {
 		return errors.New("tokens: Config.Client is nil")
 	case c.MaxTTL < 0:
 		return errors.New("tokens: Config.MaxTTL is negative")
+	case c.Logger == nil:
+		return errors.New("tokens: Config.Logger is required")
 	}
 	return c.Quota.Validate()
 }
@@ -84,9 +80,6 @@ func New(cfg Config) (*Store, error) {
 	if s.clock == nil {
 		s.clock = time.Now
 	}
-	if s.log == nil {
-		s.log = slog.Default()
-	}
 	s.touched.seen = map[string]time.Time{}
 	return s, nil
 }
@@ -95,26 +88,4 @@ func New(cfg Config) (*Store, error) {
 // are, so what is written equals what is read back on every backend.
 func (s *Store) now() time.Time {
 	return s.clock().UTC().Truncate(time.Microsecond)
-}
-
-// scope resolves the tenant with slug and returns it with ctx scoped to it.
-func scope(ctx context.Context, client *ent.Client, slug string) (*ent.Tenant, context.Context, error) {
-	t, err := client.Tenant.Query().Where(tenant.Slug(slug)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, ctx, domainerr.Wrap(domainerr.NotFound, err, "no tenant %q", slug)
-	}
-	if err != nil {
-		return nil, ctx, store.DomainError(ctx, err)
-	}
-	return t, tenantscope.NewContext(ctx, t.ID), nil
-}
-
-// findMember returns the member with id in tenant t. A member of another
-// tenant is not found, in the same words as a member that does not exist.
-func findMember(ctx context.Context, c *ent.Client, t *ent.Tenant, id int) (*ent.Member, error) {
-	m, err := c.Member.Query().Where(member.TenantID(t.ID), member.ID(id)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, domainerr.Wrap(domainerr.NotFound, err, "no member %d in tenant %s", id, t.Slug)
-	}
-	return m, err
 }

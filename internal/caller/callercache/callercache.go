@@ -36,7 +36,6 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/events"
-	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -58,7 +57,7 @@ type Tokens interface {
 // Resolver reads what a caller is on its tenant (internal/tenancy.Resolver
 // reads it from the database).
 type Resolver interface {
-	Resolve(ctx context.Context, c identity.Caller) (access.Access, error)
+	Resolve(ctx context.Context, c identity.Caller) (identity.Access, error)
 }
 
 // Config holds what a Cache needs.
@@ -99,9 +98,9 @@ type Cache struct {
 
 	mu         sync.Mutex
 	epoch      uint64
-	reconnects uint64                             // of nc, when the epoch began
-	live       map[string]entry[tokens.Record]    // jti → record of a live token
-	members    map[memberKey]entry[access.Access] // caller → Access
+	reconnects uint64                               // of nc, when the epoch began
+	live       map[string]entry[tokens.Record]      // jti → record of a live token
+	members    map[memberKey]entry[identity.Access] // caller → Access
 }
 
 type memberKey struct {
@@ -124,7 +123,7 @@ func New(cfg Config) (*Cache, error) {
 	c := &Cache{
 		nc: cfg.NATS, tokens: cfg.Tokens, access: cfg.Access,
 		maxAge: cfg.MaxAge, now: cfg.Now,
-		live: map[string]entry[tokens.Record]{}, members: map[memberKey]entry[access.Access]{},
+		live: map[string]entry[tokens.Record]{}, members: map[memberKey]entry[identity.Access]{},
 	}
 	if c.maxAge == 0 {
 		c.maxAge = DefaultMaxAge
@@ -226,9 +225,9 @@ func (c *Cache) Touch(ctx context.Context, jti string) error {
 }
 
 // Resolve answers like Lookup, for a caller's Access.
-func (c *Cache) Resolve(ctx context.Context, who identity.Caller) (access.Access, error) {
-	return remembered(c, c.members, memberKey{who.Tenant, who.Member}, func(access.Access) bool { return true },
-		func() (access.Access, error) { return c.access.Resolve(ctx, who) })
+func (c *Cache) Resolve(ctx context.Context, who identity.Caller) (identity.Access, error) {
+	return remembered(c, c.members, memberKey{who.Tenant, who.Member}, func(identity.Access) bool { return true },
+		func() (identity.Access, error) { return c.access.Resolve(ctx, who) })
 }
 
 // remembered answers for key from m when it was read less than MaxAge ago

@@ -16,7 +16,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/events/natstest"
-	"github.com/taskwire/taskwire/services/access"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -43,7 +43,7 @@ func (d *db) Lookup(ctx context.Context, jti string) (tokens.Record, error) {
 
 func (d *db) Touch(context.Context, string) error { return nil }
 
-func (d *db) Resolve(ctx context.Context, c identity.Caller) (access.Access, error) {
+func (d *db) Resolve(ctx context.Context, c identity.Caller) (identity.Access, error) {
 	d.reads.Add(1)
 	d.mu.Lock()
 	role, block, err := d.role, d.block, d.err
@@ -51,7 +51,7 @@ func (d *db) Resolve(ctx context.Context, c identity.Caller) (access.Access, err
 	if block != nil {
 		<-block
 	}
-	return access.Access{Tenant: c.Tenant, MemberID: c.Member, Role: role}, err
+	return identity.Access{Tenant: c.Tenant, MemberID: c.Member, Role: role}, err
 }
 
 func (d *db) set(f func(*db)) {
@@ -90,19 +90,6 @@ func revoked(t *testing.T, c *callercache.Cache, jti string) bool {
 	return r.Revoked
 }
 
-// eventually polls cond: a change is heard over NATS, a moment after it
-// is published.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func bus(t *testing.T, nc *nats.Conn) *events.Bus {
 	t.Helper()
 	b, err := events.New(nc)
@@ -139,7 +126,7 @@ func TestRevocationTakesEffectAtOnce(t *testing.T) {
 	if err := bus(t, nc).PublishRevocation(events.Revocation{JTI: "jti-1", Expires: time.Now().Add(time.Hour).Unix()}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the revoked token to be refused", func() bool { return revoked(t, c, "jti-1") })
+	poll.Until(t, 5*time.Second, "the revoked token to be refused", func() bool { return revoked(t, c, "jti-1") })
 }
 
 // TestForgetTakesEffectOnTheNextCall: a change made in this process
@@ -179,7 +166,7 @@ func TestRoleChangeTakesEffectAtOnce(t *testing.T) {
 	if err := b.Publish("acme", events.Event{Kind: events.ToolsChanged, Member: 7}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the lowered role", func() bool { return role(t, c) == "viewer" })
+	poll.Until(t, 5*time.Second, "the lowered role", func() bool { return role(t, c) == "viewer" })
 }
 
 func TestAnswerReadDuringAChangeIsNotKept(t *testing.T) {
@@ -201,13 +188,13 @@ func TestAnswerReadDuringAChangeIsNotKept(t *testing.T) {
 	d.set(func(d *db) { d.block = block })
 	got := make(chan string)
 	go func() { got <- resolve(alice) }()
-	eventually(t, "alice's read to start", func() bool { return d.reads.Load() == 2 })
+	poll.Until(t, 5*time.Second, "alice's read to start", func() bool { return d.reads.Load() == 2 })
 	// Alice's role changes and is announced while her read is under way.
 	d.set(func(d *db) { d.role, d.block = "viewer", nil })
 	if err := bus(t, nc).Publish("acme", events.Event{Kind: events.ToolsChanged, Member: 7}); err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, "the change to be heard", func() bool {
+	poll.Until(t, 5*time.Second, "the change to be heard", func() bool {
 		reads := d.reads.Load()
 		resolve(bob)
 		return d.reads.Load() > reads
@@ -280,7 +267,7 @@ func TestNothingIsRememberedWithoutNATS(t *testing.T) {
 	role(t, c)
 	ns.Shutdown()
 	ns.WaitForShutdown()
-	eventually(t, "the connection to drop", func() bool { return !nc.IsConnected() })
+	poll.Until(t, 5*time.Second, "the connection to drop", func() bool { return !nc.IsConnected() })
 	d.set(func(d *db) { d.role = "viewer" }) // the news of it is lost
 	if r := role(t, c); r != "viewer" {
 		t.Errorf("with NATS down, role = %q, want viewer from the database", r)
@@ -290,7 +277,7 @@ func TestNothingIsRememberedWithoutNATS(t *testing.T) {
 		t.Errorf("with NATS down, role = %q, want admin: nothing may be remembered", r)
 	}
 	runNATS(t, opts)
-	eventually(t, "the reconnect", nc.IsConnected)
+	poll.Until(t, 5*time.Second, "the reconnect", nc.IsConnected)
 	d.set(func(d *db) { d.role = "owner" })
 	if r := role(t, c); r != "owner" {
 		t.Errorf("after a reconnect, role = %q, want owner from the database", r)

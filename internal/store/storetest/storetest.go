@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"log/slog"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -55,13 +56,18 @@ func Run(t *testing.T, fn func(t *testing.T, client *ent.Client)) {
 func Open(t testing.TB, b Backend) *ent.Client {
 	t.Helper()
 	dsn := DSN(t, b)
-	client, err := store.Open(context.Background(), dsn)
+	client, err := store.Open(context.Background(), dsn, store.Logger(Logger()))
 	if err != nil {
 		t.Fatalf("store.Open(%s) = %v, want a client", b, err)
 	}
 	t.Cleanup(func() { client.Close() })
 	return client
 }
+
+// Logger is the logger of a test's stores and services: it drops what
+// they log, as nothing of it is asserted by tests that use it (tests that
+// check a log line pass a logger of their own).
+func Logger() *slog.Logger { return slog.New(slog.DiscardHandler) }
 
 // DSN returns the address of a new, empty database on backend b, removed
 // when the test ends, for code that opens the database itself. It skips the
