@@ -109,7 +109,7 @@ func TestListsAlwaysHaveItems(t *testing.T) {
 		}
 	}
 	if lists != 7 {
-		t.Errorf("found %d list tools, want the 7 the README names", lists)
+		t.Errorf("found %d list tools, want the 7 docs/tools.md names", lists)
 	}
 }
 

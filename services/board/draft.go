@@ -25,7 +25,7 @@ const (
 	// An import's drafts are fewer and their notes shorter than
 	// tasks_create allows, so that the largest import its inputSchema
 	// admits fits in the front door's 4 MiB body limit even with every
-	// character 4 bytes long (the README shows the sum).
+	// character 4 bytes long (docs/protocol.md shows the sum).
 	MaxImport     = 200
 	MaxImportNote = 3000
 	MaxLabels     = 10 // labels on one task
