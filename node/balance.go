@@ -1,8 +1,9 @@
-package main
+package node
 
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -36,7 +37,7 @@ func workerTarget(spec string) (string, []grpc.DialOption, error) {
 	if strings.Contains(spec, "://") {
 		return spec, nil, nil
 	}
-	addrs := commaList(spec)
+	addrs := addrList(spec)
 	if len(addrs) == 0 {
 		return "", nil, fmt.Errorf("--workers %q names no worker: use host:port[,host:port…] or dns:///name:port", spec)
 	}
@@ -91,4 +92,25 @@ func waitForWorker(ctx context.Context, conn *grpc.ClientConn) error {
 			return fmt.Errorf("no worker at %s became ready (last state %s): %w", conn.Target(), s, ctx.Err())
 		}
 	}
+}
+
+// addrList splits a comma-separated list of addresses, dropping blanks.
+func addrList(s string) []string {
+	var out []string
+	for _, v := range strings.Split(s, ",") {
+		if v = strings.TrimSpace(v); v != "" {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// HostPort is addr as a client on this machine dials it: a wildcard or
+// missing host becomes 127.0.0.1.
+func HostPort(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" || host == "0.0.0.0" || host == "::" {
+		return net.JoinHostPort("127.0.0.1", port)
+	}
+	return addr
 }

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"fmt"
@@ -11,28 +11,30 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// bus is the NATS connection the front door and worker share: to a remote
+// Bus is the NATS connection the front door and worker share: to a remote
 // server when a URL is given, otherwise to a server inside this process
 // that listens on no port unless asked (4222 may belong to another server).
 // The embedded server runs JetStream, which keeps the front doors' news of
 // sessions (internal/events) for replicas that start later.
-type bus struct {
-	conn     *nats.Conn
+type Bus struct {
+	Conn     *nats.Conn
 	closed   chan struct{}
 	embedded *server.Server
 	storeDir string // the embedded JetStream's, removed on Close
 }
 
-func startBus(url, listen string) (*bus, error) {
-	b := &bus{closed: make(chan struct{})}
+// StartBus connects to the NATS server at url, or with no url starts one
+// in process, listening on listen when set.
+func StartBus(url, listen string) (*Bus, error) {
+	b := &Bus{closed: make(chan struct{})}
 	onClose := nats.ClosedHandler(func(*nats.Conn) { close(b.closed) })
 	if url != "" {
-		nc, err := nats.Connect(url, nats.Name("taskwire"), nats.Timeout(connectTimeout),
+		nc, err := nats.Connect(url, nats.Name("taskwire"), nats.Timeout(ConnectTimeout),
 			nats.MaxReconnects(-1), onClose)
 		if err != nil {
 			return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 		}
-		b.conn = nc
+		b.Conn = nc
 		return b, nil
 	}
 	opts := &server.Options{ServerName: "taskwire-embedded", DontListen: true, NoSigs: true, NoLog: true, JetStream: true}
@@ -50,7 +52,7 @@ func startBus(url, listen string) (*bus, error) {
 	// JetStream insists on a store directory even though every stream
 	// here is in memory. A fresh temporary one suits: nothing in it is
 	// meant to outlive the process, and no two processes share it. (The
-	// data directory is not given to startBus, and stays free of it.)
+	// data directory is not given to StartBus, and stays free of it.)
 	dir, err := os.MkdirTemp("", "taskwire-nats-")
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
@@ -68,7 +70,7 @@ func startBus(url, listen string) (*bus, error) {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
 	}
-	b.conn, b.embedded = nc, ns
+	b.Conn, b.embedded = nc, ns
 	return b, nil
 }
 
@@ -80,21 +82,21 @@ func startEmbedded(opts *server.Options) (*server.Server, error) {
 		return nil, fmt.Errorf("embedded NATS: %w", err)
 	}
 	go ns.Start()
-	if !ns.ReadyForConnections(connectTimeout) {
+	if !ns.ReadyForConnections(ConnectTimeout) {
 		ns.Shutdown()
 		ns.WaitForShutdown()
-		return nil, fmt.Errorf("embedded NATS did not start within %v", connectTimeout)
+		return nil, fmt.Errorf("embedded NATS did not start within %v", ConnectTimeout)
 	}
 	return ns, nil
 }
 
 // Close drains the connection and stops the embedded server, if any.
-func (b *bus) Close() {
-	if b.conn.Drain() == nil {
+func (b *Bus) Close() {
+	if b.Conn.Drain() == nil {
 		select {
 		case <-b.closed:
 		case <-time.After(5 * time.Second):
-			b.conn.Close()
+			b.Conn.Close()
 		}
 	}
 	if b.embedded != nil {
@@ -104,5 +106,5 @@ func (b *bus) Close() {
 	}
 }
 
-// connectTimeout bounds how long startup waits for NATS.
-const connectTimeout = 10 * time.Second
+// ConnectTimeout bounds how long startup (or a command) waits for NATS.
+const ConnectTimeout = 10 * time.Second

@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -28,10 +28,10 @@ const (
 // database to finish before it gives up.
 const dataLockWait = 10 * time.Second
 
-// holdDataDir takes dir for a serve whose admin API is at adminURL: it
+// HoldDataDir takes dir for a serve whose admin API is at adminURL: it
 // holds the lock until release, and records adminURL for the token
 // commands. Another serve on dir is refused.
-func holdDataDir(ctx context.Context, dir, adminURL string) (release func(), err error) {
+func HoldDataDir(ctx context.Context, dir, adminURL string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
@@ -53,11 +53,11 @@ func holdDataDir(ctx context.Context, dir, adminURL string) (release func(), err
 	}, nil
 }
 
-// localServer returns the admin URL of the serve holding dir. When none
+// LocalServer returns the admin URL of the serve holding dir. When none
 // does, it returns "" with dir's lock taken shared, which keeps a serve
 // from starting until release (a no-op otherwise); a dir that does not
 // exist has no server.
-func localServer(dir string) (adminURL string, release func(), err error) {
+func LocalServer(dir string) (adminURL string, release func(), err error) {
 	path := filepath.Join(dir, dataLockName)
 	if _, err := os.Stat(dir); errors.Is(err, os.ErrNotExist) {
 		return "", func() {}, nil

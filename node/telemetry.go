@@ -1,4 +1,4 @@
-package main
+package node
 
 import (
 	"context"
@@ -17,16 +17,12 @@ import (
 	"github.com/taskwire/taskwire/internal/telemetry"
 )
 
-// newTelemetry returns the process's logger, which gives every record the
-// identity of its call, and its telemetry, named service in traces. A
-// command builds one of each and hands them to every node it runs: the
-// metrics registry refuses a second registration of the same database or
-// NATS connection.
-func newTelemetry(c *config, service string, w io.Writer) (*telemetry.Telemetry, *slog.Logger, error) {
-	level, err := c.logLevel()
-	if err != nil {
-		return nil, nil, err
-	}
+// NewTelemetry returns the process's logger at level, which gives every
+// record the identity of its call, and its telemetry, named service in
+// traces. A command builds one of each and hands them to every node it
+// runs: the metrics registry refuses a second registration of the same
+// database or NATS connection.
+func NewTelemetry(level slog.Level, service, version string, w io.Writer) (*telemetry.Telemetry, *slog.Logger, error) {
 	log := telemetry.NewLogger(w, level)
 	tel, err := telemetry.New(telemetry.Config{Service: service, Version: version, Logger: log})
 	if err != nil {
@@ -35,9 +31,9 @@ func newTelemetry(c *config, service string, w io.Writer) (*telemetry.Telemetry,
 	return tel, log, nil
 }
 
-// shutdownTelemetry sends the spans still buffered, within a few seconds:
+// ShutdownTelemetry sends the spans still buffered, within a few seconds:
 // the last step of a process, once its servers have stopped.
-func shutdownTelemetry(tel *telemetry.Telemetry, log *slog.Logger) {
+func ShutdownTelemetry(tel *telemetry.Telemetry, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := tel.Shutdown(ctx); err != nil {
@@ -61,16 +57,16 @@ func metricsHandler(tel *telemetry.Telemetry, withPprof bool) http.Handler {
 	return mux
 }
 
-// metricsServer serves /metrics on a listen address of its own, kept off
+// MetricsServer serves /metrics on a listen address of its own, kept off
 // the public port: scrapers reach it inside the deployment, clients never.
-type metricsServer struct {
+type MetricsServer struct {
 	srv *http.Server
 	lis net.Listener
 }
 
-// serveMetrics listens on addr and serves tel's metrics there; an empty
+// ServeMetrics listens on addr and serves tel's metrics there; an empty
 // addr serves none and returns nil, which the methods accept.
-func serveMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *slog.Logger) (*metricsServer, error) {
+func ServeMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *slog.Logger) (*MetricsServer, error) {
 	if addr == "" {
 		if withPprof {
 			return nil, errors.New("--pprof serves the profiles beside the metrics: set --metrics-addr too")
@@ -81,7 +77,7 @@ func serveMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *sl
 	if err != nil {
 		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
 	}
-	m := &metricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel, withPprof), ReadHeaderTimeout: readHeaderTimeout}}
+	m := &MetricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel, withPprof), ReadHeaderTimeout: readHeaderTimeout}}
 	go func() {
 		if err := m.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("metrics server stopped", "err", err)
@@ -91,7 +87,7 @@ func serveMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *sl
 }
 
 // Addr is the address metrics are served on, or "" for none.
-func (m *metricsServer) Addr() string {
+func (m *MetricsServer) Addr() string {
 	if m == nil {
 		return ""
 	}
@@ -99,7 +95,7 @@ func (m *metricsServer) Addr() string {
 }
 
 // Close stops serving metrics: a scrape cut short loses nothing.
-func (m *metricsServer) Close() {
+func (m *MetricsServer) Close() {
 	if m != nil {
 		m.srv.Close()
 	}
@@ -126,7 +122,7 @@ func grpcServerOptions(tel *telemetry.Telemetry, extra []grpc.ServerOption) []gr
 
 // dialOptions are the telemetry's options of the connection to the
 // workers, which carry each request's trace to them.
-func (cfg frontdoorNodeConfig) dialOptions() []grpc.DialOption {
+func (cfg FrontdoorConfig) dialOptions() []grpc.DialOption {
 	if cfg.Telemetry == nil {
 		return nil
 	}
@@ -139,7 +135,7 @@ func (cfg frontdoorNodeConfig) dialOptions() []grpc.DialOption {
 // passes through it, a listen stream for as long as it is open, and its
 // goroutine keeps the deepest stack it needed: one layer less kept that
 // stack at 8 KB instead of 16 per stream (TestListenStreamStack).
-func (cfg frontdoorNodeConfig) frontHandler(ready func(context.Context) error, next http.Handler) http.Handler {
+func (cfg FrontdoorConfig) frontHandler(ready func(context.Context) error, next http.Handler) http.Handler {
 	tel := cfg.Telemetry
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if answerProbe(w, r, ready) {

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // badArguments are arguments that do not fit their tool's inputSchema,
@@ -34,15 +35,15 @@ var badArguments = []struct {
 // _meta — not as -32602, which a client does not show the model, nor as
 // -32603 logged at ERROR with the caller's value in the log.
 func TestBadArgumentsAreToolErrors(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
-			modern, modernRec := h.client(t, h.token, nil)
-			legacy, legacyRec := h.legacyClient(t, "2025-06-18", nil)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
+			modern, modernRec := h.Client(t, h.Token, nil)
+			legacy, legacyRec := h.LegacyClient(t, "2025-06-18", nil)
 			for _, era := range []struct {
 				name string
 				cs   *mcp.ClientSession
-				rec  *wireRecorder
+				rec  *nodetest.WireRecorder
 			}{{"2026-07-28", modern, modernRec}, {"2025-06-18", legacy, legacyRec}} {
 				for _, tc := range badArguments {
 					call := fmt.Sprintf("%s: %s(%v)", era.name, tc.tool, tc.args)
@@ -51,20 +52,18 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 						t.Errorf("%s = %v, want a result with isError", call, err)
 						continue
 					}
-					if st := era.rec.statusOf(http.MethodPost); st != http.StatusOK {
+					if st := era.rec.StatusOf(http.MethodPost); st != http.StatusOK {
 						t.Errorf("%s answered HTTP %d, want 200", call, st)
 					}
-					if !res.IsError || !strings.Contains(text(res), tc.says) || !strings.Contains(text(res), "call "+tc.tool+" again") {
-						t.Errorf("%s = isError %v, %q; want isError saying %q and to call %s again", call, res.IsError, text(res), tc.says, tc.tool)
+					if !res.IsError || !strings.Contains(nodetest.Text(res), tc.says) || !strings.Contains(nodetest.Text(res), "call "+tc.tool+" again") {
+						t.Errorf("%s = isError %v, %q; want isError saying %q and to call %s again", call, res.IsError, nodetest.Text(res), tc.says, tc.tool)
 					}
 					if problems, _ := res.Meta["taskwire/problems"].([]any); len(problems) == 0 || !strings.Contains(fmt.Sprint(problems), tc.says) {
 						t.Errorf("%s _meta = %v, want taskwire/problems saying %q", call, res.Meta, tc.says)
 					}
 				}
 			}
-			h.logs.mu.Lock()
-			defer h.logs.mu.Unlock()
-			for _, r := range h.logs.records {
+			for _, r := range h.Logs.Records() {
 				if r["level"] == "ERROR" {
 					t.Errorf("log record at ERROR: %v", r)
 				}
@@ -85,12 +84,12 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 // as a result (isError or not), never as -32603: whatever the schema lets
 // through, the tool must handle, on both databases.
 func TestExtremeArgumentsNeverInternal(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
-			cs, _ := h.client(t, h.token, nil)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
+			cs, _ := h.Client(t, h.Token, nil)
 			ctx := context.Background()
-			callOK(t, cs, "tasks_create", map[string]any{"title": "A task to aim at"})
+			nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "A task to aim at"})
 			tools, err := cs.ListTools(ctx, nil)
 			if err != nil {
 				t.Fatal(err)
@@ -110,9 +109,7 @@ func TestExtremeArgumentsNeverInternal(t *testing.T) {
 					}
 				}
 			}
-			h.logs.mu.Lock()
-			defer h.logs.mu.Unlock()
-			for _, r := range h.logs.records {
+			for _, r := range h.Logs.Records() {
 				if r["level"] == "ERROR" {
 					t.Errorf("log record at ERROR: %.500v", r)
 				}

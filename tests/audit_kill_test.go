@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"fmt"
@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestAuditSurvivesKill is the proof that the audit log is exact. Clients
@@ -37,7 +39,7 @@ func TestAuditSurvivesKill(t *testing.T) {
 			began := time.Now()
 			load.start()
 			t.Cleanup(load.stop) // should the test end early
-			waitFor(t, 60*time.Second, "the load to be acknowledged (60 creates, 10 reads, 3 refusals)", func() bool {
+			poll.Until(t, 60*time.Second, "the load to be acknowledged (60 creates, 10 reads, 3 refusals)", func() bool {
 				c := load.counts()
 				return c.creates >= 60 && c.reads >= 10 && c.refusals >= 3
 			})
@@ -65,7 +67,7 @@ type killable interface {
 // servedProc is `taskwire serve` as a process, on a SQLite file.
 type servedProc struct {
 	dir, addr, db, tok string
-	p                  *proc
+	p                  *nodetest.Proc
 }
 
 // firstToken matches the token serve prints on its first start.
@@ -73,11 +75,11 @@ var firstToken = regexp.MustCompile(`(?m)^  (ey[\w-]+\.[\w-]+\.[\w-]+)$`)
 
 func startServed(t *testing.T) *servedProc {
 	t.Helper()
-	s := &servedProc{dir: t.TempDir(), addr: freeAddr(t)}
+	s := &servedProc{dir: t.TempDir(), addr: nodetest.FreeAddr(t)}
 	s.db = "sqlite:" + filepath.Join(s.dir, "taskwire.db")
 	s.p = s.start(t, "serve")
-	waitFor(t, 20*time.Second, "serve to print its first token", func() bool {
-		m := firstToken.FindStringSubmatch(s.p.stdout.String())
+	poll.Until(t, 20*time.Second, "serve to print its first token", func() bool {
+		m := firstToken.FindStringSubmatch(s.p.Stdout.String())
 		if m != nil {
 			s.tok = m[1]
 		}
@@ -86,11 +88,11 @@ func startServed(t *testing.T) *servedProc {
 	return s
 }
 
-func (s *servedProc) start(t *testing.T, name string) *proc {
+func (s *servedProc) start(t *testing.T, name string) *nodetest.Proc {
 	t.Helper()
-	p := startProc(t, s.dir, name, "serve", "--addr", s.addr, "--data", s.dir, "--db", s.db,
+	p := nodetest.StartProc(t, s.dir, name, "serve", "--addr", s.addr, "--data", s.dir, "--db", s.db,
 		"--rate-token", "0", "--rate-tenant", "0", "--log-level", "warn")
-	waitFor(t, 20*time.Second, name+" to serve", func() bool { return strings.Contains(p.stdout.String(), "serving MCP at") })
+	poll.Until(t, 20*time.Second, name+" to serve", func() bool { return strings.Contains(p.Stdout.String(), "serving MCP at") })
 	return p
 }
 
@@ -100,8 +102,8 @@ func (s *servedProc) dsn() string      { return s.db }
 
 func (s *servedProc) kill(t *testing.T) {
 	t.Helper()
-	s.p.signal(t, syscall.SIGKILL)
-	s.p.wait(t, 10*time.Second)
+	s.p.Signal(t, syscall.SIGKILL)
+	s.p.Wait(t, 10*time.Second)
 }
 
 func (s *servedProc) restart(t *testing.T) {
@@ -120,7 +122,7 @@ type splitProcs struct {
 func startSplit(t *testing.T) *splitProcs {
 	t.Helper()
 	d := newDeployment(t, storetest.Postgres) // skips without PostgreSQL or NATS
-	runProc(t, d.dir, "migrate", "--db", d.db)
+	nodetest.RunProc(t, d.dir, "migrate", "--db", d.db)
 	s := &splitProcs{d: d, w: d.startWorker(t, "worker", "127.0.0.1:0")}
 	d.startFront(t, s.w.grpc)
 	s.tok = d.ownerToken(t)
@@ -133,14 +135,14 @@ func (s *splitProcs) dsn() string      { return s.d.db }
 
 func (s *splitProcs) kill(t *testing.T) {
 	t.Helper()
-	s.w.signal(t, syscall.SIGKILL)
-	s.w.wait(t, 10*time.Second)
+	s.w.Signal(t, syscall.SIGKILL)
+	s.w.Wait(t, 10*time.Second)
 }
 
 func (s *splitProcs) restart(t *testing.T) {
 	t.Helper()
 	s.w = s.d.startWorker(t, "worker restarted", s.w.grpc)
-	waitFor(t, 10*time.Second, "the front door to be ready again", func() bool { return probe(s.d.url("/readyz")) == http.StatusOK })
+	poll.Until(t, 10*time.Second, "the front door to be ready again", func() bool { return nodetest.Probe(s.d.url("/readyz")) == http.StatusOK })
 	answers(t, s.d.frontAddr, s.tok)
 }
 

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -15,6 +15,8 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/hook"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestImportCancelledOnHangUp: a client that hangs up during tasks_import
@@ -22,17 +24,17 @@ import (
 // worker's gRPC call, the import stops, and its transaction rolls back, so
 // no task of it is committed.
 func TestImportCancelledOnHangUp(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			// Hold the import at its 30th task until its context ends, so
 			// the hang-up surely lands mid-import; ent hooks see each insert.
-			creates := holdImportAt(h.sys.DB, 30)
+			creates := holdImportAt(h.Sys.DB, 30)
 
 			callCtx, hangUp := context.WithCancel(context.Background())
 			defer hangUp()
 			var reports atomic.Int32
-			cs, _ := h.client(t, h.token, &mcp.ClientOptions{
+			cs, _ := h.Client(t, h.Token, &mcp.ClientOptions{
 				ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
 					if reports.Add(1) == 1 {
 						hangUp()
@@ -50,15 +52,15 @@ func TestImportCancelledOnHangUp(t *testing.T) {
 				t.Fatalf("CallTool after hang-up = %v, want context.Canceled", err)
 			}
 
-			waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
-				return h.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+			poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+				return h.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
 			})
 			// The import stopped where the cancellation found it: at the
 			// held insert, or earlier between two inserts.
 			if n := creates.Load(); n > 30 {
 				t.Errorf("the import inserted %d tasks after the hang-up, want it stopped by the 30th", n)
 			}
-			n, err := h.sys.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).
+			n, err := h.Sys.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).
 				Count(privacy.DecisionContext(context.Background(), privacy.Allow))
 			if err != nil {
 				t.Fatal(err)
@@ -68,7 +70,7 @@ func TestImportCancelledOnHangUp(t *testing.T) {
 			}
 
 			// The board still works, and numbering resumes where it was.
-			created := callOK(t, cs, "tasks_create", map[string]any{"title": "After the hang-up"})
+			created := nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "After the hang-up"})
 			if ref := created["task"].(map[string]any)["ref"]; ref != "T-1" {
 				t.Errorf("next task after a cancelled import = %v, want T-1", ref)
 			}

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -16,7 +16,9 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/node/nodetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -29,30 +31,30 @@ import (
 // sentence that tells the forger nothing, and logs a security line naming
 // the claim. The token as issued still works.
 func TestTokensMeanWhatWasIssued(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			ctx := context.Background()
-			tenant := h.sys.first.Tenant.Slug
-			vera, err := tenancy.AddMember(ctx, h.sys.DB, tenant, tenancy.MemberSpec{Handle: "vera", Role: member.RoleViewer})
+			tenant := h.Sys.First().Tenant.Slug
+			vera, err := tenancy.AddMember(ctx, h.Sys.DB, tenant, tenancy.MemberSpec{Handle: "vera", Role: member.RoleViewer})
 			if err != nil {
 				t.Fatal(err)
 			}
 			aliceOfGlobex := otherTenant(t, h, "globex", "alice")
-			st, err := tokens.New(tokens.Config{Client: h.sys.DB})
+			st, err := tokens.New(tokens.Config{Client: h.Sys.DB})
 			if err != nil {
 				t.Fatal(err)
 			}
-			issued, _, err := st.Create(ctx, h.sys.Issuer, tokens.CreateRequest{
+			issued, _, err := st.Create(ctx, h.Sys.Issuer, tokens.CreateRequest{
 				Tenant: tenant, Member: vera.ID, Scopes: []string{authz.ScopeRead}, Toolsets: []string{"context", "tasks"}, TTL: 24 * time.Hour,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if code, _ := mcpRefusal(t, h, issued); code != http.StatusOK {
+			if code, _ := nodetest.MCPRefusal(t, h, issued); code != http.StatusOK {
 				t.Fatalf("the token as issued: %d, want 200", code)
 			}
-			owner := strconv.Itoa(h.sys.first.Owner.ID)
+			owner := strconv.Itoa(h.Sys.First().Owner.ID)
 			for claim, edit := range map[string]func(map[string]any){
 				"scopes":   func(c map[string]any) { c["scope"] = "read comment write" },
 				"member":   func(c map[string]any) { c["sub"] = owner },
@@ -61,15 +63,15 @@ func TestTokensMeanWhatWasIssued(t *testing.T) {
 				"expiry":   func(c map[string]any) { c["exp"] = c["exp"].(float64) + 3600 },
 			} {
 				forged := resign(t, h, issued, edit)
-				code, why := mcpRefusal(t, h, forged)
+				code, why := nodetest.MCPRefusal(t, h, forged)
 				if code != http.StatusUnauthorized || why != "this token is not one this server issued, or was altered: ask an admin for a new one" {
 					t.Errorf("re-signed with another %s: %d %q, want 401 saying it is not one this server issued", claim, code, why)
 				}
-				waitFor(t, 5*time.Second, "a security log line naming the "+claim, func() bool {
-					return h.logs.has(map[string]string{"msg": "security: a token whose claims differ from its record was refused", "claim": claim})
+				poll.Until(t, 5*time.Second, "a security log line naming the "+claim, func() bool {
+					return h.Logs.Has(map[string]string{"msg": "security: a token whose claims differ from its record was refused", "claim": claim})
 				})
 			}
-			if code, _ := mcpRefusal(t, h, issued); code != http.StatusOK {
+			if code, _ := nodetest.MCPRefusal(t, h, issued); code != http.StatusOK {
 				t.Errorf("the token as issued, after the forgeries: %d, want 200", code)
 			}
 			// Nor does a listen stream open for a forged token, which would
@@ -86,11 +88,11 @@ func TestTokensMeanWhatWasIssued(t *testing.T) {
 }
 
 // otherTenant adds a tenant with an owner, and returns the owner's id.
-func otherTenant(t *testing.T, h *harness, slug, owner string) int {
+func otherTenant(t *testing.T, h *nodetest.Harness, slug, owner string) int {
 	t.Helper()
 	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
-	tn := h.sys.DB.Tenant.Create().SetSlug(slug).SetName(slug).SaveX(ctx)
-	m := h.sys.DB.Member.Create().SetTenantID(tn.ID).SetHandle(owner).SetDisplayName(owner).
+	tn := h.Sys.DB.Tenant.Create().SetSlug(slug).SetName(slug).SaveX(ctx)
+	m := h.Sys.DB.Member.Create().SetTenantID(tn.ID).SetHandle(owner).SetDisplayName(owner).
 		SetKind(member.KindHuman).SetRole(member.RoleOwner).SaveX(tenantscope.NewContext(ctx, tn.ID))
 	return m.ID
 }
@@ -98,7 +100,7 @@ func otherTenant(t *testing.T, h *harness, slug, owner string) int {
 // resign returns raw with its claims changed by edit, signed again with
 // the server's current signing key: what someone holding the key could
 // make.
-func resign(t *testing.T, h *harness, raw string, edit func(map[string]any)) string {
+func resign(t *testing.T, h *nodetest.Harness, raw string, edit func(map[string]any)) string {
 	t.Helper()
 	payload, err := base64.RawURLEncoding.DecodeString(strings.Split(raw, ".")[1])
 	if err != nil {
@@ -109,7 +111,7 @@ func resign(t *testing.T, h *harness, raw string, edit func(map[string]any)) str
 		t.Fatal(err)
 	}
 	edit(claims)
-	key, err := h.sys.Keys.Current()
+	key, err := h.Sys.Keys.Current()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,39 +124,13 @@ func resign(t *testing.T, h *harness, raw string, edit func(map[string]any)) str
 	return signed
 }
 
-// mcpRefusal POSTs a 2026-07-28 tools/list with token to h and returns
-// the status and, for a 401, the error_description of its challenge.
-func mcpRefusal(t *testing.T, h *harness, token string) (int, string) {
-	t.Helper()
-	return refusal(t, h.sys.Endpoint, token)
-}
-
-// refusal is mcpRefusal at endpoint.
-func refusal(t *testing.T, endpoint, token string) (int, string) {
-	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/list")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	_, why, _ := strings.Cut(resp.Header.Get("WWW-Authenticate"), `error_description="`)
-	return resp.StatusCode, strings.TrimSuffix(why, `"`)
-}
-
 // listenStatus opens a subscriptions/listen stream with token and returns
 // the status of its answer, closing the stream.
-func listenStatus(t *testing.T, h *harness, token string) int {
+func listenStatus(t *testing.T, h *nodetest.Harness, token string) int {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	resp := listenRequest(t, ctx, h.sys.Endpoint, token)
+	resp := listenRequest(t, ctx, h.Sys.Endpoint, token)
 	resp.Body.Close()
 	return resp.StatusCode
 }

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestDeleteAsksForConfirmation: tasks_delete and tasks_restore run only
@@ -16,13 +17,13 @@ import (
 // a retry), which the go-sdk client does for us when it has an
 // elicitation handler.
 func TestDeleteAsksForConfirmation(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			var asked atomic.Int32
 			var answer atomic.Value
 			answer.Store("accept")
-			cs, rec := h.client(t, h.token, &mcp.ClientOptions{
+			cs, rec := h.Client(t, h.Token, &mcp.ClientOptions{
 				ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					asked.Add(1)
 					if !strings.Contains(r.Params.Message, "Delete task T-1?") && !strings.Contains(r.Params.Message, "Restore the deleted task T-1?") {
@@ -32,32 +33,32 @@ func TestDeleteAsksForConfirmation(t *testing.T) {
 					return &mcp.ElicitResult{Action: a, Content: map[string]any{"confirm": a == "accept"}}, nil
 				},
 			})
-			callOK(t, cs, "tasks_create", map[string]any{"title": "Short-lived"})
+			nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Short-lived"})
 
 			answer.Store("decline")
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_delete", Arguments: map[string]any{"ref": "T-1"}})
-			if err != nil || !res.IsError || !strings.Contains(text(res), "did not confirm") {
+			if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "did not confirm") {
 				t.Fatalf("tasks_delete declined = %v, %v; want an isError result saying it was not confirmed", res, err)
 			}
-			callOK(t, cs, "tasks_get", map[string]any{"ref": "T-1"}) // still there
+			nodetest.CallOK(t, cs, "tasks_get", map[string]any{"ref": "T-1"}) // still there
 
 			answer.Store("accept")
-			deleted := callOK(t, cs, "tasks_delete", map[string]any{"ref": "T-1"})
+			deleted := nodetest.CallOK(t, cs, "tasks_delete", map[string]any{"ref": "T-1"})
 			if deleted["task"].(map[string]any)["ref"] != "T-1" {
 				t.Errorf("tasks_delete = %v, want T-1", deleted)
 			}
 			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-1"}})
-			if err != nil || !res.IsError || !strings.Contains(text(res), "tasks_restore") {
+			if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "tasks_restore") {
 				t.Errorf("tasks_get of a deleted task = %v, %v; want isError pointing to tasks_restore", res, err)
 			}
-			callOK(t, cs, "tasks_restore", map[string]any{"ref": "T-1"})
-			callOK(t, cs, "tasks_get", map[string]any{"ref": "T-1"})
+			nodetest.CallOK(t, cs, "tasks_restore", map[string]any{"ref": "T-1"})
+			nodetest.CallOK(t, cs, "tasks_get", map[string]any{"ref": "T-1"})
 			if n := asked.Load(); n != 3 {
 				t.Errorf("the person was asked %d times, want 3 (decline, delete, restore)", n)
 			}
 			// The first answer to each call was input_required, valid under the schema.
 			inputRequired := 0
-			for _, m := range rec.sent("tools/call") {
+			for _, m := range rec.Sent("tools/call") {
 				if strings.Contains(string(m), `"resultType":"input_required"`) {
 					inputRequired++
 				}
@@ -73,11 +74,11 @@ func TestDeleteAsksForConfirmation(t *testing.T) {
 // capability → -32021; a state replayed, altered or used for other
 // arguments is refused; a confirmation deletes once.
 func TestConfirmationRules(t *testing.T) {
-	h := startHarness(t, setups()[0])
+	h := nodetest.Start(t, nodetest.Setups()[0])
 	callTool := func(tool string, id int, args, extra string, caps string) (int, map[string]any) {
-		body := `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + extra +
+		body := `{"jsonrpc":"2.0","id":` + nodetest.Itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + extra +
 			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `}}}`
-		status, raw := postMCP(t, h.sys.Endpoint, h.token, "tools/call", tool, body)
+		status, raw := nodetest.PostMCP(t, h.Sys.Endpoint, h.Token, "tools/call", tool, body)
 		var m map[string]any
 		json.Unmarshal(raw, &m)
 		return status, m
@@ -85,9 +86,9 @@ func TestConfirmationRules(t *testing.T) {
 	call := func(id int, args, extra string, caps string) (int, map[string]any) {
 		return callTool("tasks_delete", id, args, extra, caps)
 	}
-	postMCP(t, h.sys.Endpoint, h.token, "tools/call", "tasks_create",
+	nodetest.PostMCP(t, h.Sys.Endpoint, h.Token, "tools/call", "tasks_create",
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_create","arguments":{"title":"a"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
-	postMCP(t, h.sys.Endpoint, h.token, "tools/call", "tasks_create",
+	nodetest.PostMCP(t, h.Sys.Endpoint, h.Token, "tools/call", "tasks_create",
 		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"tasks_create","arguments":{"title":"b"},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 
 	status, m := call(3, `{"ref":"T-1"}`, "", `{}`)
@@ -110,7 +111,7 @@ func TestConfirmationRules(t *testing.T) {
 	if status, m = call(6, `{"ref":"T-1"}`, altered, `{"elicitation":{}}`); status != http.StatusBadRequest || code(m) != -32602 {
 		t.Errorf("an altered state = %d %v, want 400 -32602", status, m)
 	}
-	if _, m = call(7, `{"ref":"T-1"}`, yes, `{"elicitation":{}}`); isError(m) {
+	if _, m = call(7, `{"ref":"T-1"}`, yes, `{"elicitation":{}}`); nodetest.IsError(m) {
 		t.Fatalf("the confirmed delete = %v, want success", m)
 	}
 	// Restore T-1 (confirmed anew), then replay the delete's confirmation:
@@ -118,11 +119,11 @@ func TestConfirmationRules(t *testing.T) {
 	_, m = callTool("tasks_restore", 8, `{"ref":"T-1"}`, "", `{"elicitation":{}}`)
 	restoreState, _ := m["result"].(map[string]any)["requestState"].(string)
 	restoreYes := strings.Replace(yes, state, restoreState, 1)
-	if _, m = callTool("tasks_restore", 9, `{"ref":"T-1"}`, restoreYes, `{"elicitation":{}}`); isError(m) {
+	if _, m = callTool("tasks_restore", 9, `{"ref":"T-1"}`, restoreYes, `{"elicitation":{}}`); nodetest.IsError(m) {
 		t.Fatalf("the confirmed restore = %v, want success", m)
 	}
 	_, m = call(10, `{"ref":"T-1"}`, yes, `{"elicitation":{}}`)
-	if !isError(m) || !strings.Contains(toJSON(m), "already used") {
+	if !nodetest.IsError(m) || !strings.Contains(toJSON(m), "already used") {
 		t.Errorf("the delete's confirmation replayed = %v, want an isError saying it was already used", m)
 	}
 }
@@ -133,11 +134,4 @@ func code(m map[string]any) float64 {
 	return c
 }
 
-func isError(m map[string]any) bool {
-	r, _ := m["result"].(map[string]any)
-	return r == nil || r["isError"] == true
-}
-
 func toJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

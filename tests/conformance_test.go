@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -9,17 +9,17 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // With --conformance the suite's fixtures are served through the same
 // front door and worker as the board, to requests without a token, which
 // act as a read-only fixture member.
 func TestConformanceMode(t *testing.T) {
-	h := startHarness(t, setup{name: "sqlite+embedded-nats", conformance: true})
+	h := nodetest.Start(t, nodetest.Setup{Name: "sqlite+embedded-nats", Conformance: true})
 	ctx := context.Background()
 	var asked []string
-	cs, _ := h.client(t, "", &mcp.ClientOptions{
+	cs, _ := h.Client(t, "", &mcp.ClientOptions{
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			asked = append(asked, r.Params.Message)
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada"}}, nil
@@ -57,8 +57,8 @@ func TestConformanceMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(asked) != 1 || !strings.Contains(text(hello), "Ada") {
-		t.Errorf("elicitation round: asked %q, result %q; want one question and a greeting for Ada", asked, text(hello))
+	if len(asked) != 1 || !strings.Contains(nodetest.Text(hello), "Ada") {
+		t.Errorf("elicitation round: asked %q, result %q; want one question and a greeting for Ada", asked, nodetest.Text(hello))
 	}
 
 	bin, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "test://static-binary"})
@@ -76,7 +76,7 @@ func TestConformanceMode(t *testing.T) {
 
 	// DNS rebinding: a request that reached the loopback port through
 	// another name is refused.
-	req, _ := http.NewRequest(http.MethodPost, h.sys.Endpoint, strings.NewReader(`{}`))
+	req, _ := http.NewRequest(http.MethodPost, h.Sys.Endpoint, strings.NewReader(`{}`))
 	req.Host = "evil.example.com"
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -85,16 +85,5 @@ func TestConformanceMode(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusForbidden {
 		t.Errorf("request with Host evil.example.com: %d, want 403", resp.StatusCode)
-	}
-}
-
-func TestConformanceNeedsLoopback(t *testing.T) {
-	cfg := config{Conformance: true, PublicURL: "https://board.example.com", MaxTokenTTL: authn.DefaultMaxTTL}
-	if err := cfg.resolve("0.0.0.0:8080"); err == nil || !strings.Contains(err.Error(), "loopback") {
-		t.Errorf("--conformance with a public URL: err = %v, want a refusal naming loopback", err)
-	}
-	cfg = config{Conformance: true, MaxTokenTTL: authn.DefaultMaxTTL}
-	if err := cfg.resolve("[::1]:8080"); err != nil {
-		t.Errorf("--conformance on [::1]: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestADayOnTheBoard walks a realistic day through the go-sdk client, on
@@ -22,8 +24,8 @@ import (
 // apply once; the viewer is refused a move. Every structuredContent is
 // checked against the tool's outputSchema.
 func TestADayOnTheBoard(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) { testADayOnTheBoard(t, s) })
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) { testADayOnTheBoard(t, s) })
 	}
 }
 
@@ -42,7 +44,7 @@ type dayClient struct {
 // checked against the tool's outputSchema.
 func (c *dayClient) ok(tool string, args map[string]any) map[string]any {
 	c.t.Helper()
-	got := callOK(c.t, c.cs, tool, args)
+	got := nodetest.CallOK(c.t, c.cs, tool, args)
 	c.out.check(c.t, tool, got)
 	c.checked[tool] = true
 	return got
@@ -59,18 +61,18 @@ func (c *dayClient) refused(tool string, args map[string]any) string {
 	if !res.IsError {
 		c.t.Fatalf("%s as %s succeeded, want an isError result: %v", tool, c.name, res.StructuredContent)
 	}
-	return text(res)
+	return nodetest.Text(res)
 }
 
-func testADayOnTheBoard(t *testing.T, s setup) {
-	h := startHarness(t, s)
-	a := newAdminClient(t, h)
-	admin := h.adminToken(t, "owner")
+func testADayOnTheBoard(t *testing.T, s nodetest.Setup) {
+	h := nodetest.Start(t, s)
+	a := nodetest.NewAdminClient(t, h)
+	admin := h.AdminToken(t, "owner")
 	checked := map[string]bool{}
 	var catalogue []string
 	connect := func(name, token string) *dayClient {
 		// Every member's client lets its person confirm deletions.
-		cs, _ := h.client(t, token, &mcp.ClientOptions{
+		cs, _ := h.Client(t, token, &mcp.ClientOptions{
 			ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 				return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
 			},
@@ -86,7 +88,7 @@ func testADayOnTheBoard(t *testing.T, s setup) {
 		}
 		return &dayClient{t: t, name: name, cs: cs, out: compileOutputSchemas(t, tools.Tools), checked: checked}
 	}
-	owner := connect("owner", h.token) // the owner is shown every tool
+	owner := connect("owner", h.Token) // the owner is shown every tool
 
 	// Morning: the owner brings in two assistants and a viewer.
 	member := func(handle, kind, role string) string {
@@ -95,11 +97,11 @@ func testADayOnTheBoard(t *testing.T, s setup) {
 		if kind == "MEMBER_KIND_ASSISTANT" {
 			body += `,"sponsor":"owner"`
 		}
-		if code, m := a.post(admin, "AddMember", body+"}"); code != 200 {
+		if code, m := a.Post(admin, "AddMember", body+"}"); code != 200 {
 			t.Fatalf("AddMember %s = %d %v", handle, code, m)
 		}
 		// Every token gets every scope: the member's role is the limit.
-		code, m := a.post(admin, "CreateToken", fmt.Sprintf(`{"member":%q,"scopes":["read","comment","write"],"label":"day"}`, handle))
+		code, m := a.Post(admin, "CreateToken", fmt.Sprintf(`{"member":%q,"scopes":["read","comment","write"],"label":"day"}`, handle))
 		if code != 200 {
 			t.Fatalf("CreateToken %s = %d %v", handle, code, m)
 		}
@@ -231,7 +233,7 @@ func testADayOnTheBoard(t *testing.T, s setup) {
 	}
 
 	// The viewer reads but may not move anything.
-	if tools := listedTools(t, vera.cs); slices.Contains(tools, "tasks_move") || !slices.Contains(tools, "tasks_search") {
+	if tools := nodetest.ListedTools(t, vera.cs); slices.Contains(tools, "tasks_move") || !slices.Contains(tools, "tasks_search") {
 		t.Errorf("viewer's tools = %v, want reading tools only", tools)
 	}
 	hits := vera.ok("tasks_search", map[string]any{"query": "login"})["items"].([]any)
@@ -269,7 +271,7 @@ func testADayOnTheBoard(t *testing.T, s setup) {
 	}
 	// The audit log is written in the background: wait for both calls.
 	var events []any
-	waitFor(t, 10*time.Second, "audit_list to show claude's two work_complete calls", func() bool {
+	poll.Until(t, 10*time.Second, "audit_list to show claude's two work_complete calls", func() bool {
 		events, _ = owner.ok("audit_list", map[string]any{"member": "claude", "tool": "work_complete"})["items"].([]any) // none yet: no items
 		return len(events) >= 2
 	})

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"bytes"
@@ -18,6 +18,8 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/activity"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestEndToEnd drives a whole Taskwire, started as `taskwire serve` starts
@@ -26,12 +28,12 @@ import (
 // progress coming back over NATS. Every message the server sends is checked
 // against the official schema.
 func TestEndToEnd(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			var mu sync.Mutex
 			var progress []*mcp.ProgressNotificationParams
-			cs, rec := h.client(t, h.token, &mcp.ClientOptions{
+			cs, rec := h.Client(t, h.Token, &mcp.ClientOptions{
 				ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 					mu.Lock()
 					progress = append(progress, r.Params)
@@ -43,8 +45,8 @@ func TestEndToEnd(t *testing.T) {
 			if got := cs.InitializeResult().ProtocolVersion; got != "2026-07-28" {
 				t.Errorf("negotiated version = %q, want 2026-07-28", got)
 			}
-			if len(rec.sent("server/discover")) != 1 {
-				t.Errorf("server/discover answered %d times, want once", len(rec.sent("server/discover")))
+			if len(rec.Sent("server/discover")) != 1 {
+				t.Errorf("server/discover answered %d times, want once", len(rec.Sent("server/discover")))
 			}
 
 			tools, err := cs.ListTools(ctx, nil)
@@ -67,7 +69,7 @@ func TestEndToEnd(t *testing.T) {
 			outputs := compileOutputSchemas(t, tools.Tools)
 			callOK := func(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 				t.Helper()
-				got := callOK(t, cs, name, args)
+				got := nodetest.CallOK(t, cs, name, args)
 				outputs.check(t, name, got)
 				return got
 			}
@@ -88,7 +90,7 @@ func TestEndToEnd(t *testing.T) {
 				t.Errorf("version after tasks_update = %v, want 2", v)
 			}
 			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_update", Arguments: map[string]any{"ref": "T-1", "title": "Stale", "expected_version": 1}})
-			if err != nil || !res.IsError || !strings.Contains(text(res), "tasks_get") {
+			if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "tasks_get") {
 				t.Errorf("tasks_update with a stale version = %v, %v; want an isError result telling to read again", res, err)
 			}
 			moved := callOK(t, cs, "tasks_move", map[string]any{"ref": "t-1", "lane": "doing"})
@@ -104,7 +106,7 @@ func TestEndToEnd(t *testing.T) {
 			checkActivity(t, h, "T-1", []string{"task.created", "task.updated", "task.moved", "comment.added"})
 
 			res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-99"}})
-			if err != nil || !res.IsError || !strings.Contains(text(res), "T-99") {
+			if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "T-99") {
 				t.Errorf("tasks_get T-99 = %v, %v; want an isError result naming T-99", res, err)
 			}
 
@@ -118,7 +120,7 @@ func TestEndToEnd(t *testing.T) {
 			if err != nil || res.IsError {
 				t.Fatalf("tasks_import = %v, %v", res, err)
 			}
-			imported := structured(t, res)
+			imported := nodetest.Structured(t, res)
 			outputs.check(t, "tasks_import", imported)
 			if imported["imported"] != float64(120) {
 				t.Errorf("tasks_import imported %v, want 120", imported["imported"])
@@ -129,7 +131,7 @@ func TestEndToEnd(t *testing.T) {
 			mu.Unlock()
 			// The import's progress and result went out on one SSE stream,
 			// each message validated against the schema on the way.
-			if n, p := len(rec.sent("tools/call")), len(progress); n != p+10 {
+			if n, p := len(rec.Sent("tools/call")), len(progress); n != p+10 {
 				t.Errorf("recorded %d tools/call messages, want the %d progress notifications and 10 results", n, p)
 			}
 
@@ -151,7 +153,7 @@ func TestEndToEnd(t *testing.T) {
 // before the result.
 func awaitProgress(t *testing.T, mu *sync.Mutex, got *[]*mcp.ProgressNotificationParams, total int) {
 	t.Helper()
-	waitFor(t, 10*time.Second, "the last progress notification", func() bool {
+	poll.Until(t, 10*time.Second, "the last progress notification", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		n := len(*got)
@@ -180,45 +182,6 @@ func checkProgress(t *testing.T, got []*mcp.ProgressNotificationParams, token st
 	if end.Progress != float64(total) || end.Total != float64(total) || end.Message != fmt.Sprintf("Imported %d of %d tasks", total, total) {
 		t.Errorf("last progress = %+v, want %d of %d", end, total, total)
 	}
-}
-
-func callOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
-	t.Helper()
-	params := &mcp.CallToolParams{Name: name}
-	if args != nil {
-		params.Arguments = args
-	}
-	res, err := cs.CallTool(context.Background(), params)
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		t.Fatalf("%s: isError: %s", name, text(res))
-	}
-	return structured(t, res)
-}
-
-func structured(t *testing.T, res *mcp.CallToolResult) map[string]any {
-	t.Helper()
-	raw, err := json.Marshal(res.StructuredContent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("structuredContent %s: %v", raw, err)
-	}
-	return m
-}
-
-func text(res *mcp.CallToolResult) string {
-	var b bytes.Buffer
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String()
 }
 
 // outputSchemas holds each tool's compiled outputSchema, as tools/list
@@ -263,12 +226,12 @@ func (o outputSchemas) check(t *testing.T, tool string, structured map[string]an
 
 // checkActivity asserts the activity log of task ref, oldest first: each
 // write recorded who (the owner, a human) did what.
-func checkActivity(t *testing.T, h *harness, ref string, want []string) {
+func checkActivity(t *testing.T, h *nodetest.Harness, ref string, want []string) {
 	t.Helper()
 	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
 	var number int
 	fmt.Sscanf(ref, "T-%d", &number)
-	rows, err := h.sys.DB.Activity.Query().
+	rows, err := h.Sys.DB.Activity.Query().
 		Where(activity.HasTaskWith(task.Number(number))).
 		Order(ent.Asc(activity.FieldID)).WithActor().All(ctx)
 	if err != nil {

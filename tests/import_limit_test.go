@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // envelope is a tools/call request as a client sends it, around args,
@@ -85,8 +86,8 @@ func largest(t *testing.T, where string, s map[string]any) any {
 // gets a 413; a real import of that size goes through; and a body over the
 // limit is refused with a 413 that says the limit.
 func TestLargestImportFitsTheBodyLimit(t *testing.T) {
-	h := startHarness(t, setups()[0])
-	cs, _ := h.client(t, h.token, nil)
+	h := nodetest.Start(t, nodetest.Setups()[0])
+	cs, _ := h.Client(t, h.Token, nil)
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -105,11 +106,11 @@ func TestLargestImportFitsTheBodyLimit(t *testing.T) {
 	// A real import as large as the schema allows, but for handles, which
 	// are ASCII: 200 drafts with 20 assignees, 10 labels and every text at
 	// its longest, of 4-byte characters.
-	tenant := callOK(t, cs, "whoami", nil)["tenant"].(string)
+	tenant := nodetest.CallOK(t, cs, "whoami", nil)["tenant"].(string)
 	var handles []string
 	for i := range 20 {
 		h40 := fmt.Sprintf("m%02d-%s", i, strings.Repeat("x", 36))
-		if _, err := tenancy.AddMember(context.Background(), h.sys.DB, tenant, tenancy.MemberSpec{Handle: h40}); err != nil {
+		if _, err := tenancy.AddMember(context.Background(), h.Sys.DB, tenant, tenancy.MemberSpec{Handle: h40}); err != nil {
 			t.Fatal(err)
 		}
 		handles = append(handles, h40)
@@ -133,7 +134,7 @@ func TestLargestImportFitsTheBodyLimit(t *testing.T) {
 		}
 	}
 	body := envelope(t, "tasks_import", map[string]any{"tasks": drafts, "idempotency_key": strings.Repeat("\U0001F511", 200)}, false)
-	status, raw := postMCP(t, h.sys.Endpoint, h.token, "tools/call", "tasks_import", body)
+	status, raw := nodetest.PostMCP(t, h.Sys.Endpoint, h.Token, "tools/call", "tasks_import", body)
 	var res struct {
 		Result struct {
 			IsError           bool
@@ -145,7 +146,7 @@ func TestLargestImportFitsTheBodyLimit(t *testing.T) {
 	}
 
 	over := `{"pad":"` + strings.Repeat("x", frontdoor.DefaultMaxBodyBytes) + `"}`
-	status, raw = postMCP(t, h.sys.Endpoint, h.token, "tools/call", "tasks_import", over)
+	status, raw = nodetest.PostMCP(t, h.Sys.Endpoint, h.Token, "tools/call", "tasks_import", over)
 	if want := "larger than 4 MiB (4194304 bytes)"; status != http.StatusRequestEntityTooLarge || !strings.Contains(string(raw), want) {
 		t.Errorf("a body over the limit = %d %s, want 413 saying %q", status, raw, want)
 	}

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -12,6 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestTenantIsolationListen: a listen stream hears its own tenant's
@@ -20,24 +22,24 @@ import (
 // role changes made through the admin API) reach the stream of no one
 // outside it; a change of the stream's own tenant, sent after them, does.
 func TestTenantIsolationListen(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			wire := newIsoWire(t, h)
 			// Fresh slugs: a NATS server shared with other tests carries
 			// their tenants' changes too.
-			op := operatorSecret(t, h)
+			op := h.OperatorSecret(t)
 			a, b := isoNewTenant(t, wire, op), isoNewTenant(t, wire, op)
-			bus, err := events.New(h.sys.bus.conn)
+			bus, err := events.New(h.Sys.NATS())
 			if err != nil {
 				t.Fatal(err)
 			}
 			heard := make(chan struct{}, 64)
-			h.client(t, a.OwnerToken, &mcp.ClientOptions{
+			h.Client(t, a.OwnerToken, &mcp.ClientOptions{
 				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { heard <- struct{}{} },
 			})
 			// Until the stream has subscribed, its tenant's changes are lost.
-			waitFor(t, 10*time.Second, "tenant A's listen stream to subscribe", func() bool {
+			poll.Until(t, 10*time.Second, "tenant A's listen stream to subscribe", func() bool {
 				bus.Publish(a.Tenant.Slug, events.Event{Kind: events.ToolsChanged})
 				select {
 				case <-heard:

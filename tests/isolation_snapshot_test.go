@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -20,6 +20,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // isoSnapshot is everything a tenant holds, read straight from the
@@ -77,7 +78,7 @@ func (w *isoWorld) settle(t *testing.T, db *ent.Client) {
 		t.Fatalf("tenant %s: whoami = %d %s", w.name, a.status, a.body)
 	}
 	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
-	waitFor(t, 10*time.Second, "tenant "+w.name+"'s audit log to catch up", func() bool {
+	poll.Until(t, 10*time.Second, "tenant "+w.name+"'s audit log to catch up", func() bool {
 		n, err := db.AuditEvent.Query().Where(auditevent.TenantID(w.id), auditevent.SessionLabel(label)).Count(ctx)
 		if err != nil {
 			t.Fatal(err)

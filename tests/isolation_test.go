@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // isoProbesPerDirection is how many probes the callers of each tenant
@@ -41,19 +42,19 @@ const isoProbesPerDirection = 250
 // logs: TASKWIRE_ISOLATION_SEED=<seed> replays them.
 func TestTenantIsolation(t *testing.T) {
 	seed := isolationSeed(t)
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			rng := rand.New(rand.NewPCG(seed, 0x7e4a47))
 			a, b := isoTenants(t, h, rng)
 			for _, d := range []struct{ attacker, victim *isoWorld }{{a, b}, {b, a}} {
-				d.attacker.settle(t, h.sys.DB)
-				d.victim.settle(t, h.sys.DB)
-				before := isoSnapshot(t, h.sys.DB, d.victim.id)
+				d.attacker.settle(t, h.Sys.DB)
+				d.victim.settle(t, h.Sys.DB)
+				before := isoSnapshot(t, h.Sys.DB, d.victim.id)
 				x := &isoRunner{t: t, wire: a.wire, attacker: d.attacker, victim: d.victim, rng: rng, sent: map[string]bool{}}
 				x.run(isoProbesPerDirection)
-				d.attacker.settle(t, h.sys.DB) // what it made the worker write is written
-				if diff := cmp.Diff(before, isoSnapshot(t, h.sys.DB, d.victim.id)); diff != "" {
+				d.attacker.settle(t, h.Sys.DB) // what it made the worker write is written
+				if diff := cmp.Diff(before, isoSnapshot(t, h.Sys.DB, d.victim.id)); diff != "" {
 					t.Errorf("the probes of tenant %s's callers changed tenant %s's rows (-before +after):\n%s", d.attacker.name, d.victim.name, diff)
 				}
 			}
@@ -84,23 +85,23 @@ func isolationSeed(t *testing.T) uint64 {
 // isoTenants plants tenant A, the first start's, and tenant B, which the
 // operator creates through the admin API. B's refs start at T-101, so
 // that no ref of either exists in the other.
-func isoTenants(t *testing.T, h *harness, rng *rand.Rand) (a, b *isoWorld) {
+func isoTenants(t *testing.T, h *nodetest.Harness, rng *rand.Rand) (a, b *isoWorld) {
 	t.Helper()
 	wire := newIsoWire(t, h)
-	first := h.sys.first
-	a = &isoWorld{name: "A", slug: first.Tenant.Slug, id: first.Tenant.ID, owner: h.token, ownerAdmin: h.adminToken(t, first.Owner.Handle), rng: rng, wire: wire}
+	first := h.Sys.First()
+	a = &isoWorld{name: "A", slug: first.Tenant.Slug, id: first.Tenant.ID, owner: h.Token, ownerAdmin: h.AdminToken(t, first.Owner.Handle), rng: rng, wire: wire}
 	a.label = "session " + a.word("A's session label")
 	b = &isoWorld{name: "B", rng: rng, wire: wire}
 	b.label = "session " + b.word("B's session label")
 	b.slug = b.word("B's slug")
 	owner := b.word("B's owner's handle")
-	created := b.admin(t, operatorSecret(t, h), "CreateTenant", map[string]any{
+	created := b.admin(t, h.OperatorSecret(t), "CreateTenant", map[string]any{
 		"slug": b.slug, "name": "Tenant " + b.word("B's name"), "ownerHandle": owner, "ownerName": "Name " + b.word("B's owner's display name"),
 	})
 	b.owner = created["ownerToken"].(string)
 	b.mark(b.owner, "B owner's token")
-	b.ownerAdmin = b.admin(t, operatorSecret(t, h), "CreateToken", map[string]any{"tenant": b.slug, "member": owner, "admin": true})["token"].(string)
-	id, err := h.sys.DB.Tenant.Query().Where(tenant.Slug(b.slug)).OnlyID(privacy.DecisionContext(context.Background(), privacy.Allow))
+	b.ownerAdmin = b.admin(t, h.OperatorSecret(t), "CreateToken", map[string]any{"tenant": b.slug, "member": owner, "admin": true})["token"].(string)
+	id, err := h.Sys.DB.Tenant.Query().Where(tenant.Slug(b.slug)).OnlyID(privacy.DecisionContext(context.Background(), privacy.Allow))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"bufio"
@@ -20,6 +20,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoregistry"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // isoWire sends the isolation test's requests as a client would put them
@@ -33,15 +34,15 @@ type isoWire struct {
 	id       int // the last JSON-RPC id sent
 }
 
-func newIsoWire(t testing.TB, h *harness) *isoWire {
+func newIsoWire(t testing.TB, h *nodetest.Harness) *isoWire {
 	t.Helper()
-	base := h.sys.cfg.PublicURL
+	base := h.Sys.Config().PublicURL
 	conn, err := grpc.NewClient(strings.TrimPrefix(base, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return &isoWire{t: t, endpoint: h.sys.Endpoint, admin: base, grpc: conn}
+	return &isoWire{t: t, endpoint: h.Sys.Endpoint, admin: base, grpc: conn}
 }
 
 // isoAnswer is what one request got back.
@@ -159,7 +160,7 @@ func (w *isoWire) adminGRPC(bearer, method, body string) isoAnswer {
 		w.t.Fatalf("%s request %s: %v", method, body, err)
 	}
 	full := "/" + adminv1.AdminService_ServiceDesc.ServiceName + "/" + method
-	ctx, cancel := context.WithTimeout(asGRPC(bearer), 15*time.Second)
+	ctx, cancel := context.WithTimeout(nodetest.AsGRPC(bearer), 15*time.Second)
 	defer cancel()
 	if err := w.grpc.Invoke(ctx, full, in.Interface(), out.Interface()); err != nil {
 		st := status.Convert(err)

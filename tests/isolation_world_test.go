@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // isoWorld is one tenant as the isolation test planted it: who acts in
@@ -162,18 +163,18 @@ func (w *isoWorld) admin(t *testing.T, bearer, method string, req any) map[strin
 // identifiers another tenant's caller will try. Task, comment and note
 // numbers start after firstRef, so that none of one tenant exists in the
 // other.
-func (w *isoWorld) plant(t *testing.T, h *harness, ownerHandle string, firstRef, tasks int) {
+func (w *isoWorld) plant(t *testing.T, h *nodetest.Harness, ownerHandle string, firstRef, tasks int) {
 	t.Helper()
 	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
 	if firstRef > 0 {
-		if err := h.sys.DB.Tenant.UpdateOneID(w.id).SetTaskSeq(firstRef).SetCommentSeq(firstRef).SetNoteSeq(firstRef).Exec(ctx); err != nil {
+		if err := h.Sys.DB.Tenant.UpdateOneID(w.id).SetTaskSeq(firstRef).SetCommentSeq(firstRef).SetNoteSeq(firstRef).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
 	}
 	boards := []string{"main"}
 	for i := range 3 {
 		slug := w.word(fmt.Sprintf("board %d's slug", i))
-		err := h.sys.DB.Board.Create().SetTenantID(w.id).SetSlug(slug).
+		err := h.Sys.DB.Board.Create().SetTenantID(w.id).SetSlug(slug).
 			SetName("Board " + w.word("a board's name")).SetRules("Keep " + w.word("a board's rules") + " in mind").
 			Exec(tenantscope.NewContext(ctx, w.id))
 		if err != nil {

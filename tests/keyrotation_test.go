@@ -1,8 +1,7 @@
-package main
+package tests
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -11,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -21,14 +20,14 @@ const rotationOperatorSecret = "twop_rotation-test-secret-of-at-least-32-bytes"
 
 // keyCluster is a cluster whose worker mints tokens and rotates keys
 // through the admin API, with retired keys verifying for window only.
-func keyCluster(t *testing.T, s setup, window time.Duration) *cluster {
+func keyCluster(t *testing.T, s nodetest.Setup, window time.Duration) *nodetest.Cluster {
 	t.Helper()
 	op, err := adminedge.NewOperatorSecret(rotationOperatorSecret)
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.operator, s.audience, s.keysVerifyFor = op, "http://taskwire.test/api/mcp", window
-	return startCluster(t, s)
+	s.Operator, s.Audience, s.KeysVerifyFor = op, "http://taskwire.test/api/mcp", window
+	return nodetest.StartCluster(t, s)
 }
 
 // adminAt POSTs body to the JSON method at front door addr with bearer and
@@ -73,52 +72,36 @@ func jwksAt(t *testing.T, addr string) []string {
 	return kids
 }
 
-// kidOf reads the kid header of a JWT, without verifying it.
-func kidOf(t *testing.T, token string) string {
-	t.Helper()
-	head, _, _ := strings.Cut(token, ".")
-	data, err := base64.RawURLEncoding.DecodeString(head)
-	if err != nil {
-		t.Fatalf("token header: %v", err)
-	}
-	var h jwt.MapClaims
-	if err := json.Unmarshal(data, &h); err != nil {
-		t.Fatal(err)
-	}
-	kid, _ := h["kid"].(string)
-	return kid
-}
-
 // TestSigningKeyRotation: an operator rotates the signing key through the
 // admin API. Tokens signed before still verify on every front door, new
 // tokens carry the new kid and verify everywhere once the front doors
 // heard of the rotation, the JWKS lists both keys, and the old key is
 // refused once past its verify_until.
 func TestSigningKeyRotation(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) { testSigningKeyRotation(t, s) })
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) { testSigningKeyRotation(t, s) })
 	}
 }
 
-func testSigningKeyRotation(t *testing.T, s setup) {
+func testSigningKeyRotation(t *testing.T, s nodetest.Setup) {
 	const window = 3 * time.Second
 	c := keyCluster(t, s, window)
-	old := c.token
-	oldKid := kidOf(t, old)
+	old := c.Token
+	oldKid := nodetest.KeyID(t, old)
 
 	// Only operators rotate.
 	st, err := tokens.New(tokens.Config{Client: c.DB})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ownerAdmin, _, err := st.Create(context.Background(), c.issuer, tokens.CreateRequest{Tenant: "acme", Member: c.owner, Admin: true})
+	ownerAdmin, _, err := st.Create(context.Background(), c.Issuer, tokens.CreateRequest{Tenant: "acme", Member: c.Owner, Admin: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if status, m := adminAt(t, c.fronts[0], ownerAdmin, "RotateSigningKey", `{}`); status != http.StatusForbidden {
+	if status, m := adminAt(t, c.Fronts[0], ownerAdmin, "RotateSigningKey", `{}`); status != http.StatusForbidden {
 		t.Fatalf("RotateSigningKey with an owner's admin token = %d %v, want 403", status, m)
 	}
-	status, m := adminAt(t, c.fronts[0], rotationOperatorSecret, "RotateSigningKey", `{}`)
+	status, m := adminAt(t, c.Fronts[0], rotationOperatorSecret, "RotateSigningKey", `{}`)
 	if status != http.StatusOK {
 		t.Fatalf("RotateSigningKey = %d %v, want 200", status, m)
 	}
@@ -130,37 +113,37 @@ func testSigningKeyRotation(t *testing.T, s setup) {
 	}
 
 	// The old token still works everywhere (within its window).
-	for _, addr := range c.fronts {
+	for _, addr := range c.Fronts {
 		if s := listAt(t, c, addr, old); s != http.StatusOK {
 			t.Errorf("a token signed before the rotation at %s = %d, want 200", addr, s)
 		}
 	}
 	// A token minted now carries the new kid, and every front door takes
 	// it once told of the rotation.
-	status, m = adminAt(t, c.fronts[1], rotationOperatorSecret, "CreateToken", `{"tenant":"acme","member":"ada","scopes":["read"]}`)
+	status, m = adminAt(t, c.Fronts[1], rotationOperatorSecret, "CreateToken", `{"tenant":"acme","member":"ada","scopes":["read"]}`)
 	if status != http.StatusOK {
 		t.Fatalf("CreateToken = %d %v", status, m)
 	}
 	fresh, _ := m["token"].(string)
-	if got := kidOf(t, fresh); got != newKid {
+	if got := nodetest.KeyID(t, fresh); got != newKid {
 		t.Errorf("kid of a token minted after the rotation = %q, want %q", got, newKid)
 	}
-	for _, addr := range c.fronts {
-		waitFor(t, 5*time.Second, "front door "+addr+" to take the new key", func() bool {
+	for _, addr := range c.Fronts {
+		poll.Until(t, 5*time.Second, "front door "+addr+" to take the new key", func() bool {
 			return listAt(t, c, addr, fresh) == http.StatusOK
 		})
 		if kids := jwksAt(t, addr); !slices.Contains(kids, oldKid) || !slices.Contains(kids, newKid) {
 			t.Errorf("JWKS at %s = %v, want %s and %s", addr, kids, oldKid, newKid)
 		}
 	}
-	status, m = adminAt(t, c.fronts[0], rotationOperatorSecret, "ListSigningKeys", `{}`)
+	status, m = adminAt(t, c.Fronts[0], rotationOperatorSecret, "ListSigningKeys", `{}`)
 	if list, _ := m["keys"].([]any); status != http.StatusOK || len(list) != 2 {
 		t.Errorf("ListSigningKeys = %d %v, want two keys", status, m)
 	}
 
 	// Past its verify_until the old key is refused, and leaves the JWKS.
-	for _, addr := range c.fronts {
-		waitFor(t, window+5*time.Second, "front door "+addr+" to refuse the retired key", func() bool {
+	for _, addr := range c.Fronts {
+		poll.Until(t, window+5*time.Second, "front door "+addr+" to refuse the retired key", func() bool {
 			return listAt(t, c, addr, old) == http.StatusUnauthorized
 		})
 		if kids := jwksAt(t, addr); slices.Contains(kids, oldKid) || !slices.Contains(kids, newKid) {
@@ -169,30 +152,5 @@ func testSigningKeyRotation(t *testing.T, s setup) {
 		if s := listAt(t, c, addr, fresh); s != http.StatusOK {
 			t.Errorf("the new key's token at %s = %d, want 200", addr, s)
 		}
-	}
-}
-
-// TestKeysCommands: `taskwire admin keys rotate` and `keys list` on a
-// server as `serve` starts it; the first start's token keeps working.
-func TestKeysCommands(t *testing.T) {
-	h := startHarness(t, setups()[0])
-	a := newAdminClient(t, h)
-	op := operatorSecret(t, h)
-	oldKid := kidOf(t, h.token)
-	out := a.cliOK(op, "keys", "rotate")
-	if !strings.Contains(out, "New tokens are signed with key ") || !strings.Contains(out, "Tokens signed with key "+oldKid+" still verify until ") {
-		t.Errorf("keys rotate printed:\n%s", out)
-	}
-	table := a.cliOK(op, "keys", "list")
-	for _, want := range []string{"KID", "VERIFIES UNTIL", oldKid, "signing", "retired"} {
-		if !strings.Contains(table, want) {
-			t.Errorf("keys list lacks %q:\n%s", want, table)
-		}
-	}
-	if _, err := a.cli(h.adminToken(t, "owner"), "keys", "rotate"); err == nil {
-		t.Error("keys rotate with an owner's admin token succeeded, want refused")
-	}
-	if s := toolsListStatus(t, h.sys.Endpoint, "", h.token); s != http.StatusOK {
-		t.Errorf("the first start's token after a rotation = %d, want 200", s)
 	}
 }

@@ -1,8 +1,9 @@
-package main
+package tests
 
 import (
 	"bufio"
 	"encoding/json"
+	"github.com/taskwire/taskwire/node/nodetest"
 	"io"
 	"net/http"
 	"strings"
@@ -15,27 +16,27 @@ import (
 // it started: it refuses the ended session (404), and the other session's
 // tool calls there get log messages at the level it set.
 func TestLateReplicaLearnsSessionNews(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			c := startCluster(t, s)
-			ended := c.legacyInitialize(t, c.fronts[0])
-			leveled := c.legacyInitialize(t, c.fronts[0])
-			plain := c.legacyInitialize(t, c.fronts[0])
-			c.legacyDelete(t, c.fronts[0], ended)
-			resp := c.legacyPost(t, c.fronts[1], leveled, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			c := nodetest.StartCluster(t, s)
+			ended := legacyInitialize(t, c, c.Fronts[0])
+			leveled := legacyInitialize(t, c, c.Fronts[0])
+			plain := legacyInitialize(t, c, c.Fronts[0])
+			legacyDelete(t, c, c.Fronts[0], ended)
+			resp := legacyPost(t, c, c.Fronts[1], leveled, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`)
 			if body, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"result"`) {
 				t.Fatalf("logging/setLevel = %d %s, want 200 and a result", resp.StatusCode, body)
 			}
 
-			late := c.addFront(t)
+			late := c.AddFront(t)
 			ping := `{"jsonrpc":"2.0","id":3,"method":"ping"}`
-			if resp := c.legacyPost(t, late, ended, ping); resp.Body.Close() != nil || resp.StatusCode != http.StatusNotFound {
+			if resp := legacyPost(t, c, late, ended, ping); resp.Body.Close() != nil || resp.StatusCode != http.StatusNotFound {
 				t.Errorf("ping of the ended session at the new front door = %d, want 404", resp.StatusCode)
 			}
-			if got := c.importLogLevels(t, late, leveled); got != "info,debug" {
+			if got := importLogLevels(t, c, late, leveled); got != "info,debug" {
 				t.Errorf("log messages of a tool call at the new front door, session at debug = [%s], want [info,debug]", got)
 			}
-			if got := c.importLogLevels(t, late, plain); got != "" {
+			if got := importLogLevels(t, c, late, plain); got != "" {
 				t.Errorf("log messages of a tool call at the new front door, session with no level = [%s], want none", got)
 			}
 		})
@@ -43,10 +44,10 @@ func TestLateReplicaLearnsSessionNews(t *testing.T) {
 }
 
 // legacyDelete ends session at front door addr, as its client would.
-func (c *cluster) legacyDelete(t *testing.T, addr, session string) {
+func legacyDelete(t *testing.T, c *nodetest.Cluster, addr, session string) {
 	t.Helper()
 	req, _ := http.NewRequest(http.MethodDelete, "http://"+addr+"/api/mcp", nil)
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Mcp-Session-Id", session)
 	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
 	resp, err := http.DefaultClient.Do(req)
@@ -62,9 +63,9 @@ func (c *cluster) legacyDelete(t *testing.T, addr, session string) {
 // importLogLevels calls tasks_import in session at front door addr and
 // returns the levels of the log messages its stream carried, in order,
 // comma-separated.
-func (c *cluster) importLogLevels(t *testing.T, addr, session string) string {
+func importLogLevels(t *testing.T, c *nodetest.Cluster, addr, session string) string {
 	t.Helper()
-	resp := c.legacyPost(t, addr, session,
+	resp := legacyPost(t, c, addr, session,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"tasks_import","arguments":{"tasks":[{"title":"one"},{"title":"two"}]}}}`)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"bufio"
@@ -15,6 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestLegacyCancelReachesOtherReplica: an older client's call runs on one
@@ -23,16 +25,16 @@ import (
 // stream ends without a response. The client keeps reading its stream
 // throughout, so the hang-up path cannot be what cancels it.
 func TestLegacyCancelReachesOtherReplica(t *testing.T) {
-	c := startCluster(t, setups()[0])
+	c := nodetest.StartCluster(t, nodetest.Setups()[0])
 	holdImportAt(c.DB, 30)
-	session := c.legacyInitialize(t, c.fronts[0])
+	session := legacyInitialize(t, c, c.Fronts[0])
 
 	drafts := make([]map[string]any, 100)
 	for i := range drafts {
 		drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
 	}
 	args, _ := json.Marshal(drafts)
-	resp := c.legacyPost(t, c.fronts[0], session,
+	resp := legacyPost(t, c, c.Fronts[0], session,
 		`{"jsonrpc":"2.0","id":41,"method":"tools/call","params":{"name":"tasks_import","arguments":{"tasks":`+string(args)+`},"_meta":{"progressToken":"imp"}}}`)
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != http.StatusOK || !strings.HasPrefix(ct, "text/event-stream") {
@@ -47,7 +49,7 @@ func TestLegacyCancelReachesOtherReplica(t *testing.T) {
 		t.Fatalf("first event = %q, %v; want progress", line, err)
 	}
 
-	cancel := c.legacyPost(t, c.fronts[1], session,
+	cancel := legacyPost(t, c, c.Fronts[1], session,
 		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":41,"reason":"user stopped it"}}`)
 	cancel.Body.Close()
 	if cancel.StatusCode != http.StatusAccepted {
@@ -61,8 +63,8 @@ func TestLegacyCancelReachesOtherReplica(t *testing.T) {
 	if strings.Contains(string(rest), `"id":41`) {
 		t.Errorf("the cancelled call got a response: %s", rest)
 	}
-	waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
-		return c.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+	poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+		return c.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
 	})
 	n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
 	if err != nil || n != 0 {
@@ -71,9 +73,9 @@ func TestLegacyCancelReachesOtherReplica(t *testing.T) {
 }
 
 // legacyInitialize opens a 2025-06-18 session at front door addr.
-func (c *cluster) legacyInitialize(t *testing.T, addr string) string {
+func legacyInitialize(t *testing.T, c *nodetest.Cluster, addr string) string {
 	t.Helper()
-	resp := c.legacyPost(t, addr, "",
+	resp := legacyPost(t, c, addr, "",
 		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	resp.Body.Close()
 	session := resp.Header.Get("Mcp-Session-Id")
@@ -84,13 +86,13 @@ func (c *cluster) legacyInitialize(t *testing.T, addr string) string {
 }
 
 // legacyPost POSTs body as a 2025-06-18 client of session would.
-func (c *cluster) legacyPost(t *testing.T, addr, session, body string) *http.Response {
+func legacyPost(t *testing.T, c *nodetest.Cluster, addr, session, body string) *http.Response {
 	t.Helper()
 	req, err := http.NewRequest("POST", "http://"+addr+"/api/mcp", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.token)
+	req.Header.Set("Authorization", "Bearer "+c.Token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
@@ -115,11 +117,11 @@ func (c *cluster) legacyPost(t *testing.T, addr, session, body string) *http.Res
 func TestLegacyClientCancels(t *testing.T) {
 	for _, version := range []string{"2025-11-25", "2025-06-18"} {
 		t.Run(version, func(t *testing.T) {
-			c := startCluster(t, setups()[0])
+			c := nodetest.StartCluster(t, nodetest.Setups()[0])
 			holdImportAt(c.DB, 30)
 			callCtx, cancelCall := context.WithCancel(context.Background())
 			defer cancelCall()
-			cs, _ := c.legacyClient(t, version, &mcp.ClientOptions{
+			cs, _ := c.LegacyClient(t, version, &mcp.ClientOptions{
 				ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { cancelCall() },
 			})
 			drafts := make([]map[string]any, 100)
@@ -131,8 +133,8 @@ func TestLegacyClientCancels(t *testing.T) {
 			if _, err := cs.CallTool(callCtx, params); !errors.Is(err, context.Canceled) {
 				t.Fatalf("CallTool after cancelling = %v, want context.Canceled", err)
 			}
-			waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
-				return c.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+			poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+				return c.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
 			})
 			n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
 			if err != nil || n != 0 {

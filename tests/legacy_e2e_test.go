@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestLegacyEndToEnd drives a whole Taskwire with the go-sdk client
@@ -18,9 +19,9 @@ import (
 // Every message the server sends is checked against the schema of the
 // revision the session speaks.
 func TestLegacyEndToEnd(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			for _, version := range []string{"2025-06-18", "2025-11-25"} {
 				t.Run(version, func(t *testing.T) { runLegacySession(t, h, version) })
 			}
@@ -28,10 +29,10 @@ func TestLegacyEndToEnd(t *testing.T) {
 	}
 }
 
-func runLegacySession(t *testing.T, h *harness, version string) {
+func runLegacySession(t *testing.T, h *nodetest.Harness, version string) {
 	var mu sync.Mutex
 	var progress []*mcp.ProgressNotificationParams
-	cs, rec := h.legacyClient(t, version, &mcp.ClientOptions{
+	cs, rec := h.LegacyClient(t, version, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 			mu.Lock()
 			progress = append(progress, r.Params)
@@ -42,15 +43,15 @@ func runLegacySession(t *testing.T, h *harness, version string) {
 	if got := cs.InitializeResult().ProtocolVersion; got != version {
 		t.Errorf("negotiated version = %q, want %q", got, version)
 	}
-	if cs.ID() == "" || len(rec.sent("initialize")) != 1 || len(rec.sent("server/discover")) != 0 {
+	if cs.ID() == "" || len(rec.Sent("initialize")) != 1 || len(rec.Sent("server/discover")) != 0 {
 		t.Errorf("session %q, %d initialize answers, %d discover answers; want a session from one initialize",
-			cs.ID(), len(rec.sent("initialize")), len(rec.sent("server/discover")))
+			cs.ID(), len(rec.Sent("initialize")), len(rec.Sent("server/discover")))
 	}
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) == 0 {
 		t.Fatalf("ListTools = %v, %v", tools, err)
 	}
-	created := callOK(t, cs, "tasks_create", map[string]any{"title": "From an older client (" + version + ")"})
+	created := nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "From an older client (" + version + ")"})
 	if ref, _ := created["task"].(map[string]any)["ref"].(string); !strings.HasPrefix(ref, "T-") {
 		t.Errorf("tasks_create = %v, want a task with a ref", created)
 	}
@@ -76,26 +77,7 @@ func runLegacySession(t *testing.T, h *harness, version string) {
 	if err := cs.Close(); err != nil {
 		t.Errorf("Close: %v", err)
 	}
-	if got := rec.statusOf(http.MethodDelete); got != http.StatusNoContent {
+	if got := rec.StatusOf(http.MethodDelete); got != http.StatusNoContent {
 		t.Errorf("DELETE on close answered %d, want 204", got)
 	}
-}
-
-// legacyClient connects the go-sdk client at version, a revision before
-// 2026-07-28, so that it starts with initialize.
-func (h *harness) legacyClient(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *wireRecorder) {
-	t.Helper()
-	rec := &wireRecorder{t: t, token: h.token, version: version, base: http.DefaultTransport}
-	c := mcp.NewClient(&mcp.Implementation{Name: "taskwire-e2e-legacy", Version: "1.0.0"}, opts)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:             h.sys.Endpoint,
-		HTTPClient:           &http.Client{Transport: rec},
-		DisableStandaloneSSE: true,
-		MaxRetries:           -1,
-	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
-	if err != nil {
-		t.Fatalf("Connect at %s: %v", version, err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, rec
 }

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestLegacyDeleteConfirmedAcrossReplicas: an older client that declared
@@ -17,12 +18,12 @@ import (
 func TestLegacyDeleteConfirmedAcrossReplicas(t *testing.T) {
 	for _, version := range []string{"2025-06-18", "2025-11-25"} {
 		t.Run(version, func(t *testing.T) {
-			c := startCluster(t, setups()[0])
+			c := nodetest.StartCluster(t, nodetest.Setups()[0])
 			var asked atomic.Int32
 			var answer atomic.Value
 			answer.Store("decline")
-			alt := &alternate{fronts: c.fronts, served: make([]atomic.Int32, len(c.fronts))}
-			rec := &wireRecorder{t: t, token: c.token, base: alt, version: version}
+			alt := nodetest.NewAlternate(c.Fronts)
+			rec := nodetest.NewWireRecorder(t, c.Token, version, alt)
 			cl := mcp.NewClient(&mcp.Implementation{Name: "legacy-elicit", Version: "1"}, &mcp.ClientOptions{
 				ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 					asked.Add(1)
@@ -34,20 +35,20 @@ func TestLegacyDeleteConfirmedAcrossReplicas(t *testing.T) {
 				},
 			})
 			cs, err := cl.Connect(context.Background(), &mcp.StreamableClientTransport{
-				Endpoint: c.endpoint, HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true, MaxRetries: -1,
+				Endpoint: c.Endpoint, HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true, MaxRetries: -1,
 			}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer cs.Close()
-			callOK(t, cs, "tasks_create", map[string]any{"title": "Old client's task"})
+			nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Old client's task"})
 
 			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_delete", Arguments: map[string]any{"ref": "T-1"}})
-			if err != nil || !res.IsError || !strings.Contains(text(res), "did not confirm") {
+			if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "did not confirm") {
 				t.Fatalf("declined delete = %v, %v; want an isError result", res, err)
 			}
 			answer.Store("accept")
-			callOK(t, cs, "tasks_delete", map[string]any{"ref": "T-1"})
+			nodetest.CallOK(t, cs, "tasks_delete", map[string]any{"ref": "T-1"})
 			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-1"}})
 			if err != nil || !res.IsError {
 				t.Errorf("tasks_get after the confirmed delete = %v, %v; want it gone", res, err)

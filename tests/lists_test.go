@@ -1,8 +1,9 @@
-package main
+package tests
 
 import (
 	"context"
 	"fmt"
+	"github.com/taskwire/taskwire/node/nodetest"
 	"testing"
 )
 
@@ -11,8 +12,8 @@ import (
 // {} (a script reading items got a KeyError), and its outputSchema says
 // so.
 func TestEmptyListsHaveItems(t *testing.T) {
-	h := startHarness(t, setups()[0])
-	cs, _ := h.client(t, h.token, nil)
+	h := nodetest.Start(t, nodetest.Setups()[0])
+	cs, _ := h.Client(t, h.Token, nil)
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -27,7 +28,7 @@ func TestEmptyListsHaveItems(t *testing.T) {
 		{"context_get", nil},
 		{"audit_list", map[string]any{"tool": "tasks_import"}},
 	} {
-		got := callOK(t, cs, tc.tool, tc.args)
+		got := nodetest.CallOK(t, cs, tc.tool, tc.args)
 		if items, ok := got["items"].([]any); !ok || len(items) != 0 || got["next_cursor"] != "" {
 			t.Errorf("%s(%v) = %v, want items [] and next_cursor \"\"", tc.tool, tc.args, got)
 		}

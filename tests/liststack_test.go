@@ -1,9 +1,10 @@
-package main
+package tests
 
 import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/taskwire/taskwire/node/nodetest"
 	"net"
 	"net/http"
 	"net/url"
@@ -22,8 +23,8 @@ func TestListenStreamStack(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector enlarges stack frames; the stack's size is checked without it")
 	}
-	h := startHarness(t, setup{name: "sqlite"})
-	u, err := url.Parse(h.sys.Endpoint)
+	h := nodetest.Start(t, nodetest.Setup{Name: "sqlite"})
+	u, err := url.Parse(h.Sys.Endpoint)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +32,7 @@ func TestListenStreamStack(t *testing.T) {
 		t.Helper()
 		body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},`+
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`, id)
-		req, err := http.NewRequest(http.MethodPost, h.sys.Endpoint, strings.NewReader(body))
+		req, err := http.NewRequest(http.MethodPost, h.Sys.Endpoint, strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -39,7 +40,7 @@ func TestListenStreamStack(t *testing.T) {
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
 		req.Header.Set("Mcp-Method", "subscriptions/listen")
-		req.Header.Set("Authorization", "Bearer "+h.token)
+		req.Header.Set("Authorization", "Bearer "+h.Token)
 		// A bare connection, read from this goroutine: the client adds no
 		// goroutine, and so no stack, of its own.
 		conn, err := net.Dial("tcp", u.Host)

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"bufio"
@@ -14,6 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestLogLevelAndTrace: a request that sets io.modelcontextprotocol/logLevel
@@ -21,13 +23,13 @@ import (
 // before the response, and a W3C traceparent in _meta reaches the worker,
 // whose log record of the call carries its trace id.
 func TestLogLevelAndTrace(t *testing.T) {
-	h := startHarness(t, setups()[0])
+	h := nodetest.Start(t, nodetest.Setups()[0])
 	const trace = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	importWith := func(level string) []map[string]any {
 		body := `{"jsonrpc":"2.0","id":"imp-` + level + `","method":"tools/call","params":{"name":"tasks_import","arguments":{"tasks":[{"title":"one"},{"title":"two"}],"allow_duplicate":true},` +
 			`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
 			`"io.modelcontextprotocol/logLevel":"` + level + `","traceparent":"` + trace + `"}}}`
-		status, raw := postMCP(t, h.sys.Endpoint, h.token, "tools/call", "tasks_import", body)
+		status, raw := nodetest.PostMCP(t, h.Sys.Endpoint, h.Token, "tools/call", "tasks_import", body)
 		if status != http.StatusOK {
 			t.Fatalf("tasks_import with logLevel %s: %d %s", level, status, raw)
 		}
@@ -69,7 +71,7 @@ func TestLogLevelAndTrace(t *testing.T) {
 	if got := levels(importWith("error")); len(got) != 0 {
 		t.Errorf("messages at logLevel error = %v, want none", got)
 	}
-	if !h.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"}) {
+	if !h.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "trace_id": "4bf92f3577b34da6a3ce929d0e0e4736"}) {
 		t.Error("the worker's record of the call lacks the client's trace id")
 	}
 }
@@ -79,10 +81,10 @@ func TestLogLevelAndTrace(t *testing.T) {
 // above the level, whichever replica serves the call (the level reaches
 // the others over NATS).
 func TestLegacyLogLevel(t *testing.T) {
-	c := startCluster(t, setups()[0])
+	c := nodetest.StartCluster(t, nodetest.Setups()[0])
 	var mu sync.Mutex
 	var got []string
-	cs, _ := c.legacyClient(t, "2025-11-25", &mcp.ClientOptions{
+	cs, _ := c.LegacyClient(t, "2025-11-25", &mcp.ClientOptions{
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			mu.Lock()
 			got = append(got, string(r.Params.Level))
@@ -114,9 +116,9 @@ func TestLegacyLogLevel(t *testing.T) {
 	// The cluster's client alternates replicas, so of two calls one runs
 	// where setLevel did not: it learns the level over NATS, soon after.
 	twice := func() string { imp(); imp(); return levels() }
-	waitFor(t, 10*time.Second, "both replicas to log at debug", func() bool { return twice() == "info,debug,info,debug" })
+	poll.Until(t, 10*time.Second, "both replicas to log at debug", func() bool { return twice() == "info,debug,info,debug" })
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "error"}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "both replicas to stop logging below error", func() bool { return twice() == "" })
+	poll.Until(t, 10*time.Second, "both replicas to stop logging below error", func() bool { return twice() == "" })
 }

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -9,7 +9,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestMetricsOfSeparateProcesses runs a worker and a front door as
@@ -22,7 +24,7 @@ func TestMetricsOfSeparateProcesses(t *testing.T) {
 		t.Run(string(b), func(t *testing.T) {
 			t.Parallel()
 			d := newDeployment(t, b)
-			runProc(t, d.dir, "migrate", "--db", d.db)
+			nodetest.RunProc(t, d.dir, "migrate", "--db", d.db)
 			w := d.startWorker(t, "worker", "127.0.0.1:0")
 			metrics := d.startFrontWithMetrics(t, w.grpc)
 			token := d.ownerToken(t)
@@ -66,8 +68,8 @@ func (d *deployment) startFrontWithMetrics(t *testing.T, workers string) string 
 	t.Helper()
 	args := append([]string{"frontdoor", "--addr", d.frontAddr, "--workers", workers, "--operator-secret-file", d.operator,
 		"--metrics-addr", "127.0.0.1:0"}, d.shared()...)
-	d.front = startProc(t, d.dir, "front door", args...)
-	rec := d.front.logged(t, "front door serving")
+	d.front = nodetest.StartProc(t, d.dir, "front door", args...)
+	rec := d.front.Logged(t, "front door serving")
 	addr, _ := rec["metrics"].(string)
 	if addr == "" {
 		t.Fatalf("front door serving record %v names no metrics address", rec)
@@ -111,7 +113,7 @@ func (d *deployment) callForMetrics(t *testing.T, token, frontMetrics, workerMet
 			once.Do(func() { scraped <- [2]rawScrape{scrapeRaw(frontMetrics), scrapeRaw(workerMetrics)} })
 		},
 	})
-	callOK(t, cs, "tasks_create", map[string]any{"title": "Metrics are counted"})
+	nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Metrics are counted"})
 	if res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-404"}}); err != nil || !res.IsError {
 		t.Fatalf("tasks_get T-404 = %v %s, want a tool error", err, textOf(res))
 	}
@@ -166,19 +168,19 @@ func checkGRPCSeries(t *testing.T, s *metricsScrape) {
 // calls, NATS (in process) and the database (SQLite).
 func TestServeMetrics(t *testing.T) {
 	dir := t.TempDir()
-	p := startProc(t, dir, "serve", "serve", "--addr", "127.0.0.1:0", "--data", dir, "--metrics-addr", "127.0.0.1:0")
-	rec := p.logged(t, "taskwire serving")
+	p := nodetest.StartProc(t, dir, "serve", "serve", "--addr", "127.0.0.1:0", "--data", dir, "--metrics-addr", "127.0.0.1:0")
+	rec := p.Logged(t, "taskwire serving")
 	addr, _ := rec["metrics"].(string)
 	endpoint, _ := rec["endpoint"].(string)
 	if addr == "" || endpoint == "" {
 		t.Fatalf("taskwire serving record %v names no metrics address or endpoint", rec)
 	}
 	token := regexp.MustCompile(`(?m)^  (ey[\w-]+\.[\w-]+\.[\w-]+)$`)
-	waitFor(t, 10*time.Second, "serve to print the first token", func() bool { return token.MatchString(p.stdout.String()) })
+	poll.Until(t, 10*time.Second, "serve to print the first token", func() bool { return token.MatchString(p.Stdout.String()) })
 	base := endpoint[:len(endpoint)-len("/api/mcp")]
 	d := &deployment{frontAddr: base[len("http://"):]}
-	cs := d.client(t, token.FindStringSubmatch(p.stdout.String())[1], nil)
-	callOK(t, cs, "tasks_create", map[string]any{"title": "Served"})
+	cs := d.client(t, token.FindStringSubmatch(p.Stdout.String())[1], nil)
+	nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Served"})
 
 	s := scrapeSettled(t, "http://"+addr+"/metrics", func(s *metricsScrape) bool {
 		streams, _ := s.value("taskwire_mcp_sse_streams_open", nil)

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // killUnderLoad SIGKILLs victim while four clients import tasks through
@@ -45,12 +47,12 @@ func (d *deployment) killUnderLoad(t *testing.T, token string, victim *workerPro
 			}
 		})
 	}
-	waitFor(t, 20*time.Second, "calls to succeed before the kill", func() bool { return ok.Load() >= 8 })
-	victim.signal(t, syscall.SIGKILL)
-	victim.wait(t, 10*time.Second)
+	poll.Until(t, 20*time.Second, "calls to succeed before the kill", func() bool { return ok.Load() >= 8 })
+	victim.Signal(t, syscall.SIGKILL)
+	victim.Wait(t, 10*time.Second)
 	killed.Store(true)
 	wg.Wait()
-	if got := probe(d.url("/readyz")); got != http.StatusOK {
+	if got := nodetest.Probe(d.url("/readyz")); got != http.StatusOK {
 		t.Errorf("front door /readyz with one worker left = %d, want 200", got)
 	}
 	t.Logf("%d calls succeeded, %d failed retriably around the kill", ok.Load(), retried.Load())
@@ -67,8 +69,8 @@ func (d *deployment) drainMidCall(t *testing.T, token string, last *workerProc) 
 	cs := d.client(t, token, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
 			once.Do(func() {
-				last.signal(t, syscall.SIGTERM)
-				draining <- pollUntil(func() int { return probe("http://" + last.http + "/readyz") }, http.StatusOK)
+				last.Signal(t, syscall.SIGTERM)
+				draining <- firstChange(func() int { return nodetest.Probe("http://" + last.http + "/readyz") }, http.StatusOK)
 			})
 		},
 	})
@@ -78,25 +80,27 @@ func (d *deployment) drainMidCall(t *testing.T, token string, last *workerProc) 
 	if err != nil || res.IsError {
 		t.Fatalf("tasks_import in flight at SIGTERM = %v %s, want it to finish", err, textOf(res))
 	}
-	if got := len(structured(t, res)["refs"].([]any)); got != 200 {
+	if got := len(nodetest.Structured(t, res)["refs"].([]any)); got != 200 {
 		t.Errorf("tasks_import in flight at SIGTERM created %d tasks, want 200", got)
 	}
-	if err := last.wait(t, 15*time.Second); err != nil {
-		t.Errorf("%s after SIGTERM: %v, want exit 0", last.name, err)
+	if err := last.Wait(t, 15*time.Second); err != nil {
+		t.Errorf("%s after SIGTERM: %v, want exit 0", last.Name, err)
 	}
 	if got := <-draining; got != http.StatusServiceUnavailable {
-		t.Errorf("%s /readyz while draining = %d, want 503", last.name, got)
+		t.Errorf("%s /readyz while draining = %d, want 503", last.Name, got)
 	}
-	waitFor(t, 10*time.Second, "the front door to turn unready", func() bool { return probe(d.url("/readyz")) == http.StatusServiceUnavailable })
+	poll.Until(t, 10*time.Second, "the front door to turn unready", func() bool { return nodetest.Probe(d.url("/readyz")) == http.StatusServiceUnavailable })
 	res, err = d.client(t, token, nil).CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_list"})
 	if !retriable(res, err) {
 		t.Errorf("tasks_list with no worker = %v %s, want an error saying to try again", err, textOf(res))
 	}
 }
 
-// pollUntil calls get until it returns something other than was, and
-// returns that (0 when it never changed within 10 seconds).
-func pollUntil(get func() int, was int) int {
+// firstChange calls get until it returns something other than was, and
+// returns that (0 when it never changed within 10 seconds). Unlike
+// poll.Until it fails nothing: it runs in the client's progress handler,
+// off the test's goroutine, and hands what it saw to the test.
+func firstChange(get func() int, was int) int {
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		if got := get(); got != was {
@@ -112,5 +116,5 @@ func textOf(res *mcp.CallToolResult) string {
 	if res == nil {
 		return ""
 	}
-	return text(res)
+	return nodetest.Text(res)
 }

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -16,8 +16,10 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestSeparateProcesses runs a deployment as separate processes of the
@@ -45,8 +47,8 @@ func TestSeparateProcesses(t *testing.T) {
 			d.killUnderLoad(t, token, w1)
 			d.drainMidCall(t, token, w2)
 			w3 := d.startWorker(t, "worker 3", w2.grpc) // where worker 2 was
-			waitFor(t, 10*time.Second, "the front door to be ready again", func() bool { return probe(d.url("/readyz")) == http.StatusOK })
-			callOK(t, d.client(t, token, nil), "tasks_list", nil)
+			poll.Until(t, 10*time.Second, "the front door to be ready again", func() bool { return nodetest.Probe(d.url("/readyz")) == http.StatusOK })
+			nodetest.CallOK(t, d.client(t, token, nil), "tasks_list", nil)
 			d.stopAll(t, w3)
 		})
 	}
@@ -56,7 +58,7 @@ func TestSeparateProcesses(t *testing.T) {
 type deployment struct {
 	dir, db, nats           string
 	key, internal, operator string // files
-	front                   *proc
+	front                   *nodetest.Proc
 	frontAddr               string
 }
 
@@ -74,9 +76,9 @@ func newDeployment(t *testing.T, b storetest.Backend) *deployment {
 		t.Fatal(err)
 	}
 	d.internal, d.operator = filepath.Join(d.dir, "internal.key"), filepath.Join(d.dir, "operator.secret")
-	writeSecret(t, d.internal)
-	writeSecret(t, d.operator)
-	d.frontAddr = freeAddr(t)
+	nodetest.WriteSecret(t, d.internal)
+	nodetest.WriteSecret(t, d.operator)
+	d.frontAddr = nodetest.FreeAddr(t)
 	return d
 }
 
@@ -92,9 +94,9 @@ func (d *deployment) shared() []string {
 // at once, telling the operator to run the migration.
 func (d *deployment) refuseUnmigrated(t *testing.T) {
 	t.Helper()
-	p := startProc(t, d.dir, "unmigrated worker", append([]string{"worker", "--db", d.db, "--listen", "127.0.0.1:0", "--http", ""}, d.shared()...)...)
-	err := p.wait(t, 20*time.Second)
-	if msg := p.stderr.String(); err == nil || !strings.Contains(msg, "database schema is behind") || !strings.Contains(msg, "taskwire migrate") {
+	p := nodetest.StartProc(t, d.dir, "unmigrated worker", append([]string{"worker", "--db", d.db, "--listen", "127.0.0.1:0", "--http", ""}, d.shared()...)...)
+	err := p.Wait(t, 20*time.Second)
+	if msg := p.Stderr.String(); err == nil || !strings.Contains(msg, "database schema is behind") || !strings.Contains(msg, "taskwire migrate") {
 		t.Fatalf("worker on an unmigrated database = %v, stderr %q; want it to refuse, naming taskwire migrate", err, msg)
 	}
 }
@@ -103,23 +105,23 @@ func (d *deployment) refuseUnmigrated(t *testing.T) {
 func (d *deployment) migrate(t *testing.T, b storetest.Backend) {
 	t.Helper()
 	if b == storetest.Postgres {
-		a, c := startProc(t, d.dir, "migrate a", "migrate", "--db", d.db), startProc(t, d.dir, "migrate b", "migrate", "--db", d.db)
-		for _, p := range []*proc{a, c} {
-			if err := p.wait(t, 30*time.Second); err != nil {
-				t.Fatalf("concurrent %s: %v\n%s", p.name, err, p.stderr.String())
+		a, c := nodetest.StartProc(t, d.dir, "migrate a", "migrate", "--db", d.db), nodetest.StartProc(t, d.dir, "migrate b", "migrate", "--db", d.db)
+		for _, p := range []*nodetest.Proc{a, c} {
+			if err := p.Wait(t, 30*time.Second); err != nil {
+				t.Fatalf("concurrent %s: %v\n%s", p.Name, err, p.Stderr.String())
 			}
 		}
-	} else if out, want := runProc(t, d.dir, "migrate", "--db", d.db), fmt.Sprintf("from version 0 to %d", store.SchemaVersion); !strings.Contains(out, want) {
+	} else if out, want := nodetest.RunProc(t, d.dir, "migrate", "--db", d.db), fmt.Sprintf("from version 0 to %d", store.SchemaVersion); !strings.Contains(out, want) {
 		t.Errorf("first migrate printed %q, want it to say %q", out, want)
 	}
-	if out, want := runProc(t, d.dir, "migrate", "--db", d.db), fmt.Sprintf("at version %d already", store.SchemaVersion); !strings.Contains(out, want) {
+	if out, want := nodetest.RunProc(t, d.dir, "migrate", "--db", d.db), fmt.Sprintf("at version %d already", store.SchemaVersion); !strings.Contains(out, want) {
 		t.Errorf("second migrate printed %q, want it to say %q", out, want)
 	}
 }
 
 // workerProc is a running worker and its addresses.
 type workerProc struct {
-	*proc
+	*nodetest.Proc
 	grpc, http string
 }
 
@@ -128,21 +130,21 @@ type workerProc struct {
 func (d *deployment) startWorker(t *testing.T, name, listen string) *workerProc {
 	t.Helper()
 	args := append([]string{"worker", "--db", d.db, "--listen", listen, "--http", "127.0.0.1:0"}, d.shared()...)
-	p := startProc(t, d.dir, name, args...)
-	rec := p.logged(t, "worker serving")
-	return &workerProc{proc: p, grpc: rec["grpc"].(string), http: rec["http"].(string)}
+	p := nodetest.StartProc(t, d.dir, name, args...)
+	rec := p.Logged(t, "worker serving")
+	return &workerProc{Proc: p, grpc: rec["grpc"].(string), http: rec["http"].(string)}
 }
 
 // checkHealthy: liveness, readiness and gRPC health all say serving.
 func (w *workerProc) checkHealthy(t *testing.T) {
 	t.Helper()
 	for _, path := range []string{"/healthz", "/readyz"} {
-		if got := probe("http://" + w.http + path); got != http.StatusOK {
-			t.Errorf("%s %s = %d, want 200", w.name, path, got)
+		if got := nodetest.Probe("http://" + w.http + path); got != http.StatusOK {
+			t.Errorf("%s %s = %d, want 200", w.Name, path, got)
 		}
 	}
-	if got := grpcHealth(t, w.grpc); got != healthpb.HealthCheckResponse_SERVING {
-		t.Errorf("%s gRPC health = %v, want SERVING", w.name, got)
+	if got := nodetest.GRPCHealth(t, w.grpc); got != healthpb.HealthCheckResponse_SERVING {
+		t.Errorf("%s gRPC health = %v, want SERVING", w.Name, got)
 	}
 }
 
@@ -151,10 +153,10 @@ func (d *deployment) startFront(t *testing.T, workers string) {
 	t.Helper()
 	// No rate limits: the load of killUnderLoad comes from one token.
 	args := append([]string{"frontdoor", "--addr", d.frontAddr, "--workers", workers, "--operator-secret-file", d.operator, "--rate-token", "0", "--rate-tenant", "0"}, d.shared()...)
-	d.front = startProc(t, d.dir, "front door", args...)
-	d.front.logged(t, "front door serving")
+	d.front = nodetest.StartProc(t, d.dir, "front door", args...)
+	d.front.Logged(t, "front door serving")
 	for _, path := range []string{"/healthz", "/readyz"} {
-		if got := probe(d.url(path)); got != http.StatusOK {
+		if got := nodetest.Probe(d.url(path)); got != http.StatusOK {
 			t.Errorf("front door %s = %d, want 200", path, got)
 		}
 	}
@@ -165,15 +167,15 @@ func (d *deployment) startFront(t *testing.T, workers string) {
 // over the same database and key.
 func (d *deployment) ownerToken(t *testing.T) string {
 	t.Helper()
-	runProc(t, d.dir, "admin", "tenants", "create", "acme", "--owner", "ada", "--url", d.url(""), "--operator-secret-file", d.operator)
-	out := runProc(t, d.dir, "token", "create", "--db", d.db, "--signing-key", d.key, "--public-url", d.url(""), "--tenant", "acme", "--member", "ada")
+	nodetest.RunProc(t, d.dir, "admin", "tenants", "create", "acme", "--owner", "ada", "--url", d.url(""), "--operator-secret-file", d.operator)
+	out := nodetest.RunProc(t, d.dir, "token", "create", "--db", d.db, "--signing-key", d.key, "--public-url", d.url(""), "--tenant", "acme", "--member", "ada")
 	return strings.TrimSpace(out)
 }
 
 // client connects an MCP client to the front door with token.
 func (d *deployment) client(t *testing.T, token string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	rec := &wireRecorder{t: t, token: token, base: http.DefaultTransport}
+	rec := nodetest.NewWireRecorder(t, token, "", http.DefaultTransport)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "taskwire-procs", Version: "1.0.0"}, opts).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: d.url("/api/mcp"), HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true, MaxRetries: -1}, nil)
 	if err != nil {
@@ -188,18 +190,18 @@ func (d *deployment) checkBalanced(t *testing.T, token string, workers ...*worke
 	t.Helper()
 	cs := d.client(t, token, nil)
 	for i := range 6 {
-		callOK(t, cs, "tasks_create", map[string]any{"title": fmt.Sprintf("Balanced %d", i)})
+		nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": fmt.Sprintf("Balanced %d", i)})
 	}
 	for _, w := range workers {
 		if !w.served("/taskwire.v1.BoardService/CreateTask") {
-			t.Errorf("%s served no tasks_create of 6: calls are not spread over the workers", w.name)
+			t.Errorf("%s served no tasks_create of 6: calls are not spread over the workers", w.Name)
 		}
 	}
 }
 
 // served reports whether the worker logged a call of method.
 func (w *workerProc) served(method string) bool {
-	return strings.Contains(w.stderr.String(), `"method":"`+method+`"`)
+	return strings.Contains(w.Stderr.String(), `"method":"`+method+`"`)
 }
 
 // retriable reports whether a failed call tells the client to try again.
@@ -207,20 +209,20 @@ func retriable(res *mcp.CallToolResult, err error) bool {
 	if err != nil {
 		return strings.Contains(strings.ToLower(err.Error()), "try again")
 	}
-	return res.IsError && strings.Contains(strings.ToLower(text(res)), "try again")
+	return res.IsError && strings.Contains(strings.ToLower(nodetest.Text(res)), "try again")
 }
 
 // stopAll stops the front door and w with SIGTERM: both exit 0.
 func (d *deployment) stopAll(t *testing.T, w *workerProc) {
 	t.Helper()
-	for _, p := range []*proc{d.front, w.proc} {
-		p.signal(t, syscall.SIGTERM)
-		if err := p.wait(t, 15*time.Second); err != nil {
-			t.Errorf("%s after SIGTERM: %v, want exit 0\n%s", p.name, err, p.stderr.String())
+	for _, p := range []*nodetest.Proc{d.front, w.Proc} {
+		p.Signal(t, syscall.SIGTERM)
+		if err := p.Wait(t, 15*time.Second); err != nil {
+			t.Errorf("%s after SIGTERM: %v, want exit 0\n%s", p.Name, err, p.Stderr.String())
 		}
 	}
-	d.front.logged(t, "front door stopped")
-	w.logged(t, "worker stopped")
+	d.front.Logged(t, "front door stopped")
+	w.Logged(t, "worker stopped")
 }
 
 // importArgs are the arguments of a tasks_import of n tasks.

@@ -1,6 +1,6 @@
 //go:build race
 
-package main
+package tests
 
 // raceEnabled: the race detector is on, which makes stack frames larger.
 const raceEnabled = true

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestReplicas runs a conversation whose requests alternate between two
@@ -20,12 +22,12 @@ import (
 // answers. An import's progress reaches the replica holding its stream,
 // and a confirmation asked for by one replica is accepted by the other.
 func TestReplicas(t *testing.T) {
-	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			c := startCluster(t, s)
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			c := nodetest.StartCluster(t, s)
 			var mu sync.Mutex
 			var progress []*mcp.ProgressNotificationParams
-			cs, alt := c.client(t, &mcp.ClientOptions{
+			cs, alt := c.Client(t, &mcp.ClientOptions{
 				ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
 					mu.Lock()
 					progress = append(progress, r.Params)
@@ -39,7 +41,7 @@ func TestReplicas(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range 3 {
-				callOK(t, cs, "tasks_create", map[string]any{"title": fmt.Sprintf("Task %d", i+1)})
+				nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": fmt.Sprintf("Task %d", i+1)})
 			}
 			drafts := make([]map[string]any, 50)
 			for i := range drafts {
@@ -56,13 +58,13 @@ func TestReplicas(t *testing.T) {
 			mu.Unlock()
 
 			// input_required from one replica, the confirmed retry at the other.
-			callOK(t, cs, "tasks_delete", map[string]any{"ref": "T-2"})
-			list := callOK(t, cs, "tasks_list", map[string]any{"limit": 100})
+			nodetest.CallOK(t, cs, "tasks_delete", map[string]any{"ref": "T-2"})
+			list := nodetest.CallOK(t, cs, "tasks_list", map[string]any{"limit": 100})
 			if n := len(list["items"].([]any)); n != 52 {
 				t.Errorf("tasks after deleting one of 53 = %d, want 52", n)
 			}
-			for i := range alt.served {
-				if n := alt.served[i].Load(); n < 3 {
+			for i := range alt.Served {
+				if n := alt.Served[i].Load(); n < 3 {
 					t.Errorf("front door %d served %d requests, want the conversation spread over both", i, n)
 				}
 			}
@@ -73,12 +75,12 @@ func TestReplicas(t *testing.T) {
 // TestReplicaHangUpCancelsWorker: a client hanging up on a front door
 // cancels the work in the separate worker.
 func TestReplicaHangUpCancelsWorker(t *testing.T) {
-	c := startCluster(t, setups()[0])
+	c := nodetest.StartCluster(t, nodetest.Setups()[0])
 	holdImportAt(c.DB, 30)
 	callCtx, hangUp := context.WithCancel(context.Background())
 	defer hangUp()
 	var reports atomic.Int32
-	cs, _ := c.client(t, &mcp.ClientOptions{
+	cs, _ := c.Client(t, &mcp.ClientOptions{
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
 			if reports.Add(1) == 1 {
 				hangUp()
@@ -94,8 +96,8 @@ func TestReplicaHangUpCancelsWorker(t *testing.T) {
 	if _, err := cs.CallTool(callCtx, params); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CallTool after hang-up = %v, want context.Canceled", err)
 	}
-	waitFor(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
-		return c.logs.has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+	poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+		return c.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
 	})
 	n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
 	if err != nil || n != 0 {

@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -11,15 +11,17 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // revocationCluster is a cluster with a token store that broadcasts on the
 // cluster's NATS, as an admin's revocation does.
-func revocationCluster(t testing.TB) (*cluster, *tokens.Store) {
+func revocationCluster(t testing.TB) (*nodetest.Cluster, *tokens.Store) {
 	t.Helper()
-	c := startCluster(t, setups()[0])
-	bus, err := events.New(natstest.Connect(t, c.natsURL))
+	c := nodetest.StartCluster(t, nodetest.Setups()[0])
+	bus, err := events.New(natstest.Connect(t, c.NATSURL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,10 +34,10 @@ func revocationCluster(t testing.TB) (*cluster, *tokens.Store) {
 
 // listAt POSTs tools/list with token to front door addr, as sent to the
 // cluster's public URL, and returns the HTTP status.
-func listAt(t testing.TB, c *cluster, addr, token string) int {
+func listAt(t testing.TB, c *nodetest.Cluster, addr, token string) int {
 	t.Helper()
-	host := strings.TrimPrefix(strings.TrimSuffix(c.endpoint, "/api/mcp"), "http://")
-	return toolsListStatus(t, "http://"+addr+"/api/mcp", host, token)
+	host := strings.TrimPrefix(strings.TrimSuffix(c.Endpoint, "/api/mcp"), "http://")
+	return nodetest.ToolsListStatus(t, "http://"+addr+"/api/mcp", host, token)
 }
 
 // TestRevocationHoldsEverywhere: revoking a token, or all of a member's,
@@ -45,7 +47,7 @@ func TestRevocationHoldsEverywhere(t *testing.T) {
 	c, store := revocationCluster(t)
 	ctx := context.Background()
 	mint := func() (string, string) {
-		token, info, err := store.Create(ctx, c.issuer, tokens.CreateRequest{Tenant: "acme", Member: c.owner, Scopes: authz.AllScopes})
+		token, info, err := store.Create(ctx, c.Issuer, tokens.CreateRequest{Tenant: "acme", Member: c.Owner, Scopes: authz.AllScopes})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -53,7 +55,7 @@ func TestRevocationHoldsEverywhere(t *testing.T) {
 	}
 	kept, _ := mint()
 	stolen, stolenID := mint()
-	for _, addr := range c.fronts {
+	for _, addr := range c.Fronts {
 		if s := listAt(t, c, addr, stolen); s != http.StatusOK {
 			t.Fatalf("before revoking: %d at %s, want 200", s, addr)
 		}
@@ -61,8 +63,8 @@ func TestRevocationHoldsEverywhere(t *testing.T) {
 	if err := store.Revoke(ctx, "acme", stolenID); err != nil {
 		t.Fatal(err)
 	}
-	for _, addr := range c.fronts {
-		waitFor(t, 10*time.Second, "front door "+addr+" to refuse the revoked token", func() bool {
+	for _, addr := range c.Fronts {
+		poll.Until(t, 10*time.Second, "front door "+addr+" to refuse the revoked token", func() bool {
 			return listAt(t, c, addr, stolen) == http.StatusUnauthorized
 		})
 		if s := listAt(t, c, addr, kept); s != http.StatusOK {
@@ -81,18 +83,18 @@ func TestRevocationHoldsEverywhere(t *testing.T) {
 	if err := quiet.Revoke(ctx, "acme", unheardID); err != nil {
 		t.Fatal(err)
 	}
-	for _, addr := range c.fronts {
+	for _, addr := range c.Fronts {
 		if s := listAt(t, c, addr, unheard); s != http.StatusUnauthorized {
 			t.Errorf("a token revoked without a broadcast, at %s: %d, want 401 (the worker refuses it)", addr, s)
 		}
 	}
 
 	// Removing a member's access: every token of theirs, at once.
-	if _, err := store.RevokeMember(ctx, "acme", c.owner); err != nil {
+	if _, err := store.RevokeMember(ctx, "acme", c.Owner); err != nil {
 		t.Fatal(err)
 	}
-	for _, addr := range c.fronts {
-		waitFor(t, 10*time.Second, "front door "+addr+" to refuse the member's tokens", func() bool {
+	for _, addr := range c.Fronts {
+		poll.Until(t, 10*time.Second, "front door "+addr+" to refuse the member's tokens", func() bool {
 			return listAt(t, c, addr, kept) == http.StatusUnauthorized
 		})
 	}
@@ -109,7 +111,7 @@ func BenchmarkRevocationToEffect(b *testing.B) {
 	var took []time.Duration
 	for b.Loop() {
 		b.StopTimer()
-		token, info, err := store.Create(ctx, c.issuer, tokens.CreateRequest{Tenant: "acme", Member: c.owner, Scopes: authz.AllScopes})
+		token, info, err := store.Create(ctx, c.Issuer, tokens.CreateRequest{Tenant: "acme", Member: c.Owner, Scopes: authz.AllScopes})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -119,7 +121,7 @@ func BenchmarkRevocationToEffect(b *testing.B) {
 			b.Fatal(err)
 		}
 		committed := time.Since(start)
-		for _, addr := range c.fronts {
+		for _, addr := range c.Fronts {
 			for listAt(b, c, addr, token) != http.StatusUnauthorized {
 			}
 		}

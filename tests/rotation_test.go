@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"context"
@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/node"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestRetiredSigningKey: after the signing key is rotated, with the old
@@ -22,35 +23,35 @@ import (
 func TestRetiredSigningKey(t *testing.T) {
 	dir := t.TempDir()
 	addr := "127.0.0.1:0"
-	start := func(cfg config) *system {
+	start := func(edit func(*node.SystemConfig)) *node.System {
 		t.Helper()
 		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
 		addr = ln.Addr().String() // every restart on the same address: tokens name it
-		cfg.DataDir, cfg.Addr, cfg.ShutdownGrace, cfg.MaxTokenTTL = dir, addr, 5*time.Second, authn.DefaultMaxTTL
-		if err := cfg.resolve(addr); err != nil {
-			t.Fatal(err)
+		cfg := nodetest.Config(dir, ln, slog.New(slog.DiscardHandler))
+		if edit != nil {
+			edit(&cfg)
 		}
-		sys, err := startSystem(context.Background(), cfg, ln, slog.New(slog.DiscardHandler))
+		sys, err := nodetest.StartSystem(cfg)
 		if err != nil {
 			t.Fatalf("startSystem: %v", err)
 		}
 		return sys
 	}
-	call := func(sys *system, token, tool string, id int, args, extra string) (int, map[string]any) {
+	call := func(sys *node.System, token, tool string, id int, args, extra string) (int, map[string]any) {
 		t.Helper()
-		body := `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + extra +
+		body := `{"jsonrpc":"2.0","id":` + nodetest.Itoa(id) + `,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + extra +
 			`,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}}}}`
-		status, raw := postMCP(t, sys.Endpoint, token, "tools/call", tool, body)
+		status, raw := nodetest.PostMCP(t, sys.Endpoint, token, "tools/call", tool, body)
 		var m map[string]any
 		json.Unmarshal(raw, &m)
 		return status, m
 	}
 	// legacy POSTs a 2025-06-18 message, in session if one is named, and
 	// returns the status and the session id the response set.
-	legacy := func(sys *system, token, session, body string) (int, string) {
+	legacy := func(sys *node.System, token, session, body string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequest("POST", sys.Endpoint, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+token)
@@ -71,8 +72,8 @@ func TestRetiredSigningKey(t *testing.T) {
 	const ping = `{"jsonrpc":"2.0","id":9,"method":"ping"}`
 
 	// Key A: a token, a legacy session and a confirmation left pending.
-	old := start(config{})
-	token := recordToken(t, old.DB, old.Issuer, old.first.Tenant.Slug, old.first.Owner.ID, authz.AllScopes)
+	old := start(nil)
+	token := nodetest.RecordToken(t, old.DB, old.Issuer, old.First().Tenant.Slug, old.First().Owner.ID, authz.AllScopes)
 	status, session := legacy(old, token, "", initialize)
 	if status != http.StatusOK || session == "" {
 		t.Fatalf("initialize = %d, session %q", status, session)
@@ -83,26 +84,28 @@ func TestRetiredSigningKey(t *testing.T) {
 	if state == "" {
 		t.Fatalf("tasks_delete = %v, want a pending confirmation", m)
 	}
-	old.Close(context.Background())
+	old.Stop(context.Background())
 
 	// Key B signs now; A is retired.
-	rotated := start(config{SigningKey: filepath.Join(dir, "new.key"), RetiredKeys: filepath.Join(dir, "signing.key")})
-	if status, m := call(rotated, token, "tasks_list", 3, `{}`, ""); status != http.StatusOK || isError(m) {
+	rotated := start(func(c *node.SystemConfig) {
+		c.SigningKey, c.RetiredKeys = filepath.Join(dir, "new.key"), []string{filepath.Join(dir, "signing.key")}
+	})
+	if status, m := call(rotated, token, "tasks_list", 3, `{}`, ""); status != http.StatusOK || nodetest.IsError(m) {
 		t.Errorf("a token of the retired key = %d %v, want accepted", status, m)
 	}
 	if s, _ := legacy(rotated, token, session, ping); s != http.StatusOK {
 		t.Errorf("a legacy session sealed under the retired key: ping = %d, want 200", s)
 	}
 	yes := `,"inputResponses":{"confirm":{"action":"accept","content":{"confirm":true}}},"requestState":"` + state + `"`
-	if status, m := call(rotated, token, "tasks_delete", 4, `{"ref":"T-1"}`, yes); status != http.StatusOK || isError(m) {
+	if status, m := call(rotated, token, "tasks_delete", 4, `{"ref":"T-1"}`, yes); status != http.StatusOK || nodetest.IsError(m) {
 		t.Errorf("a confirmation sealed under the retired key = %d %v, want the delete done", status, m)
 	}
-	fresh := recordToken(t, rotated.DB, rotated.Issuer, rotated.first.Tenant.Slug, rotated.first.Owner.ID, authz.AllScopes)
-	rotated.Close(context.Background())
+	fresh := nodetest.RecordToken(t, rotated.DB, rotated.Issuer, rotated.First().Tenant.Slug, rotated.First().Owner.ID, authz.AllScopes)
+	rotated.Stop(context.Background())
 
 	// A dropped: its token is refused, the new key's still works.
-	done := start(config{SigningKey: filepath.Join(dir, "new.key")})
-	defer done.Close(context.Background())
+	done := start(func(c *node.SystemConfig) { c.SigningKey = filepath.Join(dir, "new.key") })
+	defer done.Stop(context.Background())
 	if status, _ := call(done, token, "tasks_list", 5, `{}`, ""); status != http.StatusUnauthorized {
 		t.Errorf("a token of a key no longer listed = %d, want 401", status)
 	}
@@ -121,11 +124,9 @@ func TestRetiredKeyMistakes(t *testing.T) {
 		{"missing file", filepath.Join(dir, "nope.key"), "no such file"},
 		{"the signing key itself", filepath.Join(dir, "signing.key"), "is the signing key"},
 	} {
-		cfg := config{DataDir: dir, ShutdownGrace: time.Second, RetiredKeys: tt.retired, MaxTokenTTL: authn.DefaultMaxTTL}
-		if err := cfg.resolve(ln.Addr().String()); err != nil {
-			t.Fatal(err)
-		}
-		_, err := startSystem(context.Background(), cfg, ln, slog.New(slog.DiscardHandler))
+		cfg := nodetest.Config(dir, ln, slog.New(slog.DiscardHandler))
+		cfg.ShutdownGrace, cfg.RetiredKeys = time.Second, []string{tt.retired}
+		_, err := nodetest.StartSystem(cfg)
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: startSystem err = %v, want one saying %q", tt.name, err, tt.want)
 		}

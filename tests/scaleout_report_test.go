@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"fmt"
@@ -59,17 +59,17 @@ func logScaleOut(t *testing.T, calls []callRecord, k *killing) {
 	tw.Flush()
 	c := carryOn(calls, k.killAt)
 	fmt.Fprintf(&b, "load: 8 clients for %v, %.0f calls/s; killed %s after %d calls (%d ok)\n",
-		k.loadTime.Round(time.Millisecond), float64(total.calls)/k.loadTime.Seconds(), k.victim.name, k.callsBefore, k.okBefore)
+		k.loadTime.Round(time.Millisecond), float64(total.calls)/k.loadTime.Seconds(), k.victim.Name, k.callsBefore, k.okBefore)
 	fmt.Fprintf(&b, "kill → next success: %v (bound %v); through front door 1: %v, 2: %v; every client's next success: %v (bound %v)\n",
 		c.first.Round(time.Microsecond), carryOnBound, c.fronts[0].Round(time.Microsecond), c.fronts[1].Round(time.Microsecond),
 		c.every.Round(time.Microsecond), 2*carryOnBound)
 	fmt.Fprintf(&b, "progress notifications per import that succeeded (notifications: imports): %v\n", progressCounts(calls))
 	fmt.Fprintf(&b, "retriable failures: %s\n", failureWindow(calls, k.killAt))
 	fmt.Fprintf(&b, "outage %v; restart → serving a tool call: %v\n", outage, k.servedAt.Sub(k.restartAt).Round(time.Millisecond))
-	fmt.Fprintf(&b, "board calls served: %s before it died", k.victim.name)
+	fmt.Fprintf(&b, "board calls served: %s before it died", k.victim.Name)
 	fmt.Fprintf(&b, " %d", k.victim.toolCalls())
 	for _, w := range k.workers {
-		fmt.Fprintf(&b, "; %s %d", w.name, w.toolCalls())
+		fmt.Fprintf(&b, "; %s %d", w.Name, w.toolCalls())
 	}
 	t.Logf("TestScaleOut summary:\n%s", b.String())
 }

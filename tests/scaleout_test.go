@@ -1,4 +1,4 @@
-package main
+package tests
 
 import (
 	"fmt"
@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestScaleOut is the proof that a scaled-out deployment survives the loss
@@ -22,10 +24,10 @@ import (
 // on at once. It prints the counts.
 func TestScaleOut(t *testing.T) {
 	d := newDeployment(t, storetest.Postgres) // a fresh schema; skips without PostgreSQL or NATS
-	runProc(t, d.dir, "migrate", "--db", d.db)
+	nodetest.RunProc(t, d.dir, "migrate", "--db", d.db)
 	workers := make([]*workerProc, 3)
 	for i := range workers {
-		workers[i] = d.startWorker(t, fmt.Sprintf("worker %d", i+1), freeAddr(t))
+		workers[i] = d.startWorker(t, fmt.Sprintf("worker %d", i+1), nodetest.FreeAddr(t))
 	}
 	var addrs []string
 	for _, w := range workers {
@@ -55,11 +57,11 @@ func TestScaleOut(t *testing.T) {
 // balancer, and returns its address once it is ready.
 func (d *deployment) startFrontAt(t *testing.T, name, workers string) string {
 	t.Helper()
-	addr := freeAddr(t)
+	addr := nodetest.FreeAddr(t)
 	args := append([]string{"frontdoor", "--addr", addr, "--workers", workers, "--operator-secret-file", d.operator,
 		"--rate-token", "0", "--rate-tenant", "0"}, d.shared()...)
-	startProc(t, d.dir, name, args...).logged(t, "front door serving")
-	waitFor(t, 10*time.Second, name+" to be ready", func() bool { return probe("http://"+addr+"/readyz") == http.StatusOK })
+	nodetest.StartProc(t, d.dir, name, args...).Logged(t, "front door serving")
+	poll.Until(t, 10*time.Second, name+" to be ready", func() bool { return nodetest.Probe("http://"+addr+"/readyz") == http.StatusOK })
 	return addr
 }
 
@@ -85,7 +87,7 @@ const outage = 300 * time.Millisecond
 func (d *deployment) killAndRestart(t *testing.T, load *scaleLoad, victim *workerProc) *killing {
 	t.Helper()
 	k := &killing{victim: victim}
-	waitFor(t, 20*time.Second, "the load to warm up (40 calls and an import succeeded)", func() bool {
+	poll.Until(t, 20*time.Second, "the load to warm up (40 calls and an import succeeded)", func() bool {
 		ok, imports := 0, 0
 		for _, c := range load.snapshot() {
 			if c.outcome == outcomeOK {
@@ -104,12 +106,12 @@ func (d *deployment) killAndRestart(t *testing.T, load *scaleLoad, victim *worke
 		}
 	}
 	k.killAt = time.Now()
-	victim.signal(t, syscall.SIGKILL)
-	victim.wait(t, 10*time.Second)
+	victim.Signal(t, syscall.SIGKILL)
+	victim.Wait(t, 10*time.Second)
 	time.Sleep(outage)
 	k.restartAt = time.Now()
-	k.restarted = d.startWorker(t, victim.name+" restarted", victim.grpc)
-	waitFor(t, 15*time.Second, "the restarted worker to serve a tool call", func() bool { return k.restarted.toolCalls() > 0 })
+	k.restarted = d.startWorker(t, victim.Name+" restarted", victim.grpc)
+	poll.Until(t, 15*time.Second, "the restarted worker to serve a tool call", func() bool { return k.restarted.toolCalls() > 0 })
 	k.servedAt = time.Now()
 	// A little more load with all three workers up again.
 	time.Sleep(time.Second)
@@ -118,5 +120,5 @@ func (d *deployment) killAndRestart(t *testing.T, load *scaleLoad, victim *worke
 
 // toolCalls counts the board calls the worker logged.
 func (w *workerProc) toolCalls() int {
-	return strings.Count(w.stderr.String(), `"method":"/taskwire.v1.BoardService/`)
+	return strings.Count(w.Stderr.String(), `"method":"/taskwire.v1.BoardService/`)
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"text/tabwriter"
 	"time"
 
@@ -23,6 +22,7 @@ import (
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/node"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -78,7 +78,7 @@ func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, 
 	closeAll := func() { db.Close() }
 	tc := tokens.Config{Client: db, MaxTTL: cfg.MaxTokenTTL, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}}
 	if natsURL != "" {
-		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(connectTimeout))
+		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(node.ConnectTimeout))
 		if err != nil {
 			db.Close()
 			return nil, nil, nil, fmt.Errorf("connect to NATS at %s: %w", natsURL, err)
@@ -154,12 +154,12 @@ func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout
 	if err != nil {
 		return err
 	}
-	retired, err := loadRetiredKeys(cfg.retiredKeys(), key)
+	retired, err := node.LoadRetiredKeys(cfg.retiredKeys(), key)
 	if err != nil {
 		return err
 	}
 	// Running servers hear of nothing, as nothing rotates here.
-	ring, err := openKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, slog.New(slog.DiscardHandler))
+	ring, err := node.OpenKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}
@@ -373,13 +373,4 @@ func revokeOnDatabase(ctx context.Context, cfg *config, natsURL, tenant, member 
 	}
 	fmt.Fprintf(stdout, "revoked %d token(s) of %s on tenant %s\n", n, member, tenant)
 	return nil
-}
-
-// hostPort is addr as a client would dial it.
-func hostPort(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" || host == "0.0.0.0" || host == "::" {
-		return net.JoinHostPort("127.0.0.1", port)
-	}
-	return addr
 }

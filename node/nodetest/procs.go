@@ -1,4 +1,4 @@
-package main
+package nodetest
 
 import (
 	"bufio"
@@ -20,6 +20,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node"
 )
 
 // The taskwire binary, built once for the tests that run it as separate
@@ -30,8 +33,9 @@ var built struct {
 	err  error
 }
 
-// taskwireBinary builds the command into a temporary directory, once.
-func taskwireBinary(t *testing.T) string {
+// Binary builds the taskwire command into a temporary directory, once
+// per test binary, and returns its path.
+func Binary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "taskwire-bin-")
@@ -40,7 +44,7 @@ func taskwireBinary(t *testing.T) string {
 			return
 		}
 		built.path = filepath.Join(dir, "taskwire")
-		out, err := exec.Command("go", "build", "-o", built.path, ".").CombinedOutput()
+		out, err := exec.Command("go", "build", "-o", built.path, "github.com/taskwire/taskwire/cmd/taskwire").CombinedOutput()
 		if err != nil {
 			built.err = fmt.Errorf("go build: %v\n%s", err, out)
 		}
@@ -51,51 +55,52 @@ func taskwireBinary(t *testing.T) string {
 	return built.path
 }
 
-// proc is one taskwire process of a test.
-type proc struct {
-	name   string
-	cmd    *exec.Cmd
-	stdout syncBuffer
-	stderr syncBuffer
+// Proc is one taskwire process of a test.
+type Proc struct {
+	Name   string
+	Cmd    *exec.Cmd
+	Stdout SyncBuffer
+	Stderr SyncBuffer
 	done   chan struct{}
 	err    error // of Wait, once done is closed
 }
 
-// startProc runs taskwire with args in dir, with an environment free of
+// StartProc runs taskwire with args in dir, with an environment free of
 // TASKWIRE_ settings so that only the flags count. It is killed when the
 // test ends, if still running.
-func startProc(t *testing.T, dir, name string, args ...string) *proc {
+func StartProc(t *testing.T, dir, name string, args ...string) *Proc {
 	t.Helper()
-	p := &proc{name: name, done: make(chan struct{})}
-	p.cmd = exec.Command(taskwireBinary(t), args...)
-	p.cmd.Dir, p.cmd.Env = dir, cleanEnv()
-	p.cmd.Stdout, p.cmd.Stderr = &p.stdout, &p.stderr
-	if err := p.cmd.Start(); err != nil {
+	p := &Proc{Name: name, done: make(chan struct{})}
+	p.Cmd = exec.Command(Binary(t), args...)
+	p.Cmd.Dir, p.Cmd.Env = dir, CleanEnv()
+	p.Cmd.Stdout, p.Cmd.Stderr = &p.Stdout, &p.Stderr
+	if err := p.Cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
 	}
-	go func() { p.err = p.cmd.Wait(); close(p.done) }()
+	go func() { p.err = p.Cmd.Wait(); close(p.done) }()
 	t.Cleanup(func() {
-		p.cmd.Process.Kill()
+		p.Cmd.Process.Kill()
 		<-p.done
 		if t.Failed() {
-			t.Logf("%s stderr:\n%s", name, p.stderr.String())
+			t.Logf("%s stderr:\n%s", name, p.Stderr.String())
 		}
 	})
 	return p
 }
 
-// runProc runs taskwire to its end and returns its stdout, failing the
+// RunProc runs taskwire to its end and returns its stdout, failing the
 // test when it fails.
-func runProc(t *testing.T, dir string, args ...string) string {
+func RunProc(t *testing.T, dir string, args ...string) string {
 	t.Helper()
-	p := startProc(t, dir, args[0], args...)
-	if err := p.wait(t, 20*time.Second); err != nil {
-		t.Fatalf("taskwire %s: %v\n%s", strings.Join(args, " "), err, p.stderr.String())
+	p := StartProc(t, dir, args[0], args...)
+	if err := p.Wait(t, 20*time.Second); err != nil {
+		t.Fatalf("taskwire %s: %v\n%s", strings.Join(args, " "), err, p.Stderr.String())
 	}
-	return p.stdout.String()
+	return p.Stdout.String()
 }
 
-func cleanEnv() []string {
+// CleanEnv is the environment without TASKWIRE_ settings.
+func CleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TASKWIRE_") {
@@ -105,36 +110,37 @@ func cleanEnv() []string {
 	return env
 }
 
-// wait waits for the process to exit and returns its error (nil: exit 0).
-func (p *proc) wait(t *testing.T, timeout time.Duration) error {
+// Wait waits for the process to exit and returns its error (nil: exit 0).
+func (p *Proc) Wait(t *testing.T, timeout time.Duration) error {
 	t.Helper()
 	select {
 	case <-p.done:
 		return p.err
 	case <-time.After(timeout):
-		t.Fatalf("%s still running after %v", p.name, timeout)
+		t.Fatalf("%s still running after %v", p.Name, timeout)
 		return nil
 	}
 }
 
-func (p *proc) signal(t *testing.T, sig syscall.Signal) {
+// Signal sends sig to the process.
+func (p *Proc) Signal(t *testing.T, sig syscall.Signal) {
 	t.Helper()
-	if err := p.cmd.Process.Signal(sig); err != nil {
-		t.Fatalf("signal %s: %v", p.name, err)
+	if err := p.Cmd.Process.Signal(sig); err != nil {
+		t.Fatalf("signal %s: %v", p.Name, err)
 	}
 }
 
-// logged waits until the process logs a JSON record with msg and returns
+// Logged waits until the process logs a JSON record with msg and returns
 // it, failing if the process exits first.
-func (p *proc) logged(t *testing.T, msg string) map[string]any {
+func (p *Proc) Logged(t *testing.T, msg string) map[string]any {
 	t.Helper()
 	var rec map[string]any
-	waitFor(t, 20*time.Second, p.name+" to log "+msg, func() bool {
-		rec = p.record(msg)
+	poll.Until(t, 20*time.Second, p.Name+" to log "+msg, func() bool {
+		rec = p.Record(msg)
 		select {
 		case <-p.done:
 			if rec == nil {
-				t.Fatalf("%s exited (%v) before logging %q:\n%s", p.name, p.err, msg, p.stderr.String())
+				t.Fatalf("%s exited (%v) before logging %q:\n%s", p.Name, p.err, msg, p.Stderr.String())
 			}
 		default:
 		}
@@ -143,9 +149,9 @@ func (p *proc) logged(t *testing.T, msg string) map[string]any {
 	return rec
 }
 
-// record returns the first JSON log record with msg, or nil.
-func (p *proc) record(msg string) map[string]any {
-	sc := bufio.NewScanner(strings.NewReader(p.stderr.String()))
+// Record returns the first JSON log record with msg, or nil.
+func (p *Proc) Record(msg string) map[string]any {
+	sc := bufio.NewScanner(strings.NewReader(p.Stderr.String()))
 	for sc.Scan() {
 		var rec map[string]any
 		if json.Unmarshal(sc.Bytes(), &rec) == nil && rec["msg"] == msg {
@@ -155,27 +161,29 @@ func (p *proc) record(msg string) map[string]any {
 	return nil
 }
 
-// syncBuffer is a bytes.Buffer a process writes while the test reads.
-type syncBuffer struct {
+// SyncBuffer is a bytes.Buffer a process writes while the test reads.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *syncBuffer) Write(p []byte) (int, error) {
+// Write appends p.
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *syncBuffer) String() string {
+// String is what was written so far.
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
 
-// probe GETs a probe endpoint and returns its status, or 0 when nothing
+// Probe GETs a probe endpoint and returns its status, or 0 when nothing
 // answers.
-func probe(url string) int {
+func Probe(url string) int {
 	resp, err := http.Get(url)
 	if err != nil {
 		return 0
@@ -185,8 +193,8 @@ func probe(url string) int {
 	return resp.StatusCode
 }
 
-// grpcHealth asks a worker's gRPC health service about the whole server.
-func grpcHealth(t *testing.T, addr string) healthpb.HealthCheckResponse_ServingStatus {
+// GRPCHealth asks a worker's gRPC health service about the whole server.
+func GRPCHealth(t *testing.T, addr string) healthpb.HealthCheckResponse_ServingStatus {
 	t.Helper()
 	conn, err := grpc.NewClient("passthrough:///"+addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
@@ -202,10 +210,10 @@ func grpcHealth(t *testing.T, addr string) healthpb.HealthCheckResponse_ServingS
 	return resp.GetStatus()
 }
 
-// writeSecret writes a private secret file of 32 random bytes.
-func writeSecret(t *testing.T, path string) {
+// WriteSecret writes a private secret file of 32 random bytes.
+func WriteSecret(t *testing.T, path string) {
 	t.Helper()
-	if _, err := createSecretFile(path); err != nil {
+	if _, err := node.CreateSecretFile(path); err != nil {
 		t.Fatal(err)
 	}
 }

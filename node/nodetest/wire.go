@@ -1,4 +1,4 @@
-package main
+package nodetest
 
 import (
 	"bufio"
@@ -13,11 +13,11 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 )
 
-// wireRecorder is an HTTP transport for the MCP client under test: it adds
+// WireRecorder is an HTTP transport for the MCP client under test: it adds
 // the bearer token, and validates every JSON-RPC message the server sends
 // (plain JSON bodies and each SSE event, as they stream) against the
 // 2026-07-28 schema, keeping them for the test to inspect.
-type wireRecorder struct {
+type WireRecorder struct {
 	t       testing.TB
 	token   string
 	base    http.RoundTripper
@@ -33,7 +33,15 @@ type recorded struct {
 	Raw    json.RawMessage
 }
 
-func (w *wireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
+// NewWireRecorder records what the server answers requests sent through
+// base, adding token as the bearer (none: requests without a token), and
+// validating against the schema revision version ("" is 2026-07-28).
+func NewWireRecorder(t testing.TB, token, version string, base http.RoundTripper) *WireRecorder {
+	return &WireRecorder{t: t, token: token, version: version, base: base}
+}
+
+// RoundTrip sends req with the token and records the answer.
+func (w *WireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	var body []byte
 	if req.Body != nil {
 		var err error
@@ -77,7 +85,7 @@ func (w *wireRecorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, nil
 }
 
-func (w *wireRecorder) record(method string, raw []byte) {
+func (w *WireRecorder) record(method string, raw []byte) {
 	if w.version == "" {
 		mcptest.ValidateServerMessage(w.t, raw, method)
 	} else {
@@ -88,8 +96,8 @@ func (w *wireRecorder) record(method string, raw []byte) {
 	w.messages = append(w.messages, recorded{Method: method, Raw: append(json.RawMessage(nil), raw...)})
 }
 
-// sent returns the messages recorded for requests of method.
-func (w *wireRecorder) sent(method string) []json.RawMessage {
+// Sent returns the messages recorded for requests of method.
+func (w *WireRecorder) Sent(method string) []json.RawMessage {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	var out []json.RawMessage
@@ -134,8 +142,8 @@ func (s *sseTap) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// statusOf returns the status of the last answer to an HTTP method.
-func (w *wireRecorder) statusOf(method string) int {
+// StatusOf returns the status of the last answer to an HTTP method.
+func (w *WireRecorder) StatusOf(method string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.status[method]
