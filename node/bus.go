@@ -37,46 +37,65 @@ func StartBus(url, listen string) (*Bus, error) {
 		b.Conn = nc
 		return b, nil
 	}
-	opts := &server.Options{ServerName: "taskwire-embedded", DontListen: true, NoSigs: true, NoLog: true, JetStream: true}
-	if listen != "" {
-		host, port, err := net.SplitHostPort(listen)
-		if err != nil {
-			return nil, fmt.Errorf("nats-listen %q: %w", listen, err)
-		}
-		p, err := strconv.Atoi(port)
-		if err != nil {
-			return nil, fmt.Errorf("nats-listen %q: bad port", listen)
-		}
-		opts.DontListen, opts.Host, opts.Port = false, host, p
+	opts, err := embeddedOptions(listen)
+	if err != nil {
+		return nil, err
 	}
+	if err := b.startEmbedded(opts, onClose); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// embeddedOptions are the in-process server's: JetStream, no signals, no
+// logs, and no port unless listen names one.
+func embeddedOptions(listen string) (*server.Options, error) {
+	opts := &server.Options{ServerName: "taskwire-embedded", DontListen: true, NoSigs: true, NoLog: true, JetStream: true}
+	if listen == "" {
+		return opts, nil
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, fmt.Errorf("nats-listen %q: %w", listen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return nil, fmt.Errorf("nats-listen %q: bad port", listen)
+	}
+	opts.DontListen, opts.Host, opts.Port = false, host, p
+	return opts, nil
+}
+
+// startEmbedded starts the in-process server of opts and connects to it.
+func (b *Bus) startEmbedded(opts *server.Options, onClose nats.Option) error {
 	// JetStream insists on a store directory even though every stream
 	// here is in memory. A fresh temporary one suits: nothing in it is
 	// meant to outlive the process, and no two processes share it. (The
 	// data directory is not given to StartBus, and stays free of it.)
 	dir, err := os.MkdirTemp("", "taskwire-nats-")
 	if err != nil {
-		return nil, fmt.Errorf("embedded NATS: %w", err)
+		return fmt.Errorf("embedded NATS: %w", err)
 	}
 	opts.StoreDir, b.storeDir = dir, dir
-	ns, err := startEmbedded(opts)
+	ns, err := startServer(opts)
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, err
+		return err
 	}
 	nc, err := nats.Connect(ns.ClientURL(), nats.InProcessServer(ns), nats.Name("taskwire"), onClose)
 	if err != nil {
 		ns.Shutdown()
 		ns.WaitForShutdown()
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("connect to embedded NATS: %w", err)
+		return fmt.Errorf("connect to embedded NATS: %w", err)
 	}
 	b.Conn, b.embedded = nc, ns
-	return b, nil
+	return nil
 }
 
-// startEmbedded starts the in-process server and waits until it takes
+// startServer starts the in-process server and waits until it takes
 // connections.
-func startEmbedded(opts *server.Options) (*server.Server, error) {
+func startServer(opts *server.Options) (*server.Server, error) {
 	ns, err := server.NewServer(opts)
 	if err != nil {
 		return nil, fmt.Errorf("embedded NATS: %w", err)

@@ -1,6 +1,7 @@
 package node
 
 import (
+	"log/slog"
 	"slices"
 
 	"github.com/nats-io/nuid"
@@ -21,79 +22,16 @@ import (
 
 // The MCP handler of a front door node.
 
+// newMCPHandler is the front door's MCP handler at endpoint, calling the
+// workers through conn.
 func newMCPHandler(cfg FrontdoorConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks, throttle *frontdoor.AuthThrottle) (*frontdoor.Handler, error) {
-	services := slices.Clone(taskwirev1.ToolServices)
-	if cfg.Conformance {
-		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
-	}
-	cat, err := catalog.New(taskwirev1.SourceDescriptor, services...)
-	if err != nil {
-		return nil, err
-	}
-	// Request states of input rounds are sealed with a key derived from
-	// the signing key, which every front door of a deployment holds; keys
-	// derived from retired signing keys still open older states.
-	states, err := sealed.NewBox(cfg.derive("mcp request-state v1")...)
-	if err != nil {
-		return nil, err
-	}
 	log := cfg.Log.With("component", "frontdoor")
-	tools, err := toolcall.New(toolcall.Config{
-		Catalog: cat, Conn: conn, NATS: cfg.NATS, ID: nuid.Next(), States: states, Logger: log,
-	})
-	if err != nil {
-		return nil, err
-	}
-	verifier, err := newTokenVerifier(cfg, endpoint, checks)
-	if err != nil {
-		return nil, err
-	}
-	// Resources, prompts and completion read the board through the
-	// workers too, as the caller.
-	cb, err := contentBackend(cfg, conn, states)
-	if err != nil {
-		return nil, err
-	}
-	var mb *mailbox.Mailbox
-	var changes frontdoor.EventSource
-	var news frontdoor.SessionNews
-	if cfg.NATS != nil {
-		if mb, err = mailbox.New(cfg.NATS); err != nil {
-			return nil, err
-		}
-		bus, err := events.New(cfg.NATS)
-		if err != nil {
-			return nil, err
-		}
-		if kept, err := bus.KeepsSessionNews(); err == nil && !kept {
-			log.Warn("NATS has no JetStream: a front door started later will not know of legacy sessions ended or log levels set before it started")
-		}
-		changes, news = bus, bus
-	}
-	limiter, err := frontdoor.NewRateLimiter(cfg.RateLimits)
-	if err != nil {
-		return nil, err
-	}
-	var observer frontdoor.Observer
-	if cfg.Telemetry != nil {
-		observer = cfg.Telemetry.FrontdoorObserver(toolNames(cat))
-	}
-	return frontdoor.New(frontdoor.Config{
-		Observer:       observer,
-		RateLimiter:    limiter,
+	fc := frontdoor.Config{
 		ListenLimits:   cfg.ListenLimits,
 		AuthThrottle:   throttle,
-		Mailbox:        mb,
-		Events:         changes,
-		SessionNews:    news,
 		Anonymous:      cfg.Anonymous,
 		Endpoint:       endpoint,
 		AllowedOrigins: cfg.AllowedOrigins,
-		Verifier:       verifier,
-		Tools:          tools,
-		Resources:      cb,
-		Prompts:        cb,
-		Completions:    cb,
 		ServerInfo:     mcp.Implementation{Name: "taskwire", Title: "Taskwire", Version: cfg.Version},
 		Instructions:   instructions,
 		Logger:         log,
@@ -102,7 +40,82 @@ func newMCPHandler(cfg FrontdoorConfig, conn grpc.ClientConnInterface, endpoint 
 		// key's seed, info "taskwire mcp-session v1"), so any replica
 		// takes any session.
 		SessionKeys: cfg.derive("mcp-session v1"),
-	})
+	}
+	cat, err := cfg.catalog()
+	if err != nil {
+		return nil, err
+	}
+	if err := cfg.calls(&fc, cat, conn, log); err != nil {
+		return nil, err
+	}
+	if fc.Verifier, err = newTokenVerifier(cfg, endpoint, checks); err != nil {
+		return nil, err
+	}
+	if err := cfg.news(&fc, log); err != nil {
+		return nil, err
+	}
+	if fc.RateLimiter, err = frontdoor.NewRateLimiter(cfg.RateLimits); err != nil {
+		return nil, err
+	}
+	if cfg.Telemetry != nil {
+		fc.Observer = cfg.Telemetry.FrontdoorObserver(toolNames(cat))
+	}
+	return frontdoor.New(fc)
+}
+
+// catalog is the tools the front door serves: the board's, and with
+// Conformance the fixtures' beside them.
+func (cfg FrontdoorConfig) catalog() (*catalog.Catalog, error) {
+	services := slices.Clone(taskwirev1.ToolServices)
+	if cfg.Conformance {
+		services = append(services, conformancev1.ConformanceService_ServiceDesc.ServiceName)
+	}
+	return catalog.New(taskwirev1.SourceDescriptor, services...)
+}
+
+// calls sets the tools, resources, prompts and completion of fc, all of
+// which call the workers through conn.
+func (cfg FrontdoorConfig) calls(fc *frontdoor.Config, cat *catalog.Catalog, conn grpc.ClientConnInterface, log *slog.Logger) error {
+	// Request states of input rounds are sealed with a key derived from
+	// the signing key, which every front door of a deployment holds; keys
+	// derived from retired signing keys still open older states.
+	states, err := sealed.NewBox(cfg.derive("mcp request-state v1")...)
+	if err != nil {
+		return err
+	}
+	if fc.Tools, err = toolcall.New(toolcall.Config{
+		Catalog: cat, Conn: conn, NATS: cfg.NATS, ID: nuid.Next(), States: states, Logger: log,
+	}); err != nil {
+		return err
+	}
+	// Resources, prompts and completion read the board through the
+	// workers too, as the caller.
+	cb, err := contentBackend(cfg, conn, states)
+	if err != nil {
+		return err
+	}
+	fc.Resources, fc.Prompts, fc.Completions = cb, cb, cb
+	return nil
+}
+
+// news sets what fc hears over NATS, when there is a connection: the
+// mailbox of progress and input rounds, tenant events, session news.
+func (cfg FrontdoorConfig) news(fc *frontdoor.Config, log *slog.Logger) (err error) {
+	if cfg.NATS == nil {
+		return nil
+	}
+	if fc.Mailbox, err = mailbox.New(cfg.NATS); err != nil {
+		return err
+	}
+	bus, err := events.New(cfg.NATS)
+	if err != nil {
+		return err
+	}
+	if kept, err := bus.KeepsSessionNews(); err == nil && !kept {
+		log.Warn("NATS has no JetStream: a front door started later will not know of legacy sessions ended or log levels set before it started")
+	}
+	fc.Events, fc.SessionNews = bus, bus
+	return nil
 }
 
 // derive returns the key for purpose derived from the signing key, which
