@@ -25,10 +25,10 @@ import (
 )
 
 // System is one Taskwire process, as `taskwire serve` runs it: a front
-// door node and a worker node in one process, the front door calling the
-// worker through worker.Server.Local (no network between them; gRPC over
-// loopback only for what Local does not carry), NATS in process (or
-// remote), and one database.
+// door node and a worker node, NATS in process (or remote), and one
+// database. The front door's MCP and admin calls reach the worker in
+// memory, through worker.Server.Local; only the keys and revocations it
+// loads at start, and what Local falls back on, go over gRPC on loopback.
 type System struct {
 	cfg      SystemConfig
 	log      *slog.Logger
