@@ -104,7 +104,7 @@ func TestRevocationHoldsEverywhere(t *testing.T) {
 // commit to the moment both front doors refuse the token (each polled in
 // turn); the README reports it. Run:
 //
-//	go test ./cmd/taskwire -run '^$' -bench RevocationToEffect -benchtime 200x
+//	go test ./tests -run '^$' -bench RevocationToEffect -benchtime 200x
 func BenchmarkRevocationToEffect(b *testing.B) {
 	c, store := revocationCluster(b)
 	ctx := context.Background()
