@@ -17,7 +17,6 @@ import (
 
 // CallOK calls the tool name with args through cs, failing t unless it
 // succeeds, and returns its structured content.
-
 func CallOK(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 	t.Helper()
 	params := &mcp.CallToolParams{Name: name}
