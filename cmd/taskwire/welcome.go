@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/url"
 	"time"
-
 )
 
 // printWelcome shows the first token with configurations ready to paste.
