@@ -1,7 +1,7 @@
 // Package nodetest starts Taskwire in a test: a whole system in process as
 // `taskwire serve` starts it (Start), a scaled-out cluster of one worker
 // node and front door nodes (StartCluster), or the real taskwire binary as
-// separate processes (StartProc); and it holds the helpers those tests
+// separate processes (StartProc); and it holds what those tests
 // share: recorded tokens, MCP clients whose every server message is
 // checked against the schema, and a log sink to wait on.
 package nodetest
