@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/node"
 )
 
 const adminUsage = `usage: taskwire admin <tenants|members|tokens|keys> <command> [flags]
@@ -110,7 +111,7 @@ func defaultAdminURL() string {
 	if u := os.Getenv("TASKWIRE_PUBLIC_URL"); u != "" {
 		return u
 	}
-	return "http://" + hostPort(env("TASKWIRE_ADDR", "127.0.0.1:8080"))
+	return "http://" + node.HostPort(env("TASKWIRE_ADDR", "127.0.0.1:8080"))
 }
 
 // parse parses the flags, which may come before or after the n positional
@@ -150,7 +151,7 @@ func (a *adminCmd) credential() (string, error) {
 			return "", errors.New("no credential: pass --operator-secret-file (the operator.secret of the server's data directory) or --token with an admin token (taskwire token create --member HANDLE --admin on the server mints one; MCP tokens never administer)")
 		}
 	}
-	secret, err := readSecretFile(path)
+	secret, err := node.ReadSecretFile(path)
 	if err != nil {
 		return "", fmt.Errorf("operator secret: %w", err)
 	}

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/node"
 )
 
 // TestOperatorSecretFile: the first start creates the secret, private,
@@ -55,4 +58,9 @@ func TestOperatorSecretFile(t *testing.T) {
 			t.Errorf("%s: the file's secret does not match", name)
 		}
 	}
+}
+
+// loadOperatorSecret loads the operator secret where serve reads it.
+func loadOperatorSecret(c *config) (*adminedge.OperatorSecret, string, error) {
+	return node.LoadOperatorSecret(c.operatorSecretPath())
 }

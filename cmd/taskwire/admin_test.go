@@ -13,120 +13,15 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
-	"github.com/taskwire/taskwire/internal/store/storetest"
-	"github.com/taskwire/taskwire/internal/tenancy"
-	"github.com/taskwire/taskwire/services/tokens"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
-
-// adminClient drives the admin API of a harness three ways: the CLI run
-// in process, JSON over HTTP, and gRPC on the same port.
-type adminClient struct {
-	t    *testing.T
-	base string // the public URL, e.g. http://127.0.0.1:41234
-	grpc adminv1.AdminServiceClient
-}
-
-func newAdminClient(t *testing.T, h *harness) *adminClient {
-	t.Helper()
-	base := h.sys.cfg.PublicURL
-	conn, err := grpc.NewClient(strings.TrimPrefix(base, "http://"), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { conn.Close() })
-	return &adminClient{t: t, base: base, grpc: adminv1.NewAdminServiceClient(conn)}
-}
-
-// cli runs `taskwire admin args… --url … --token bearer`.
-func (a *adminClient) cli(bearer string, args ...string) (stdout string, err error) {
-	var out, errOut bytes.Buffer
-	args = append(append([]string{"admin"}, args...), "--url", a.base, "--token", bearer)
-	err = run(context.Background(), args, &out, &errOut)
-	return out.String(), err
-}
-
-func (a *adminClient) cliOK(bearer string, args ...string) string {
-	a.t.Helper()
-	out, err := a.cli(bearer, args...)
-	if err != nil {
-		a.t.Fatalf("taskwire admin %s: %v", strings.Join(args, " "), err)
-	}
-	return out
-}
-
-// post POSTs body to the JSON method with bearer; it returns the status
-// and the decoded answer.
-func (a *adminClient) post(bearer, method, body string) (int, map[string]any) {
-	a.t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, a.base+"/admin/v1/"+method, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+bearer)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		a.t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var out map[string]any
-	data, _ := io.ReadAll(resp.Body)
-	if err := json.Unmarshal(data, &out); err != nil {
-		a.t.Fatalf("%s answered %d %s, not JSON", method, resp.StatusCode, data)
-	}
-	return resp.StatusCode, out
-}
-
-// asGRPC is a context whose gRPC calls carry bearer.
-func asGRPC(bearer string) context.Context {
-	return metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+bearer)
-}
-
-// operatorSecret reads the secret the harness's first start created.
-func operatorSecret(t *testing.T, h *harness) string {
-	t.Helper()
-	path, _ := h.sys.cfg.operatorSecretPath()
-	secret, err := readSecretFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(h.out, secret) {
-		t.Errorf("the first start did not show the operator secret:\n%s", h.out)
-	}
-	return secret
-}
-
-// adminToken mints an admin token for the member with handle of the
-// first tenant, as `taskwire token create --member HANDLE --admin` does.
-func (h *harness) adminToken(t testing.TB, handle string) string {
-	t.Helper()
-	ctx := context.Background()
-	m, err := tenancy.FindMember(ctx, h.sys.DB, h.sys.first.Tenant.Slug, handle)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st, err := tokens.New(tokens.Config{Client: h.sys.DB, Logger: storetest.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, _, err := st.Create(ctx, h.sys.Issuer, tokens.CreateRequest{Tenant: h.sys.first.Tenant.Slug, Member: m.ID, Admin: true, Label: t.Name()})
-	if err != nil {
-		t.Fatalf("minting an admin token for %s: %v", handle, err)
-	}
-	return token
-}
-
-// mcpStatus POSTs tools/list with token and returns the HTTP status.
-func mcpStatus(t *testing.T, h *harness, token string) int {
-	t.Helper()
-	return toolsListStatus(t, h.sys.Endpoint, "", token)
-}
 
 // TestAdminAPI: an operator creates a tenant; its owner adds an assistant
 // with a sponsor and mints it a token; the assistant works over MCP; the
@@ -136,10 +31,10 @@ func mcpStatus(t *testing.T, h *harness, token string) int {
 // but the admin API.
 func TestAdminAPI(t *testing.T) {
 	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			a := newAdminClient(t, h)
-			op := operatorSecret(t, h)
+			op := h.OperatorSecret(t)
 
 			// The operator creates acme, with the CLI.
 			out := a.cliOK(op, "tenants", "create", "acme", "--name", "Acme", "--owner", "alice", "--json")
@@ -156,27 +51,27 @@ func TestAdminAPI(t *testing.T) {
 			// administers, and the refusal says how to get a credential
 			// that does. The operator mints alice an admin token, which
 			// the MCP endpoint refuses in turn.
-			code, body := a.post(ownerMCP, "ListMembers", `{}`)
+			code, body := a.Post(ownerMCP, "ListMembers", `{}`)
 			if want := "this is an MCP token, which cannot administer: " + adminedge.HowToGetCredential; code != http.StatusUnauthorized || body["message"] != want {
 				t.Errorf("the owner's MCP token on the admin API = %d %v, want 401 %q", code, body, want)
 			}
-			if _, err := a.grpc.ListMembers(asGRPC(ownerMCP), &adminv1.ListMembersRequest{}); status.Code(err) != codes.Unauthenticated {
+			if _, err := a.GRPC.ListMembers(nodetest.AsGRPC(ownerMCP), &adminv1.ListMembersRequest{}); status.Code(err) != codes.Unauthenticated {
 				t.Errorf("the owner's MCP token over gRPC = %v, want Unauthenticated", err)
 			}
 			owner := strings.TrimSpace(a.cliOK(op, "tokens", "create", "--tenant", "acme", "--member", "alice", "--admin"))
-			if s := mcpStatus(t, h, owner); s != http.StatusUnauthorized {
+			if s := h.MCPStatus(t, owner); s != http.StatusUnauthorized {
 				t.Errorf("the owner's admin token on the MCP endpoint = %d, want 401", s)
 			}
 
 			// The owner adds an assistant over gRPC, and mints its token
 			// over JSON.
-			added, err := a.grpc.AddMember(asGRPC(owner), &adminv1.AddMemberRequest{
+			added, err := a.GRPC.AddMember(nodetest.AsGRPC(owner), &adminv1.AddMemberRequest{
 				Handle: "claude", DisplayName: "Claude", Kind: taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT, Sponsor: "alice",
 			})
 			if err != nil || added.GetMember().GetSponsor() != "alice" {
 				t.Fatalf("AddMember over gRPC = %v, %v; want claude sponsored by alice", added, err)
 			}
-			code, minted := a.post(owner, "CreateToken", `{"member":"claude","scopes":["read","comment","write"],"label":"laptop"}`)
+			code, minted := a.Post(owner, "CreateToken", `{"member":"claude","scopes":["read","comment","write"],"label":"laptop"}`)
 			claude, _ := minted["token"].(string)
 			if code != http.StatusOK || claude == "" {
 				t.Fatalf("CreateToken = %d %v, want a token", code, minted)
@@ -184,18 +79,18 @@ func TestAdminAPI(t *testing.T) {
 
 			// The assistant works, and hears of its changes.
 			changed := make(chan struct{}, 16)
-			cs, _ := h.client(t, claude, &mcp.ClientOptions{
+			cs, _ := h.Client(t, claude, &mcp.ClientOptions{
 				ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
 			})
-			callOK(t, cs, "tasks_create", map[string]any{"title": "Ship the admin API"})
-			if tools := listedTools(t, cs); !slices.Contains(tools, "tasks_create") {
+			nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Ship the admin API"})
+			if tools := nodetest.ListedTools(t, cs); !slices.Contains(tools, "tasks_create") {
 				t.Fatalf("claude's tools = %v, want tasks_create among them", tools)
 			}
 
 			// The owner lowers its role with the CLI: the next tools/list
 			// shrinks, and the listen stream is told (repeated until the
 			// stream has subscribed: setting the same role tells again).
-			waitFor(t, 10*time.Second, "claude's listen stream to hear of its new role", func() bool {
+			poll.Until(t, 10*time.Second, "claude's listen stream to hear of its new role", func() bool {
 				a.cliOK(owner, "members", "set-role", "claude", "viewer")
 				select {
 				case <-changed:
@@ -204,7 +99,7 @@ func TestAdminAPI(t *testing.T) {
 					return false
 				}
 			})
-			if tools := listedTools(t, cs); slices.Contains(tools, "tasks_create") || !slices.Contains(tools, "tasks_list") {
+			if tools := nodetest.ListedTools(t, cs); slices.Contains(tools, "tasks_create") || !slices.Contains(tools, "tasks_list") {
 				t.Errorf("claude's tools as a viewer = %v, want reading tools only", tools)
 			}
 
@@ -213,10 +108,10 @@ func TestAdminAPI(t *testing.T) {
 			if out := a.cliOK(owner, "members", "remove", "claude"); out != "removed claude; revoked 1 token(s)\n" {
 				t.Errorf("members remove = %q", out)
 			}
-			waitFor(t, 10*time.Second, "the MCP endpoint to refuse the removed assistant", func() bool {
-				return mcpStatus(t, h, claude) == http.StatusUnauthorized
+			poll.Until(t, 10*time.Second, "the MCP endpoint to refuse the removed assistant", func() bool {
+				return h.MCPStatus(t, claude) == http.StatusUnauthorized
 			})
-			if code, body := a.post(claude, "GetTenant", `{}`); code != http.StatusUnauthorized {
+			if code, body := a.Post(claude, "GetTenant", `{}`); code != http.StatusUnauthorized {
 				t.Errorf("the removed assistant's token on the admin API = %d %v, want 401", code, body)
 			}
 			if out := a.cliOK(owner, "members", "list", "--removed"); !strings.Contains(out, "claude") {
@@ -230,38 +125,38 @@ func TestAdminAPI(t *testing.T) {
 			if errOther == nil || errOther.Error() != `no tenant "default"` || errNone == nil || errNone.Error() != `no tenant "nope"` {
 				t.Errorf("acme's owner getting default and nope = %v, %v; want not found, alike", errOther, errNone)
 			}
-			code, body = a.post(owner, "ListMembers", `{"tenant":"default"}`)
+			code, body = a.Post(owner, "ListMembers", `{"tenant":"default"}`)
 			if code != http.StatusNotFound || body["code"] != "not_found" {
 				t.Errorf("acme's owner listing default's members = %d %v, want 404", code, body)
 			}
-			if _, err := a.grpc.RemoveMember(asGRPC(owner), &adminv1.RemoveMemberRequest{Tenant: "default", Handle: "owner"}); err == nil {
+			if _, err := a.GRPC.RemoveMember(nodetest.AsGRPC(owner), &adminv1.RemoveMemberRequest{Tenant: "default", Handle: "owner"}); err == nil {
 				t.Errorf("acme's owner removed default's owner over gRPC")
 			}
 
 			// Refusals read as sentences, with fitting statuses.
-			code, body = a.post(owner, "ListTenants", `{}`)
+			code, body = a.Post(owner, "ListTenants", `{}`)
 			if code != http.StatusForbidden || body["message"] != "Only the platform operators of this deployment can list tenants; you act on tenant acme only." {
 				t.Errorf("an owner listing tenants = %d %v, want 403 with a sentence", code, body)
 			}
-			code, body = a.post(owner, "RemoveMember", `{"handle":"alice"}`)
+			code, body = a.Post(owner, "RemoveMember", `{"handle":"alice"}`)
 			if code != http.StatusConflict || body["code"] != "failed_precondition" {
 				t.Errorf("removing the last owner = %d %v, want 409 failed_precondition", code, body)
 			}
 
 			// The operator secret is no MCP token.
-			if s := mcpStatus(t, h, op); s != http.StatusUnauthorized {
+			if s := h.MCPStatus(t, op); s != http.StatusUnauthorized {
 				t.Errorf("the operator secret on the MCP endpoint = %d, want 401", s)
 			}
 
 			// The JWKS has the signing key.
-			resp, err := http.Get(a.base + "/.well-known/jwks.json")
+			resp, err := http.Get(a.Base + "/.well-known/jwks.json")
 			if err != nil {
 				t.Fatal(err)
 			}
 			jwks, _ := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if !strings.Contains(string(jwks), `"kid":"`+h.sys.Key.ID+`"`) {
-				t.Errorf("JWKS = %s, want key %s", jwks, h.sys.Key.ID)
+			if !strings.Contains(string(jwks), `"kid":"`+h.Sys.Key.ID+`"`) {
+				t.Errorf("JWKS = %s, want key %s", jwks, h.Sys.Key.ID)
 			}
 		})
 	}
@@ -270,9 +165,9 @@ func TestAdminAPI(t *testing.T) {
 // TestAdminCLIErrors: the CLI prints the server's sentence and fails;
 // without a credential it says what to pass.
 func TestAdminCLIErrors(t *testing.T) {
-	h := startHarness(t, setups()[0])
+	h := nodetest.Start(t, setups()[0])
 	a := newAdminClient(t, h)
-	if _, err := a.cli(h.adminToken(t, "owner"), "members", "set-role", "owner", "viewer"); err == nil ||
+	if _, err := a.cli(h.AdminToken(t, "owner"), "members", "set-role", "owner", "viewer"); err == nil ||
 		err.Error() != `owner is the last owner of default and cannot be demoted: make another member owner first` {
 		t.Errorf("demoting the last owner with the CLI = %v", err)
 	}
@@ -280,17 +175,17 @@ func TestAdminCLIErrors(t *testing.T) {
 	t.Setenv("TASKWIRE_DATA", t.TempDir())
 	t.Setenv("TASKWIRE_ADMIN_TOKEN", "")
 	t.Setenv("TASKWIRE_OPERATOR_SECRET_FILE", "")
-	err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.base}, &out, &errOut)
+	err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.Base}, &out, &errOut)
 	if err == nil || !strings.Contains(err.Error(), "--token") || !strings.Contains(err.Error(), "taskwire token create --member HANDLE --admin") {
 		t.Errorf("admin without a credential = %v, want a hint to pass --token with an admin token, and how to mint one", err)
 	}
 	// The first start's token is an MCP token: the CLI's refusal says how
 	// to get an admin credential.
-	if _, err := a.cli(h.token, "members", "list"); err == nil || !strings.Contains(err.Error(), adminedge.HowToGetCredential) {
+	if _, err := a.cli(h.Token, "members", "list"); err == nil || !strings.Contains(err.Error(), adminedge.HowToGetCredential) {
 		t.Errorf("admin with an MCP token = %v, want the refusal with how to get an admin credential", err)
 	}
-	path, _ := h.sys.cfg.operatorSecretPath()
-	if err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.base, "--operator-secret-file", path}, &out, &errOut); err != nil {
+	path := h.Sys.Config().OperatorSecretFile
+	if err := run(context.Background(), []string{"admin", "tenants", "list", "--url", a.Base, "--operator-secret-file", path}, &out, &errOut); err != nil {
 		t.Errorf("admin with --operator-secret-file = %v", err)
 	}
 	if info, err := os.Stat(path); err != nil {

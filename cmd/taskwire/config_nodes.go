@@ -7,8 +7,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"github.com/taskwire/taskwire/internal/caller/authn"
 )
 
 // The configuration of the commands of a scaled-out deployment: worker,
@@ -116,30 +114,4 @@ func (c *nodeConfig) resolveNode(required map[string]string) error {
 		return err
 	}
 	return c.checkPublicURL()
-}
-
-// minInternalKey is the shortest internal key accepted, in bytes.
-const minInternalKey = 32
-
-// loadInternalKey reads the internal key: workers trust the caller a call
-// names only when it carries this key, so it must be long and private.
-func loadInternalKey(path string) (string, error) {
-	key, err := readSecretFile(path)
-	if err != nil {
-		return "", fmt.Errorf("internal key: %w", err)
-	}
-	if len(key) < minInternalKey {
-		return "", fmt.Errorf("internal key %s has %d bytes, want at least %d (e.g. openssl rand -base64 32 > %s)", path, len(key), minInternalKey, path)
-	}
-	return key, nil
-}
-
-// loadRootKey reads the deployment's root key, which must exist: two
-// processes that each created their own would not understand each other.
-func loadRootKey(c *config) (root *authn.Key, retired []*authn.Key, err error) {
-	if root, err = authn.LoadKey(c.SigningKey); err != nil {
-		return nil, nil, fmt.Errorf("signing key: %w (create one with: openssl genpkey -algorithm ed25519 -out %s)", err, c.SigningKey)
-	}
-	retired, err = loadRetiredKeys(c.retiredKeys(), root)
-	return root, retired, err
 }

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // everyCommand lists every command and subcommand of taskwire, as typed.
@@ -56,10 +58,10 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 
 // TestCLIErrorsNameTheFlag: an error a flag would fix names the flag.
 func TestCLIErrorsNameTheFlag(t *testing.T) {
-	h := startHarness(t, setups()[0])
+	h := nodetest.Start(t, setups()[0])
 	a := newAdminClient(t, h)
-	secret := operatorSecret(t, h)
-	owner := h.adminToken(t, "owner")
+	secret := h.OperatorSecret(t)
+	owner := h.AdminToken(t, "owner")
 	for _, tc := range []struct {
 		bearer string
 		args   []string
@@ -88,7 +90,7 @@ func TestCLIErrorsNameTheFlag(t *testing.T) {
 	if err := run(context.Background(), unreachable, &out, &errOut); err == nil || !strings.Contains(err.Error(), "check --url") {
 		t.Errorf("admin with an unreachable --url: %v, want an error naming --url", err)
 	}
-	data := []string{"--data", h.sys.cfg.DataDir, "--public-url", h.sys.cfg.PublicURL}
+	data := []string{"--data", h.Sys.Config().DataDir, "--public-url", h.Sys.Config().PublicURL}
 	for _, tc := range []struct {
 		args []string
 		want string

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestRevocationHoldsOnTheNextCall: while serve runs, every way of taking
@@ -18,11 +20,11 @@ import (
 // worker remembered it as live.
 func TestRevocationHoldsOnTheNextCall(t *testing.T) {
 	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
-			dir := h.sys.cfg.DataDir
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
+			dir := h.Sys.Config().DataDir
 			a := newAdminClient(t, h)
-			op := operatorSecret(t, h)
+			op := h.OperatorSecret(t)
 			cli := func(args ...string) (string, string) {
 				t.Helper()
 				var out, errOut bytes.Buffer
@@ -34,7 +36,7 @@ func TestRevocationHoldsOnTheNextCall(t *testing.T) {
 			used := func(token string) {
 				t.Helper()
 				for range 2 {
-					if code, why := mcpRefusal(t, h, token); code != http.StatusOK {
+					if code, why := nodetest.MCPRefusal(t, h, token); code != http.StatusOK {
 						t.Fatalf("a live token: %d %q, want 200", code, why)
 					}
 				}
@@ -52,7 +54,7 @@ func TestRevocationHoldsOnTheNextCall(t *testing.T) {
 			if out != "revoked token "+id[1]+"\n" || !strings.Contains(note, "refused from the next call") {
 				t.Errorf("token revoke = %q, %q; want it revoked by the server", out, note)
 			}
-			if code, why := mcpRefusal(t, h, token); code != http.StatusUnauthorized || why != "the token was revoked: ask an admin for a new one" {
+			if code, why := nodetest.MCPRefusal(t, h, token); code != http.StatusUnauthorized || why != "the token was revoked: ask an admin for a new one" {
 				t.Errorf("the next call after token revoke: %d %q, want 401 saying it was revoked", code, why)
 			}
 			listed, _ := cli("token", "list", "--json")
@@ -67,7 +69,7 @@ func TestRevocationHoldsOnTheNextCall(t *testing.T) {
 			moToken = strings.TrimSpace(moToken)
 			used(moToken)
 			a.cliOK(op, "members", "remove", "mo", "--tenant", "default")
-			if code, _ := mcpRefusal(t, h, moToken); code != http.StatusUnauthorized {
+			if code, _ := nodetest.MCPRefusal(t, h, moToken); code != http.StatusUnauthorized {
 				t.Errorf("the next call of a removed member: %d, want 401", code)
 			}
 
@@ -76,18 +78,18 @@ func TestRevocationHoldsOnTheNextCall(t *testing.T) {
 			raeToken, _ := cli("token", "create", "--member", "rae")
 			raeToken = strings.TrimSpace(raeToken)
 			create := func(id int) map[string]any {
-				body := `{"jsonrpc":"2.0","id":` + itoa(id) + `,"method":"tools/call","params":{"name":"tasks_create","arguments":{"title":"Task ` + itoa(id) + `"},` +
+				body := `{"jsonrpc":"2.0","id":` + nodetest.Itoa(id) + `,"method":"tools/call","params":{"name":"tasks_create","arguments":{"title":"Task ` + nodetest.Itoa(id) + `"},` +
 					`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-				_, raw := postMCP(t, h.sys.Endpoint, raeToken, "tools/call", "tasks_create", body)
+				_, raw := postMCP(t, h.Sys.Endpoint, raeToken, "tools/call", "tasks_create", body)
 				var m map[string]any
 				json.Unmarshal(raw, &m)
 				return m
 			}
-			if m := create(1); isError(m) {
+			if m := create(1); nodetest.IsError(m) {
 				t.Fatalf("tasks_create as a member = %v, want it done", m)
 			}
 			a.cliOK(op, "members", "set-role", "rae", "viewer", "--tenant", "default")
-			if m := create(2); !isError(m) {
+			if m := create(2); !nodetest.IsError(m) {
 				t.Errorf("the next tasks_create after lowering rae to viewer = %v, want refused", m)
 			}
 		})

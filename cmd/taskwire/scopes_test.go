@@ -10,29 +10,24 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/status"
 
-	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
-	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestTokenScopes mints a read-only token with the token create command and
 // checks that it sees only the reading tools, cannot write, and that a
 // tampered token is refused with 401.
 func TestTokenScopes(t *testing.T) {
-	h := startHarness(t, setups()[0])
+	h := nodetest.Start(t, setups()[0])
 	var out, errOut bytes.Buffer
 	err := run(context.Background(), []string{"token", "create", "--member", "owner", "--scopes", "read",
-		"--data", h.sys.cfg.DataDir, "--public-url", h.sys.cfg.PublicURL}, &out, &errOut)
+		"--data", h.Sys.Config().DataDir, "--public-url", h.Sys.Config().PublicURL}, &out, &errOut)
 	if err != nil {
 		t.Fatalf("token create: %v\n%s", err, errOut.String())
 	}
 	readOnly := strings.TrimSpace(out.String())
 
-	cs, _ := h.client(t, readOnly, nil)
+	cs, _ := h.Client(t, readOnly, nil)
 	ctx := context.Background()
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
@@ -48,14 +43,14 @@ func TestTokenScopes(t *testing.T) {
 	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "tasks_create", Arguments: map[string]any{"title": "x"}}); err == nil {
 		t.Error("tasks_create with a read-only token succeeded, want a refusal")
 	}
-	boards := callOK(t, cs, "boards_list", nil)
+	boards := nodetest.CallOK(t, cs, "boards_list", nil)
 	if b := boards["items"].([]any)[0].(map[string]any); b["slug"] != "main" || b["is_default"] != true {
 		t.Errorf("boards_list = %v, want the default board main", boards)
 	}
 
 	// A token whose signature does not match is refused before any tool.
 	tampered := readOnly[:len(readOnly)-4] + "AAAA"
-	req, _ := http.NewRequest("POST", h.sys.Endpoint, strings.NewReader(`{}`))
+	req, _ := http.NewRequest("POST", h.Sys.Endpoint, strings.NewReader(`{}`))
 	req.Header.Set("Authorization", "Bearer "+tampered)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -67,28 +62,11 @@ func TestTokenScopes(t *testing.T) {
 	}
 
 	var unknown bytes.Buffer
-	err = run(ctx, []string{"token", "create", "--member", "nobody", "--data", h.sys.cfg.DataDir}, &unknown, &unknown)
+	err = run(ctx, []string{"token", "create", "--member", "nobody", "--data", h.Sys.Config().DataDir}, &unknown, &unknown)
 	if err == nil || !strings.Contains(err.Error(), "nobody") {
 		t.Errorf("token create for an unknown member = %v, want an error naming it", err)
 	}
 	if errors.Is(err, context.Canceled) {
 		t.Error("unexpected cancellation")
-	}
-}
-
-// TestWorkerPortNeedsInternalKey: the worker listens on loopback, where
-// any local process can connect; naming a caller in metadata must not be
-// enough to act as them.
-func TestWorkerPortNeedsInternalKey(t *testing.T) {
-	h := startHarness(t, setups()[0])
-	conn, err := grpc.NewClient(h.sys.worker.addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	forged := identity.AppendToOutgoing(context.Background(), identity.Caller{Tenant: "default", Member: 1, Scopes: []string{"write"}})
-	_, err = taskwirev1.NewBoardServiceClient(conn).CreateTask(forged, &taskwirev1.CreateTaskRequest{Title: "forged"})
-	if status.Code(err) != codes.Unauthenticated {
-		t.Errorf("CreateTask straight to the worker port = %v, want Unauthenticated", err)
 	}
 }

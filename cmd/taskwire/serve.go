@@ -8,10 +8,12 @@ import (
 	"net"
 	"os"
 
-	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/telemetry"
-	"github.com/taskwire/taskwire/services/tokens"
+	"github.com/taskwire/taskwire/node"
 )
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var cfg config
@@ -30,7 +32,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	if err := cfg.resolve(hostPort(ln.Addr().String())); err != nil {
+	if err := cfg.resolve(node.HostPort(ln.Addr().String())); err != nil {
 		ln.Close()
 		return err
 	}
@@ -39,44 +41,43 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	warnOpenDirs(log, &cfg)
-	sys, err := startSystem(ctx, cfg, ln, log)
+	sys, err := node.NewSystem(cfg.system(ln, log))
 	if err != nil {
+		ln.Close()
 		return err
 	}
-	if err := sys.firstStart(ctx, stdout); err != nil {
-		sys.Close(context.Background())
+	if err := sys.Start(ctx); err != nil {
 		return err
 	}
-	log.Info("taskwire serving", "endpoint", sys.Endpoint, "db", redactDSN(cfg.DB), "metrics", sys.metrics.Addr())
+	if err := firstStart(ctx, sys, stdout); err != nil {
+		sys.Stop(context.Background())
+		return err
+	}
+	log.Info("taskwire serving", "endpoint", sys.Endpoint, "db", redactDSN(cfg.DB), "metrics", sys.MetricsAddr())
 	select {
 	case <-ctx.Done():
 		log.Info("shutting down")
 	case err := <-sys.Done():
 		log.Error("server stopped", "err", err)
 	}
-	return sys.Close(context.Background())
+	return sys.Stop(context.Background())
 }
 
-// firstStart creates the first tenant, owner and board on an empty
-// database, and prints the owner's token and client configuration once:
-// the token is not stored, so it cannot be shown again.
-func (s *system) firstStart(ctx context.Context, out io.Writer) error {
-	res := s.first
-	defer s.showOperatorSecret(out)
-	if !res.Created {
-		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", s.Endpoint)
+// firstStart prints the owner's token and client configuration when this
+// start created the first tenant, owner and board, once: the token is not
+// stored, so it cannot be shown again. Then it shows the operator secret
+// when this start created it.
+func firstStart(ctx context.Context, sys *node.System, out io.Writer) error {
+	cfg := sys.Config()
+	defer func() { printOperatorSecret(out, sys.NewOperatorSecret(), cfg.OperatorSecretFile, cfg.PublicURL) }()
+	w, err := sys.Welcome(ctx)
+	if err != nil {
+		return err
+	}
+	if w == nil {
+		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", sys.Endpoint)
 		return nil
 	}
-	recorded, err := tokens.New(tokens.Config{Client: s.DB, MaxTTL: s.cfg.MaxTokenTTL, Logger: s.log})
-	if err != nil {
-		return err
-	}
-	token, minted, err := recorded.Create(ctx, s.Issuer, tokens.CreateRequest{
-		Tenant: res.Tenant.Slug, Member: res.Owner.ID, Scopes: authz.AllScopes, Label: "first start",
-	})
-	if err != nil {
-		return err
-	}
-	printWelcome(out, s.Endpoint, res.Tenant.Slug, res.Owner.Handle, res.Board.Slug, token, minted.ExpiresAt)
+	printWelcome(out, sys.Endpoint, w.Tenant, w.Owner, w.Board, w.Token, w.Expires)
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"text/tabwriter"
 	"time"
 
@@ -17,12 +16,15 @@ import (
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/node"
+	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -78,7 +80,7 @@ func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, 
 	closeAll := func() { db.Close() }
 	tc := tokens.Config{Client: db, Logger: slog.Default(), MaxTTL: cfg.MaxTokenTTL, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}}
 	if natsURL != "" {
-		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(connectTimeout))
+		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(node.ConnectTimeout))
 		if err != nil {
 			db.Close()
 			return nil, nil, nil, fmt.Errorf("connect to NATS at %s: %w", natsURL, err)
@@ -139,53 +141,71 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 }
 
 // createOnDatabase mints req with the database's current signing key, as
-// the servers sign.
+// the servers sign, through the admin service's CreateToken acting as a
+// platform operator (whoever holds the database and the key is one): the
+// same checks and the same record as a token minted through the admin API.
 func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout, stderr io.Writer) error {
 	db, st, closeAll, err := openTokens(ctx, cfg, "")
 	if err != nil {
 		return err
 	}
 	defer closeAll()
-	m, err := findMemberFlag(ctx, db, req.tenant, req.member)
+	svc, err := adminOnDatabase(ctx, cfg, db, st)
 	if err != nil {
 		return err
 	}
+	resp, err := svc.CreateToken(identity.NewOperatorContext(ctx), &adminv1.CreateTokenRequest{
+		Tenant: req.tenant, Member: req.member, Scopes: req.scopes, Toolsets: req.toolsets, Ttl: ttlProto(req.ttl), Label: req.label, Admin: req.admin,
+	})
+	if err != nil {
+		return memberFlagHint(err)
+	}
+	fmt.Fprintln(stdout, resp.GetToken())
+	printCreated(stderr, resp.GetToken(), tokenInfo(resp.GetInfo()), req.tenant, cfg.PublicURL)
+	return nil
+}
+
+// adminOnDatabase is the admin service over db and its token store st,
+// minting with the keyring's current key. Running servers hear of
+// nothing, as nothing rotates here.
+func adminOnDatabase(ctx context.Context, cfg *config, db *ent.Client, st *tokens.Store) (*admin.Service, error) {
 	key, _, err := authn.LoadOrCreateKey(cfg.SigningKey)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	retired, err := loadRetiredKeys(cfg.retiredKeys(), key)
+	retired, err := node.LoadRetiredKeys(cfg.retiredKeys(), key)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	// Running servers hear of nothing, as nothing rotates here.
-	ring, err := openKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, slog.New(slog.DiscardHandler))
+	quiet := slog.New(slog.DiscardHandler)
+	ring, err := node.OpenKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, quiet)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	is, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: cfg.PublicURL, Audience: cfg.endpoint()})
 	if err != nil {
-		return err
+		return nil, err
 	}
-	token, info, err := st.Create(ctx, is, tokens.CreateRequest{
-		Tenant: req.tenant, Member: m.ID, Scopes: req.scopes, Toolsets: req.toolsets, TTL: req.ttl, Label: req.label, Admin: req.admin,
-	})
-	if err != nil {
-		return err
-	}
-	fmt.Fprintln(stdout, token)
-	printCreated(stderr, token, info, req.tenant, cfg.PublicURL)
-	return nil
+	return admin.New(admin.Config{Client: db, Tokens: st, Issuer: is, Keys: ring, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}, Logger: quiet})
 }
 
 // findMemberFlag finds the member --member names in the tenant --tenant
 // names; not finding it says which flags to check.
 func findMemberFlag(ctx context.Context, db *ent.Client, tenant, handle string) (*ent.Member, error) {
 	m, err := tenancy.FindMember(ctx, db, tenant, handle)
-	if domainerr.KindOf(err) == domainerr.NotFound {
-		return nil, fmt.Errorf("%s: check --member, or name the member's tenant with --tenant SLUG", domainerr.Message(err))
+	if err != nil {
+		return nil, memberFlagHint(err)
 	}
-	return m, err
+	return m, nil
+}
+
+// memberFlagHint says which flags to check when the member (or its
+// tenant) is not found.
+func memberFlagHint(err error) error {
+	if domainerr.KindOf(err) == domainerr.NotFound {
+		return fmt.Errorf("%s: check --member, or name the member's tenant with --tenant SLUG", domainerr.Message(err))
+	}
+	return err
 }
 
 // toolsetsFlagUsage describes --toolsets of the token commands.
@@ -373,13 +393,4 @@ func revokeOnDatabase(ctx context.Context, cfg *config, natsURL, tenant, member 
 	}
 	fmt.Fprintf(stdout, "revoked %d token(s) of %s on tenant %s\n", n, member, tenant)
 	return nil
-}
-
-// hostPort is addr as a client would dial it.
-func hostPort(addr string) string {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil || host == "" || host == "0.0.0.0" || host == "::" {
-		return net.JoinHostPort("127.0.0.1", port)
-	}
-	return addr
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
+	"github.com/taskwire/taskwire/node"
 )
 
 // tokenRoute is where a token command acts: through the admin API of a
@@ -38,14 +39,14 @@ func (f *apiFlags) declare(fs *flag.FlagSet) {
 // the database, with the data directory locked so that no serve starts
 // meanwhile. It resolves cfg first.
 func (f apiFlags) route(ctx context.Context, cfg *config, stdout, stderr io.Writer) (tokenRoute, error) {
-	if err := cfg.resolve(hostPort(cfg.Addr)); err != nil {
+	if err := cfg.resolve(node.HostPort(cfg.Addr)); err != nil {
 		return tokenRoute{}, err
 	}
 	url := f.url
 	release := func() {}
 	if url == "" {
 		var err error
-		if url, release, err = localServer(cfg.DataDir); err != nil {
+		if url, release, err = node.LocalServer(cfg.DataDir); err != nil {
 			return tokenRoute{}, err
 		}
 	}

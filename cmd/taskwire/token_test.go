@@ -14,9 +14,12 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/events/natstest"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/node"
+	"github.com/taskwire/taskwire/node/nodetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -122,7 +125,7 @@ func testTokenCommands(t *testing.T, cli tokenCLI, shared bool) {
 	if err != nil || out.String() != "revoked token "+owner[1]+"\n" || !strings.Contains(errOut.String(), "Told the deployment over NATS") {
 		t.Fatalf("token revoke JTI = %q, %v\n%s", out.String(), err, errOut.String())
 	}
-	waitFor(t, 5*time.Second, "the front door to hear the revocation", func() bool { return set.Has(owner[1]) })
+	poll.Until(t, 5*time.Second, "the front door to hear the revocation", func() bool { return set.Has(owner[1]) })
 
 	// On a database servers elsewhere may serve, a revocation nobody is
 	// told of is refused; on the data directory's own, with no server
@@ -193,23 +196,23 @@ func TestTokenCreateQuota(t *testing.T) {
 // TestFirstStartRecordsToken: the token the first start prints is
 // recorded, so it can be listed and revoked like any other.
 func TestFirstStartRecordsToken(t *testing.T) {
-	h := startHarness(t, setups()[0])
+	h := nodetest.Start(t, setups()[0])
 	v, err := authn.NewVerifier(authn.VerifierConfig{
-		Keys:   map[string]ed25519.PublicKey{h.sys.Key.ID: h.sys.Key.Public()},
-		Issuer: h.sys.cfg.PublicURL, Audience: h.sys.Endpoint,
+		Keys:   map[string]ed25519.PublicKey{h.Sys.Key.ID: h.Sys.Key.Public()},
+		Issuer: h.Sys.Config().PublicURL, Audience: h.Sys.Endpoint,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := v.Verify(context.Background(), h.token)
+	c, err := v.Verify(context.Background(), h.Token)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := tokens.New(tokens.Config{Client: h.sys.DB, Logger: storetest.Logger()})
+	st, err := tokens.New(tokens.Config{Client: h.Sys.DB, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := st.List(context.Background(), h.sys.first.Tenant.Slug, 0)
+	list, err := st.List(context.Background(), h.Sys.First().Tenant.Slug, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,8 +220,8 @@ func TestFirstStartRecordsToken(t *testing.T) {
 		t.Errorf("tokens after the first start = %+v, want the printed token (%s), labelled", list, c.TokenID)
 	}
 	// The printed token is for MCP; the welcome says how to administer.
-	if !strings.Contains(h.out, "This token is for MCP only") || !strings.Contains(h.out, "taskwire token create --member owner --admin") {
-		t.Errorf("the first start does not say how to get an admin credential:\n%s", h.out)
+	if !strings.Contains(h.Out, "This token is for MCP only") || !strings.Contains(h.Out, "taskwire token create --member owner --admin") {
+		t.Errorf("the first start does not say how to get an admin credential:\n%s", h.Out)
 	}
 }
 
@@ -269,10 +272,10 @@ func frontDoorSet(t *testing.T, dsn string) testSet {
 // to the command's own (the default, here shorter), and the server
 // refuses what is past its own.
 func TestTokenCreateThroughServerTakesItsMaximum(t *testing.T) {
-	h := startHarnessWith(t, setups()[0], func(c *config) { c.MaxTokenTTL = 4000 * time.Hour })
+	h := nodetest.StartWith(t, setups()[0], func(c *node.SystemConfig) { c.MaxTokenTTL = 4000 * time.Hour })
 	cli := func(args ...string) (string, string, error) {
 		var out, errOut bytes.Buffer
-		err := run(context.Background(), append([]string{"token", "create", "--member", "owner", "--data", h.sys.cfg.DataDir}, args...), &out, &errOut)
+		err := run(context.Background(), append([]string{"token", "create", "--member", "owner", "--data", h.Sys.Config().DataDir}, args...), &out, &errOut)
 		return out.String(), errOut.String(), err
 	}
 	if _, created, err := cli("--ttl", "3000h"); err != nil || !strings.Contains(created, "token ") {
@@ -287,9 +290,9 @@ func TestTokenCreateThroughServerTakesItsMaximum(t *testing.T) {
 // reached at its listen address, `token create` names the token's
 // audience, the public URL's endpoint, not the address it reached.
 func TestTokenCreateThroughServerNamesTheAudience(t *testing.T) {
-	h := startHarnessWith(t, setups()[0], func(c *config) { c.PublicURL = "https://board.example.com" })
+	h := nodetest.StartWith(t, setups()[0], func(c *node.SystemConfig) { c.PublicURL = "https://board.example.com" })
 	var out, errOut bytes.Buffer
-	if err := run(context.Background(), []string{"token", "create", "--member", "owner", "--data", h.sys.cfg.DataDir}, &out, &errOut); err != nil {
+	if err := run(context.Background(), []string{"token", "create", "--member", "owner", "--data", h.Sys.Config().DataDir}, &out, &errOut); err != nil {
 		t.Fatalf("token create: %v\n%s", err, errOut.String())
 	}
 	if want := "audience https://board.example.com/api/mcp\n"; !strings.HasSuffix(errOut.String(), want) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestAdminTokenToolsets: an owner mints a token limited to the tasks and
@@ -16,10 +17,10 @@ import (
 // refused any other with 403, naming its toolsets.
 func TestAdminTokenToolsets(t *testing.T) {
 	for _, s := range setups() {
-		t.Run(s.name, func(t *testing.T) {
-			h := startHarness(t, s)
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
 			a := newAdminClient(t, h)
-			admin := h.adminToken(t, "owner")
+			admin := h.AdminToken(t, "owner")
 			a.cliOK(admin, "members", "add", "dana", "--role", "member")
 			out := a.cliOK(admin, "tokens", "create", "--member", "dana", "--toolsets", "comments,tasks,comments", "--json")
 			var created struct {
@@ -38,8 +39,8 @@ func TestAdminTokenToolsets(t *testing.T) {
 				t.Errorf("tokens list =\n%s\nwant a TOOLSETS column with dana's tasks,comments and the owner's all", table)
 			}
 
-			cs, _ := h.client(t, created.Token, nil)
-			tools := listedTools(t, cs)
+			cs, _ := h.Client(t, created.Token, nil)
+			tools := nodetest.ListedTools(t, cs)
 			for _, name := range tools {
 				if !strings.HasPrefix(name, "tasks_") && !strings.HasPrefix(name, "comments_") {
 					t.Errorf("the limited token is shown %s, outside tasks and comments", name)
@@ -48,9 +49,9 @@ func TestAdminTokenToolsets(t *testing.T) {
 			if !slices.Contains(tools, "tasks_create") || !slices.Contains(tools, "comments_add") {
 				t.Errorf("the limited token's tools = %v, want tasks_create and comments_add among them", tools)
 			}
-			callOK(t, cs, "tasks_create", map[string]any{"title": "Limit tokens to toolsets"})
+			nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Limit tokens to toolsets"})
 
-			code, header, body := callTool(t, h.sys.Endpoint, created.Token, 7, "whoami")
+			code, header, body := nodetest.CallTool(t, h.Sys.Endpoint, created.Token, 7, "whoami")
 			if code != http.StatusForbidden || !strings.Contains(header.Get("Www-Authenticate"), `error="insufficient_scope"`) ||
 				!strings.Contains(string(body), "limited to the toolsets tasks, comments, and whoami is in the context toolset") {
 				t.Errorf("whoami with the limited token = %d %v %s, want 403 naming its toolsets", code, header, body)
@@ -62,12 +63,12 @@ func TestAdminTokenToolsets(t *testing.T) {
 			if err := json.Unmarshal([]byte(out), &created); err != nil {
 				t.Fatal(err)
 			}
-			withContext, _ := h.client(t, created.Token, nil)
-			if got := callOK(t, withContext, "whoami", nil)["toolsets"]; !slices.Equal(anyStrings(got), []string{"context", "tasks"}) {
+			withContext, _ := h.Client(t, created.Token, nil)
+			if got := nodetest.CallOK(t, withContext, "whoami", nil)["toolsets"]; !slices.Equal(anyStrings(got), []string{"context", "tasks"}) {
 				t.Errorf("whoami toolsets = %v, want [context tasks]", got)
 			}
-			owner, _ := h.client(t, h.token, nil)
-			if got, ok := callOK(t, owner, "whoami", nil)["toolsets"]; ok {
+			owner, _ := h.Client(t, h.Token, nil)
+			if got, ok := nodetest.CallOK(t, owner, "whoami", nil)["toolsets"]; ok {
 				t.Errorf("whoami toolsets of an unlimited token = %v, want none", got)
 			}
 

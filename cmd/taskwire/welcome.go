@@ -6,13 +6,7 @@ import (
 	"io"
 	"net/url"
 	"time"
-
-	"github.com/taskwire/taskwire/internal/caller/authn"
 )
-
-func authnRequest(tenant string, member int, scopes []string) authn.MintRequest {
-	return authn.MintRequest{Tenant: tenant, Member: member, Scopes: scopes}
-}
 
 // printWelcome shows the first token with configurations ready to paste.
 func printWelcome(out io.Writer, endpoint, tenant, owner, board, token string, expires time.Time) {

@@ -1,6 +1,0 @@
-//go:build race
-
-package main
-
-// raceEnabled: the race detector is on, which makes stack frames larger.
-const raceEnabled = true

@@ -1,0 +1,129 @@
+package node
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
+)
+
+// Bus is the NATS connection the front door and worker share: to a remote
+// server when a URL is given, otherwise to a server inside this process
+// that listens on no port unless asked (4222 may belong to another server).
+// The embedded server runs JetStream, which keeps the front doors' news of
+// sessions (internal/events) for replicas that start later.
+type Bus struct {
+	Conn     *nats.Conn
+	closed   chan struct{}
+	embedded *server.Server
+	storeDir string // the embedded JetStream's, removed on Close
+}
+
+// StartBus connects to the NATS server at url, or with no url starts one
+// in process, listening on listen when set.
+func StartBus(url, listen string) (*Bus, error) {
+	b := &Bus{closed: make(chan struct{})}
+	onClose := nats.ClosedHandler(func(*nats.Conn) { close(b.closed) })
+	if url != "" {
+		nc, err := nats.Connect(url, nats.Name("taskwire"), nats.Timeout(ConnectTimeout),
+			nats.MaxReconnects(-1), onClose)
+		if err != nil {
+			return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
+		}
+		b.Conn = nc
+		return b, nil
+	}
+	opts, err := embeddedOptions(listen)
+	if err != nil {
+		return nil, err
+	}
+	if err := b.startEmbedded(opts, onClose); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// embeddedOptions are the in-process server's: JetStream, no signals, no
+// logs, and no port unless listen names one.
+func embeddedOptions(listen string) (*server.Options, error) {
+	opts := &server.Options{ServerName: "taskwire-embedded", DontListen: true, NoSigs: true, NoLog: true, JetStream: true}
+	if listen == "" {
+		return opts, nil
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return nil, fmt.Errorf("nats-listen %q: %w", listen, err)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil {
+		return nil, fmt.Errorf("nats-listen %q: bad port", listen)
+	}
+	opts.DontListen, opts.Host, opts.Port = false, host, p
+	return opts, nil
+}
+
+// startEmbedded starts the in-process server of opts and connects to it.
+func (b *Bus) startEmbedded(opts *server.Options, onClose nats.Option) error {
+	// JetStream insists on a store directory even though every stream
+	// here is in memory. A fresh temporary one suits: nothing in it is
+	// meant to outlive the process, and no two processes share it. (The
+	// data directory is not given to StartBus, and stays free of it.)
+	dir, err := os.MkdirTemp("", "taskwire-nats-")
+	if err != nil {
+		return fmt.Errorf("embedded NATS: %w", err)
+	}
+	opts.StoreDir, b.storeDir = dir, dir
+	ns, err := startServer(opts)
+	if err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	nc, err := nats.Connect(ns.ClientURL(), nats.InProcessServer(ns), nats.Name("taskwire"), onClose)
+	if err != nil {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		os.RemoveAll(dir)
+		return fmt.Errorf("connect to embedded NATS: %w", err)
+	}
+	b.Conn, b.embedded = nc, ns
+	return nil
+}
+
+// startServer starts the in-process server and waits until it takes
+// connections.
+func startServer(opts *server.Options) (*server.Server, error) {
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("embedded NATS: %w", err)
+	}
+	go ns.Start()
+	if !ns.ReadyForConnections(ConnectTimeout) {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return nil, fmt.Errorf("embedded NATS did not start within %v", ConnectTimeout)
+	}
+	return ns, nil
+}
+
+// Close drains the connection and stops the embedded server, if any.
+func (b *Bus) Close() {
+	if b.Conn.Drain() == nil {
+		select {
+		case <-b.closed:
+		case <-time.After(5 * time.Second):
+			b.Conn.Close()
+		}
+	}
+	if b.embedded != nil {
+		b.embedded.Shutdown()
+		b.embedded.WaitForShutdown()
+		os.RemoveAll(b.storeDir)
+	}
+}
+
+// ConnectTimeout bounds how long startup (or a command) waits for NATS.
+const ConnectTimeout = 10 * time.Second

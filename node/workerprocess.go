@@ -1,0 +1,238 @@
+package node
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"google.golang.org/grpc"
+	grpckeepalive "google.golang.org/grpc/keepalive"
+
+	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/internal/telemetry"
+)
+
+// WorkerProcess is what `taskwire worker` runs: the database, NATS, the
+// worker node and its probes and metrics.
+type WorkerProcess struct {
+	cfg    WorkerProcessConfig
+	db     *store.Database
+	bus    *Bus
+	node   *Worker
+	probes *http.Server
+	lis    net.Listener // the probes'
+}
+
+// WorkerProcessConfig is a worker's settings, checked by the command.
+type WorkerProcessConfig struct {
+	DB              string // the database URL
+	Migrate         bool   // migrate the schema before serving
+	NATS            string // the NATS server's URL
+	InternalKeyFile string // the key front doors present (LoadInternalKey)
+	SigningKey      string // the root key's file, which must exist
+	RetiredKeys     []string
+	PublicURL       string
+	Listen          string // gRPC
+	HTTPAddr        string // probes and metrics; empty: none
+	Pprof           bool   // also serve Go's profiles beside the probes
+	ShutdownGrace   time.Duration
+	Conformance     bool
+	MaxTokenTTL     time.Duration
+	Quota           quota.Limits
+	// MaxConnectionAge closes each front door's connection after about
+	// this long (see Keepalive); 0: never.
+	MaxConnectionAge time.Duration
+
+	Log       *slog.Logger         // required
+	Telemetry *telemetry.Telemetry // required
+}
+
+// Validate refuses settings a worker cannot start from.
+func (cfg WorkerProcessConfig) Validate() error {
+	switch {
+	case cfg.Log == nil:
+		return errors.New("worker: no logger")
+	case cfg.Telemetry == nil:
+		return errors.New("worker: no telemetry")
+	case cfg.ShutdownGrace <= 0:
+		return errors.New("worker: no shutdown grace")
+	}
+	return nil
+}
+
+// StartWorkerProcess opens the database and NATS, loads the keys, and
+// starts the worker node and its probes. A start that fails stops what
+// it had started.
+func StartWorkerProcess(ctx context.Context, cfg WorkerProcessConfig) (_ *WorkerProcess, err error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	w := &WorkerProcess{cfg: cfg}
+	defer func() {
+		if err != nil {
+			w.Stop()
+		}
+	}()
+	if w.db, err = openWorkerDB(ctx, cfg, store.WrapDriver(cfg.Telemetry.EntDriver)); err != nil {
+		return nil, err
+	}
+	if w.bus, err = StartBus(cfg.NATS, ""); err != nil {
+		return nil, err
+	}
+	cfg.Telemetry.InstrumentNATS(w.bus.Conn)
+	nodeCfg, err := w.nodeConfig(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if w.node, err = NewWorker(nodeCfg); err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
+	}
+	w.node.Start()
+	return w, w.serveProbes()
+}
+
+// openWorkerDB connects to the database, migrating it first only when
+// told: a deployment's migration runs once, before its workers start.
+func openWorkerDB(ctx context.Context, cfg WorkerProcessConfig, opts ...store.Option) (*store.Database, error) {
+	log := cfg.Log
+	if cfg.Migrate {
+		from, err := store.Migrate(ctx, cfg.DB, store.Logger(log))
+		if err != nil {
+			return nil, err
+		}
+		log.Info("schema migrated", "from", from, "to", store.SchemaVersion)
+	}
+	db, err := store.Connect(ctx, cfg.DB, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if db.Version > store.SchemaVersion {
+		log.Warn("the database was migrated by a newer taskwire; serving it as migrations only add", "schema_version", db.Version, "build_schema_version", store.SchemaVersion)
+	}
+	return db, nil
+}
+
+// nodeConfig loads the keys and returns the worker node's configuration.
+func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
+	cfg, log := w.cfg, w.cfg.Log
+	internal, err := LoadInternalKey(cfg.InternalKeyFile)
+	if err != nil {
+		return WorkerConfig{}, err
+	}
+	root, retired, err := LoadRootKey(cfg.SigningKey, cfg.RetiredKeys)
+	if err != nil {
+		return WorkerConfig{}, err
+	}
+	news, err := events.New(w.bus.Conn)
+	if err != nil {
+		return WorkerConfig{}, err
+	}
+	ring, err := OpenKeyring(ctx, w.db.Client, root, retired, cfg.MaxTokenTTL, news, log)
+	if err != nil {
+		return WorkerConfig{}, err
+	}
+	issuer, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: cfg.PublicURL, Audience: cfg.PublicURL + "/api/mcp"})
+	if err != nil {
+		return WorkerConfig{}, err
+	}
+	WarnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
+	return WorkerConfig{
+		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
+		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
+		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
+		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota,
+	}, nil
+}
+
+// serveProbes serves /healthz, /readyz and /metrics on the HTTP address,
+// if any.
+func (w *WorkerProcess) serveProbes() error {
+	if w.cfg.HTTPAddr == "" {
+		if w.cfg.Pprof {
+			return errors.New("--pprof serves the profiles beside the probes: set --http too")
+		}
+		return nil
+	}
+	lis, err := net.Listen("tcp", w.cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("probes: listen on %s: %w", w.cfg.HTTPAddr, err)
+	}
+	w.lis = lis
+	w.probes = &http.Server{Handler: probes(w.ready, metricsHandler(w.cfg.Telemetry, w.cfg.Pprof)), ReadHeaderTimeout: readHeaderTimeout}
+	go w.probes.Serve(lis)
+	return nil
+}
+
+// Addr is the worker's gRPC address.
+func (w *WorkerProcess) Addr() string { return w.node.Addr() }
+
+// HTTPAddr is the probes' address, or "" for none.
+func (w *WorkerProcess) HTTPAddr() string {
+	if w.lis == nil {
+		return ""
+	}
+	return w.lis.Addr().String()
+}
+
+// SchemaVersion is the database schema's version.
+func (w *WorkerProcess) SchemaVersion() int { return w.db.Version }
+
+// Done yields the error that ended serving gRPC.
+func (w *WorkerProcess) Done() <-chan error { return w.node.Done() }
+
+// ready reports whether the worker takes calls: it is not draining, NATS
+// is connected and the database answers.
+func (w *WorkerProcess) ready(ctx context.Context) error {
+	switch {
+	case w.node.Draining():
+		return errors.New("draining")
+	case !w.bus.Conn.IsConnected():
+		return fmt.Errorf("NATS is %s", w.bus.Conn.Status())
+	}
+	if err := w.db.Ping(ctx); err != nil {
+		return fmt.Errorf("database: %w", err)
+	}
+	return nil
+}
+
+// Stop drains the worker within the shutdown grace (health NOT_SERVING
+// first, so front doors send nothing new), then stops the probes, NATS
+// and the database.
+func (w *WorkerProcess) Stop() {
+	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ShutdownGrace)
+	defer cancel()
+	if w.node != nil {
+		w.node.Stop(ctx)
+	}
+	if w.probes != nil {
+		w.probes.Close()
+	}
+	if w.bus != nil {
+		w.bus.Close()
+	}
+	if w.db != nil {
+		w.db.Close()
+	}
+}
+
+// Keepalive bounds the age of the front doors' connections to the worker
+// (--max-connection-age, ±10% so they do not all reconnect at once): a
+// front door following a DNS name re-resolves it only when a connection
+// ends, so without this it would never call a worker added later. Calls
+// in flight when the age is reached get grace to finish.
+func Keepalive(maxAge, grace time.Duration) []grpc.ServerOption {
+	if maxAge <= 0 {
+		return nil
+	}
+	return []grpc.ServerOption{grpc.KeepaliveParams(grpckeepalive.ServerParameters{
+		MaxConnectionAge:      maxAge,
+		MaxConnectionAgeGrace: grace,
+	})}
+}
