@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestServeDataPrivate: `taskwire serve` under umask 022 keeps its
@@ -21,7 +23,7 @@ func TestServeDataPrivate(t *testing.T) {
 	if err := os.Mkdir(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	s := startServe(t, []string{"serve", "--addr", freeAddr(t), "--data", dir, "--shutdown-grace", "5s"}, true)
+	s := startServe(t, []string{"serve", "--addr", nodetest.FreeAddr(t), "--data", dir, "--shutdown-grace", "5s"}, true)
 	defer s.stop(t)
 	for _, name := range []string{"taskwire.db", "taskwire.db-wal", "taskwire.db-shm"} {
 		info, err := os.Stat(filepath.Join(dir, name))

@@ -80,7 +80,7 @@ func TestRevocationHoldsOnTheNextCall(t *testing.T) {
 			create := func(id int) map[string]any {
 				body := `{"jsonrpc":"2.0","id":` + nodetest.Itoa(id) + `,"method":"tools/call","params":{"name":"tasks_create","arguments":{"title":"Task ` + nodetest.Itoa(id) + `"},` +
 					`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-				_, raw := postMCP(t, h.Sys.Endpoint, raeToken, "tools/call", "tasks_create", body)
+				_, raw := nodetest.PostMCP(t, h.Sys.Endpoint, raeToken, "tools/call", "tasks_create", body)
 				var m map[string]any
 				json.Unmarshal(raw, &m)
 				return m

@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
+	"github.com/taskwire/taskwire/node/nodetest"
 )
 
 // TestServeCommand runs `taskwire serve` as a user would: the first start
@@ -24,7 +24,7 @@ import (
 func TestServeCommand(t *testing.T) {
 	dir := t.TempDir()
 	// Both starts use one port: the endpoint URL is every token's audience.
-	args := []string{"serve", "--addr", freeAddr(t), "--data", dir, "--shutdown-grace", "5s"}
+	args := []string{"serve", "--addr", nodetest.FreeAddr(t), "--data", dir, "--shutdown-grace", "5s"}
 
 	first := startServe(t, args, true)
 	if !strings.Contains(first.out, "claude mcp add --transport http taskwire "+first.endpoint) ||
@@ -37,7 +37,7 @@ func TestServeCommand(t *testing.T) {
 	}
 
 	// The README's curl example, byte for byte in shape.
-	status, body := postMCP(t, first.endpoint, token[1], "tools/call", "tasks_create",
+	status, body := nodetest.PostMCP(t, first.endpoint, token[1], "tools/call", "tasks_create",
 		`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"tasks_create",
 		 "arguments":{"title":"Write the release notes","kind":"chore"},
 		 "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
@@ -64,7 +64,7 @@ func TestServeCommand(t *testing.T) {
 	if strings.Contains(second.out, "token") || second.endpoint == "" {
 		t.Errorf("second start should print only where it serves, got:\n%s", second.out)
 	}
-	status, body = postMCP(t, second.endpoint, token[1], "tools/call", "tasks_get",
+	status, body = nodetest.PostMCP(t, second.endpoint, token[1], "tools/call", "tasks_get",
 		`{"jsonrpc":"2.0","id":"g","method":"tools/call","params":{"name":"tasks_get","arguments":{"ref":"T-1"},
 		 "_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`)
 	if status != http.StatusOK || !bytes.Contains(body, []byte("Write the release notes")) {
@@ -125,43 +125,6 @@ func (s *served) stop(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop within 20s of Ctrl-C")
 	}
-}
-
-// freeAddr returns a loopback address with a port nobody listens on now.
-func freeAddr(t *testing.T) string {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	return ln.Addr().String()
-}
-
-func postMCP(t *testing.T, endpoint, token, method, name, body string) (int, []byte) {
-	t.Helper()
-	req, err := http.NewRequest("POST", endpoint, strings.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", method)
-	if name != "" {
-		req.Header.Set("Mcp-Name", name)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, raw
 }
 
 type lockedBuffer struct {
