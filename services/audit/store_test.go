@@ -246,11 +246,11 @@ func TestCursorsAreSealed(t *testing.T) {
 }
 
 func TestConfig(t *testing.T) {
-	if _, err := audit.New(audit.Config{CursorKey: testKey, Logger: storetest.Logger()}); err == nil {
+	if _, err := audit.New(audit.Config{CursorKey: testKey}); err == nil {
 		t.Error("New without a client succeeded")
 	}
 	client := storetest.Open(t, storetest.SQLite)
-	if _, err := audit.New(audit.Config{Client: client, CursorKey: []byte("short"), Logger: storetest.Logger()}); err == nil {
+	if _, err := audit.New(audit.Config{Client: client, CursorKey: []byte("short")}); err == nil {
 		t.Error("New with a 5-byte cursor key succeeded")
 	}
 }
