@@ -442,10 +442,3 @@ func TestRecordTx(t *testing.T) {
 		}
 	})
 }
-
-func TestConfigRequiresLogger(t *testing.T) {
-	err := audit.Config{Client: &ent.Client{}, CursorKey: testKey}.Validate()
-	if err == nil || !strings.Contains(err.Error(), "Logger is required") {
-		t.Errorf("Validate(Config without Logger) = %v, want an error saying the Logger is required", err)
-	}
-}
