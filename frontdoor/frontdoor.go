@@ -27,6 +27,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/progress"
+	"github.com/taskwire/taskwire/internal/telemetry/mcpobserve"
 )
 
 // TokenVerifier turns the bearer token of a request into its caller. It
@@ -124,7 +125,7 @@ type Config struct {
 	ListenLimits StreamLimits
 	// Observer, when set, sees every request for metrics and traces
 	// (observe.go); nil means none.
-	Observer Observer
+	Observer mcpobserve.Observer
 
 	// now is the clock of session ids; nil means time.Now. Tests set it.
 	now func() time.Time

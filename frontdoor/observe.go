@@ -14,17 +14,6 @@ import (
 	"github.com/taskwire/taskwire/internal/telemetry/mcpobserve"
 )
 
-// Observer watches the MCP endpoint for metrics and traces; Config.Observer
-// nil means none. The contract lives in package mcpobserve, so that
-// package telemetry can implement it without depending on the front door.
-type Observer = mcpobserve.Observer
-
-// RequestStart is what Observer.Begin learns of a request.
-type RequestStart = mcpobserve.RequestStart
-
-// RequestEnd is what Observer.End learns of a request.
-type RequestEnd = mcpobserve.RequestEnd
-
 // hdrRequestID lets a proxy in front name the request; anything else gets
 // an id of the front door's.
 const hdrRequestID = "X-Request-Id"
@@ -74,7 +63,7 @@ func (x *exchange) begin() {
 	if o == nil {
 		return
 	}
-	start := RequestStart{RequestID: x.id, Method: x.metricMethod(), Version: mcp.LatestVersion}
+	start := mcpobserve.RequestStart{RequestID: x.id, Method: x.metricMethod(), Version: mcp.LatestVersion}
 	if x.legacy {
 		start.Version = x.ses.Version
 	}
@@ -91,7 +80,7 @@ func (x *exchange) end(status int, outcome string) {
 	if o == nil {
 		return
 	}
-	o.End(x.r.Context(), RequestEnd{
+	o.End(x.r.Context(), mcpobserve.RequestEnd{
 		RequestID: x.id, Method: x.metricMethod(), Tool: clip(x.tool),
 		Outcome: outcome, Code: x.code, Status: status, Duration: time.Since(x.start),
 	})

@@ -15,10 +15,6 @@ import (
 	"github.com/taskwire/taskwire/services/access"
 )
 
-// CodeRateLimited is jsonrpc.RateLimited, the code of a request refused by
-// a rate limit, under the name the front door's users already know.
-const CodeRateLimited = jsonrpc.RateLimited
-
 // notificationsOp is the operation every notification is charged to: a
 // client may name any method in one, and none needs a budget of its own.
 const notificationsOp = "notifications"

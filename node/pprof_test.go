@@ -14,7 +14,7 @@ import (
 // --pprof without an address to serve them on is refused.
 func TestPprofOnlyWhenAsked(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	tel, err := telemetry.New(telemetry.Config{Service: "test", Logger: log})
+	tel, err := telemetry.New(telemetry.Config{Service: "test"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -150,7 +150,7 @@ func (s *System) open(ctx context.Context) (err error) {
 	if s.releaseData, err = HoldDataDir(ctx, cfg.DataDir, "http://"+HostPort(cfg.Listener.Addr().String())); err != nil {
 		return err
 	}
-	if s.tel, err = telemetry.New(telemetry.Config{Service: "taskwire", Version: cfg.Version, Logger: s.log}); err != nil {
+	if s.tel, err = telemetry.New(telemetry.Config{Service: "taskwire", Version: cfg.Version}); err != nil {
 		return err
 	}
 	if s.metrics, err = ServeMetrics(cfg.MetricsAddr, cfg.Pprof, s.tel, s.log); err != nil {

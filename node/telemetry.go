@@ -24,7 +24,7 @@ import (
 // database or NATS connection.
 func NewTelemetry(level slog.Level, service, version string, w io.Writer) (*telemetry.Telemetry, *slog.Logger, error) {
 	log := telemetry.NewLogger(w, level)
-	tel, err := telemetry.New(telemetry.Config{Service: service, Version: version, Logger: log})
+	tel, err := telemetry.New(telemetry.Config{Service: service, Version: version})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -200,7 +200,7 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 // boardServices creates the services every worker serves to members.
 func (w *Worker) boardServices(bus *localFirst) (*workerServices, error) {
 	cfg := w.cfg
-	boards, err := board.New(board.Config{Client: cfg.DB, Logger: cfg.Log, CursorKey: cfg.cursorKey("taskwire list-cursor v1"), Quota: cfg.Quota})
+	boards, err := board.New(board.Config{Client: cfg.DB, CursorKey: cfg.cursorKey("taskwire list-cursor v1"), Quota: cfg.Quota})
 	if err != nil {
 		return nil, err
 	}
@@ -220,7 +220,7 @@ func (w *Worker) boardServices(bus *localFirst) (*workerServices, error) {
 	}
 	// Every call a member makes is recorded in the audit log, which owners
 	// and admins read (audit_list).
-	auditLog, err := audit.New(audit.Config{Client: cfg.DB, CursorKey: cfg.cursorKey("taskwire audit-cursor v1"), Logger: cfg.Log})
+	auditLog, err := audit.New(audit.Config{Client: cfg.DB, CursorKey: cfg.cursorKey("taskwire audit-cursor v1")})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/node"
 	"github.com/taskwire/taskwire/node/nodetest"
@@ -61,8 +62,8 @@ func TestListenStreamLimit(t *testing.T) {
 		}
 	}
 	json.NewDecoder(resp.Body).Decode(&m)
-	if m.Error.Code != frontdoor.CodeRateLimited || !strings.Contains(m.Error.Message, "10 open subscriptions/listen streams") {
-		t.Errorf("stream 11 error = %+v, want %d naming the limit of 10", m.Error, frontdoor.CodeRateLimited)
+	if m.Error.Code != jsonrpc.RateLimited || !strings.Contains(m.Error.Message, "10 open subscriptions/listen streams") {
+		t.Errorf("stream 11 error = %+v, want %d naming the limit of 10", m.Error, jsonrpc.RateLimited)
 	}
 	cancels[3]()
 	poll.Until(t, 10*time.Second, "a stream to open once one closed", func() bool {

@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 MCP logging is deprecated in 2026-07-28 but still served to the clients that use it; this file tests that it works.
+
 package tests
 
 import (

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -85,8 +86,8 @@ func wantLimited(t *testing.T, code int, hdr http.Header, body []byte, limit str
 		}
 	}
 	json.Unmarshal(body, &msg)
-	if e := msg.Error; e.Code != frontdoor.CodeRateLimited || e.Data.Limit != limit || e.Data.Key != "tools/call:tasks_list" {
-		t.Errorf("429 error = %+v, want code %d, limit %s, key tools/call:tasks_list", e, frontdoor.CodeRateLimited, limit)
+	if e := msg.Error; e.Code != jsonrpc.RateLimited || e.Data.Limit != limit || e.Data.Key != "tools/call:tasks_list" {
+		t.Errorf("429 error = %+v, want code %d, limit %s, key tools/call:tasks_list", e, jsonrpc.RateLimited, limit)
 	}
 }
 

@@ -49,7 +49,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	db.Board.Create().SetTenantID(boot.Tenant.ID).SetSlug("ops").SetName("Operations").
 		SetRules("Every bug gets a size.").SaveX(tenantscope.NewContext(ctx, boot.Tenant.ID))
-	svc, err := board.New(board.Config{Client: db, Logger: storetest.Logger()})
+	svc, err := board.New(board.Config{Client: db})
 	if err != nil {
 		t.Fatal(err)
 	}

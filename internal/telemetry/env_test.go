@@ -121,7 +121,7 @@ func openDB(t *testing.T, tel *telemetry.Telemetry) (*ent.Client, int) {
 // connection to it with the front door's dial options.
 func startWorker(t *testing.T, tel *telemetry.Telemetry, client *ent.Client, log *slog.Logger) *grpc.ClientConn {
 	t.Helper()
-	boards, err := board.New(board.Config{Client: client, Logger: log, CursorKey: bytes.Repeat([]byte{9}, 32)})
+	boards, err := board.New(board.Config{Client: client, CursorKey: bytes.Repeat([]byte{9}, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}

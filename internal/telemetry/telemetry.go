@@ -36,10 +36,6 @@ type Config struct {
 	// SpanProcessor, when set, receives every span, in addition to any
 	// exporter the environment configures: tests pass a recorder.
 	SpanProcessor sdktrace.SpanProcessor
-	// Logger is meant for problems of telemetry itself. Nothing logs to
-	// it yet: an exporter that cannot send is reported by the
-	// OpenTelemetry SDK's own (global) error handler, not here.
-	Logger *slog.Logger
 }
 
 // Validate reports whether New can work with c.

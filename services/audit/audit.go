@@ -14,7 +14,6 @@ package audit
 
 import (
 	"errors"
-	"log/slog"
 	"time"
 
 	"google.golang.org/grpc"
@@ -87,7 +86,6 @@ type Config struct {
 	// least 16 bytes. Workers that serve the same callers must share it,
 	// or a page's next cursor is refused by the next worker.
 	CursorKey []byte
-	Logger    *slog.Logger // required
 }
 
 // MinCursorKey is the shortest Config.CursorKey accepted.
@@ -100,8 +98,6 @@ func (c Config) Validate() error {
 		return errors.New("audit: Config.Client is nil")
 	case len(c.CursorKey) < MinCursorKey:
 		return errors.New("audit: Config.CursorKey is shorter than 16 bytes")
-	case c.Logger == nil:
-		return errors.New("audit: Config.Logger is required")
 	}
 	return nil
 }
@@ -112,7 +108,6 @@ type Store struct {
 	taskwirev1.UnimplementedAuditServiceServer
 	client  *ent.Client
 	cursors *cursor.Sealer
-	log     *slog.Logger
 }
 
 var _ taskwirev1.AuditServiceServer = (*Store)(nil)
@@ -126,7 +121,7 @@ func New(cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Store{client: cfg.Client, cursors: cursors, log: cfg.Logger}, nil
+	return &Store{client: cfg.Client, cursors: cursors}, nil
 }
 
 // Register adds the AuditService to a gRPC server.

@@ -11,7 +11,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
-	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/services/audit"
 )
 
@@ -41,7 +40,7 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 
 func newStore(t *testing.T, client *ent.Client, key []byte) *audit.Store {
 	t.Helper()
-	s, err := audit.New(audit.Config{Client: client, CursorKey: key, Logger: storetest.Logger()})
+	s, err := audit.New(audit.Config{Client: client, CursorKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}

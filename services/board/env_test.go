@@ -13,7 +13,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/activity"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
-	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/board"
 )
@@ -46,7 +45,7 @@ func newEnv(t *testing.T, c *ent.Client) *env {
 	c.Board.Create().SetTenantID(globex.ID).SetSlug("main").SetName("Main").SetIsDefault(true).
 		SaveX(tenantscope.NewContext(ctx, globex.ID))
 
-	svc, err := board.New(board.Config{Client: c, Logger: storetest.Logger()})
+	svc, err := board.New(board.Config{Client: c})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // withTaskQuota replaces e's service by one whose tenants may hold n tasks.
 func (e *env) withTaskQuota(t *testing.T, n int) {
 	t.Helper()
-	svc, err := board.New(board.Config{Client: e.client, Logger: storetest.Logger(), Quota: quota.Limits{Tasks: n}})
+	svc, err := board.New(board.Config{Client: e.client, Quota: quota.Limits{Tasks: n}})
 	if err != nil {
 		t.Fatal(err)
 	}

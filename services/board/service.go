@@ -9,7 +9,6 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
-	"log/slog"
 
 	"google.golang.org/grpc"
 
@@ -27,8 +26,7 @@ import (
 
 // Config holds what a Service needs.
 type Config struct {
-	Client *ent.Client  // required, e.g. from store.Open
-	Logger *slog.Logger // required
+	Client *ent.Client // required, e.g. from store.Open
 	// CursorKey seals the cursors of every list (see package
 	// cursor); every worker of a deployment must share it, or a page's
 	// cursor is refused by the next worker. Nil means a random key: cursors
@@ -43,8 +41,6 @@ func (c Config) Validate() error {
 	switch {
 	case c.Client == nil:
 		return errors.New("board: Config.Client is nil")
-	case c.Logger == nil:
-		return errors.New("board: Config.Logger is required")
 	}
 	return c.Quota.Validate()
 }
@@ -55,7 +51,6 @@ type Service struct {
 	taskwirev1.UnimplementedBoardServiceServer
 	taskwirev1.UnimplementedWorkServiceServer
 	client  *ent.Client
-	log     *slog.Logger
 	cursors *cursor.Sealer
 	names   *nameCache
 	quota   quota.Limits
@@ -79,7 +74,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
 	}
-	return &Service{client: cfg.Client, log: cfg.Logger, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
+	return &Service{client: cfg.Client, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
 }
 
 // Register adds BoardService and WorkService to a gRPC server.

@@ -234,10 +234,3 @@ func TestListTasksManyPages(t *testing.T) {
 		}
 	})
 }
-
-func TestNewRequiresLogger(t *testing.T) {
-	_, err := board.New(board.Config{Client: &ent.Client{}})
-	if err == nil || !strings.Contains(err.Error(), "Logger is required") {
-		t.Errorf("New(Config without Logger) = %v, want an error saying the Logger is required", err)
-	}
-}
