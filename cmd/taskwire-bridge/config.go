@@ -110,7 +110,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (Config, slog.Level, er
 	}
 	fs.Usage = func() {} // flag calls it for help and mistakes alike: see below
 	fs.StringVar(&c.URL, "url", env("TASKWIRE_URL", ""), "the Taskwire MCP endpoint, e.g. http://127.0.0.1:8080/api/mcp (env TASKWIRE_URL)")
-	fs.StringVar(&c.Token, "token", env("TASKWIRE_TOKEN", ""), "bearer token; prefer the environment, which other users of the machine cannot read in the process list (env TASKWIRE_TOKEN)")
+	// The token's default is read after parsing, not declared: a flag's
+	// default is printed by --help, and the token is a secret.
+	fs.StringVar(&c.Token, "token", "", "bearer token; prefer the environment, which other users of the machine cannot read in the process list (env TASKWIRE_TOKEN)")
 	drain := env("TASKWIRE_BRIDGE_DRAIN", "10s")
 	fs.Func("drain", "how long to wait for calls in flight once standard input closes (env TASKWIRE_BRIDGE_DRAIN; default 10s)", func(s string) error {
 		drain = s
@@ -128,6 +130,9 @@ func parseFlags(args []string, stdout, stderr io.Writer) (Config, slog.Level, er
 	if fs.NArg() > 0 {
 		printUsage()
 		return c, 0, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if c.Token == "" {
+		c.Token = env("TASKWIRE_TOKEN", "")
 	}
 	// A token pasted with its line end, or a URL with a space, would make
 	// every request fail as if the server were away.
