@@ -11,8 +11,8 @@ import (
 // node, its NATS connection and its metrics.
 type FrontdoorProcess struct {
 	cfg     FrontdoorProcessConfig
-	metrics *MetricsServer
-	bus     *Bus
+	metrics *metricsServer
+	bus     *natsBus
 	lis     net.Listener
 	node    *Frontdoor
 }
@@ -60,13 +60,13 @@ func StartFrontdoorProcess(ctx context.Context, cfg FrontdoorProcessConfig) (_ *
 			f.undo()
 		}
 	}()
-	if f.metrics, err = ServeMetrics(cfg.MetricsAddr, cfg.Pprof, cfg.Node.Telemetry, cfg.Node.Log); err != nil {
+	if f.metrics, err = serveMetrics(cfg.MetricsAddr, cfg.Pprof, cfg.Node.Telemetry, cfg.Node.Log); err != nil {
 		return nil, err
 	}
 	if f.lis, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	if f.bus, err = StartBus(cfg.NATS, ""); err != nil {
+	if f.bus, err = startBus(cfg.NATS, ""); err != nil {
 		return nil, err
 	}
 	cfg.Node.Telemetry.InstrumentNATS(f.bus.Conn)
@@ -86,10 +86,10 @@ func StartFrontdoorProcess(ctx context.Context, cfg FrontdoorProcessConfig) (_ *
 // into cfg.Node.
 func (cfg *FrontdoorProcessConfig) loadKeys() (err error) {
 	n := &cfg.Node
-	if n.InternalKey, err = LoadInternalKey(cfg.InternalKeyFile); err != nil {
+	if n.InternalKey, err = loadInternalKey(cfg.InternalKeyFile); err != nil {
 		return err
 	}
-	if n.Key, n.Retired, err = LoadRootKey(cfg.SigningKey, cfg.RetiredKeys); err != nil {
+	if n.Key, n.Retired, err = loadRootKey(cfg.SigningKey, cfg.RetiredKeys); err != nil {
 		return err
 	}
 	if cfg.OperatorSecretFile != "" {

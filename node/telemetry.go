@@ -57,16 +57,16 @@ func metricsHandler(tel *telemetry.Telemetry, withPprof bool) http.Handler {
 	return mux
 }
 
-// MetricsServer serves /metrics on a listen address of its own, kept off
+// metricsServer serves /metrics on a listen address of its own, kept off
 // the public port: scrapers reach it inside the deployment, clients never.
-type MetricsServer struct {
+type metricsServer struct {
 	srv *http.Server
 	lis net.Listener
 }
 
-// ServeMetrics listens on addr and serves tel's metrics there; an empty
+// serveMetrics listens on addr and serves tel's metrics there; an empty
 // addr serves none and returns nil, which the methods accept.
-func ServeMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *slog.Logger) (*MetricsServer, error) {
+func serveMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *slog.Logger) (*metricsServer, error) {
 	if addr == "" {
 		if withPprof {
 			return nil, errors.New("--pprof serves the profiles beside the metrics: set --metrics-addr too")
@@ -77,7 +77,7 @@ func ServeMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *sl
 	if err != nil {
 		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
 	}
-	m := &MetricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel, withPprof), ReadHeaderTimeout: readHeaderTimeout}}
+	m := &metricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel, withPprof), ReadHeaderTimeout: readHeaderTimeout}}
 	go func() {
 		if err := m.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("metrics server stopped", "err", err)
@@ -87,7 +87,7 @@ func ServeMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *sl
 }
 
 // Addr is the address metrics are served on, or "" for none.
-func (m *MetricsServer) Addr() string {
+func (m *metricsServer) Addr() string {
 	if m == nil {
 		return ""
 	}
@@ -95,7 +95,7 @@ func (m *MetricsServer) Addr() string {
 }
 
 // Close stops serving metrics: a scrape cut short loses nothing.
-func (m *MetricsServer) Close() {
+func (m *metricsServer) Close() {
 	if m != nil {
 		m.srv.Close()
 	}

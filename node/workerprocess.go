@@ -24,7 +24,7 @@ import (
 type WorkerProcess struct {
 	cfg    WorkerProcessConfig
 	db     *store.Database
-	bus    *Bus
+	bus    *natsBus
 	node   *Worker
 	probes *http.Server
 	lis    net.Listener // the probes'
@@ -35,7 +35,7 @@ type WorkerProcessConfig struct {
 	DB              string // the database URL
 	Migrate         bool   // migrate the schema before serving
 	NATS            string // the NATS server's URL
-	InternalKeyFile string // the key front doors present (LoadInternalKey)
+	InternalKeyFile string // the key front doors present (loadInternalKey)
 	SigningKey      string // the root key's file, which must exist
 	RetiredKeys     []string
 	PublicURL       string
@@ -83,7 +83,7 @@ func StartWorkerProcess(ctx context.Context, cfg WorkerProcessConfig) (_ *Worker
 	if w.db, err = openWorkerDB(ctx, cfg, store.WrapDriver(cfg.Telemetry.EntDriver)); err != nil {
 		return nil, err
 	}
-	if w.bus, err = StartBus(cfg.NATS, ""); err != nil {
+	if w.bus, err = startBus(cfg.NATS, ""); err != nil {
 		return nil, err
 	}
 	cfg.Telemetry.InstrumentNATS(w.bus.Conn)
@@ -122,11 +122,11 @@ func openWorkerDB(ctx context.Context, cfg WorkerProcessConfig, opts ...store.Op
 // nodeConfig loads the keys and returns the worker node's configuration.
 func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 	cfg, log := w.cfg, w.cfg.Log
-	internal, err := LoadInternalKey(cfg.InternalKeyFile)
+	internal, err := loadInternalKey(cfg.InternalKeyFile)
 	if err != nil {
 		return WorkerConfig{}, err
 	}
-	root, retired, err := LoadRootKey(cfg.SigningKey, cfg.RetiredKeys)
+	root, retired, err := loadRootKey(cfg.SigningKey, cfg.RetiredKeys)
 	if err != nil {
 		return WorkerConfig{}, err
 	}
@@ -142,7 +142,7 @@ func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 	if err != nil {
 		return WorkerConfig{}, err
 	}
-	WarnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
+	warnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
 	return WorkerConfig{
 		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
