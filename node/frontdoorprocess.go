@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 )
@@ -32,15 +31,16 @@ type FrontdoorProcessConfig struct {
 	Pprof              bool
 }
 
-// Validate refuses settings a front door cannot start from.
+// Validate refuses settings a front door cannot start from, before
+// anything is opened; what the process makes itself (Node's Listener,
+// NATS and keys) is checked by NewFrontdoor. An empty NATS would start a
+// server in this process, which no worker would hear.
 func (cfg FrontdoorProcessConfig) Validate() error {
-	switch {
-	case cfg.Node.Log == nil:
-		return errors.New("front door: no logger")
-	case cfg.Node.Telemetry == nil:
-		return errors.New("front door: no telemetry")
-	}
-	return nil
+	return requireAll("front door",
+		setting{"Node.Log", cfg.Node.Log != nil}, setting{"Node.Telemetry", cfg.Node.Telemetry != nil},
+		setting{"Node.PublicURL", cfg.Node.PublicURL != ""}, setting{"Node.Worker", cfg.Node.Worker != ""},
+		setting{"Addr", cfg.Addr != ""}, setting{"NATS", cfg.NATS != ""},
+		setting{"InternalKeyFile", cfg.InternalKeyFile != ""}, setting{"SigningKey", cfg.SigningKey != ""})
 }
 
 // StartFrontdoorProcess loads the keys and secrets, serves metrics (from

@@ -89,22 +89,11 @@ type SystemConfig struct {
 
 // Validate refuses a configuration a system cannot start from.
 func (cfg SystemConfig) Validate() error {
-	var missing []string
-	for _, r := range []struct {
-		name string
-		set  bool
-	}{
-		{"Listener", cfg.Listener != nil}, {"Log", cfg.Log != nil}, {"DataDir", cfg.DataDir != ""}, {"DB", cfg.DB != ""},
-		{"SigningKey", cfg.SigningKey != ""}, {"PublicURL", cfg.PublicURL != ""}, {"OperatorSecretFile", cfg.OperatorSecretFile != ""},
-	} {
-		if !r.set {
-			missing = append(missing, r.name)
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("system: missing %v", missing)
-	}
-	return nil
+	return requireAll("system",
+		setting{"Listener", cfg.Listener != nil}, setting{"Log", cfg.Log != nil},
+		setting{"DataDir", cfg.DataDir != ""}, setting{"DB", cfg.DB != ""},
+		setting{"SigningKey", cfg.SigningKey != ""}, setting{"PublicURL", cfg.PublicURL != ""},
+		setting{"OperatorSecretFile", cfg.OperatorSecretFile != ""})
 }
 
 // NewSystem validates cfg; Start starts the system.
@@ -112,7 +101,7 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &System{cfg: cfg, log: cfg.Log, Endpoint: cfg.PublicURL + "/api/mcp", served: make(chan error, 2)}, nil
+	return &System{cfg: cfg, log: cfg.Log, Endpoint: endpoint(cfg.PublicURL), served: make(chan error, 2)}, nil
 }
 
 // Start opens the database, starts the worker and the front door and

@@ -12,8 +12,6 @@ import (
 	"google.golang.org/grpc"
 	grpckeepalive "google.golang.org/grpc/keepalive"
 
-	"github.com/taskwire/taskwire/internal/caller/authn"
-	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/telemetry"
@@ -54,15 +52,19 @@ type WorkerProcessConfig struct {
 	Telemetry *telemetry.Telemetry // required
 }
 
-// Validate refuses settings a worker cannot start from.
+// Validate refuses settings a worker cannot start from, before anything
+// is opened. An empty NATS would start a server in this process, which
+// no other process of the deployment would hear.
 func (cfg WorkerProcessConfig) Validate() error {
-	switch {
-	case cfg.Log == nil:
-		return errors.New("worker: no logger")
-	case cfg.Telemetry == nil:
-		return errors.New("worker: no telemetry")
-	case cfg.ShutdownGrace <= 0:
-		return errors.New("worker: no shutdown grace")
+	if err := requireAll("worker",
+		setting{"Log", cfg.Log != nil}, setting{"Telemetry", cfg.Telemetry != nil},
+		setting{"DB", cfg.DB != ""}, setting{"NATS", cfg.NATS != ""}, setting{"Listen", cfg.Listen != ""},
+		setting{"InternalKeyFile", cfg.InternalKeyFile != ""}, setting{"SigningKey", cfg.SigningKey != ""},
+		setting{"PublicURL", cfg.PublicURL != ""}); err != nil {
+		return err
+	}
+	if cfg.ShutdownGrace <= 0 {
+		return fmt.Errorf("worker: ShutdownGrace %v: want a positive duration", cfg.ShutdownGrace)
 	}
 	return nil
 }
@@ -130,22 +132,14 @@ func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 	if err != nil {
 		return WorkerConfig{}, err
 	}
-	news, err := events.New(w.bus.Conn)
-	if err != nil {
-		return WorkerConfig{}, err
-	}
-	ring, err := OpenKeyring(ctx, w.db.Client, root, retired, cfg.MaxTokenTTL, news, log)
-	if err != nil {
-		return WorkerConfig{}, err
-	}
-	issuer, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: cfg.PublicURL, Audience: cfg.PublicURL + "/api/mcp"})
+	signing, err := OpenSigning(ctx, w.db.Client, w.bus.Conn, root, retired, cfg.MaxTokenTTL, cfg.PublicURL, log)
 	if err != nil {
 		return WorkerConfig{}, err
 	}
 	warnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
 	return WorkerConfig{
 		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
-		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
+		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: signing.Issuer, Keys: signing.Keys,
 		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
 		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota,
 	}, nil

@@ -182,15 +182,11 @@ func adminOnDatabase(ctx context.Context, cfg *config, db *ent.Client, st *token
 		return nil, err
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	ring, err := node.OpenKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, quiet)
+	signing, err := node.OpenSigning(ctx, db, nil, key, retired, cfg.MaxTokenTTL, cfg.PublicURL, quiet)
 	if err != nil {
 		return nil, err
 	}
-	is, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: cfg.PublicURL, Audience: cfg.endpoint()})
-	if err != nil {
-		return nil, err
-	}
-	return admin.New(admin.Config{Client: db, Tokens: st, Issuer: is, Keys: ring, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}, Logger: quiet})
+	return admin.New(admin.Config{Client: db, Tokens: st, Issuer: signing.Issuer, Keys: signing.Keys, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}, Logger: quiet})
 }
 
 // findMemberFlag finds the member --member names in the tenant --tenant
