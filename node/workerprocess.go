@@ -79,7 +79,9 @@ func StartWorkerProcess(ctx context.Context, cfg WorkerProcessConfig) (_ *Worker
 	w := &WorkerProcess{cfg: cfg}
 	defer func() {
 		if err != nil {
-			w.Stop()
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+			defer cancel()
+			w.Stop(ctx)
 		}
 	}()
 	if w.db, err = openWorkerDB(ctx, cfg, store.WrapDriver(cfg.Telemetry.EntDriver)); err != nil {
@@ -196,12 +198,9 @@ func (w *WorkerProcess) ready(ctx context.Context) error {
 	return nil
 }
 
-// Stop drains the worker within the shutdown grace (health NOT_SERVING
-// first, so front doors send nothing new), then stops the probes, NATS
-// and the database.
-func (w *WorkerProcess) Stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ShutdownGrace)
-	defer cancel()
+// Stop drains the worker within ctx (health NOT_SERVING first, so front
+// doors send nothing new), then stops the probes, NATS and the database.
+func (w *WorkerProcess) Stop(ctx context.Context) {
 	if w.node != nil {
 		w.node.Stop(ctx)
 	}
