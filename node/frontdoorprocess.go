@@ -10,7 +10,7 @@ import (
 // node, its NATS connection and its metrics.
 type FrontdoorProcess struct {
 	cfg     FrontdoorProcessConfig
-	metrics *metricsServer
+	metrics *sideServer
 	bus     *natsBus
 	lis     net.Listener
 	node    *Frontdoor

@@ -18,7 +18,7 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(m *metricsServer, path string) (int, string) {
+	get := func(m *sideServer, path string) (int, string) {
 		t.Helper()
 		resp, err := http.Get("http://" + m.Addr() + path)
 		if err != nil {

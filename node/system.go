@@ -45,7 +45,7 @@ type System struct {
 	newSecret string                    // the operator secret, when this start created it: shown once
 
 	tel     *telemetry.Telemetry // one for both nodes: a registry takes the database and NATS once
-	metrics *metricsServer       // nil without MetricsAddr
+	metrics *sideServer          // nil without MetricsAddr
 	bus     *natsBus
 	worker  *Worker
 	front   *Frontdoor

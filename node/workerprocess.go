@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
 	"google.golang.org/grpc"
@@ -24,8 +22,7 @@ type WorkerProcess struct {
 	db     *store.Database
 	bus    *natsBus
 	node   *Worker
-	probes *http.Server
-	lis    net.Listener // the probes'
+	probes *sideServer // nil without HTTPAddr
 }
 
 // WorkerProcessConfig is a worker's settings, checked by the command.
@@ -156,26 +153,16 @@ func (w *WorkerProcess) serveProbes() error {
 		}
 		return nil
 	}
-	lis, err := net.Listen("tcp", w.cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("probes: listen on %s: %w", w.cfg.HTTPAddr, err)
-	}
-	w.lis = lis
-	w.probes = &http.Server{Handler: probes(w.ready, metricsHandler(w.cfg.Telemetry, w.cfg.Pprof)), ReadHeaderTimeout: readHeaderTimeout}
-	go w.probes.Serve(lis)
-	return nil
+	var err error
+	w.probes, err = serveSide(w.cfg.HTTPAddr, "probes", probes(w.ready, metricsHandler(w.cfg.Telemetry, w.cfg.Pprof)), w.cfg.Log)
+	return err
 }
 
 // Addr is the worker's gRPC address.
 func (w *WorkerProcess) Addr() string { return w.node.Addr() }
 
 // HTTPAddr is the probes' address, or "" for none.
-func (w *WorkerProcess) HTTPAddr() string {
-	if w.lis == nil {
-		return ""
-	}
-	return w.lis.Addr().String()
-}
+func (w *WorkerProcess) HTTPAddr() string { return w.probes.Addr() }
 
 // SchemaVersion is the database schema's version.
 func (w *WorkerProcess) SchemaVersion() int { return w.db.Version }
@@ -204,9 +191,7 @@ func (w *WorkerProcess) Stop(ctx context.Context) {
 	if w.node != nil {
 		w.node.Stop(ctx)
 	}
-	if w.probes != nil {
-		w.probes.Close()
-	}
+	w.probes.Close()
 	if w.bus != nil {
 		w.bus.Close()
 	}
