@@ -16,9 +16,9 @@ type FrontdoorProcess struct {
 	node    *Frontdoor
 }
 
-// FrontdoorProcessConfig is a front door's settings, checked by the
-// command: Node without what the process makes itself (Listener, NATS,
-// keys), and where to find those.
+// FrontdoorProcessConfig is a front door's settings: Node without what
+// the process makes itself (Listener, NATS, keys), and where to find
+// those. The command checks its flags, Validate what a start needs.
 type FrontdoorProcessConfig struct {
 	Node               FrontdoorConfig
 	Addr               string // the HTTP listen address

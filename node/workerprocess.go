@@ -25,7 +25,8 @@ type WorkerProcess struct {
 	probes *sideServer // nil without HTTPAddr
 }
 
-// WorkerProcessConfig is a worker's settings, checked by the command.
+// WorkerProcessConfig is a worker's settings: the command checks its
+// flags, Validate what a start needs.
 type WorkerProcessConfig struct {
 	DB              string // the database URL
 	Migrate         bool   // migrate the schema before serving
