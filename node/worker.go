@@ -31,10 +31,6 @@ import (
 	"github.com/taskwire/taskwire/worker"
 )
 
-// A node is one role of a deployment: `serve` runs a worker node and a
-// front door node in one process (System); a scaled-out deployment runs
-// them apart, joined by gRPC and NATS exactly as here.
-
 // Worker is a worker node: the board over the database, served over gRPC.
 type Worker struct {
 	cfg      WorkerConfig
