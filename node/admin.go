@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
 
 	"github.com/taskwire/taskwire/frontdoor"
@@ -20,6 +21,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/services/keys"
 )
 
@@ -73,20 +75,46 @@ func newAdminEdge(cfg FrontdoorConfig, conn grpc.ClientConnInterface, checks tok
 	})
 }
 
-// OpenKeyring opens the keyring of the signing keys in db, sealed under
+// Signing is how a deployment mints tokens: the keyring of the signing
+// keys in the database, and the issuer that signs with its current key.
+type Signing struct {
+	Keys   *keys.Ring
+	Issuer *authn.Issuer
+}
+
+// OpenSigning opens the keyring of the signing keys in db, sealed under
 // root (and the retired root keys), adding root as the first signing key
-// on a database with none. events, when set, tells the others of a
-// rotation. A retired key verifies at most maxTTL past its retirement.
-func OpenKeyring(ctx context.Context, db *ent.Client, root *authn.Key, retired []*authn.Key, maxTTL time.Duration, events keys.Notifier, log *slog.Logger) (*keys.Ring, error) {
-	ring, err := keys.New(keys.Config{Client: db, Root: root, Retired: retired, MaxTTL: maxTTL, Events: events, Logger: log})
+// on a database with none, and the issuer of tokens for publicURL's MCP
+// endpoint. With nc, a rotation is told to the deployment's other
+// processes; without, nobody hears of one. A retired key verifies at
+// most maxTTL past its retirement. The worker, serve and the token
+// commands working on the database all mint through it.
+func OpenSigning(ctx context.Context, db *ent.Client, nc *nats.Conn, root *authn.Key, retired []*authn.Key, maxTTL time.Duration, publicURL string, log *slog.Logger) (Signing, error) {
+	var news keys.Notifier // a nil *events.Bus would be a non-nil Notifier
+	if nc != nil {
+		bus, err := events.New(nc)
+		if err != nil {
+			return Signing{}, err
+		}
+		news = bus
+	}
+	ring, err := keys.New(keys.Config{Client: db, Root: root, Retired: retired, MaxTTL: maxTTL, Events: news, Logger: log})
 	if err != nil {
-		return nil, err
+		return Signing{}, err
 	}
 	if err := ring.Init(ctx); err != nil {
-		return nil, fmt.Errorf("signing keys: %w", err)
+		return Signing{}, fmt.Errorf("signing keys: %w", err)
 	}
-	return ring, nil
+	issuer, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: publicURL, Audience: endpoint(publicURL)})
+	if err != nil {
+		return Signing{}, err
+	}
+	return Signing{Keys: ring, Issuer: issuer}, nil
 }
+
+// endpoint is the URL of the MCP endpoint of the deployment at publicURL:
+// the audience of its MCP tokens.
+func endpoint(publicURL string) string { return publicURL + "/api/mcp" }
 
 // LoadOperatorSecret reads the operator secret at path, creating it
 // first when create and it is missing. created is the new secret, to be

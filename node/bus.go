@@ -11,22 +11,22 @@ import (
 	"github.com/nats-io/nats.go"
 )
 
-// Bus is the NATS connection the front door and worker share: to a remote
+// natsBus is the NATS connection the front door and worker share: to a remote
 // server when a URL is given, otherwise to a server inside this process
 // that listens on no port unless asked (4222 may belong to another server).
 // The embedded server runs JetStream, which keeps the front doors' news of
 // sessions (internal/events) for replicas that start later.
-type Bus struct {
+type natsBus struct {
 	Conn     *nats.Conn
 	closed   chan struct{}
 	embedded *server.Server
 	storeDir string // the embedded JetStream's, removed on Close
 }
 
-// StartBus connects to the NATS server at url, or with no url starts one
+// startBus connects to the NATS server at url, or with no url starts one
 // in process, listening on listen when set.
-func StartBus(url, listen string) (*Bus, error) {
-	b := &Bus{closed: make(chan struct{})}
+func startBus(url, listen string) (*natsBus, error) {
+	b := &natsBus{closed: make(chan struct{})}
 	onClose := nats.ClosedHandler(func(*nats.Conn) { close(b.closed) })
 	if url != "" {
 		nc, err := nats.Connect(url, nats.Name("taskwire"), nats.Timeout(ConnectTimeout),
@@ -67,11 +67,11 @@ func embeddedOptions(listen string) (*server.Options, error) {
 }
 
 // startEmbedded starts the in-process server of opts and connects to it.
-func (b *Bus) startEmbedded(opts *server.Options, onClose nats.Option) error {
+func (b *natsBus) startEmbedded(opts *server.Options, onClose nats.Option) error {
 	// JetStream insists on a store directory even though every stream
 	// here is in memory. A fresh temporary one suits: nothing in it is
 	// meant to outlive the process, and no two processes share it. (The
-	// data directory is not given to StartBus, and stays free of it.)
+	// data directory is not given to startBus, and stays free of it.)
 	dir, err := os.MkdirTemp("", "taskwire-nats-")
 	if err != nil {
 		return fmt.Errorf("embedded NATS: %w", err)
@@ -110,7 +110,7 @@ func startServer(opts *server.Options) (*server.Server, error) {
 }
 
 // Close drains the connection and stops the embedded server, if any.
-func (b *Bus) Close() {
+func (b *natsBus) Close() {
 	if b.Conn.Drain() == nil {
 		select {
 		case <-b.closed:

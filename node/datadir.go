@@ -28,10 +28,10 @@ const (
 // database to finish before it gives up.
 const dataLockWait = 10 * time.Second
 
-// HoldDataDir takes dir for a serve whose admin API is at adminURL: it
+// holdDataDir takes dir for a serve whose admin API is at adminURL: it
 // holds the lock until release, and records adminURL for the token
 // commands. Another serve on dir is refused.
-func HoldDataDir(ctx context.Context, dir, adminURL string) (release func(), err error) {
+func holdDataDir(ctx context.Context, dir, adminURL string) (release func(), err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}

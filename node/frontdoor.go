@@ -86,17 +86,10 @@ type FrontdoorConfig struct {
 
 // Validate refuses a configuration a front door cannot start from.
 func (cfg FrontdoorConfig) Validate() error {
-	switch {
-	case cfg.Listener == nil:
-		return errors.New("front door: no listener")
-	case cfg.Log == nil:
-		return errors.New("front door: no logger")
-	case cfg.Key == nil:
-		return errors.New("front door: no root key")
-	case cfg.PublicURL == "":
-		return errors.New("front door: no public URL")
-	}
-	return nil
+	return requireAll("front door",
+		setting{"Listener", cfg.Listener != nil}, setting{"Log", cfg.Log != nil},
+		setting{"Key", cfg.Key != nil}, setting{"PublicURL", cfg.PublicURL != ""},
+		setting{"Worker", cfg.Worker != ""})
 }
 
 // NewFrontdoor validates cfg and makes the connection to the workers,
@@ -198,7 +191,7 @@ func (n *Frontdoor) undo() {
 }
 
 // Endpoint is the MCP endpoint's URL.
-func (n *Frontdoor) Endpoint() string { return n.cfg.PublicURL + "/api/mcp" }
+func (n *Frontdoor) Endpoint() string { return endpoint(n.cfg.PublicURL) }
 
 // Done yields the error that ended serving HTTP.
 func (n *Frontdoor) Done() <-chan error { return n.served }

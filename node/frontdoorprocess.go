@@ -2,7 +2,6 @@ package node
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net"
 )
@@ -11,15 +10,15 @@ import (
 // node, its NATS connection and its metrics.
 type FrontdoorProcess struct {
 	cfg     FrontdoorProcessConfig
-	metrics *MetricsServer
-	bus     *Bus
+	metrics *sideServer
+	bus     *natsBus
 	lis     net.Listener
 	node    *Frontdoor
 }
 
-// FrontdoorProcessConfig is a front door's settings, checked by the
-// command: Node without what the process makes itself (Listener, NATS,
-// keys), and where to find those.
+// FrontdoorProcessConfig is a front door's settings: Node without what
+// the process makes itself (Listener, NATS, keys), and where to find
+// those. The command checks its flags, Validate what a start needs.
 type FrontdoorProcessConfig struct {
 	Node               FrontdoorConfig
 	Addr               string // the HTTP listen address
@@ -32,15 +31,16 @@ type FrontdoorProcessConfig struct {
 	Pprof              bool
 }
 
-// Validate refuses settings a front door cannot start from.
+// Validate refuses settings a front door cannot start from, before
+// anything is opened; what the process makes itself (Node's Listener,
+// NATS and keys) is checked by NewFrontdoor. An empty NATS would start a
+// server in this process, which no worker would hear.
 func (cfg FrontdoorProcessConfig) Validate() error {
-	switch {
-	case cfg.Node.Log == nil:
-		return errors.New("front door: no logger")
-	case cfg.Node.Telemetry == nil:
-		return errors.New("front door: no telemetry")
-	}
-	return nil
+	return requireAll("front door",
+		setting{"Node.Log", cfg.Node.Log != nil}, setting{"Node.Telemetry", cfg.Node.Telemetry != nil},
+		setting{"Node.PublicURL", cfg.Node.PublicURL != ""}, setting{"Node.Worker", cfg.Node.Worker != ""},
+		setting{"Addr", cfg.Addr != ""}, setting{"NATS", cfg.NATS != ""},
+		setting{"InternalKeyFile", cfg.InternalKeyFile != ""}, setting{"SigningKey", cfg.SigningKey != ""})
 }
 
 // StartFrontdoorProcess loads the keys and secrets, serves metrics (from
@@ -60,13 +60,13 @@ func StartFrontdoorProcess(ctx context.Context, cfg FrontdoorProcessConfig) (_ *
 			f.undo()
 		}
 	}()
-	if f.metrics, err = ServeMetrics(cfg.MetricsAddr, cfg.Pprof, cfg.Node.Telemetry, cfg.Node.Log); err != nil {
+	if f.metrics, err = serveMetrics(cfg.MetricsAddr, cfg.Pprof, cfg.Node.Telemetry, cfg.Node.Log); err != nil {
 		return nil, err
 	}
 	if f.lis, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	if f.bus, err = StartBus(cfg.NATS, ""); err != nil {
+	if f.bus, err = startBus(cfg.NATS, ""); err != nil {
 		return nil, err
 	}
 	cfg.Node.Telemetry.InstrumentNATS(f.bus.Conn)
@@ -86,10 +86,10 @@ func StartFrontdoorProcess(ctx context.Context, cfg FrontdoorProcessConfig) (_ *
 // into cfg.Node.
 func (cfg *FrontdoorProcessConfig) loadKeys() (err error) {
 	n := &cfg.Node
-	if n.InternalKey, err = LoadInternalKey(cfg.InternalKeyFile); err != nil {
+	if n.InternalKey, err = loadInternalKey(cfg.InternalKeyFile); err != nil {
 		return err
 	}
-	if n.Key, n.Retired, err = LoadRootKey(cfg.SigningKey, cfg.RetiredKeys); err != nil {
+	if n.Key, n.Retired, err = loadRootKey(cfg.SigningKey, cfg.RetiredKeys); err != nil {
 		return err
 	}
 	if cfg.OperatorSecretFile != "" {

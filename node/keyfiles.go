@@ -9,9 +9,9 @@ import (
 // minInternalKey is the shortest internal key accepted, in bytes.
 const minInternalKey = 32
 
-// LoadInternalKey reads the internal key: workers trust the caller a call
+// loadInternalKey reads the internal key: workers trust the caller a call
 // names only when it carries this key, so it must be long and private.
-func LoadInternalKey(path string) (string, error) {
+func loadInternalKey(path string) (string, error) {
 	key, err := ReadSecretFile(path)
 	if err != nil {
 		return "", fmt.Errorf("internal key: %w", err)
@@ -22,10 +22,10 @@ func LoadInternalKey(path string) (string, error) {
 	return key, nil
 }
 
-// LoadRootKey reads the deployment's root key, which must exist (two
+// loadRootKey reads the deployment's root key, which must exist (two
 // processes that each created their own would not understand each
 // other), and the retired root keys.
-func LoadRootKey(path string, retiredFiles []string) (root *authn.Key, retired []*authn.Key, err error) {
+func loadRootKey(path string, retiredFiles []string) (root *authn.Key, retired []*authn.Key, err error) {
 	if root, err = authn.LoadKey(path); err != nil {
 		return nil, nil, fmt.Errorf("signing key: %w (create one with: openssl genpkey -algorithm ed25519 -out %s)", err, path)
 	}

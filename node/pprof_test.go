@@ -18,7 +18,7 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	get := func(m *MetricsServer, path string) (int, string) {
+	get := func(m *sideServer, path string) (int, string) {
 		t.Helper()
 		resp, err := http.Get("http://" + m.Addr() + path)
 		if err != nil {
@@ -29,7 +29,7 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	for _, withPprof := range []bool{false, true} {
-		m, err := ServeMetrics("127.0.0.1:0", withPprof, tel, log)
+		m, err := serveMetrics("127.0.0.1:0", withPprof, tel, log)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestPprofOnlyWhenAsked(t *testing.T) {
 		}
 		m.Close()
 	}
-	if _, err := ServeMetrics("", true, tel, log); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
+	if _, err := serveMetrics("", true, tel, log); err == nil || !strings.Contains(err.Error(), "--metrics-addr") {
 		t.Errorf("--pprof without --metrics-addr: %v, want a refusal naming --metrics-addr", err)
 	}
 }

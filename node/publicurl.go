@@ -10,11 +10,11 @@ import (
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
-// WarnOtherPublicURL logs a warning for each other public URL live tokens
+// warnOtherPublicURL logs a warning for each other public URL live tokens
 // of db were issued for: tokens are bound to the URL, so a server started
 // on another address (or reached by another name) refuses them all, and
 // whoever starts it should hear why, and what to do, at once.
-func WarnOtherPublicURL(ctx context.Context, db *ent.Client, publicURL string, log *slog.Logger) {
+func warnOtherPublicURL(ctx context.Context, db *ent.Client, publicURL string, log *slog.Logger) {
 	st, err := tokens.New(tokens.Config{Client: db, Logger: log})
 	if err != nil {
 		return

@@ -45,19 +45,19 @@ type System struct {
 	newSecret string                    // the operator secret, when this start created it: shown once
 
 	tel     *telemetry.Telemetry // one for both nodes: a registry takes the database and NATS once
-	metrics *MetricsServer       // nil without MetricsAddr
-	bus     *Bus
+	metrics *sideServer          // nil without MetricsAddr
+	bus     *natsBus
 	worker  *Worker
 	front   *Frontdoor
 	served  chan error
-	// releaseData gives up the data directory (see HoldDataDir).
+	// releaseData gives up the data directory (see holdDataDir).
 	releaseData func()
 }
 
 // SystemConfig is what a System is started from: serve's flags, resolved.
 type SystemConfig struct {
 	Listener    net.Listener // the front door's
-	DataDir     string       // held while the system runs (HoldDataDir)
+	DataDir     string       // held while the system runs (holdDataDir)
 	DB          string       // sqlite:<path> or postgres://…
 	SigningKey  string       // the root key's file, created if missing
 	RetiredKeys []string     // files of root keys rotated out
@@ -89,22 +89,11 @@ type SystemConfig struct {
 
 // Validate refuses a configuration a system cannot start from.
 func (cfg SystemConfig) Validate() error {
-	var missing []string
-	for _, r := range []struct {
-		name string
-		set  bool
-	}{
-		{"Listener", cfg.Listener != nil}, {"Log", cfg.Log != nil}, {"DataDir", cfg.DataDir != ""}, {"DB", cfg.DB != ""},
-		{"SigningKey", cfg.SigningKey != ""}, {"PublicURL", cfg.PublicURL != ""}, {"OperatorSecretFile", cfg.OperatorSecretFile != ""},
-	} {
-		if !r.set {
-			missing = append(missing, r.name)
-		}
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("system: missing %v", missing)
-	}
-	return nil
+	return requireAll("system",
+		setting{"Listener", cfg.Listener != nil}, setting{"Log", cfg.Log != nil},
+		setting{"DataDir", cfg.DataDir != ""}, setting{"DB", cfg.DB != ""},
+		setting{"SigningKey", cfg.SigningKey != ""}, setting{"PublicURL", cfg.PublicURL != ""},
+		setting{"OperatorSecretFile", cfg.OperatorSecretFile != ""})
 }
 
 // NewSystem validates cfg; Start starts the system.
@@ -112,7 +101,7 @@ func NewSystem(cfg SystemConfig) (*System, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &System{cfg: cfg, log: cfg.Log, Endpoint: cfg.PublicURL + "/api/mcp", served: make(chan error, 2)}, nil
+	return &System{cfg: cfg, log: cfg.Log, Endpoint: endpoint(cfg.PublicURL), served: make(chan error, 2)}, nil
 }
 
 // Start opens the database, starts the worker and the front door and
@@ -134,7 +123,7 @@ func (s *System) Start(ctx context.Context) (err error) {
 	if err := s.bootstrap(ctx); err != nil {
 		return err
 	}
-	WarnOtherPublicURL(ctx, s.DB, s.cfg.PublicURL, s.log)
+	warnOtherPublicURL(ctx, s.DB, s.cfg.PublicURL, s.log)
 	if s.operator, s.newSecret, err = LoadOperatorSecret(s.cfg.OperatorSecretFile, s.cfg.CreateOperatorSecret); err != nil {
 		return err
 	}
@@ -147,19 +136,19 @@ func (s *System) open(ctx context.Context) (err error) {
 	cfg := s.cfg
 	// The token commands find this server through the data directory,
 	// and go through its admin API while it runs.
-	if s.releaseData, err = HoldDataDir(ctx, cfg.DataDir, "http://"+HostPort(cfg.Listener.Addr().String())); err != nil {
+	if s.releaseData, err = holdDataDir(ctx, cfg.DataDir, "http://"+HostPort(cfg.Listener.Addr().String())); err != nil {
 		return err
 	}
 	if s.tel, err = telemetry.New(telemetry.Config{Service: "taskwire", Version: cfg.Version}); err != nil {
 		return err
 	}
-	if s.metrics, err = ServeMetrics(cfg.MetricsAddr, cfg.Pprof, s.tel, s.log); err != nil {
+	if s.metrics, err = serveMetrics(cfg.MetricsAddr, cfg.Pprof, s.tel, s.log); err != nil {
 		return err
 	}
 	if s.DB, err = openDB(ctx, cfg.DB, s.tel, s.log); err != nil {
 		return err
 	}
-	if s.bus, err = StartBus(cfg.NATS, cfg.NATSListen); err != nil {
+	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
 		return err
 	}
 	s.tel.InstrumentNATS(s.bus.Conn)

@@ -9,7 +9,6 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/ent"
-	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/telemetry"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -37,17 +36,14 @@ func (s *System) keys(ctx context.Context) ([]*authn.Key, error) {
 	if err != nil {
 		return nil, err
 	}
-	keyNews, err := events.New(s.bus.Conn)
+	// Tokens are signed with the keyring's current key, which the admin
+	// API rotates; the key file seals it at rest.
+	signing, err := OpenSigning(ctx, s.DB, s.bus.Conn, s.Key, retired, cfg.MaxTokenTTL, cfg.PublicURL, s.log)
 	if err != nil {
 		return nil, err
 	}
-	// Tokens are signed with the keyring's current key, which the admin
-	// API rotates; the key file seals it at rest.
-	if s.Keys, err = OpenKeyring(ctx, s.DB, s.Key, retired, cfg.MaxTokenTTL, keyNews, s.log); err != nil {
-		return nil, err
-	}
-	s.Issuer, err = authn.NewIssuer(authn.IssuerConfig{Current: s.Keys.Current, Issuer: cfg.PublicURL, Audience: s.Endpoint})
-	return retired, err
+	s.Keys, s.Issuer = signing.Keys, signing.Issuer
+	return retired, nil
 }
 
 // bootstrap makes sure the database has its first tenant, owner and

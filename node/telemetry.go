@@ -57,45 +57,52 @@ func metricsHandler(tel *telemetry.Telemetry, withPprof bool) http.Handler {
 	return mux
 }
 
-// MetricsServer serves /metrics on a listen address of its own, kept off
-// the public port: scrapers reach it inside the deployment, clients never.
-type MetricsServer struct {
+// sideServer is an HTTP server on a listen address of its own, kept off
+// the public port: metrics and probes, which scrapers and orchestrators
+// reach inside the deployment and clients never.
+type sideServer struct {
 	srv *http.Server
 	lis net.Listener
 }
 
-// ServeMetrics listens on addr and serves tel's metrics there; an empty
+// serveSide listens on addr and serves h there in the background, logging
+// a failure to serve; what names the server in errors.
+func serveSide(addr, what string, h http.Handler, log *slog.Logger) (*sideServer, error) {
+	lis, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("%s: listen on %s: %w", what, addr, err)
+	}
+	m := &sideServer{lis: lis, srv: &http.Server{Handler: h, ReadHeaderTimeout: readHeaderTimeout}}
+	go func() {
+		if err := m.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error(what+" server stopped", "err", err)
+		}
+	}()
+	return m, nil
+}
+
+// serveMetrics listens on addr and serves tel's metrics there; an empty
 // addr serves none and returns nil, which the methods accept.
-func ServeMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *slog.Logger) (*MetricsServer, error) {
+func serveMetrics(addr string, withPprof bool, tel *telemetry.Telemetry, log *slog.Logger) (*sideServer, error) {
 	if addr == "" {
 		if withPprof {
 			return nil, errors.New("--pprof serves the profiles beside the metrics: set --metrics-addr too")
 		}
 		return nil, nil
 	}
-	lis, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, fmt.Errorf("metrics: listen on %s: %w", addr, err)
-	}
-	m := &MetricsServer{lis: lis, srv: &http.Server{Handler: metricsHandler(tel, withPprof), ReadHeaderTimeout: readHeaderTimeout}}
-	go func() {
-		if err := m.srv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("metrics server stopped", "err", err)
-		}
-	}()
-	return m, nil
+	return serveSide(addr, "metrics", metricsHandler(tel, withPprof), log)
 }
 
 // Addr is the address metrics are served on, or "" for none.
-func (m *MetricsServer) Addr() string {
+func (m *sideServer) Addr() string {
 	if m == nil {
 		return ""
 	}
 	return m.lis.Addr().String()
 }
 
-// Close stops serving metrics: a scrape cut short loses nothing.
-func (m *MetricsServer) Close() {
+// Close stops serving: a scrape or probe cut short loses nothing.
+func (m *sideServer) Close() {
 	if m != nil {
 		m.srv.Close()
 	}

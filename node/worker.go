@@ -6,7 +6,6 @@ import (
 	"crypto/hkdf"
 	"crypto/rand"
 	"crypto/sha256"
-	"errors"
 	"log/slog"
 	"net"
 	"time"
@@ -31,10 +30,6 @@ import (
 	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
 )
-
-// A node is one role of a deployment: `serve` runs a worker node and a
-// front door node in one process (System); a scaled-out deployment runs
-// them apart, joined by gRPC and NATS exactly as here.
 
 // Worker is a worker node: the board over the database, served over gRPC.
 type Worker struct {
@@ -75,17 +70,9 @@ type WorkerConfig struct {
 // Validate refuses a configuration a worker cannot start from, before
 // anything is opened.
 func (cfg WorkerConfig) Validate() error {
-	switch {
-	case cfg.DB == nil:
-		return errors.New("worker: no database")
-	case cfg.NATS == nil:
-		return errors.New("worker: no NATS connection")
-	case cfg.Log == nil:
-		return errors.New("worker: no logger")
-	case cfg.Listen == "":
-		return errors.New("worker: no listen address")
-	}
-	return nil
+	return requireAll("worker",
+		setting{"DB", cfg.DB != nil}, setting{"NATS", cfg.NATS != nil},
+		setting{"Log", cfg.Log != nil}, setting{"Listen", cfg.Listen != ""})
 }
 
 // NewWorker builds a worker node's services and gRPC server and listens

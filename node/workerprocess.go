@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/http"
 	"time"
 
 	"google.golang.org/grpc"
 	grpckeepalive "google.golang.org/grpc/keepalive"
 
-	"github.com/taskwire/taskwire/internal/caller/authn"
-	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/telemetry"
@@ -24,18 +20,18 @@ import (
 type WorkerProcess struct {
 	cfg    WorkerProcessConfig
 	db     *store.Database
-	bus    *Bus
+	bus    *natsBus
 	node   *Worker
-	probes *http.Server
-	lis    net.Listener // the probes'
+	probes *sideServer // nil without HTTPAddr
 }
 
-// WorkerProcessConfig is a worker's settings, checked by the command.
+// WorkerProcessConfig is a worker's settings: the command checks its
+// flags, Validate what a start needs.
 type WorkerProcessConfig struct {
 	DB              string // the database URL
 	Migrate         bool   // migrate the schema before serving
 	NATS            string // the NATS server's URL
-	InternalKeyFile string // the key front doors present (LoadInternalKey)
+	InternalKeyFile string // the key front doors present (loadInternalKey)
 	SigningKey      string // the root key's file, which must exist
 	RetiredKeys     []string
 	PublicURL       string
@@ -54,15 +50,19 @@ type WorkerProcessConfig struct {
 	Telemetry *telemetry.Telemetry // required
 }
 
-// Validate refuses settings a worker cannot start from.
+// Validate refuses settings a worker cannot start from, before anything
+// is opened. An empty NATS would start a server in this process, which
+// no other process of the deployment would hear.
 func (cfg WorkerProcessConfig) Validate() error {
-	switch {
-	case cfg.Log == nil:
-		return errors.New("worker: no logger")
-	case cfg.Telemetry == nil:
-		return errors.New("worker: no telemetry")
-	case cfg.ShutdownGrace <= 0:
-		return errors.New("worker: no shutdown grace")
+	if err := requireAll("worker",
+		setting{"Log", cfg.Log != nil}, setting{"Telemetry", cfg.Telemetry != nil},
+		setting{"DB", cfg.DB != ""}, setting{"NATS", cfg.NATS != ""}, setting{"Listen", cfg.Listen != ""},
+		setting{"InternalKeyFile", cfg.InternalKeyFile != ""}, setting{"SigningKey", cfg.SigningKey != ""},
+		setting{"PublicURL", cfg.PublicURL != ""}); err != nil {
+		return err
+	}
+	if cfg.ShutdownGrace <= 0 {
+		return fmt.Errorf("worker: ShutdownGrace %v: want a positive duration", cfg.ShutdownGrace)
 	}
 	return nil
 }
@@ -77,13 +77,15 @@ func StartWorkerProcess(ctx context.Context, cfg WorkerProcessConfig) (_ *Worker
 	w := &WorkerProcess{cfg: cfg}
 	defer func() {
 		if err != nil {
-			w.Stop()
+			ctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+			defer cancel()
+			w.Stop(ctx)
 		}
 	}()
 	if w.db, err = openWorkerDB(ctx, cfg, store.WrapDriver(cfg.Telemetry.EntDriver)); err != nil {
 		return nil, err
 	}
-	if w.bus, err = StartBus(cfg.NATS, ""); err != nil {
+	if w.bus, err = startBus(cfg.NATS, ""); err != nil {
 		return nil, err
 	}
 	cfg.Telemetry.InstrumentNATS(w.bus.Conn)
@@ -122,30 +124,22 @@ func openWorkerDB(ctx context.Context, cfg WorkerProcessConfig, opts ...store.Op
 // nodeConfig loads the keys and returns the worker node's configuration.
 func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 	cfg, log := w.cfg, w.cfg.Log
-	internal, err := LoadInternalKey(cfg.InternalKeyFile)
+	internal, err := loadInternalKey(cfg.InternalKeyFile)
 	if err != nil {
 		return WorkerConfig{}, err
 	}
-	root, retired, err := LoadRootKey(cfg.SigningKey, cfg.RetiredKeys)
+	root, retired, err := loadRootKey(cfg.SigningKey, cfg.RetiredKeys)
 	if err != nil {
 		return WorkerConfig{}, err
 	}
-	news, err := events.New(w.bus.Conn)
+	signing, err := OpenSigning(ctx, w.db.Client, w.bus.Conn, root, retired, cfg.MaxTokenTTL, cfg.PublicURL, log)
 	if err != nil {
 		return WorkerConfig{}, err
 	}
-	ring, err := OpenKeyring(ctx, w.db.Client, root, retired, cfg.MaxTokenTTL, news, log)
-	if err != nil {
-		return WorkerConfig{}, err
-	}
-	issuer, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: cfg.PublicURL, Audience: cfg.PublicURL + "/api/mcp"})
-	if err != nil {
-		return WorkerConfig{}, err
-	}
-	WarnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
+	warnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
 	return WorkerConfig{
 		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
-		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: issuer, Keys: ring,
+		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: signing.Issuer, Keys: signing.Keys,
 		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
 		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota,
 	}, nil
@@ -160,26 +154,16 @@ func (w *WorkerProcess) serveProbes() error {
 		}
 		return nil
 	}
-	lis, err := net.Listen("tcp", w.cfg.HTTPAddr)
-	if err != nil {
-		return fmt.Errorf("probes: listen on %s: %w", w.cfg.HTTPAddr, err)
-	}
-	w.lis = lis
-	w.probes = &http.Server{Handler: probes(w.ready, metricsHandler(w.cfg.Telemetry, w.cfg.Pprof)), ReadHeaderTimeout: readHeaderTimeout}
-	go w.probes.Serve(lis)
-	return nil
+	var err error
+	w.probes, err = serveSide(w.cfg.HTTPAddr, "probes", probes(w.ready, metricsHandler(w.cfg.Telemetry, w.cfg.Pprof)), w.cfg.Log)
+	return err
 }
 
 // Addr is the worker's gRPC address.
 func (w *WorkerProcess) Addr() string { return w.node.Addr() }
 
 // HTTPAddr is the probes' address, or "" for none.
-func (w *WorkerProcess) HTTPAddr() string {
-	if w.lis == nil {
-		return ""
-	}
-	return w.lis.Addr().String()
-}
+func (w *WorkerProcess) HTTPAddr() string { return w.probes.Addr() }
 
 // SchemaVersion is the database schema's version.
 func (w *WorkerProcess) SchemaVersion() int { return w.db.Version }
@@ -202,18 +186,13 @@ func (w *WorkerProcess) ready(ctx context.Context) error {
 	return nil
 }
 
-// Stop drains the worker within the shutdown grace (health NOT_SERVING
-// first, so front doors send nothing new), then stops the probes, NATS
-// and the database.
-func (w *WorkerProcess) Stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), w.cfg.ShutdownGrace)
-	defer cancel()
+// Stop drains the worker within ctx (health NOT_SERVING first, so front
+// doors send nothing new), then stops the probes, NATS and the database.
+func (w *WorkerProcess) Stop(ctx context.Context) {
 	if w.node != nil {
 		w.node.Stop(ctx)
 	}
-	if w.probes != nil {
-		w.probes.Close()
-	}
+	w.probes.Close()
 	if w.bus != nil {
 		w.bus.Close()
 	}

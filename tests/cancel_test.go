@@ -41,32 +41,17 @@ func TestImportCancelledOnHangUp(t *testing.T) {
 					}
 				},
 			})
-			drafts := make([]map[string]any, 100)
-			for i := range drafts {
-				drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
-			}
-			params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
-			params.SetProgressToken(7)
+			params := heldImport(7)
 			_, err := cs.CallTool(callCtx, params)
 			if !errors.Is(err, context.Canceled) {
 				t.Fatalf("CallTool after hang-up = %v, want context.Canceled", err)
 			}
 
-			poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
-				return h.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
-			})
+			checkImportCancelled(t, h.Logs, h.Sys.DB)
 			// The import stopped where the cancellation found it: at the
 			// held insert, or earlier between two inserts.
 			if n := creates.Load(); n > 30 {
 				t.Errorf("the import inserted %d tasks after the hang-up, want it stopped by the 30th", n)
-			}
-			n, err := h.Sys.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).
-				Count(privacy.DecisionContext(context.Background(), privacy.Allow))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if n != 0 {
-				t.Errorf("%d tasks of the cancelled import were committed, want 0", n)
 			}
 
 			// The board still works, and numbering resumes where it was.
@@ -75,6 +60,32 @@ func TestImportCancelledOnHangUp(t *testing.T) {
 				t.Errorf("next task after a cancelled import = %v, want T-1", ref)
 			}
 		})
+	}
+}
+
+// heldImport is a tasks_import of 100 tasks titled "Never committed N",
+// the import holdImportAt holds, reporting progress to token.
+func heldImport(token any) *mcp.CallToolParams {
+	drafts := make([]map[string]any, 100)
+	for i := range drafts {
+		drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
+	}
+	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
+	params.SetProgressToken(token)
+	return params
+}
+
+// checkImportCancelled waits until the worker logging to logs ended the
+// held import as cancelled, and checks that db has none of its tasks: its
+// transaction rolled back.
+func checkImportCancelled(t *testing.T, logs *nodetest.LogSink, db *ent.Client) {
+	t.Helper()
+	poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
+		return logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
+	})
+	n, err := db.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
+	if err != nil || n != 0 {
+		t.Errorf("tasks of the cancelled import committed = %d, %v; want 0", n, err)
 	}
 }
 

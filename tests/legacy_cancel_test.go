@@ -124,22 +124,11 @@ func TestLegacyClientCancels(t *testing.T) {
 			cs, _ := c.LegacyClient(t, version, &mcp.ClientOptions{
 				ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { cancelCall() },
 			})
-			drafts := make([]map[string]any, 100)
-			for i := range drafts {
-				drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
-			}
-			params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
-			params.SetProgressToken("imp")
+			params := heldImport("imp")
 			if _, err := cs.CallTool(callCtx, params); !errors.Is(err, context.Canceled) {
 				t.Fatalf("CallTool after cancelling = %v, want context.Canceled", err)
 			}
-			poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
-				return c.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
-			})
-			n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
-			if err != nil || n != 0 {
-				t.Errorf("tasks of the cancelled import committed = %d, %v; want 0", n, err)
-			}
+			checkImportCancelled(t, c.Logs, c.DB)
 			// The session goes on.
 			if _, err := cs.ListTools(context.Background(), nil); err != nil {
 				t.Errorf("tools/list after the cancelled call: %v", err)

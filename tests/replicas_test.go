@@ -7,13 +7,9 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/taskwire/taskwire/internal/ent/privacy"
-	"github.com/taskwire/taskwire/internal/ent/task"
-	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/node/nodetest"
 )
 
@@ -87,20 +83,9 @@ func TestReplicaHangUpCancelsWorker(t *testing.T) {
 			}
 		},
 	})
-	drafts := make([]map[string]any, 100)
-	for i := range drafts {
-		drafts[i] = map[string]any{"title": fmt.Sprintf("Never committed %d", i+1)}
-	}
-	params := &mcp.CallToolParams{Name: "tasks_import", Arguments: map[string]any{"tasks": drafts}}
-	params.SetProgressToken(1)
+	params := heldImport(1)
 	if _, err := cs.CallTool(callCtx, params); !errors.Is(err, context.Canceled) {
 		t.Fatalf("CallTool after hang-up = %v, want context.Canceled", err)
 	}
-	poll.Until(t, 10*time.Second, "the worker to end the import as cancelled", func() bool {
-		return c.Logs.Has(map[string]string{"msg": "rpc", "method": "/taskwire.v1.BoardService/ImportTasks", "code": "Canceled"})
-	})
-	n, err := c.DB.Task.Query().Where(task.TitleHasPrefix("Never committed")).Count(privacy.DecisionContext(context.Background(), privacy.Allow))
-	if err != nil || n != 0 {
-		t.Errorf("tasks of the cancelled import committed = %d, %v; want 0", n, err)
-	}
+	checkImportCancelled(t, c.Logs, c.DB)
 }

@@ -256,9 +256,13 @@ func (s *boardState) commentFault(w *writeRecord) string {
 	case len(found) == 0:
 		return fmt.Sprintf("acknowledged comment %q is missing", w.body)
 	}
+	// A comment's id on the wire is its number in the tenant, not its
+	// row's key: PostgreSQL does not give back the key of an insert that
+	// rolled back (a retried or cut-off write), so after one the two
+	// differ for every later comment although nothing is wrong.
 	c, _ := w.ack["comment"].(map[string]any)
-	if id, _ := c["id"].(float64); int(id) != found[0].ID || s.byRef[w.ref] == nil || s.byRef[w.ref].ID != found[0].TaskID {
-		return fmt.Sprintf("acknowledged comment %v on %s, the database has comment %d on task id %d", c["id"], w.ref, found[0].ID, found[0].TaskID)
+	if id, _ := c["id"].(float64); int(id) != found[0].Number || s.byRef[w.ref] == nil || s.byRef[w.ref].ID != found[0].TaskID {
+		return fmt.Sprintf("acknowledged comment %v on %s, the database has comment %d on task id %d", c["id"], w.ref, found[0].Number, found[0].TaskID)
 	}
 	return ""
 }

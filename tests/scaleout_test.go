@@ -113,7 +113,9 @@ func (d *deployment) killAndRestart(t *testing.T, load *scaleLoad, victim *worke
 	k.restarted = d.startWorker(t, victim.Name+" restarted", victim.grpc)
 	poll.Until(t, 15*time.Second, "the restarted worker to serve a tool call", func() bool { return k.restarted.toolCalls() > 0 })
 	k.servedAt = time.Now()
-	// A little more load with all three workers up again.
+	// A pace of the scenario, not a wait for anything: the load runs a
+	// second more with all three workers up, so that the checks see calls
+	// served by the restarted worker among the others.
 	time.Sleep(time.Second)
 	return k
 }

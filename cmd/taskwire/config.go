@@ -246,9 +246,6 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// endpoint is the MCP endpoint's URL, which is also every token's audience.
-func (c *config) endpoint() string { return c.PublicURL + "/api/mcp" }
-
 // retiredKeys are the key files of --retired-signing-keys.
 func (c *config) retiredKeys() []string { return commaList(c.RetiredKeys) }
 

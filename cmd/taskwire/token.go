@@ -2,20 +2,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
-	"text/tabwriter"
 	"time"
 
 	"github.com/nats-io/nats.go"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/internal/caller/authn"
-	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
@@ -69,16 +66,23 @@ func tokenFlags(name string, cfg *config, api *apiFlags, stderr io.Writer) (*fla
 	return fs, tenant
 }
 
+// commandLogger is the logger of a token command working on the database:
+// warnings and errors only (a migration that changed data, a revocation
+// not broadcast), as text on the command's stderr, beside its messages.
+func commandLogger(stderr io.Writer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+}
+
 // openTokens opens the database of cfg, resolved already, and a token
-// store over it. With natsURL, revocations are also broadcast to the
-// deployment's workers and front doors.
-func openTokens(ctx context.Context, cfg *config, natsURL string) (*ent.Client, *tokens.Store, func(), error) {
-	db, err := store.Open(ctx, cfg.DB, store.Logger(slog.Default()))
+// store over it, both logging to log. With natsURL, revocations are also
+// broadcast to the deployment's workers and front doors.
+func openTokens(ctx context.Context, cfg *config, natsURL string, log *slog.Logger) (*ent.Client, *tokens.Store, func(), error) {
+	db, err := store.Open(ctx, cfg.DB, store.Logger(log))
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	closeAll := func() { db.Close() }
-	tc := tokens.Config{Client: db, Logger: slog.Default(), MaxTTL: cfg.MaxTokenTTL, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}}
+	tc := tokens.Config{Client: db, Logger: log, MaxTTL: cfg.MaxTokenTTL, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}}
 	if natsURL != "" {
 		nc, err := nats.Connect(natsURL, nats.Name("taskwire token"), nats.Timeout(node.ConnectTimeout))
 		if err != nil {
@@ -145,7 +149,7 @@ func runTokenCreate(ctx context.Context, args []string, stdout, stderr io.Writer
 // platform operator (whoever holds the database and the key is one): the
 // same checks and the same record as a token minted through the admin API.
 func createOnDatabase(ctx context.Context, cfg *config, req tokenRequest, stdout, stderr io.Writer) error {
-	db, st, closeAll, err := openTokens(ctx, cfg, "")
+	db, st, closeAll, err := openTokens(ctx, cfg, "", commandLogger(stderr))
 	if err != nil {
 		return err
 	}
@@ -178,15 +182,11 @@ func adminOnDatabase(ctx context.Context, cfg *config, db *ent.Client, st *token
 		return nil, err
 	}
 	quiet := slog.New(slog.DiscardHandler)
-	ring, err := node.OpenKeyring(ctx, db, key, retired, cfg.MaxTokenTTL, nil, quiet)
+	signing, err := node.OpenSigning(ctx, db, nil, key, retired, cfg.MaxTokenTTL, cfg.PublicURL, quiet)
 	if err != nil {
 		return nil, err
 	}
-	is, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: cfg.PublicURL, Audience: cfg.endpoint()})
-	if err != nil {
-		return nil, err
-	}
-	return admin.New(admin.Config{Client: db, Tokens: st, Issuer: is, Keys: ring, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}, Logger: quiet})
+	return admin.New(admin.Config{Client: db, Tokens: st, Issuer: signing.Issuer, Keys: signing.Keys, Quota: quota.Limits{TokensPerMember: cfg.Quota.TokensPerMember}, Logger: quiet})
 }
 
 // findMemberFlag finds the member --member names in the tenant --tenant
@@ -237,7 +237,7 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		for _, t := range listed {
 			list = append(list, tokenInfo(t))
 		}
-	} else if list, err = listOnDatabase(ctx, &cfg, *tenant, *member); err != nil {
+	} else if list, err = listOnDatabase(ctx, &cfg, *tenant, *member, commandLogger(stderr)); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -248,8 +248,8 @@ func runTokenList(ctx context.Context, args []string, stdout, stderr io.Writer) 
 
 // listOnDatabase lists the tokens of tenant (of member, when named) from
 // the database.
-func listOnDatabase(ctx context.Context, cfg *config, tenant, member string) ([]tokens.Info, error) {
-	db, st, closeAll, err := openTokens(ctx, cfg, "")
+func listOnDatabase(ctx context.Context, cfg *config, tenant, member string, log *slog.Logger) ([]tokens.Info, error) {
+	db, st, closeAll, err := openTokens(ctx, cfg, "", log)
 	if err != nil {
 		return nil, err
 	}
@@ -263,46 +263,6 @@ func listOnDatabase(ctx context.Context, cfg *config, tenant, member string) ([]
 		memberID = m.ID
 	}
 	return st.List(ctx, tenant, memberID)
-}
-
-// listedToken is one token of `token list --json`.
-type listedToken struct {
-	tokens.Info
-	State string `json:"state"` // live, revoked or expired
-}
-
-func printTokensJSON(w io.Writer, list []tokens.Info, now time.Time) error {
-	out := make([]listedToken, len(list))
-	for i, t := range list {
-		out[i] = listedToken{Info: t, State: t.State(now)}
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(out)
-}
-
-func printTokens(w io.Writer, list []tokens.Info, now time.Time) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tMEMBER\tSCOPES\tTOOLSETS\tLABEL\tCREATED\tEXPIRES\tLAST USED\tSTATE")
-	for _, t := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", t.ID, t.Member, scopesText(t.Admin, t.Scopes),
-			authz.ToolsetsText(t.Toolsets), orDash(t.Label), shortTime(&t.CreatedAt), shortTime(&t.ExpiresAt), shortTime(t.LastUsedAt), t.State(now))
-	}
-	return tw.Flush()
-}
-
-func shortTime(t *time.Time) string {
-	if t == nil {
-		return "-"
-	}
-	return t.UTC().Format("2006-01-02 15:04Z")
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
 }
 
 // runTokenRevoke revokes one token by id, or every live token of a
@@ -341,7 +301,7 @@ func runTokenRevoke(ctx context.Context, args []string, stdout, stderr io.Writer
 	if r.shared && *natsURL == "" {
 		return errSharedRevoke
 	}
-	if err := revokeOnDatabase(ctx, &cfg, *natsURL, *tenant, *member, ids, stdout); err != nil {
+	if err := revokeOnDatabase(ctx, &cfg, *natsURL, *tenant, *member, ids, stdout, commandLogger(stderr)); err != nil {
 		return err
 	}
 	if note := revokeNote(r, *natsURL, cfg.DataDir); note != "" {
@@ -370,8 +330,8 @@ func (a *adminCmd) revoke(tenant, member string, ids []string) error {
 
 // revokeOnDatabase revokes one token (ids) or a member's in the database,
 // broadcasting on natsURL when set.
-func revokeOnDatabase(ctx context.Context, cfg *config, natsURL, tenant, member string, ids []string, stdout io.Writer) error {
-	db, st, closeAll, err := openTokens(ctx, cfg, natsURL)
+func revokeOnDatabase(ctx context.Context, cfg *config, natsURL, tenant, member string, ids []string, stdout io.Writer, log *slog.Logger) error {
+	db, st, closeAll, err := openTokens(ctx, cfg, natsURL, log)
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,13 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	warnOpenDirs(log, &cfg.config)
 	pcfg := cfg.workerProcess()
 	pcfg.Log, pcfg.Telemetry = log, tel
+	return serveWorker(ctx, cfg, pcfg)
+}
+
+// serveWorker starts the worker and serves until ctx ends or the server
+// fails, then drains it within the shutdown grace.
+func serveWorker(ctx context.Context, cfg nodeConfig, pcfg node.WorkerProcessConfig) error {
+	log := pcfg.Log
 	w, err := node.StartWorkerProcess(ctx, pcfg)
 	if err != nil {
 		return err
@@ -49,7 +56,9 @@ func runWorker(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	case served = <-w.Done():
 		log.Error("worker stopped on its own", "err", served)
 	}
-	w.Stop()
+	stopCtx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownGrace)
+	defer cancel()
+	w.Stop(stopCtx)
 	log.Info("worker stopped")
 	return served
 }

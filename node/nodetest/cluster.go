@@ -159,18 +159,18 @@ func (c *Cluster) bootstrap(t testing.TB, key *authn.Key) {
 // of a conversation reach the same replica.
 func (c *Cluster) Client(t *testing.T, opts *mcp.ClientOptions) (*mcp.ClientSession, *Alternate) {
 	t.Helper()
-	return c.ClientAt(t, "", opts)
+	return c.clientAt(t, "", opts)
 }
 
 // LegacyClient is Client at version, a revision before 2026-07-28, so
 // that it starts with initialize.
 func (c *Cluster) LegacyClient(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *Alternate) {
 	t.Helper()
-	return c.ClientAt(t, version, opts)
+	return c.clientAt(t, version, opts)
 }
 
-// ClientAt is Client at version ("": 2026-07-28).
-func (c *Cluster) ClientAt(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *Alternate) {
+// clientAt is Client at version ("": 2026-07-28).
+func (c *Cluster) clientAt(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *Alternate) {
 	t.Helper()
 	alt := NewAlternate(c.Fronts)
 	rec := NewWireRecorder(t, c.Token, version, alt)

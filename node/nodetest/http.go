@@ -19,11 +19,27 @@ func FreeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
+// toolsList is a 2026-07-28 tools/list request.
+const toolsList = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+
 // PostMCP POSTs a 2026-07-28 request of method (about name, if set) with
 // token to endpoint and returns the status and the body.
 func PostMCP(t *testing.T, endpoint, token, method, name, body string) (int, []byte) {
 	t.Helper()
-	req, err := http.NewRequest("POST", endpoint, strings.NewReader(body))
+	resp := postMCP(t, mcpRequest(t, endpoint, token, method, name, body))
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp.StatusCode, raw
+}
+
+// mcpRequest is a POST of body to endpoint with token and the headers a
+// 2026-07-28 client sends with a request of method (about name, if set).
+func mcpRequest(t testing.TB, endpoint, token, method, name, body string) *http.Request {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +51,16 @@ func PostMCP(t *testing.T, endpoint, token, method, name, body string) (int, []b
 	if name != "" {
 		req.Header.Set("Mcp-Name", name)
 	}
+	return req
+}
+
+// postMCP sends req, failing t if no answer comes; the caller closes the
+// body.
+func postMCP(t testing.TB, req *http.Request) *http.Response {
+	t.Helper()
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return resp.StatusCode, raw
+	return resp
 }

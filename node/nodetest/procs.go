@@ -33,9 +33,9 @@ var built struct {
 	err  error
 }
 
-// Binary builds the taskwire command into a temporary directory, once
+// binary builds the taskwire command into a temporary directory, once
 // per test binary, and returns its path.
-func Binary(t *testing.T) string {
+func binary(t *testing.T) string {
 	t.Helper()
 	built.once.Do(func() {
 		dir, err := os.MkdirTemp("", "taskwire-bin-")
@@ -71,8 +71,8 @@ type Proc struct {
 func StartProc(t *testing.T, dir, name string, args ...string) *Proc {
 	t.Helper()
 	p := &Proc{Name: name, done: make(chan struct{})}
-	p.Cmd = exec.Command(Binary(t), args...)
-	p.Cmd.Dir, p.Cmd.Env = dir, CleanEnv()
+	p.Cmd = exec.Command(binary(t), args...)
+	p.Cmd.Dir, p.Cmd.Env = dir, cleanEnv()
 	p.Cmd.Stdout, p.Cmd.Stderr = &p.Stdout, &p.Stderr
 	if err := p.Cmd.Start(); err != nil {
 		t.Fatalf("start %s: %v", name, err)
@@ -99,8 +99,8 @@ func RunProc(t *testing.T, dir string, args ...string) string {
 	return p.Stdout.String()
 }
 
-// CleanEnv is the environment without TASKWIRE_ settings.
-func CleanEnv() []string {
+// cleanEnv is the environment without TASKWIRE_ settings.
+func cleanEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "TASKWIRE_") {

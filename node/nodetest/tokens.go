@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -22,13 +21,19 @@ import (
 // of.
 func RecordToken(t testing.TB, db *ent.Client, issuer *authn.Issuer, tenant string, member int, scopes []string) string {
 	t.Helper()
+	return mint(t, db, issuer, tokens.CreateRequest{Tenant: tenant, Member: member, Scopes: scopes, Label: t.Name()})
+}
+
+// mint mints the token req asks for and records it.
+func mint(t testing.TB, db *ent.Client, issuer *authn.Issuer, req tokens.CreateRequest) string {
+	t.Helper()
 	store, err := tokens.New(tokens.Config{Client: db, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	token, _, err := store.Create(context.Background(), issuer, tokens.CreateRequest{Tenant: tenant, Member: member, Scopes: scopes, Label: t.Name()})
+	token, _, err := store.Create(context.Background(), issuer, req)
 	if err != nil {
-		t.Fatalf("recording a token: %v", err)
+		t.Fatalf("minting a token for member %d of %s: %v", req.Member, req.Tenant, err)
 	}
 	return token
 }
@@ -37,41 +42,23 @@ func RecordToken(t testing.TB, db *ent.Client, issuer *authn.Issuer, tenant stri
 // first tenant, as `taskwire token create --member HANDLE --admin` does.
 func (h *Harness) AdminToken(t testing.TB, handle string) string {
 	t.Helper()
-	ctx := context.Background()
 	tenant := h.Sys.First().Tenant.Slug
-	m, err := tenancy.FindMember(ctx, h.Sys.DB, tenant, handle)
+	m, err := tenancy.FindMember(context.Background(), h.Sys.DB, tenant, handle)
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := tokens.New(tokens.Config{Client: h.Sys.DB, Logger: storetest.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	token, _, err := st.Create(ctx, h.Sys.Issuer, tokens.CreateRequest{Tenant: tenant, Member: m.ID, Admin: true, Label: t.Name()})
-	if err != nil {
-		t.Fatalf("minting an admin token for %s: %v", handle, err)
-	}
-	return token
+	return mint(t, h.Sys.DB, h.Sys.Issuer, tokens.CreateRequest{Tenant: tenant, Member: m.ID, Admin: true, Label: t.Name()})
 }
 
 // ToolsListStatus POSTs a 2026-07-28 tools/list with token to url (with
 // Host header host, when set) and returns the HTTP status.
 func ToolsListStatus(t testing.TB, url, host, token string) int {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`))
+	req := mcpRequest(t, url, token, "tools/list", "", toolsList)
 	if host != "" {
 		req.Host = host
 	}
-	req.Header.Set("Authorization", "Bearer "+token)
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("MCP-Protocol-Version", "2026-07-28")
-	req.Header.Set("Mcp-Method", "tools/list")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := postMCP(t, req)
 	resp.Body.Close()
 	return resp.StatusCode
 }
