@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -100,7 +101,7 @@ type adminCmd struct {
 
 func (a *adminCmd) commonFlags() {
 	a.fs.StringVar(&a.url, "url", env("TASKWIRE_ADMIN_URL", defaultAdminURL()), "the Taskwire server (env TASKWIRE_ADMIN_URL)")
-	a.fs.StringVar(&a.token, "token", env("TASKWIRE_ADMIN_TOKEN", ""), "the operator secret or an admin token of an owner or admin (env TASKWIRE_ADMIN_TOKEN); MCP tokens never administer")
+	a.fs.StringVar(&a.token, "token", "", "the operator secret or an admin token of an owner or admin (env TASKWIRE_ADMIN_TOKEN); MCP tokens never administer")
 	a.fs.StringVar(&a.secretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "read the operator secret from this file (env TASKWIRE_OPERATOR_SECRET_FILE)")
 	a.fs.StringVar(&a.tenant, "tenant", "", "slug of the tenant to act on (an admin token acts on its own)")
 	a.fs.BoolVar(&a.asJSON, "json", false, "print the server's JSON instead of a table")
@@ -138,11 +139,18 @@ func argCount(min, max int) string {
 	return fmt.Sprintf("%d to %d arguments", min, max)
 }
 
+// adminToken is --token's value, else TASKWIRE_ADMIN_TOKEN's. The
+// variable is read here rather than declared as the flag's default,
+// because flag prints defaults in the help, and the token is a secret.
+func adminToken(flagValue string) string {
+	return cmp.Or(flagValue, env("TASKWIRE_ADMIN_TOKEN", ""))
+}
+
 // credential is the bearer the command sends: --token, else the operator
 // secret file named, else the data directory's.
 func (a *adminCmd) credential() (string, error) {
-	if a.token != "" {
-		return a.token, nil
+	if tok := adminToken(a.token); tok != "" {
+		return tok, nil
 	}
 	path := a.secretFile
 	if path == "" {

@@ -107,3 +107,27 @@ func TestCLIErrorsNameTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpKeepsTheAdminTokenSecret: help prints each flag's default, so a
+// token in TASKWIRE_ADMIN_TOKEN must not be one; the commands still use it.
+func TestHelpKeepsTheAdminTokenSecret(t *testing.T) {
+	t.Setenv("TASKWIRE_DATA", t.TempDir())
+	h := nodetest.Start(t, setups()[0])
+	secret := h.OperatorSecret(t)
+	t.Setenv("TASKWIRE_ADMIN_TOKEN", secret)
+	for _, cmd := range everyCommand() {
+		args := append(slices.Clone(cmd), "-h")
+		var stdout, stderr bytes.Buffer
+		_ = run(context.Background(), args, &stdout, &stderr)
+		if strings.Contains(stdout.String()+stderr.String(), secret) {
+			t.Errorf("taskwire %s printed the token from TASKWIRE_ADMIN_TOKEN", strings.Join(args, " "))
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"admin", "tenants", "list", "--url", newAdminClient(t, h).Base}, &stdout, &stderr); err != nil {
+		t.Fatalf("admin tenants list with the secret in TASKWIRE_ADMIN_TOKEN = %v, want the tenants", err)
+	}
+	if !strings.Contains(stdout.String(), "default") {
+		t.Errorf("admin tenants list printed %q, want the tenant default", stdout.String())
+	}
+}

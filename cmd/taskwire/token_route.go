@@ -30,7 +30,7 @@ type apiFlags struct {
 
 func (f *apiFlags) declare(fs *flag.FlagSet) {
 	fs.StringVar(&f.url, "url", env("TASKWIRE_ADMIN_URL", ""), "go through the admin API of the server at this URL instead of the database (env TASKWIRE_ADMIN_URL; default: the serve running on --data, if any)")
-	fs.StringVar(&f.token, "token", env("TASKWIRE_ADMIN_TOKEN", ""), "with the admin API: an admin token of an owner or admin (env TASKWIRE_ADMIN_TOKEN; default the operator secret)")
+	fs.StringVar(&f.token, "token", "", "with the admin API: an admin token of an owner or admin (env TASKWIRE_ADMIN_TOKEN; default the operator secret)")
 	fs.StringVar(&f.secretFile, "operator-secret-file", env("TASKWIRE_OPERATOR_SECRET_FILE", ""), "with the admin API: the operator secret's file (env TASKWIRE_OPERATOR_SECRET_FILE; default <data>/operator.secret)")
 }
 
@@ -53,7 +53,7 @@ func (f apiFlags) route(ctx context.Context, cfg *config, stdout, stderr io.Writ
 	if url == "" {
 		return tokenRoute{shared: cfg.DB != cfg.ownDB(), release: release}, nil
 	}
-	a := &adminCmd{ctx: ctx, stdout: stdout, stderr: stderr, url: url, token: f.token, secretFile: f.secretFile}
+	a := &adminCmd{ctx: ctx, stdout: stdout, stderr: stderr, url: url, token: adminToken(f.token), secretFile: f.secretFile}
 	if a.token == "" && a.secretFile == "" {
 		a.secretFile, _ = cfg.operatorSecretPath()
 	}
