@@ -221,7 +221,10 @@ func (c *config) resolve(listenAddr string) error {
 }
 
 // ownDB is the database of the data directory: the default of --db.
-func (c *config) ownDB() string { return "sqlite:" + filepath.Join(c.DataDir, "taskwire.db") }
+func (c *config) ownDB() string { return "sqlite:" + filepath.Join(c.DataDir, dbFile) }
+
+// dbFile is the SQLite database's file in the data directory.
+const dbFile = "taskwire.db"
 
 // checkPublicURL normalises the public URL, refusing one that is not an
 // absolute http(s) URL, or not loopback with --conformance.

@@ -6,6 +6,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/node"
@@ -51,13 +53,33 @@ func (f apiFlags) route(ctx context.Context, cfg *config, stdout, stderr io.Writ
 		}
 	}
 	if url == "" {
-		return tokenRoute{shared: cfg.DB != cfg.ownDB(), release: release}, nil
+		shared := cfg.DB != cfg.ownDB()
+		if !shared && !hasDatabase(cfg.DataDir) {
+			release()
+			return tokenRoute{}, errNoData(cfg.DataDir)
+		}
+		return tokenRoute{shared: shared, release: release}, nil
 	}
 	a := &adminCmd{ctx: ctx, stdout: stdout, stderr: stderr, url: url, token: adminToken(f.token), secretFile: f.secretFile}
 	if a.token == "" && a.secretFile == "" {
 		a.secretFile, _ = cfg.operatorSecretPath()
 	}
 	return tokenRoute{api: a, release: release}, nil
+}
+
+// hasDatabase reports whether dir holds the database serve creates on its
+// first start.
+func hasDatabase(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, dbFile))
+	return err == nil
+}
+
+// errNoData refuses a token command on a data directory serve never
+// started on: acting there would create a key and an empty database, and
+// then fail for want of the tenant the first start creates.
+func errNoData(dir string) error {
+	return fmt.Errorf("no Taskwire data in %s: pass --data with the directory taskwire serve uses (or --url with a running server's admin API), "+
+		"or start taskwire serve --data %s once to create it", dir, dir)
 }
 
 // listTokens lists the tokens of tenant (of member, when named) through

@@ -5,6 +5,8 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
+	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -297,5 +299,26 @@ func TestTokenCreateThroughServerNamesTheAudience(t *testing.T) {
 	}
 	if want := "audience https://board.example.com/api/mcp\n"; !strings.HasSuffix(errOut.String(), want) {
 		t.Errorf("token create through the server printed %q, want it to end with %q", errOut.String(), want)
+	}
+}
+
+// TestTokenCommandsRefuseAnEmptyDataDir: with no server and no data where
+// --data points, a token command says to name serve's directory instead
+// of creating a key and an empty database there.
+func TestTokenCommandsRefuseAnEmptyDataDir(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "nowhere")
+	for _, args := range [][]string{
+		{"token", "create", "--member", "owner"},
+		{"token", "list"},
+		{"token", "revoke", "--member", "owner"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), append(args, "--data", dir), &stdout, &stderr)
+		if err == nil || !strings.Contains(err.Error(), "pass --data") {
+			t.Errorf("taskwire %s on an empty data dir = %v, want a refusal that says to pass --data", strings.Join(args, " "), err)
+		}
+		if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("taskwire %s created %s (%v), want nothing created", strings.Join(args, " "), dir, err)
+		}
 	}
 }
