@@ -154,7 +154,7 @@ func (a *adminCmd) credential() (string, error) {
 	}
 	path := a.secretFile
 	if path == "" {
-		path = filepath.Join(env("TASKWIRE_DATA", "taskwire-data"), operatorSecretName)
+		path = filepath.Join(env("TASKWIRE_DATA", defaultDataDir), operatorSecretName)
 		if _, err := os.Stat(path); err != nil {
 			return "", errors.New("no credential: pass --operator-secret-file (the operator.secret of the server's data directory) or --token with an admin token (taskwire token create --member HANDLE --admin on the server mints one; MCP tokens never administer)")
 		}

@@ -59,7 +59,7 @@ func env(name, def string) string {
 
 // commonFlags are the flags both commands need to reach the same data.
 func (c *config) commonFlags(fs *flag.FlagSet) {
-	fs.StringVar(&c.DataDir, "data", env("TASKWIRE_DATA", "taskwire-data"), "data directory for the SQLite database and signing key (env TASKWIRE_DATA)")
+	fs.StringVar(&c.DataDir, "data", env("TASKWIRE_DATA", defaultDataDir), "data directory for the SQLite database and signing key (env TASKWIRE_DATA)")
 	fs.StringVar(&c.DB, "db", env("TASKWIRE_DB", ""), "database: sqlite:<path> or postgres://… (env TASKWIRE_DB; default sqlite in the data directory)")
 	fs.StringVar(&c.SigningKey, "signing-key", env("TASKWIRE_SIGNING_KEY", ""), "Ed25519 signing key file, created if missing (env TASKWIRE_SIGNING_KEY; default <data>/signing.key)")
 	fs.StringVar(&c.RetiredKeys, "retired-signing-keys", env("TASKWIRE_RETIRED_SIGNING_KEYS", ""), "comma-separated key files of signing keys rotated out: their tokens, legacy sessions and request states are still accepted until they expire, nothing new is signed with them (env TASKWIRE_RETIRED_SIGNING_KEYS)")
@@ -222,6 +222,9 @@ func (c *config) resolve(listenAddr string) error {
 
 // ownDB is the database of the data directory: the default of --db.
 func (c *config) ownDB() string { return "sqlite:" + filepath.Join(c.DataDir, dbFile) }
+
+// defaultDataDir is --data's default, relative to where taskwire runs.
+const defaultDataDir = "taskwire-data"
 
 // dbFile is the SQLite database's file in the data directory.
 const dbFile = "taskwire.db"

@@ -78,6 +78,6 @@ func firstStart(ctx context.Context, sys *node.System, out io.Writer) error {
 		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", sys.Endpoint)
 		return nil
 	}
-	printWelcome(out, sys.Endpoint, w.Tenant, w.Owner, w.Board, w.Token, w.Expires)
+	printWelcome(out, sys.Endpoint, cfg.DataDir, w.Tenant, w.Owner, w.Board, w.Token, w.Expires)
 	return nil
 }

@@ -5,11 +5,18 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strings"
 	"time"
 )
 
 // printWelcome shows the first token with configurations ready to paste.
-func printWelcome(out io.Writer, endpoint, tenant, owner, board, token string, expires time.Time) {
+// Its token commands name dataDir unless it is the default, so that they
+// work as printed when serve was started with another --data.
+func printWelcome(out io.Writer, endpoint, dataDir, tenant, owner, board, token string, expires time.Time) {
+	data := ""
+	if dataDir != defaultDataDir {
+		data = " --data " + shellQuote(dataDir)
+	}
 	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"taskwire": map[string]any{
 		"type": "http", "url": endpoint,
 		"headers": map[string]string{"Authorization": "Bearer " + token},
@@ -27,12 +34,21 @@ Claude Code:
 Any Streamable HTTP client (e.g. .mcp.json):
   %s
 
-More tokens: taskwire token create --member <handle> --scopes read,comment,write
+More tokens: taskwire token create%s --member <handle> --scopes read,comment,write
 
 This token is for MCP only: it never administers. To manage members and tokens through
 the admin API (taskwire admin), use the platform operator secret, or an admin token:
-  taskwire token create --member %s --admin
-`, endpoint, tenant, owner, board, expires.Format(time.DateOnly), token, endpoint, token, cfg, owner)
+  taskwire token create%s --member %s --admin
+`, endpoint, tenant, owner, board, expires.Format(time.DateOnly), token, endpoint, token, cfg, data, data, owner)
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but the
+// characters paths are usually made of.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@,=") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // redactDSN drops the password from a database URL for logs.
