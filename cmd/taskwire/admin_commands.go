@@ -200,7 +200,7 @@ func (a *adminCmd) createToken(req tokenRequest) error {
 	}
 	// The token alone on stdout, so it can be captured; the rest on stderr.
 	fmt.Fprintln(a.stdout, resp.GetToken())
-	printCreated(a.stderr, resp.GetToken(), tokenInfo(resp.GetInfo()), orDefault(req.tenant, "your tenant"), strings.TrimSuffix(a.url, "/"))
+	printCreated(a.stderr, resp.GetToken(), tokenInfo(resp.GetInfo()), orDefault(req.tenant, tokenTenant(resp.GetToken())), strings.TrimSuffix(a.url, "/"))
 	return nil
 }
 

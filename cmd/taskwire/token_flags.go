@@ -84,6 +84,18 @@ func audience(raw string) string {
 	return strings.Join(c.Audience, " ")
 }
 
+// tokenTenant is the tenant the token raw was minted on, read without
+// verifying it (it was just minted), for a command that did not name one.
+func tokenTenant(raw string) string {
+	var c jwt.MapClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(raw, &c); err == nil {
+		if t, ok := c["tenant"].(string); ok && t != "" {
+			return t
+		}
+	}
+	return "unknown"
+}
+
 // checkTTLFlag refuses a lifetime flag set to zero or less, or past max
 // when max is known (> 0), in one sentence naming the flag and the
 // maximum; a flag left out means the default.

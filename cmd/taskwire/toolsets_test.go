@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"slices"
@@ -119,4 +121,20 @@ func anyStrings(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestAdminTokenCreateNamesTheTenant: minted with an admin token and no
+// --tenant, the token is on the admin token's tenant, and the command
+// says which.
+func TestAdminTokenCreateNamesTheTenant(t *testing.T) {
+	h := nodetest.Start(t, setups()[0])
+	a := newAdminClient(t, h)
+	var stdout, stderr bytes.Buffer
+	args := []string{"admin", "tokens", "create", "--member", "owner", "--url", a.Base, "--token", h.AdminToken(t, "owner")}
+	if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+		t.Fatalf("taskwire %s: %v", strings.Join(args, " "), err)
+	}
+	if !strings.Contains(stderr.String(), "for owner on tenant default,") {
+		t.Errorf("tokens create said %q, want it to name the tenant default", stderr.String())
+	}
 }
