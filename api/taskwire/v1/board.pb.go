@@ -587,7 +587,10 @@ type Board struct {
 	// The board's lanes, in order.
 	Lanes []Lane `protobuf:"varint,3,rep,packed,name=lanes,proto3,enum=taskwire.v1.Lane" json:"lanes,omitempty"`
 	// Whether tools use this board when no board is named.
-	IsDefault     bool `protobuf:"varint,4,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	IsDefault bool `protobuf:"varint,4,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	// Whether the board is archived: its tasks can still be read, but it
+	// takes no new tasks, moves or imports.
+	Archived      bool `protobuf:"varint,5,opt,name=archived,proto3" json:"archived,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -646,6 +649,13 @@ func (x *Board) GetLanes() []Lane {
 func (x *Board) GetIsDefault() bool {
 	if x != nil {
 		return x.IsDefault
+	}
+	return false
+}
+
+func (x *Board) GetArchived() bool {
+	if x != nil {
+		return x.Archived
 	}
 	return false
 }
@@ -1404,9 +1414,11 @@ type ListBoardsRequest struct {
 	// The most boards to return, 1 to 100. Default 25.
 	Limit int32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
 	// The next_cursor of the previous page; leave out for the first page.
-	Cursor        string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Cursor string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// Also list archived boards, which take no new tasks but can still be read.
+	IncludeArchived bool `protobuf:"varint,3,opt,name=include_archived,json=includeArchived,proto3" json:"include_archived,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ListBoardsRequest) Reset() {
@@ -1451,6 +1463,13 @@ func (x *ListBoardsRequest) GetCursor() string {
 		return x.Cursor
 	}
 	return ""
+}
+
+func (x *ListBoardsRequest) GetIncludeArchived() bool {
+	if x != nil {
+		return x.IncludeArchived
+	}
+	return false
 }
 
 type ListBoardsResponse struct {
@@ -4829,13 +4848,14 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12+\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x17.taskwire.v1.MemberKindR\x04kind\x12+\n" +
 	"\x04role\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x18\n" +
-	"\asponsor\x18\x05 \x01(\tR\asponsor\"w\n" +
+	"\asponsor\x18\x05 \x01(\tR\asponsor\"\x93\x01\n" +
 	"\x05Board\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12'\n" +
 	"\x05lanes\x18\x03 \x03(\x0e2\x11.taskwire.v1.LaneR\x05lanes\x12\x1d\n" +
 	"\n" +
-	"is_default\x18\x04 \x01(\bR\tisDefault\"d\n" +
+	"is_default\x18\x04 \x01(\bR\tisDefault\x12\x1a\n" +
+	"\barchived\x18\x05 \x01(\bR\barchived\"d\n" +
 	"\bLaneInfo\x12%\n" +
 	"\x04lane\x18\x01 \x01(\x0e2\x11.taskwire.v1.LaneR\x04lane\x12\x1b\n" +
 	"\twip_limit\x18\x02 \x01(\x05R\bwipLimit\x12\x14\n" +
@@ -4903,10 +4923,11 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\x06author\x18\x04 \x01(\tR\x06author\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12(\n" +
-	"\x05trust\x18\x06 \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"K\n" +
+	"\x05trust\x18\x06 \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"v\n" +
 	"\x11ListBoardsRequest\x12\x1e\n" +
 	"\x05limit\x18\x01 \x01(\x05B\b\xd2\xda\x18\x04\x10\x01\x18dR\x05limit\x12\x16\n" +
-	"\x06cursor\x18\x02 \x01(\tR\x06cursor\"o\n" +
+	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12)\n" +
+	"\x10include_archived\x18\x03 \x01(\bR\x0fincludeArchived\"o\n" +
 	"\x12ListBoardsResponse\x120\n" +
 	"\x05items\x18\x01 \x03(\v2\x12.taskwire.v1.BoardB\x06\xd2\xda\x18\x02\b\x01R\x05items\x12'\n" +
 	"\vnext_cursor\x18\x02 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\n" +
@@ -5204,11 +5225,11 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\x15TASK_SORT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rTASK_SORT_REF\x10\x01\x12\x15\n" +
 	"\x11TASK_SORT_UPDATED\x10\x02\x12\x16\n" +
-	"\x12TASK_SORT_POSITION\x10\x032\x8eL\n" +
-	"\fBoardService\x12\x9b\x03\n" +
+	"\x12TASK_SORT_POSITION\x10\x032\xbaL\n" +
+	"\fBoardService\x12\xc7\x03\n" +
 	"\n" +
-	"ListBoards\x12\x1e.taskwire.v1.ListBoardsRequest\x1a\x1f.taskwire.v1.ListBoardsResponse\"\xcb\x02\xca\xda\x18\xc6\x02\n" +
-	"\vboards_list\x12\vList boards\x1a\x96\x02List the boards you can see, default board first, with their lanes. Use a board's slug as the `board` argument of other tools; tools that take a board use the default board when you leave it out. Returns at most `limit` boards (default 25) and a next_cursor when there are more. \x010\x01B\x04readZ\acontext\x12\xa8\x03\n" +
+	"ListBoards\x12\x1e.taskwire.v1.ListBoardsRequest\x1a\x1f.taskwire.v1.ListBoardsResponse\"\xf7\x02\xca\xda\x18\xf2\x02\n" +
+	"\vboards_list\x12\vList boards\x1a\xc2\x02List the boards you can see, default board first, with their lanes; archived boards only with include_archived. Use a board's slug as the `board` argument of other tools; tools that take a board use the default board when you leave it out. Returns at most `limit` boards (default 25) and a next_cursor when there are more. \x010\x01B\x04readZ\acontext\x12\xa8\x03\n" +
 	"\bGetBoard\x12\x1c.taskwire.v1.GetBoardRequest\x1a\x1d.taskwire.v1.GetBoardResponse\"\xde\x02\xca\xda\x18\xd9\x02\n" +
 	"\n" +
 	"boards_get\x12\vGet a board\x1a\xaa\x02Get one board in full: its lanes in order with their WIP limits (the most tasks a lane may hold) and how many tasks each holds now, the task kinds and sizes you can use, and the labels and projects in use with their counts. Call it before creating or moving tasks on a board you have not worked on. \x010\x01B\x04readZ\acontext\x12\xc1\x02\n" +
