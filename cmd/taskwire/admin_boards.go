@@ -18,7 +18,7 @@ func (a *adminCmd) boardsCreate(args []string) error {
 	if err != nil {
 		return err
 	}
-	req := &adminv1.CreateBoardRequest{Tenant: a.tenant, Slug: pos[0], Name: *name}
+	req := &adminv1.CreateBoardRequest{Tenant: a.tenant, Board: pos[0], Name: *name}
 	if req.Name == "" {
 		req.Name = pos[0]
 	}
@@ -67,7 +67,7 @@ func (a *adminCmd) setArchived(args []string, archived bool) error {
 		return err
 	}
 	resp := &adminv1.ArchiveBoardResponse{}
-	if err := a.call("ArchiveBoard", &adminv1.ArchiveBoardRequest{Tenant: a.tenant, Slug: pos[0], Archived: proto.Bool(archived)}, resp); err != nil {
+	if err := a.call("ArchiveBoard", &adminv1.ArchiveBoardRequest{Tenant: a.tenant, Board: pos[0], Archived: proto.Bool(archived)}, resp); err != nil {
 		return err
 	}
 	if a.asJSON {

@@ -47,7 +47,7 @@ func TestAdminBoards(t *testing.T) {
 	if _, err := a.cli(owner, "boards", "create", "ops", "--name", "Again"); err == nil || !strings.Contains(err.Error(), `has a board "ops" already`) {
 		t.Errorf("boards create ops again = %v, want the slug named as taken", err)
 	}
-	if code, body := a.Post(owner, "CreateBoard", `{"slug":"ops","name":"Again"}`); code != http.StatusConflict || body["code"] != "failed_precondition" {
+	if code, body := a.Post(owner, "CreateBoard", `{"board":"ops","name":"Again"}`); code != http.StatusConflict || body["code"] != "failed_precondition" {
 		t.Errorf("CreateBoard(ops) again over JSON = %d %v, want 409 failed_precondition", code, body)
 	}
 
@@ -67,7 +67,7 @@ func TestAdminBoards(t *testing.T) {
 	if _, err := a.cli(owner, "boards", "archive", "main"); err == nil || !strings.Contains(err.Error(), "cannot be archived") {
 		t.Errorf("boards archive main = %v, want a refusal", err)
 	}
-	back, err := a.GRPC.ArchiveBoard(nodetest.AsGRPC(owner), &adminv1.ArchiveBoardRequest{Slug: "ops", Archived: new(bool)})
+	back, err := a.GRPC.ArchiveBoard(nodetest.AsGRPC(owner), &adminv1.ArchiveBoardRequest{Board: "ops", Archived: new(bool)})
 	if err != nil || back.GetBoard().GetArchiveTime() != nil {
 		t.Fatalf("ArchiveBoard(ops, archived false) over gRPC = %v, %v", back, err)
 	}

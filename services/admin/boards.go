@@ -26,7 +26,7 @@ func (s *Service) CreateBoard(ctx context.Context, req *adminv1.CreateBoardReque
 		var b *ent.Board
 		err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
 			b, err = board.InsertBoard(ctx, tx, t, s.quota, &taskwirev1.CreateBoardRequest{
-				Slug: req.GetSlug(), Name: req.GetName(), Rules: req.Rules, WipLimits: req.GetWipLimits(),
+				Slug: req.GetBoard(), Name: req.GetName(), Rules: req.Rules, WipLimits: req.GetWipLimits(),
 			})
 			return err
 		})
@@ -78,7 +78,7 @@ func (s *Service) ArchiveBoard(ctx context.Context, req *adminv1.ArchiveBoardReq
 		archived := req.Archived == nil || *req.Archived
 		var b *ent.Board
 		err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-			b, err = board.SetArchived(ctx, tx, t, req.GetSlug(), archived, s.now())
+			b, err = board.SetArchived(ctx, tx, t, req.GetBoard(), archived, s.now())
 			return err
 		})
 		if err != nil {

@@ -40,7 +40,7 @@ func TestBoards(t *testing.T) {
 		e := newEnv(t, client)
 		adam := e.as(t, "acme/adam")
 		resp, err := e.svc.CreateBoard(adam, &adminv1.CreateBoardRequest{
-			Slug: "ops", Name: "Operations", WipLimits: []*taskwirev1.WipLimit{{Lane: taskwirev1.Lane_LANE_DOING, Limit: 2}},
+			Board: "ops", Name: "Operations", WipLimits: []*taskwirev1.WipLimit{{Lane: taskwirev1.Lane_LANE_DOING, Limit: 2}},
 		})
 		if err != nil {
 			t.Fatalf("CreateBoard(ops) by an admin = %v", err)
@@ -48,27 +48,27 @@ func TestBoards(t *testing.T) {
 		if b := resp.GetBoard(); b.GetSlug() != "ops" || b.GetName() != "Operations" || b.GetIsDefault() || b.GetCreateTime() == nil {
 			t.Errorf("CreateBoard(ops) = %v, want ops named Operations, not default", b)
 		}
-		if _, err := e.svc.CreateBoard(e.as(t, "operator"), &adminv1.CreateBoardRequest{Tenant: "acme", Slug: "web", Name: "Web"}); err != nil {
+		if _, err := e.svc.CreateBoard(e.as(t, "operator"), &adminv1.CreateBoardRequest{Tenant: "acme", Board: "web", Name: "Web"}); err != nil {
 			t.Errorf("CreateBoard(acme/web) by an operator = %v", err)
 		}
-		_, err = e.svc.CreateBoard(adam, &adminv1.CreateBoardRequest{Slug: "ops", Name: "Again"})
+		_, err = e.svc.CreateBoard(adam, &adminv1.CreateBoardRequest{Board: "ops", Name: "Again"})
 		if domainerr.KindOf(err) != domainerr.Conflict || !strings.Contains(domainerr.Message(err), `has a board "ops" already`) {
 			t.Errorf("CreateBoard(ops) again = %v, want a conflict naming ops", err)
 		}
-		if _, err := e.svc.CreateBoard(adam, &adminv1.CreateBoardRequest{Slug: "Bad Slug", Name: "Bad"}); domainerr.KindOf(err) != domainerr.Invalid {
+		if _, err := e.svc.CreateBoard(adam, &adminv1.CreateBoardRequest{Board: "Bad Slug", Name: "Bad"}); domainerr.KindOf(err) != domainerr.Invalid {
 			t.Errorf("CreateBoard(Bad Slug) = %v, want invalid", err)
 		}
-		if _, err := e.svc.CreateBoard(e.as(t, "acme/mia"), &adminv1.CreateBoardRequest{Slug: "mine", Name: "Mine"}); domainerr.KindOf(err) != domainerr.PermissionDenied {
+		if _, err := e.svc.CreateBoard(e.as(t, "acme/mia"), &adminv1.CreateBoardRequest{Board: "mine", Name: "Mine"}); domainerr.KindOf(err) != domainerr.PermissionDenied {
 			t.Errorf("CreateBoard by a member = %v, want permission denied", err)
 		}
-		if _, err := e.svc.CreateBoard(e.as(t, "globex/gus"), &adminv1.CreateBoardRequest{Tenant: "acme", Slug: "spy", Name: "Spy"}); domainerr.KindOf(err) != domainerr.NotFound {
+		if _, err := e.svc.CreateBoard(e.as(t, "globex/gus"), &adminv1.CreateBoardRequest{Tenant: "acme", Board: "spy", Name: "Spy"}); domainerr.KindOf(err) != domainerr.NotFound {
 			t.Errorf("CreateBoard in acme by globex's admin = %v, want not found", err)
 		}
 		if got := boardSlugs(t, e, "acme/alice", "", false); !slices.Equal(got, []string{"main", "ops", "web"}) {
 			t.Errorf("ListBoards = %v, want main, ops, web", got)
 		}
 
-		arch, err := e.svc.ArchiveBoard(adam, &adminv1.ArchiveBoardRequest{Slug: "ops"})
+		arch, err := e.svc.ArchiveBoard(adam, &adminv1.ArchiveBoardRequest{Board: "ops"})
 		if err != nil || arch.GetBoard().GetArchiveTime() == nil {
 			t.Fatalf("ArchiveBoard(ops) = %v, %v, want it archived", arch, err)
 		}
@@ -78,15 +78,15 @@ func TestBoards(t *testing.T) {
 		if got := boardSlugs(t, e, "operator", "acme", true); !slices.Equal(got, []string{"main", "ops (archived)", "web"}) {
 			t.Errorf("ListBoards(include_archived) = %v, want ops archived among them", got)
 		}
-		_, err = e.svc.ArchiveBoard(adam, &adminv1.ArchiveBoardRequest{Slug: "main"})
+		_, err = e.svc.ArchiveBoard(adam, &adminv1.ArchiveBoardRequest{Board: "main"})
 		if domainerr.KindOf(err) != domainerr.Conflict || !strings.Contains(domainerr.Message(err), "cannot be archived") {
 			t.Errorf("ArchiveBoard(main) = %v, want a refusal: the default board", err)
 		}
-		back, err := e.svc.ArchiveBoard(adam, &adminv1.ArchiveBoardRequest{Slug: "ops", Archived: proto.Bool(false)})
+		back, err := e.svc.ArchiveBoard(adam, &adminv1.ArchiveBoardRequest{Board: "ops", Archived: proto.Bool(false)})
 		if err != nil || back.GetBoard().GetArchiveTime() != nil {
 			t.Errorf("ArchiveBoard(ops, archived false) = %v, %v, want it in use again", back, err)
 		}
-		if _, err := e.svc.ArchiveBoard(e.as(t, "acme/mia"), &adminv1.ArchiveBoardRequest{Slug: "ops"}); domainerr.KindOf(err) != domainerr.PermissionDenied {
+		if _, err := e.svc.ArchiveBoard(e.as(t, "acme/mia"), &adminv1.ArchiveBoardRequest{Board: "ops"}); domainerr.KindOf(err) != domainerr.PermissionDenied {
 			t.Errorf("ArchiveBoard by a member = %v, want permission denied", err)
 		}
 		want := []string{"acme resources 0", "acme resources 0", "acme resources 0", "acme resources 0"}

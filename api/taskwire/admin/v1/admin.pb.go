@@ -2047,7 +2047,7 @@ type CreateBoardRequest struct {
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The new board's slug: 1 to 40 lowercase letters, digits and dashes,
 	// starting with a letter. It never changes.
-	Slug string `protobuf:"bytes,2,opt,name=slug,proto3" json:"slug,omitempty"`
+	Board string `protobuf:"bytes,2,opt,name=board,proto3" json:"board,omitempty"`
 	// Its display name, at most 100 characters.
 	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
 	// Its standing rules, in Markdown, at most 20000 characters.
@@ -2095,9 +2095,9 @@ func (x *CreateBoardRequest) GetTenant() string {
 	return ""
 }
 
-func (x *CreateBoardRequest) GetSlug() string {
+func (x *CreateBoardRequest) GetBoard() string {
 	if x != nil {
-		return x.Slug
+		return x.Board
 	}
 	return ""
 }
@@ -2299,7 +2299,7 @@ type ArchiveBoardRequest struct {
 	// The tenant's slug. An admin token may leave it empty for its own.
 	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
 	// The board's slug.
-	Slug string `protobuf:"bytes,2,opt,name=slug,proto3" json:"slug,omitempty"`
+	Board string `protobuf:"bytes,2,opt,name=board,proto3" json:"board,omitempty"`
 	// Leave out, or true, to archive the board; false to bring it back.
 	// Either, when the board is so already, changes nothing.
 	Archived      *bool `protobuf:"varint,3,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
@@ -2344,9 +2344,9 @@ func (x *ArchiveBoardRequest) GetTenant() string {
 	return ""
 }
 
-func (x *ArchiveBoardRequest) GetSlug() string {
+func (x *ArchiveBoardRequest) GetBoard() string {
 	if x != nil {
-		return x.Slug
+		return x.Board
 	}
 	return ""
 }
@@ -2546,10 +2546,10 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\bprevious\x18\x02 \x01(\v2\x1d.taskwire.admin.v1.SigningKeyR\bprevious\"\x18\n" +
 	"\x16ListSigningKeysRequest\"L\n" +
 	"\x17ListSigningKeysResponse\x121\n" +
-	"\x04keys\x18\x01 \x03(\v2\x1d.taskwire.admin.v1.SigningKeyR\x04keys\"\xaf\x01\n" +
+	"\x04keys\x18\x01 \x03(\v2\x1d.taskwire.admin.v1.SigningKeyR\x04keys\"\xb1\x01\n" +
 	"\x12CreateBoardRequest\x12\x16\n" +
-	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x12\n" +
-	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x12\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
+	"\x05board\x18\x02 \x01(\tR\x05board\x12\x12\n" +
 	"\x04name\x18\x03 \x01(\tR\x04name\x12\x19\n" +
 	"\x05rules\x18\x04 \x01(\tH\x00R\x05rules\x88\x01\x01\x124\n" +
 	"\n" +
@@ -2565,10 +2565,10 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"page_token\x18\x04 \x01(\tR\tpageToken\"n\n" +
 	"\x12ListBoardsResponse\x120\n" +
 	"\x06boards\x18\x01 \x03(\v2\x18.taskwire.admin.v1.BoardR\x06boards\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"o\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"q\n" +
 	"\x13ArchiveBoardRequest\x12\x16\n" +
-	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x12\n" +
-	"\x04slug\x18\x02 \x01(\tR\x04slug\x12\x1f\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
+	"\x05board\x18\x02 \x01(\tR\x05board\x12\x1f\n" +
 	"\barchived\x18\x03 \x01(\bH\x00R\barchived\x88\x01\x01B\v\n" +
 	"\t_archived\"F\n" +
 	"\x14ArchiveBoardResponse\x12.\n" +
