@@ -88,6 +88,8 @@ func TestArchivedBoard(t *testing.T) {
 		_, err = e.svc.MoveTask(e.bob, &taskwirev1.MoveTaskRequest{Ref: ref, Lane: taskwirev1.Lane_LANE_DOING})
 		wantErr(t, "MoveTask on an archived board", err, domainerr.Conflict, refusal...)
 
+		_, err = e.svc.CreateBoard(e.alice, &taskwirev1.CreateBoardRequest{Slug: "ops", Name: "Ops again"})
+		wantErr(t, "CreateBoard(ops) while archived", err, domainerr.Conflict, `archived board "ops"`, "taskwire admin boards unarchive ops")
 		_, err = e.archive(t, "main", true)
 		wantErr(t, "SetArchived(main)", err, domainerr.Conflict, "default board", "cannot be archived")
 		_, err = e.archive(t, "nope", true)

@@ -65,12 +65,16 @@ func InsertBoard(ctx context.Context, tx *ent.Tx, t *ent.Tenant, q quota.Limits,
 	if err := q.CheckBoards(ctx, tx, t); err != nil {
 		return nil, err
 	}
-	taken, err := tx.Board.Query().Where(entboard.TenantID(t.ID), entboard.Slug(req.GetSlug())).Exist(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if taken {
+	taken, err := tx.Board.Query().Where(entboard.TenantID(t.ID), entboard.Slug(req.GetSlug())).Only(ctx)
+	switch {
+	case taken != nil && taken.ArchivedAt != nil:
+		return nil, domainerr.New(domainerr.Conflict,
+			"tenant %s has an archived board %q already: choose another slug, or ask an owner or admin to unarchive it (taskwire admin boards unarchive %s)",
+			t.Slug, req.GetSlug(), req.GetSlug())
+	case taken != nil:
 		return nil, boardExists(t.Slug, req.GetSlug(), nil)
+	case !ent.IsNotFound(err):
+		return nil, err
 	}
 	// The fields are checked once the slug is known to be free, so that
 	// the isolation probe can show a slug of another tenant is free too
