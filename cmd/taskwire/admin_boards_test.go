@@ -14,8 +14,9 @@ import (
 	"github.com/taskwire/taskwire/node/nodetest"
 )
 
-// TestAdminBoards: the owner creates a board with the CLI, and an open
-// listen stream hears the resources changed; tasks go on it over MCP;
+// TestAdminBoards: the owner creates a board with the CLI, and then with
+// boards_create, and an open listen stream hears each time that the
+// resources changed; tasks go on it over MCP;
 // archived, it leaves the lists and refuses new tasks with a sentence
 // saying how to bring it back; the default board cannot be archived.
 func TestAdminBoards(t *testing.T) {
@@ -43,6 +44,16 @@ func TestAdminBoards(t *testing.T) {
 			return false
 		}
 	})
+	// boards_create, over MCP, tells the stream too.
+	for len(changed) > 0 {
+		<-changed
+	}
+	nodetest.CallOK(t, cs, "boards_create", map[string]any{"slug": "web", "name": "Web"})
+	select {
+	case <-changed:
+	case <-time.After(10 * time.Second):
+		t.Errorf("the listen stream never heard of the board boards_create made")
+	}
 	nodetest.CallOK(t, cs, "tasks_create", map[string]any{"board": "ops", "title": "Rotate the keys"})
 	if _, err := a.cli(owner, "boards", "create", "ops", "--name", "Again"); err == nil || !strings.Contains(err.Error(), `has a board "ops" already`) {
 		t.Errorf("boards create ops again = %v, want the slug named as taken", err)
