@@ -297,7 +297,15 @@ func testADayOnTheBoard(t *testing.T, s nodetest.Setup) {
 	owner.ok("tasks_import", map[string]any{"tasks": []any{map[string]any{"title": "Plan the retro"}, map[string]any{"title": "Book the room"}}})
 	owner.ok("tasks_delete", map[string]any{"ref": polish})
 	owner.ok("tasks_restore", map[string]any{"ref": polish})
-	owner.ok("boards_list", nil)
+	// A second board, for the design work; a member cannot add one.
+	owner.ok("boards_create", map[string]any{"slug": "design", "name": "Design", "wip_limits": []any{map[string]any{"lane": "doing", "limit": 1}}})
+	if msg := claude.refused("boards_create", map[string]any{"slug": "claude", "name": "Claude's"}); !strings.Contains(msg, "member") {
+		t.Errorf("boards_create by a member = %q, want a refusal naming the role", msg)
+	}
+	owner.ok("tasks_create", map[string]any{"board": "design", "title": "Sketch the onboarding"})
+	if items := owner.ok("boards_list", nil)["items"].([]any); len(items) != 2 {
+		t.Errorf("boards_list after boards_create = %v, want main and design", items)
+	}
 	owner.ok("whoami", nil)
 
 	// Every tool's answer was checked against its outputSchema.

@@ -58,7 +58,7 @@ func TestEndToEnd(t *testing.T) {
 				names = append(names, tool.Name)
 			}
 			want := []string{
-				"boards_list", "boards_get", "boards_update", "members_list", "context_get", "context_add",
+				"boards_list", "boards_get", "boards_update", "boards_create", "members_list", "context_get", "context_add",
 				"tasks_get", "tasks_list", "tasks_search", "tasks_create", "tasks_update", "tasks_move", "tasks_assign", "tasks_flag",
 				"tasks_delete", "tasks_restore", "tasks_import", "comments_list", "comments_add", "comments_edit",
 				"work_approve", "work_next", "work_heartbeat", "work_release", "work_complete", "whoami", "audit_list",

@@ -19,6 +19,15 @@ func isoCatalogueGens() []isoGen {
 			g.maybeKey(args)
 			return g.tool("boards_update", args)
 		}},
+		{"boards_create", func(g *isoGenCtx) *isoProbe {
+			// The victim's slug is as free in the caller's tenant as an
+			// absent one: both pass the check that the slug is free, then
+			// fail on the empty name (checked after it), so the probe
+			// creates no board whose slug would mislead later probes.
+			args := map[string]any{"slug": g.board(), "name": " "}
+			g.maybeKey(args)
+			return g.tool("boards_create", args)
+		}},
 		{"members_list", func(g *isoGenCtx) *isoProbe {
 			args := map[string]any{}
 			g.cursor("members_list", args)

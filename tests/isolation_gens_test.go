@@ -267,6 +267,18 @@ func isoAdminGens() []isoGen {
 		{"RevokeMemberTokens", func(g *isoGenCtx) *isoProbe {
 			return g.rpc("RevokeMemberTokens", g.maybeTenant(map[string]any{"member": g.member()}))
 		}},
+		{"CreateBoard", func(g *isoGenCtx) *isoProbe {
+			// In the caller's own tenant the victim's slug is as free as an
+			// absent one; the empty name, checked after, keeps the probe
+			// from creating a board.
+			return g.rpc("CreateBoard", g.maybeTenant(map[string]any{"board": g.board(), "name": " "}))
+		}},
+		{"ListBoards", func(g *isoGenCtx) *isoProbe {
+			return g.rpc("ListBoards", map[string]any{"tenant": g.tenant(), "includeArchived": g.rng.IntN(2) == 0})
+		}},
+		{"ArchiveBoard", func(g *isoGenCtx) *isoProbe {
+			return g.rpc("ArchiveBoard", g.maybeTenant(map[string]any{"board": g.board(), "archived": g.rng.IntN(2) == 0}))
+		}},
 		{"RotateSigningKey", func(g *isoGenCtx) *isoProbe { return refused(g.rpc("RotateSigningKey", map[string]any{})) }},
 		{"ListSigningKeys", func(g *isoGenCtx) *isoProbe { return refused(g.rpc("ListSigningKeys", map[string]any{})) }},
 	}

@@ -15,11 +15,14 @@ import (
 
 // TestQuotas: a tenant at its task quota gets an isError result naming
 // it, for a create and for an import, which creates nothing; the admin
-// API refuses a member beyond the quota with 409; whoami shows the use.
+// API refuses a member beyond the quota with 409; boards stop at theirs,
+// over MCP and the admin API alike; whoami shows the use.
 func TestQuotas(t *testing.T) {
 	for _, s := range nodetest.Setups() {
 		t.Run(s.Name, func(t *testing.T) {
-			h := nodetest.StartWith(t, s, func(c *node.SystemConfig) { c.Quota = quota.Limits{Tasks: 3, Members: 2, TokensPerMember: 5} })
+			h := nodetest.StartWith(t, s, func(c *node.SystemConfig) {
+				c.Quota = quota.Limits{Tasks: 3, Members: 2, TokensPerMember: 5, Boards: 2}
+			})
 			cs, _ := h.Client(t, h.Token, nil)
 			for _, title := range []string{"One", "Two"} {
 				nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": title})
@@ -46,12 +49,22 @@ func TestQuotas(t *testing.T) {
 				t.Errorf("AddMember over the quota = %d %v, want 409 resource_exhausted naming the quota", code, out)
 			}
 
+			nodetest.CallOK(t, cs, "boards_create", map[string]any{"slug": "ops", "name": "Operations"})
+			res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "boards_create", Arguments: map[string]any{"slug": "web", "name": "Web"}})
+			if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "has 2 boards, its quota") {
+				t.Errorf("boards_create over the quota = %v, %v; want an isError result naming the quota", nodetest.Text(res), err)
+			}
+			if code, out := a.Post(owner, "CreateBoard", `{"board":"web","name":"Web"}`); code != http.StatusConflict || out["code"] != "resource_exhausted" {
+				t.Errorf("CreateBoard over the quota = %d %v, want 409 resource_exhausted", code, out)
+			}
+
 			who := nodetest.CallOK(t, cs, "whoami", nil)
 			want := map[string]any{
 				"tasks":   map[string]any{"used": 3.0, "limit": 3.0},
 				"members": map[string]any{"used": 2.0, "limit": 2.0},
 				// The owner's MCP token and the admin token minted above.
 				"tokens": map[string]any{"used": 2.0, "limit": 5.0},
+				"boards": map[string]any{"used": 2.0, "limit": 2.0},
 			}
 			if got := mustJSON(t, who["quota"]); got != mustJSON(t, want) {
 				t.Errorf("whoami quota = %s, want %s", got, mustJSON(t, want))

@@ -285,6 +285,7 @@ func TestAuditTargets(t *testing.T) {
 		{&taskwirev1.AddCommentRequest{Ref: "T-2", Body: "words"}, []string{"ref=T-2"}},
 		{&taskwirev1.ListTasksRequest{Board: "main", Cursor: "abc"}, []string{"board=main"}},
 		{&taskwirev1.CreateTaskRequest{Title: "a title", Assignees: []string{"bob"}}, nil},
+		{&taskwirev1.CreateBoardRequest{Slug: "ops", Name: "Operations"}, []string{"slug=ops"}},
 		{&taskwirev1.GetTaskRequest{Ref: "T-1\nignore all\x00that"}, []string{"ref=T-1ignore allthat"}},
 		{"not a message", nil},
 	}

@@ -76,6 +76,7 @@ func (l *auditLog) tool(method string) string {
 // ever reaches the log.
 var targetFields = map[protoreflect.Name]bool{
 	"ref": true, "refs": true, "board": true, "member": true, "handle": true, "jti": true, "tenant": true,
+	"slug": true, // the board boards_create makes, the tenant CreateTenant makes
 }
 
 // targets returns what req names, at most maxTargets values.

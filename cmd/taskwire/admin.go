@@ -22,7 +22,7 @@ import (
 	"github.com/taskwire/taskwire/node"
 )
 
-const adminUsage = `usage: taskwire admin <tenants|members|tokens|keys> <command> [flags]
+const adminUsage = `usage: taskwire admin <tenants|members|boards|tokens|keys> <command> [flags]
 
   tenants create SLUG --owner HANDLE [--name NAME] [--owner-name NAME] [--owner-token-ttl 2160h]
   tenants get [SLUG]
@@ -31,6 +31,10 @@ const adminUsage = `usage: taskwire admin <tenants|members|tokens|keys> <command
   members list [--removed]
   members set-role HANDLE owner|admin|member|viewer
   members remove HANDLE
+  boards create SLUG [--name NAME] [--rules TEXT]
+  boards list [--archived]
+  boards archive SLUG
+  boards unarchive SLUG
   tokens create --member HANDLE [--scopes read,comment,write] [--toolsets tasks,comments] [--ttl 2160h] [--label TEXT]
   tokens create --member HANDLE --admin [--ttl 24h] [--label TEXT]
   tokens list [--member HANDLE]
@@ -56,6 +60,10 @@ var adminCommands = map[string]map[string]func(*adminCmd, []string) error{
 	"members": {
 		"add": (*adminCmd).membersAdd, "list": (*adminCmd).membersList,
 		"set-role": (*adminCmd).membersSetRole, "remove": (*adminCmd).membersRemove,
+	},
+	"boards": {
+		"create": (*adminCmd).boardsCreate, "list": (*adminCmd).boardsList,
+		"archive": (*adminCmd).boardsArchive, "unarchive": (*adminCmd).boardsUnarchive,
 	},
 	"tokens": {
 		"create": (*adminCmd).tokensCreate, "list": (*adminCmd).tokensList,

@@ -125,6 +125,7 @@ func (c *config) quotaFlags(fs *flag.FlagSet) {
 	fs.IntVar(&q.Tasks, "quota-tasks", c.envInt("TASKWIRE_QUOTA_TASKS", d.Tasks), "tasks a tenant may hold, deleted ones aside; 0: no quota (env TASKWIRE_QUOTA_TASKS)")
 	fs.IntVar(&q.Members, "quota-members", c.envInt("TASKWIRE_QUOTA_MEMBERS", d.Members), "current members (people and assistants) a tenant may have; 0: no quota (env TASKWIRE_QUOTA_MEMBERS)")
 	fs.IntVar(&q.TokensPerMember, "quota-tokens-per-member", c.envInt("TASKWIRE_QUOTA_TOKENS_PER_MEMBER", d.TokensPerMember), "live tokens one member may hold; 0: no quota (env TASKWIRE_QUOTA_TOKENS_PER_MEMBER)")
+	fs.IntVar(&q.Boards, "quota-boards", c.envInt("TASKWIRE_QUOTA_BOARDS", d.Boards), "boards a tenant may hold, archived ones included; 0: no quota (env TASKWIRE_QUOTA_BOARDS)")
 }
 
 // checkQuota refuses a negative quota, naming its flag.
@@ -132,7 +133,7 @@ func (c *config) checkQuota() error {
 	for _, q := range []struct {
 		flag  string
 		value int
-	}{{"--quota-tasks", c.Quota.Tasks}, {"--quota-members", c.Quota.Members}, {"--quota-tokens-per-member", c.Quota.TokensPerMember}} {
+	}{{"--quota-tasks", c.Quota.Tasks}, {"--quota-members", c.Quota.Members}, {"--quota-tokens-per-member", c.Quota.TokensPerMember}, {"--quota-boards", c.Quota.Boards}} {
 		if q.value < 0 {
 			return fmt.Errorf("%s %d: want 0 (no quota) or more", q.flag, q.value)
 		}

@@ -95,7 +95,7 @@ func TestToolsAreDescribed(t *testing.T) {
 // the context toolset holds what to know before working (boards, members,
 // the caller).
 var sharedToolsetNouns = map[string]bool{
-	"boards_list": true, "boards_get": true, "boards_update": true, "members_list": true, "whoami": true,
+	"boards_list": true, "boards_get": true, "boards_update": true, "boards_create": true, "members_list": true, "whoami": true,
 }
 
 // notDestructive are the tools that ask a person to confirm although they

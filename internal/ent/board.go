@@ -33,6 +33,8 @@ type Board struct {
 	WipLimits map[string]int `json:"wip_limits,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
+	// When the board was archived: still readable, but it takes no new tasks, moves or imports. Nil while it is in use.
+	ArchivedAt *time.Time `json:"archived_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the BoardQuery when eager-loading is set.
 	Edges        BoardEdges `json:"edges"`
@@ -83,7 +85,7 @@ func (*Board) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullInt64)
 		case board.FieldSlug, board.FieldName, board.FieldRules:
 			values[i] = new(sql.NullString)
-		case board.FieldCreatedAt:
+		case board.FieldCreatedAt, board.FieldArchivedAt:
 			values[i] = new(sql.NullTime)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -149,6 +151,13 @@ func (_m *Board) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
+			}
+		case board.FieldArchivedAt:
+			if value, ok := values[i].(*sql.NullTime); !ok {
+				return fmt.Errorf("unexpected type %T for field archived_at", values[i])
+			} else if value.Valid {
+				_m.ArchivedAt = new(time.Time)
+				*_m.ArchivedAt = value.Time
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -216,6 +225,11 @@ func (_m *Board) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.ArchivedAt; v != nil {
+		builder.WriteString("archived_at=")
+		builder.WriteString(v.Format(time.ANSIC))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

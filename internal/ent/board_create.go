@@ -88,6 +88,20 @@ func (_c *BoardCreate) SetNillableCreatedAt(v *time.Time) *BoardCreate {
 	return _c
 }
 
+// SetArchivedAt sets the "archived_at" field.
+func (_c *BoardCreate) SetArchivedAt(v time.Time) *BoardCreate {
+	_c.mutation.SetArchivedAt(v)
+	return _c
+}
+
+// SetNillableArchivedAt sets the "archived_at" field if the given value is not nil.
+func (_c *BoardCreate) SetNillableArchivedAt(v *time.Time) *BoardCreate {
+	if v != nil {
+		_c.SetArchivedAt(*v)
+	}
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *BoardCreate) SetTenant(v *Tenant) *BoardCreate {
 	return _c.SetTenantID(v.ID)
@@ -247,6 +261,10 @@ func (_c *BoardCreate) createSpec() (*Board, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(board.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.ArchivedAt(); ok {
+		_spec.SetField(board.FieldArchivedAt, field.TypeTime, value)
+		_node.ArchivedAt = &value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{

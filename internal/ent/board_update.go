@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
@@ -73,6 +74,26 @@ func (_u *BoardUpdate) SetNillableRules(v *string) *BoardUpdate {
 // SetWipLimits sets the "wip_limits" field.
 func (_u *BoardUpdate) SetWipLimits(v map[string]int) *BoardUpdate {
 	_u.mutation.SetWipLimits(v)
+	return _u
+}
+
+// SetArchivedAt sets the "archived_at" field.
+func (_u *BoardUpdate) SetArchivedAt(v time.Time) *BoardUpdate {
+	_u.mutation.SetArchivedAt(v)
+	return _u
+}
+
+// SetNillableArchivedAt sets the "archived_at" field if the given value is not nil.
+func (_u *BoardUpdate) SetNillableArchivedAt(v *time.Time) *BoardUpdate {
+	if v != nil {
+		_u.SetArchivedAt(*v)
+	}
+	return _u
+}
+
+// ClearArchivedAt clears the value of the "archived_at" field.
+func (_u *BoardUpdate) ClearArchivedAt() *BoardUpdate {
+	_u.mutation.ClearArchivedAt()
 	return _u
 }
 
@@ -175,6 +196,12 @@ func (_u *BoardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.WipLimits(); ok {
 		_spec.SetField(board.FieldWipLimits, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.ArchivedAt(); ok {
+		_spec.SetField(board.FieldArchivedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ArchivedAtCleared() {
+		_spec.ClearField(board.FieldArchivedAt, field.TypeTime)
 	}
 	if _u.mutation.TasksCleared() {
 		edge := &sqlgraph.EdgeSpec{
@@ -286,6 +313,26 @@ func (_u *BoardUpdateOne) SetNillableRules(v *string) *BoardUpdateOne {
 // SetWipLimits sets the "wip_limits" field.
 func (_u *BoardUpdateOne) SetWipLimits(v map[string]int) *BoardUpdateOne {
 	_u.mutation.SetWipLimits(v)
+	return _u
+}
+
+// SetArchivedAt sets the "archived_at" field.
+func (_u *BoardUpdateOne) SetArchivedAt(v time.Time) *BoardUpdateOne {
+	_u.mutation.SetArchivedAt(v)
+	return _u
+}
+
+// SetNillableArchivedAt sets the "archived_at" field if the given value is not nil.
+func (_u *BoardUpdateOne) SetNillableArchivedAt(v *time.Time) *BoardUpdateOne {
+	if v != nil {
+		_u.SetArchivedAt(*v)
+	}
+	return _u
+}
+
+// ClearArchivedAt clears the value of the "archived_at" field.
+func (_u *BoardUpdateOne) ClearArchivedAt() *BoardUpdateOne {
+	_u.mutation.ClearArchivedAt()
 	return _u
 }
 
@@ -418,6 +465,12 @@ func (_u *BoardUpdateOne) sqlSave(ctx context.Context) (_node *Board, err error)
 	}
 	if value, ok := _u.mutation.WipLimits(); ok {
 		_spec.SetField(board.FieldWipLimits, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.ArchivedAt(); ok {
+		_spec.SetField(board.FieldArchivedAt, field.TypeTime, value)
+	}
+	if _u.mutation.ArchivedAtCleared() {
+		_spec.ClearField(board.FieldArchivedAt, field.TypeTime)
 	}
 	if _u.mutation.TasksCleared() {
 		edge := &sqlgraph.EdgeSpec{

@@ -87,13 +87,14 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Board",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			board.FieldTenantID:  {Type: field.TypeInt, Column: board.FieldTenantID},
-			board.FieldSlug:      {Type: field.TypeString, Column: board.FieldSlug},
-			board.FieldName:      {Type: field.TypeString, Column: board.FieldName},
-			board.FieldIsDefault: {Type: field.TypeBool, Column: board.FieldIsDefault},
-			board.FieldRules:     {Type: field.TypeString, Column: board.FieldRules},
-			board.FieldWipLimits: {Type: field.TypeJSON, Column: board.FieldWipLimits},
-			board.FieldCreatedAt: {Type: field.TypeTime, Column: board.FieldCreatedAt},
+			board.FieldTenantID:   {Type: field.TypeInt, Column: board.FieldTenantID},
+			board.FieldSlug:       {Type: field.TypeString, Column: board.FieldSlug},
+			board.FieldName:       {Type: field.TypeString, Column: board.FieldName},
+			board.FieldIsDefault:  {Type: field.TypeBool, Column: board.FieldIsDefault},
+			board.FieldRules:      {Type: field.TypeString, Column: board.FieldRules},
+			board.FieldWipLimits:  {Type: field.TypeJSON, Column: board.FieldWipLimits},
+			board.FieldCreatedAt:  {Type: field.TypeTime, Column: board.FieldCreatedAt},
+			board.FieldArchivedAt: {Type: field.TypeTime, Column: board.FieldArchivedAt},
 		},
 	}
 	graph.Nodes[3] = &sqlgraph.Node{
@@ -1030,6 +1031,11 @@ func (f *BoardFilter) WhereWipLimits(p entql.BytesP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *BoardFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(board.FieldCreatedAt))
+}
+
+// WhereArchivedAt applies the entql time.Time predicate on the archived_at field.
+func (f *BoardFilter) WhereArchivedAt(p entql.TimeP) {
+	f.Where(p.Field(board.FieldArchivedAt))
 }
 
 // WhereHasTenant applies a predicate to check if query has an edge tenant.

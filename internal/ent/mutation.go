@@ -2188,6 +2188,7 @@ type BoardMutation struct {
 	rules         *string
 	wip_limits    *map[string]int
 	created_at    *time.Time
+	archived_at   *time.Time
 	clearedFields map[string]struct{}
 	tenant        *int
 	clearedtenant bool
@@ -2549,6 +2550,55 @@ func (m *BoardMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetArchivedAt sets the "archived_at" field.
+func (m *BoardMutation) SetArchivedAt(t time.Time) {
+	m.archived_at = &t
+}
+
+// ArchivedAt returns the value of the "archived_at" field in the mutation.
+func (m *BoardMutation) ArchivedAt() (r time.Time, exists bool) {
+	v := m.archived_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldArchivedAt returns the old "archived_at" field's value of the Board entity.
+// If the Board object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardMutation) OldArchivedAt(ctx context.Context) (v *time.Time, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldArchivedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldArchivedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldArchivedAt: %w", err)
+	}
+	return oldValue.ArchivedAt, nil
+}
+
+// ClearArchivedAt clears the value of the "archived_at" field.
+func (m *BoardMutation) ClearArchivedAt() {
+	m.archived_at = nil
+	m.clearedFields[board.FieldArchivedAt] = struct{}{}
+}
+
+// ArchivedAtCleared returns if the "archived_at" field was cleared in this mutation.
+func (m *BoardMutation) ArchivedAtCleared() bool {
+	_, ok := m.clearedFields[board.FieldArchivedAt]
+	return ok
+}
+
+// ResetArchivedAt resets all changes to the "archived_at" field.
+func (m *BoardMutation) ResetArchivedAt() {
+	m.archived_at = nil
+	delete(m.clearedFields, board.FieldArchivedAt)
+}
+
 // ClearTenant clears the "tenant" edge to the Tenant entity.
 func (m *BoardMutation) ClearTenant() {
 	m.clearedtenant = true
@@ -2664,7 +2714,7 @@ func (m *BoardMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BoardMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.tenant != nil {
 		fields = append(fields, board.FieldTenantID)
 	}
@@ -2685,6 +2735,9 @@ func (m *BoardMutation) Fields() []string {
 	}
 	if m.created_at != nil {
 		fields = append(fields, board.FieldCreatedAt)
+	}
+	if m.archived_at != nil {
+		fields = append(fields, board.FieldArchivedAt)
 	}
 	return fields
 }
@@ -2708,6 +2761,8 @@ func (m *BoardMutation) Field(name string) (ent.Value, bool) {
 		return m.WipLimits()
 	case board.FieldCreatedAt:
 		return m.CreatedAt()
+	case board.FieldArchivedAt:
+		return m.ArchivedAt()
 	}
 	return nil, false
 }
@@ -2731,6 +2786,8 @@ func (m *BoardMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldWipLimits(ctx)
 	case board.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case board.FieldArchivedAt:
+		return m.OldArchivedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Board field %s", name)
 }
@@ -2789,6 +2846,13 @@ func (m *BoardMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case board.FieldArchivedAt:
+		v, ok := value.(time.Time)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetArchivedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Board field %s", name)
 }
@@ -2821,7 +2885,11 @@ func (m *BoardMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *BoardMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(board.FieldArchivedAt) {
+		fields = append(fields, board.FieldArchivedAt)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -2834,6 +2902,11 @@ func (m *BoardMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *BoardMutation) ClearField(name string) error {
+	switch name {
+	case board.FieldArchivedAt:
+		m.ClearArchivedAt()
+		return nil
+	}
 	return fmt.Errorf("unknown Board nullable field %s", name)
 }
 
@@ -2861,6 +2934,9 @@ func (m *BoardMutation) ResetField(name string) error {
 		return nil
 	case board.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case board.FieldArchivedAt:
+		m.ResetArchivedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Board field %s", name)

@@ -1,5 +1,5 @@
-// Package quota bounds what one tenant may hold: its tasks, its members,
-// and each member's live tokens. Without bounds one tenant could fill the
+// Package quota bounds what one tenant may hold: its tasks, its boards,
+// its members, and each member's live tokens. Without bounds one tenant could fill the
 // database that every tenant shares (30,000 tasks took three seconds).
 //
 // Each check runs inside the write's transaction, after the tenant's row
@@ -18,6 +18,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/token"
@@ -34,16 +35,19 @@ type Limits struct {
 	// TokensPerMember is the most live tokens (neither revoked nor
 	// expired) one member may hold.
 	TokensPerMember int
+	// Boards is the most boards a tenant may hold, archived ones
+	// included (they keep their tasks).
+	Boards int
 }
 
 // Defaults are the quotas of `taskwire serve` and `taskwire worker`
 // unless configured: far above what a team uses, low enough that no
 // tenant fills the database by accident or in a loop.
-var Defaults = Limits{Tasks: 50_000, Members: 1_000, TokensPerMember: 50}
+var Defaults = Limits{Tasks: 50_000, Members: 1_000, TokensPerMember: 50, Boards: 100}
 
 // Validate refuses a negative limit.
 func (l Limits) Validate() error {
-	if l.Tasks < 0 || l.Members < 0 || l.TokensPerMember < 0 {
+	if l.Tasks < 0 || l.Members < 0 || l.TokensPerMember < 0 || l.Boards < 0 {
 		return fmt.Errorf("quota: Limits %+v: want 0 (no limit) or more", l)
 	}
 	return nil
@@ -108,6 +112,25 @@ func (l Limits) CheckMembers(ctx context.Context, tx *ent.Tx, t *ent.Tenant) err
 	}
 	return domainerr.New(domainerr.Exhausted,
 		"tenant %s has %d members, its quota: remove members who left (taskwire admin members remove), or ask the platform operators to raise the quota",
+		t.Slug, n)
+}
+
+// CheckBoards refuses adding a board to tenant t when it holds l.Boards
+// boards already. It locks the tenant's row in tx (Lock) before counting,
+// so two creations at once cannot both take the last place.
+func (l Limits) CheckBoards(ctx context.Context, tx *ent.Tx, t *ent.Tenant) error {
+	if l.Boards == 0 {
+		return nil
+	}
+	if err := Lock(ctx, tx, t.ID); err != nil {
+		return err
+	}
+	n, err := tx.Board.Query().Where(board.TenantID(t.ID)).Count(ctx)
+	if err != nil || n < l.Boards {
+		return err
+	}
+	return domainerr.New(domainerr.Exhausted,
+		"tenant %s has %d boards, its quota (archived boards count too): nothing was created. Work on an existing board, or ask the platform operators to raise the quota",
 		t.Slug, n)
 }
 

@@ -8,6 +8,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
@@ -46,6 +47,9 @@ func (r *Reader) Usage(ctx context.Context, a identity.Access) (*taskwirev1.Quot
 		return nil, err
 	}
 	if q.Members, err = use(ctx, r.limits.Members, r.client.Member.Query().Where(member.TenantID(a.TenantID), member.RemovedAtIsNil()).Count); err != nil {
+		return nil, err
+	}
+	if q.Boards, err = use(ctx, r.limits.Boards, r.client.Board.Query().Where(board.TenantID(a.TenantID)).Count); err != nil {
 		return nil, err
 	}
 	tokens := liveTokens(r.client.Token.Query(), a.TenantID, a.MemberID, r.now().UTC())

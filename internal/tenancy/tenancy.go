@@ -24,3 +24,12 @@ func checkName(what, v string) error {
 	}
 	return nil
 }
+
+// CheckBoardSlug returns an Invalid error unless v may name a board.
+func CheckBoardSlug(v string) error {
+	if !nameRE.MatchString(v) {
+		return domainerr.New(domainerr.Invalid,
+			"board slug %q is not valid: use 1 to 40 lowercase letters, digits or dashes, starting with a letter, e.g. \"ops\"", v)
+	}
+	return nil
+}

@@ -83,7 +83,7 @@ func (a actor) mayManage() error {
 	r, t := a.access.Role, a.access.Tenant
 	if r != authz.RoleOwner && r != authz.RoleAdmin {
 		return domainerr.New(domainerr.PermissionDenied,
-			"You are %s %s on tenant %s: managing members and tokens needs an owner or admin of %s.", authz.Article(r), r, t, t)
+			"You are %s %s on tenant %s: managing members, tokens and boards needs an owner or admin of %s.", authz.Article(r), r, t, t)
 	}
 	return nil
 }

@@ -131,7 +131,7 @@ func TestRefusalSentences(t *testing.T) {
 		tenant string
 		want   string
 	}{
-		{"acme/mia", nil, "", "You are a member on tenant acme: managing members and tokens needs an owner or admin of acme."},
+		{"acme/mia", nil, "", "You are a member on tenant acme: managing members, tokens and boards needs an owner or admin of acme."},
 		{"acme/adam", authz.AllScopes, "acme", "This is an MCP token, which cannot administer: use the operator secret or an admin token."},
 		{"globex/gus", nil, "acme", `no tenant "acme"`},
 		{"globex/gus", nil, "nope", `no tenant "nope"`},

@@ -14,19 +14,30 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 )
 
-// boardsQuery is the query digest of boards_list, which has no filters.
-var boardsQuery = cursor.Query("sort:default,slug")
+// boardsQuery is the query digest of boards_list: its one filter, whether
+// archived boards are listed too. Without it, the digest is the one of
+// the builds before archiving, so their cursors stay valid.
+func boardsQuery(includeArchived bool) string {
+	if includeArchived {
+		return cursor.Query("sort:default,slug", "archived")
+	}
+	return cursor.Query("sort:default,slug")
+}
 
 func (s *Service) listBoards(ctx context.Context, a actor, req *taskwirev1.ListBoardsRequest) (*taskwirev1.ListBoardsResponse, error) {
 	limit, err := cursor.Limit(req.GetLimit())
 	if err != nil {
 		return nil, err
 	}
-	pos, err := s.cursors.Open(req.GetCursor(), a.tenant.ID, "boards", boardsQuery, 2)
+	query := boardsQuery(req.GetIncludeArchived())
+	pos, err := s.cursors.Open(req.GetCursor(), a.tenant.ID, "boards", query, 2)
 	if err != nil {
 		return nil, err
 	}
 	where := []predicate.Board{entboard.TenantID(a.tenant.ID)}
+	if !req.GetIncludeArchived() {
+		where = append(where, entboard.ArchivedAtIsNil())
+	}
 	if pos != nil {
 		where = append(where, afterBoard(pos[0] == "1", pos[1]))
 	}
@@ -39,7 +50,7 @@ func (s *Service) listBoards(ctx context.Context, a actor, req *taskwirev1.ListB
 	if len(bs) > limit {
 		bs = bs[:limit]
 		last := bs[limit-1]
-		resp.NextCursor = s.cursors.Seal(a.tenant.ID, "boards", boardsQuery, flag(last.IsDefault), last.Slug)
+		resp.NextCursor = s.cursors.Seal(a.tenant.ID, "boards", query, flag(last.IsDefault), last.Slug)
 	}
 	for _, b := range bs {
 		resp.Items = append(resp.Items, boardProto(b))
@@ -67,7 +78,7 @@ func flag(b bool) string {
 
 // boardProto converts a board for a response.
 func boardProto(b *ent.Board) *taskwirev1.Board {
-	return &taskwirev1.Board{Slug: b.Slug, Name: b.Name, Lanes: slices.Clone(Lanes), IsDefault: b.IsDefault}
+	return &taskwirev1.Board{Slug: b.Slug, Name: b.Name, Lanes: slices.Clone(Lanes), IsDefault: b.IsDefault, Archived: b.ArchivedAt != nil}
 }
 
 // boards returns the boards of the caller's tenant, default first, then by

@@ -39,9 +39,8 @@ func (s *Service) UpdateBoard(ctx context.Context, req *taskwirev1.UpdateBoardRe
 func (s *Service) updateBoard(ctx context.Context, a actor, req *taskwirev1.UpdateBoardRequest) (*taskwirev1.UpdateBoardResponse, error) {
 	// The worker refuses weaker roles already (the tool's min_role); the
 	// rules of a board direct every assistant on it, so check again here.
-	if role := string(a.member.Role); !authz.AtLeast(role, updateBoardRule.MinRole) {
-		r := updateBoardRule.Refusal(role, a.tenant.Slug)
-		return nil, domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(updateBoardRule.MinRole)))
+	if err := a.mayRun(updateBoardRule); err != nil {
+		return nil, err
 	}
 	ch, err := checkBoardChange(req)
 	if err != nil {
@@ -60,6 +59,15 @@ func (s *Service) updateBoard(ctx context.Context, a actor, req *taskwirev1.Upda
 			detail, err := boardDetail(ctx, tx.Client(), a, b)
 			return &taskwirev1.UpdateBoardResponse{Board: detail}, err
 		})
+}
+
+// mayRun refuses a caller whose role is below rule's least role.
+func (a actor) mayRun(rule methods.Rule) error {
+	if role := string(a.member.Role); !authz.AtLeast(role, rule.MinRole) {
+		r := rule.Refusal(role, a.tenant.Slug)
+		return domainerr.New(domainerr.PermissionDenied, "%s", domainerr.Safe(r.LeastRoleSentence(rule.MinRole)))
+	}
+	return nil
 }
 
 // boardChange is a checked UpdateBoardRequest.

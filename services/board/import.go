@@ -51,6 +51,9 @@ func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts 
 	if err != nil {
 		return nil, err
 	}
+	if err := checkOpen(b); err != nil {
+		return nil, err
+	}
 	var skipped []skippedDraft
 	if !allowDuplicate {
 		if drafts, skipped, err = splitDuplicates(ctx, tx.Client(), a, b.ID, drafts); err != nil {

@@ -49,10 +49,18 @@ func (s *Service) moveTask(ctx context.Context, a actor, req *taskwirev1.MoveTas
 
 // place sets on u the move of t to lane to, at position (nil for the
 // bottom; past the end is the bottom too), and renumbers the tasks around
-// it so positions stay 0, 1, 2, ... in both lanes. A move into another
+// it so positions stay 0, 1, 2, ... in both lanes. Nothing moves on an
+// archived board. A move into another
 // lane that holds its WIP limit already is refused; within a lane it is
 // always allowed. It returns nil when t is where it was asked to be.
 func place(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, u *ent.TaskUpdateOne, to task.Lane, position *int32) (map[string]any, error) {
+	b, err := boardOf(ctx, tx, a, t.BoardID)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkOpen(b); err != nil {
+		return nil, err
+	}
 	dest, err := laneTasks(ctx, tx.Client(), a, t.BoardID, to)
 	if err != nil {
 		return nil, err
@@ -68,10 +76,6 @@ func place(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, u *ent.TaskUpd
 	}
 	from := was
 	if to != t.Lane {
-		b, err := boardOf(ctx, tx, a, t.BoardID)
-		if err != nil {
-			return nil, err
-		}
 		if err := checkWIP(b, to, len(others), 1); err != nil {
 			return nil, err
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
+	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -34,6 +35,15 @@ type Config struct {
 	CursorKey []byte
 	// Quota bounds the tasks of each tenant (Tasks); zero: no bound.
 	Quota quota.Limits
+	// Events tells listen streams that the tenant's boards (its
+	// resources) changed: a board created or archived. Nil: nobody is
+	// told; resource lists still change at the next resources/list.
+	Events Publisher
+}
+
+// Publisher tells front doors of changes; *events.Bus is one.
+type Publisher interface {
+	Publish(tenant string, ev events.Event) error
 }
 
 // Validate reports whether c is complete.
@@ -54,6 +64,7 @@ type Service struct {
 	cursors *cursor.Sealer
 	names   *nameCache
 	quota   quota.Limits
+	events  Publisher
 }
 
 var (
@@ -74,7 +85,7 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
 	}
-	return &Service{client: cfg.Client, cursors: cursors, names: newNameCache(), quota: cfg.Quota}, nil
+	return &Service{client: cfg.Client, cursors: cursors, names: newNameCache(), quota: cfg.Quota, events: cfg.Events}, nil
 }
 
 // Register adds BoardService and WorkService to a gRPC server.

@@ -336,7 +336,9 @@ type Quota struct {
 	// The current members of your tenant, people and assistants. Absent when members have no quota.
 	Members *QuotaUse `protobuf:"bytes,2,opt,name=members,proto3" json:"members,omitempty"`
 	// Your own live tokens, neither revoked nor expired. Absent when tokens have no quota.
-	Tokens        *QuotaUse `protobuf:"bytes,3,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	Tokens *QuotaUse `protobuf:"bytes,3,opt,name=tokens,proto3" json:"tokens,omitempty"`
+	// The boards of your tenant, archived ones included. Absent when boards have no quota.
+	Boards        *QuotaUse `protobuf:"bytes,4,opt,name=boards,proto3" json:"boards,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -388,6 +390,13 @@ func (x *Quota) GetMembers() *QuotaUse {
 func (x *Quota) GetTokens() *QuotaUse {
 	if x != nil {
 		return x.Tokens
+	}
+	return nil
+}
+
+func (x *Quota) GetBoards() *QuotaUse {
+	if x != nil {
+		return x.Boards
 	}
 	return nil
 }
@@ -593,11 +602,12 @@ const file_taskwire_v1_access_proto_rawDesc = "" +
 	"\x06budget\x18\n" +
 	" \x01(\v2\x17.taskwire.v1.RateBudgetR\x06budget\x12\x1a\n" +
 	"\btoolsets\x18\v \x03(\tR\btoolsets\x12(\n" +
-	"\x05quota\x18\f \x01(\v2\x12.taskwire.v1.QuotaR\x05quota\"\x94\x01\n" +
+	"\x05quota\x18\f \x01(\v2\x12.taskwire.v1.QuotaR\x05quota\"\xc3\x01\n" +
 	"\x05Quota\x12+\n" +
 	"\x05tasks\x18\x01 \x01(\v2\x15.taskwire.v1.QuotaUseR\x05tasks\x12/\n" +
 	"\amembers\x18\x02 \x01(\v2\x15.taskwire.v1.QuotaUseR\amembers\x12-\n" +
-	"\x06tokens\x18\x03 \x01(\v2\x15.taskwire.v1.QuotaUseR\x06tokens\"4\n" +
+	"\x06tokens\x18\x03 \x01(\v2\x15.taskwire.v1.QuotaUseR\x06tokens\x12-\n" +
+	"\x06boards\x18\x04 \x01(\v2\x15.taskwire.v1.QuotaUseR\x06boards\"4\n" +
 	"\bQuotaUse\x12\x12\n" +
 	"\x04used\x18\x01 \x01(\x05R\x04used\x12\x14\n" +
 	"\x05limit\x18\x02 \x01(\x05R\x05limit\"j\n" +
@@ -650,17 +660,18 @@ var file_taskwire_v1_access_proto_depIdxs = []int32{
 	5,  // 6: taskwire.v1.Quota.tasks:type_name -> taskwire.v1.QuotaUse
 	5,  // 7: taskwire.v1.Quota.members:type_name -> taskwire.v1.QuotaUse
 	5,  // 8: taskwire.v1.Quota.tokens:type_name -> taskwire.v1.QuotaUse
-	7,  // 9: taskwire.v1.RateBudget.token:type_name -> taskwire.v1.RateLimit
-	7,  // 10: taskwire.v1.RateBudget.tenant:type_name -> taskwire.v1.RateLimit
-	0,  // 11: taskwire.v1.AccessService.GetAccess:input_type -> taskwire.v1.GetAccessRequest
-	2,  // 12: taskwire.v1.AccessService.Whoami:input_type -> taskwire.v1.WhoamiRequest
-	1,  // 13: taskwire.v1.AccessService.GetAccess:output_type -> taskwire.v1.GetAccessResponse
-	3,  // 14: taskwire.v1.AccessService.Whoami:output_type -> taskwire.v1.WhoamiResponse
-	13, // [13:15] is the sub-list for method output_type
-	11, // [11:13] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	5,  // 9: taskwire.v1.Quota.boards:type_name -> taskwire.v1.QuotaUse
+	7,  // 10: taskwire.v1.RateBudget.token:type_name -> taskwire.v1.RateLimit
+	7,  // 11: taskwire.v1.RateBudget.tenant:type_name -> taskwire.v1.RateLimit
+	0,  // 12: taskwire.v1.AccessService.GetAccess:input_type -> taskwire.v1.GetAccessRequest
+	2,  // 13: taskwire.v1.AccessService.Whoami:input_type -> taskwire.v1.WhoamiRequest
+	1,  // 14: taskwire.v1.AccessService.GetAccess:output_type -> taskwire.v1.GetAccessResponse
+	3,  // 15: taskwire.v1.AccessService.Whoami:output_type -> taskwire.v1.WhoamiResponse
+	14, // [14:16] is the sub-list for method output_type
+	12, // [12:14] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_access_proto_init() }

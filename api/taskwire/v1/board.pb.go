@@ -587,7 +587,10 @@ type Board struct {
 	// The board's lanes, in order.
 	Lanes []Lane `protobuf:"varint,3,rep,packed,name=lanes,proto3,enum=taskwire.v1.Lane" json:"lanes,omitempty"`
 	// Whether tools use this board when no board is named.
-	IsDefault     bool `protobuf:"varint,4,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	IsDefault bool `protobuf:"varint,4,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	// Whether the board is archived: its tasks can still be read, but it
+	// takes no new tasks, moves or imports.
+	Archived      bool `protobuf:"varint,5,opt,name=archived,proto3" json:"archived,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -646,6 +649,13 @@ func (x *Board) GetLanes() []Lane {
 func (x *Board) GetIsDefault() bool {
 	if x != nil {
 		return x.IsDefault
+	}
+	return false
+}
+
+func (x *Board) GetArchived() bool {
+	if x != nil {
+		return x.Archived
 	}
 	return false
 }
@@ -1404,9 +1414,11 @@ type ListBoardsRequest struct {
 	// The most boards to return, 1 to 100. Default 25.
 	Limit int32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
 	// The next_cursor of the previous page; leave out for the first page.
-	Cursor        string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Cursor string `protobuf:"bytes,2,opt,name=cursor,proto3" json:"cursor,omitempty"`
+	// Also list archived boards, which take no new tasks but can still be read.
+	IncludeArchived bool `protobuf:"varint,3,opt,name=include_archived,json=includeArchived,proto3" json:"include_archived,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *ListBoardsRequest) Reset() {
@@ -1451,6 +1463,13 @@ func (x *ListBoardsRequest) GetCursor() string {
 		return x.Cursor
 	}
 	return ""
+}
+
+func (x *ListBoardsRequest) GetIncludeArchived() bool {
+	if x != nil {
+		return x.IncludeArchived
+	}
+	return false
 }
 
 type ListBoardsResponse struct {
@@ -1832,6 +1851,132 @@ func (x *UpdateBoardResponse) GetBoard() *GetBoardResponse {
 	return nil
 }
 
+type CreateBoardRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new board's short name, used as the `board` argument of other tools: 1 to 40 lowercase letters, digits and dashes, starting with a letter, e.g. "ops". It never changes.
+	Slug string `protobuf:"bytes,1,opt,name=slug,proto3" json:"slug,omitempty"`
+	// Its display name, at most 100 characters, e.g. "Operations".
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Its standing rules, in Markdown, at most 20000 characters; leave out for none.
+	Rules *string `protobuf:"bytes,3,opt,name=rules,proto3,oneof" json:"rules,omitempty"`
+	// WIP limits, lane by lane; lanes left out have no limit.
+	WipLimits []*WipLimit `protobuf:"bytes,4,rep,name=wip_limits,json=wipLimits,proto3" json:"wip_limits,omitempty"`
+	// Any unique string: a retry with the same key returns the first result and changes nothing.
+	IdempotencyKey string `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *CreateBoardRequest) Reset() {
+	*x = CreateBoardRequest{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBoardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBoardRequest) ProtoMessage() {}
+
+func (x *CreateBoardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBoardRequest.ProtoReflect.Descriptor instead.
+func (*CreateBoardRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *CreateBoardRequest) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *CreateBoardRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateBoardRequest) GetRules() string {
+	if x != nil && x.Rules != nil {
+		return *x.Rules
+	}
+	return ""
+}
+
+func (x *CreateBoardRequest) GetWipLimits() []*WipLimit {
+	if x != nil {
+		return x.WipLimits
+	}
+	return nil
+}
+
+func (x *CreateBoardRequest) GetIdempotencyKey() string {
+	if x != nil {
+		return x.IdempotencyKey
+	}
+	return ""
+}
+
+type CreateBoardResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new board.
+	Board         *GetBoardResponse `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBoardResponse) Reset() {
+	*x = CreateBoardResponse{}
+	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBoardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBoardResponse) ProtoMessage() {}
+
+func (x *CreateBoardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBoardResponse.ProtoReflect.Descriptor instead.
+func (*CreateBoardResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *CreateBoardResponse) GetBoard() *GetBoardResponse {
+	if x != nil {
+		return x.Board
+	}
+	return nil
+}
+
 type ListMembersRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The most members to return, 1 to 100. Default 25.
@@ -1844,7 +1989,7 @@ type ListMembersRequest struct {
 
 func (x *ListMembersRequest) Reset() {
 	*x = ListMembersRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	mi := &file_taskwire_v1_board_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1856,7 +2001,7 @@ func (x *ListMembersRequest) String() string {
 func (*ListMembersRequest) ProtoMessage() {}
 
 func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[17]
+	mi := &file_taskwire_v1_board_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1869,7 +2014,7 @@ func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
 func (*ListMembersRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{17}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListMembersRequest) GetLimit() int32 {
@@ -1898,7 +2043,7 @@ type ListMembersResponse struct {
 
 func (x *ListMembersResponse) Reset() {
 	*x = ListMembersResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	mi := &file_taskwire_v1_board_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1910,7 +2055,7 @@ func (x *ListMembersResponse) String() string {
 func (*ListMembersResponse) ProtoMessage() {}
 
 func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[18]
+	mi := &file_taskwire_v1_board_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1923,7 +2068,7 @@ func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
 func (*ListMembersResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{18}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListMembersResponse) GetItems() []*Member {
@@ -1954,7 +2099,7 @@ type GetContextRequest struct {
 
 func (x *GetContextRequest) Reset() {
 	*x = GetContextRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	mi := &file_taskwire_v1_board_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1966,7 +2111,7 @@ func (x *GetContextRequest) String() string {
 func (*GetContextRequest) ProtoMessage() {}
 
 func (x *GetContextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[19]
+	mi := &file_taskwire_v1_board_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1979,7 +2124,7 @@ func (x *GetContextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextRequest.ProtoReflect.Descriptor instead.
 func (*GetContextRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{19}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *GetContextRequest) GetBoard() string {
@@ -2022,7 +2167,7 @@ type GetContextResponse struct {
 
 func (x *GetContextResponse) Reset() {
 	*x = GetContextResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[20]
+	mi := &file_taskwire_v1_board_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2034,7 +2179,7 @@ func (x *GetContextResponse) String() string {
 func (*GetContextResponse) ProtoMessage() {}
 
 func (x *GetContextResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[20]
+	mi := &file_taskwire_v1_board_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2047,7 +2192,7 @@ func (x *GetContextResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetContextResponse.ProtoReflect.Descriptor instead.
 func (*GetContextResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{20}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *GetContextResponse) GetBoard() *Board {
@@ -2099,7 +2244,7 @@ type AddContextNoteRequest struct {
 
 func (x *AddContextNoteRequest) Reset() {
 	*x = AddContextNoteRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[21]
+	mi := &file_taskwire_v1_board_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2111,7 +2256,7 @@ func (x *AddContextNoteRequest) String() string {
 func (*AddContextNoteRequest) ProtoMessage() {}
 
 func (x *AddContextNoteRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[21]
+	mi := &file_taskwire_v1_board_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2124,7 +2269,7 @@ func (x *AddContextNoteRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddContextNoteRequest.ProtoReflect.Descriptor instead.
 func (*AddContextNoteRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{21}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *AddContextNoteRequest) GetBoard() string {
@@ -2158,7 +2303,7 @@ type AddContextNoteResponse struct {
 
 func (x *AddContextNoteResponse) Reset() {
 	*x = AddContextNoteResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[22]
+	mi := &file_taskwire_v1_board_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2170,7 +2315,7 @@ func (x *AddContextNoteResponse) String() string {
 func (*AddContextNoteResponse) ProtoMessage() {}
 
 func (x *AddContextNoteResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[22]
+	mi := &file_taskwire_v1_board_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2183,7 +2328,7 @@ func (x *AddContextNoteResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddContextNoteResponse.ProtoReflect.Descriptor instead.
 func (*AddContextNoteResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{22}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *AddContextNoteResponse) GetNote() *ContextNote {
@@ -2209,7 +2354,7 @@ type GetTaskRequest struct {
 
 func (x *GetTaskRequest) Reset() {
 	*x = GetTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[23]
+	mi := &file_taskwire_v1_board_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2221,7 +2366,7 @@ func (x *GetTaskRequest) String() string {
 func (*GetTaskRequest) ProtoMessage() {}
 
 func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[23]
+	mi := &file_taskwire_v1_board_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2234,7 +2379,7 @@ func (x *GetTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTaskRequest.ProtoReflect.Descriptor instead.
 func (*GetTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{23}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *GetTaskRequest) GetRef() string {
@@ -2283,7 +2428,7 @@ type GetTaskResponse struct {
 
 func (x *GetTaskResponse) Reset() {
 	*x = GetTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[24]
+	mi := &file_taskwire_v1_board_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2295,7 +2440,7 @@ func (x *GetTaskResponse) String() string {
 func (*GetTaskResponse) ProtoMessage() {}
 
 func (x *GetTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[24]
+	mi := &file_taskwire_v1_board_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2308,7 +2453,7 @@ func (x *GetTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTaskResponse.ProtoReflect.Descriptor instead.
 func (*GetTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{24}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *GetTaskResponse) GetTask() *Task {
@@ -2380,7 +2525,7 @@ type ListTasksRequest struct {
 
 func (x *ListTasksRequest) Reset() {
 	*x = ListTasksRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[25]
+	mi := &file_taskwire_v1_board_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2392,7 +2537,7 @@ func (x *ListTasksRequest) String() string {
 func (*ListTasksRequest) ProtoMessage() {}
 
 func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[25]
+	mi := &file_taskwire_v1_board_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2405,7 +2550,7 @@ func (x *ListTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksRequest.ProtoReflect.Descriptor instead.
 func (*ListTasksRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{25}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *ListTasksRequest) GetBoard() string {
@@ -2511,7 +2656,7 @@ type ListTasksResponse struct {
 
 func (x *ListTasksResponse) Reset() {
 	*x = ListTasksResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[26]
+	mi := &file_taskwire_v1_board_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2523,7 +2668,7 @@ func (x *ListTasksResponse) String() string {
 func (*ListTasksResponse) ProtoMessage() {}
 
 func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[26]
+	mi := &file_taskwire_v1_board_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2536,7 +2681,7 @@ func (x *ListTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTasksResponse.ProtoReflect.Descriptor instead.
 func (*ListTasksResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{26}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *ListTasksResponse) GetItems() []*Task {
@@ -2571,7 +2716,7 @@ type SearchTasksRequest struct {
 
 func (x *SearchTasksRequest) Reset() {
 	*x = SearchTasksRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[27]
+	mi := &file_taskwire_v1_board_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2583,7 +2728,7 @@ func (x *SearchTasksRequest) String() string {
 func (*SearchTasksRequest) ProtoMessage() {}
 
 func (x *SearchTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[27]
+	mi := &file_taskwire_v1_board_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2596,7 +2741,7 @@ func (x *SearchTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTasksRequest.ProtoReflect.Descriptor instead.
 func (*SearchTasksRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{27}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *SearchTasksRequest) GetQuery() string {
@@ -2655,7 +2800,7 @@ type SearchHit struct {
 
 func (x *SearchHit) Reset() {
 	*x = SearchHit{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[28]
+	mi := &file_taskwire_v1_board_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2667,7 +2812,7 @@ func (x *SearchHit) String() string {
 func (*SearchHit) ProtoMessage() {}
 
 func (x *SearchHit) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[28]
+	mi := &file_taskwire_v1_board_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2680,7 +2825,7 @@ func (x *SearchHit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchHit.ProtoReflect.Descriptor instead.
 func (*SearchHit) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{28}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *SearchHit) GetRef() string {
@@ -2737,7 +2882,7 @@ type SearchTasksResponse struct {
 
 func (x *SearchTasksResponse) Reset() {
 	*x = SearchTasksResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[29]
+	mi := &file_taskwire_v1_board_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2749,7 +2894,7 @@ func (x *SearchTasksResponse) String() string {
 func (*SearchTasksResponse) ProtoMessage() {}
 
 func (x *SearchTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[29]
+	mi := &file_taskwire_v1_board_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2762,7 +2907,7 @@ func (x *SearchTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SearchTasksResponse.ProtoReflect.Descriptor instead.
 func (*SearchTasksResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{29}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *SearchTasksResponse) GetItems() []*SearchHit {
@@ -2811,7 +2956,7 @@ type CreateTaskRequest struct {
 
 func (x *CreateTaskRequest) Reset() {
 	*x = CreateTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[30]
+	mi := &file_taskwire_v1_board_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2823,7 +2968,7 @@ func (x *CreateTaskRequest) String() string {
 func (*CreateTaskRequest) ProtoMessage() {}
 
 func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[30]
+	mi := &file_taskwire_v1_board_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2836,7 +2981,7 @@ func (x *CreateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskRequest.ProtoReflect.Descriptor instead.
 func (*CreateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{30}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CreateTaskRequest) GetBoard() string {
@@ -2933,7 +3078,7 @@ type CreateTaskResponse struct {
 
 func (x *CreateTaskResponse) Reset() {
 	*x = CreateTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[31]
+	mi := &file_taskwire_v1_board_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2945,7 +3090,7 @@ func (x *CreateTaskResponse) String() string {
 func (*CreateTaskResponse) ProtoMessage() {}
 
 func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[31]
+	mi := &file_taskwire_v1_board_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2958,7 +3103,7 @@ func (x *CreateTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTaskResponse.ProtoReflect.Descriptor instead.
 func (*CreateTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{31}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CreateTaskResponse) GetTask() *Task {
@@ -3000,7 +3145,7 @@ type UpdateTaskRequest struct {
 
 func (x *UpdateTaskRequest) Reset() {
 	*x = UpdateTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[32]
+	mi := &file_taskwire_v1_board_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3012,7 +3157,7 @@ func (x *UpdateTaskRequest) String() string {
 func (*UpdateTaskRequest) ProtoMessage() {}
 
 func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[32]
+	mi := &file_taskwire_v1_board_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3025,7 +3170,7 @@ func (x *UpdateTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskRequest.ProtoReflect.Descriptor instead.
 func (*UpdateTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{32}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *UpdateTaskRequest) GetRef() string {
@@ -3122,7 +3267,7 @@ type UpdateTaskResponse struct {
 
 func (x *UpdateTaskResponse) Reset() {
 	*x = UpdateTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[33]
+	mi := &file_taskwire_v1_board_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3134,7 +3279,7 @@ func (x *UpdateTaskResponse) String() string {
 func (*UpdateTaskResponse) ProtoMessage() {}
 
 func (x *UpdateTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[33]
+	mi := &file_taskwire_v1_board_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3147,7 +3292,7 @@ func (x *UpdateTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use UpdateTaskResponse.ProtoReflect.Descriptor instead.
 func (*UpdateTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{33}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *UpdateTaskResponse) GetTask() *Task {
@@ -3175,7 +3320,7 @@ type MoveTaskRequest struct {
 
 func (x *MoveTaskRequest) Reset() {
 	*x = MoveTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[34]
+	mi := &file_taskwire_v1_board_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3187,7 +3332,7 @@ func (x *MoveTaskRequest) String() string {
 func (*MoveTaskRequest) ProtoMessage() {}
 
 func (x *MoveTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[34]
+	mi := &file_taskwire_v1_board_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3200,7 +3345,7 @@ func (x *MoveTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MoveTaskRequest.ProtoReflect.Descriptor instead.
 func (*MoveTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{34}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *MoveTaskRequest) GetRef() string {
@@ -3250,7 +3395,7 @@ type MoveTaskResponse struct {
 
 func (x *MoveTaskResponse) Reset() {
 	*x = MoveTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[35]
+	mi := &file_taskwire_v1_board_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3262,7 +3407,7 @@ func (x *MoveTaskResponse) String() string {
 func (*MoveTaskResponse) ProtoMessage() {}
 
 func (x *MoveTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[35]
+	mi := &file_taskwire_v1_board_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3275,7 +3420,7 @@ func (x *MoveTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MoveTaskResponse.ProtoReflect.Descriptor instead.
 func (*MoveTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{35}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *MoveTaskResponse) GetTask() *Task {
@@ -3310,7 +3455,7 @@ type AssignTaskRequest struct {
 
 func (x *AssignTaskRequest) Reset() {
 	*x = AssignTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[36]
+	mi := &file_taskwire_v1_board_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3322,7 +3467,7 @@ func (x *AssignTaskRequest) String() string {
 func (*AssignTaskRequest) ProtoMessage() {}
 
 func (x *AssignTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[36]
+	mi := &file_taskwire_v1_board_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3335,7 +3480,7 @@ func (x *AssignTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignTaskRequest.ProtoReflect.Descriptor instead.
 func (*AssignTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{36}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *AssignTaskRequest) GetRef() string {
@@ -3383,7 +3528,7 @@ type AssignTaskResponse struct {
 
 func (x *AssignTaskResponse) Reset() {
 	*x = AssignTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[37]
+	mi := &file_taskwire_v1_board_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3395,7 +3540,7 @@ func (x *AssignTaskResponse) String() string {
 func (*AssignTaskResponse) ProtoMessage() {}
 
 func (x *AssignTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[37]
+	mi := &file_taskwire_v1_board_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3408,7 +3553,7 @@ func (x *AssignTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AssignTaskResponse.ProtoReflect.Descriptor instead.
 func (*AssignTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{37}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *AssignTaskResponse) GetTask() *Task {
@@ -3436,7 +3581,7 @@ type FlagTaskRequest struct {
 
 func (x *FlagTaskRequest) Reset() {
 	*x = FlagTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[38]
+	mi := &file_taskwire_v1_board_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3448,7 +3593,7 @@ func (x *FlagTaskRequest) String() string {
 func (*FlagTaskRequest) ProtoMessage() {}
 
 func (x *FlagTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[38]
+	mi := &file_taskwire_v1_board_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3461,7 +3606,7 @@ func (x *FlagTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlagTaskRequest.ProtoReflect.Descriptor instead.
 func (*FlagTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{38}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *FlagTaskRequest) GetRef() string {
@@ -3509,7 +3654,7 @@ type FlagTaskResponse struct {
 
 func (x *FlagTaskResponse) Reset() {
 	*x = FlagTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[39]
+	mi := &file_taskwire_v1_board_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3521,7 +3666,7 @@ func (x *FlagTaskResponse) String() string {
 func (*FlagTaskResponse) ProtoMessage() {}
 
 func (x *FlagTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[39]
+	mi := &file_taskwire_v1_board_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3534,7 +3679,7 @@ func (x *FlagTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlagTaskResponse.ProtoReflect.Descriptor instead.
 func (*FlagTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{39}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *FlagTaskResponse) GetTask() *Task {
@@ -3560,7 +3705,7 @@ type DeleteTaskRequest struct {
 
 func (x *DeleteTaskRequest) Reset() {
 	*x = DeleteTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[40]
+	mi := &file_taskwire_v1_board_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3572,7 +3717,7 @@ func (x *DeleteTaskRequest) String() string {
 func (*DeleteTaskRequest) ProtoMessage() {}
 
 func (x *DeleteTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[40]
+	mi := &file_taskwire_v1_board_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3585,7 +3730,7 @@ func (x *DeleteTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTaskRequest.ProtoReflect.Descriptor instead.
 func (*DeleteTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{40}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *DeleteTaskRequest) GetRef() string {
@@ -3626,7 +3771,7 @@ type DeleteTaskResponse struct {
 
 func (x *DeleteTaskResponse) Reset() {
 	*x = DeleteTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[41]
+	mi := &file_taskwire_v1_board_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3638,7 +3783,7 @@ func (x *DeleteTaskResponse) String() string {
 func (*DeleteTaskResponse) ProtoMessage() {}
 
 func (x *DeleteTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[41]
+	mi := &file_taskwire_v1_board_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3651,7 +3796,7 @@ func (x *DeleteTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteTaskResponse.ProtoReflect.Descriptor instead.
 func (*DeleteTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{41}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *DeleteTaskResponse) GetTask() *Task {
@@ -3675,7 +3820,7 @@ type RestoreTaskRequest struct {
 
 func (x *RestoreTaskRequest) Reset() {
 	*x = RestoreTaskRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[42]
+	mi := &file_taskwire_v1_board_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3687,7 +3832,7 @@ func (x *RestoreTaskRequest) String() string {
 func (*RestoreTaskRequest) ProtoMessage() {}
 
 func (x *RestoreTaskRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[42]
+	mi := &file_taskwire_v1_board_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3700,7 +3845,7 @@ func (x *RestoreTaskRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreTaskRequest.ProtoReflect.Descriptor instead.
 func (*RestoreTaskRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{42}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *RestoreTaskRequest) GetRef() string {
@@ -3734,7 +3879,7 @@ type RestoreTaskResponse struct {
 
 func (x *RestoreTaskResponse) Reset() {
 	*x = RestoreTaskResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[43]
+	mi := &file_taskwire_v1_board_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3746,7 +3891,7 @@ func (x *RestoreTaskResponse) String() string {
 func (*RestoreTaskResponse) ProtoMessage() {}
 
 func (x *RestoreTaskResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[43]
+	mi := &file_taskwire_v1_board_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3759,7 +3904,7 @@ func (x *RestoreTaskResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RestoreTaskResponse.ProtoReflect.Descriptor instead.
 func (*RestoreTaskResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{43}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *RestoreTaskResponse) GetTask() *Task {
@@ -3795,7 +3940,7 @@ type TaskDraft struct {
 
 func (x *TaskDraft) Reset() {
 	*x = TaskDraft{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[44]
+	mi := &file_taskwire_v1_board_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3807,7 +3952,7 @@ func (x *TaskDraft) String() string {
 func (*TaskDraft) ProtoMessage() {}
 
 func (x *TaskDraft) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[44]
+	mi := &file_taskwire_v1_board_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3820,7 +3965,7 @@ func (x *TaskDraft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskDraft.ProtoReflect.Descriptor instead.
 func (*TaskDraft) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{44}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{46}
 }
 
 func (x *TaskDraft) GetTitle() string {
@@ -3895,7 +4040,7 @@ type ImportTasksRequest struct {
 
 func (x *ImportTasksRequest) Reset() {
 	*x = ImportTasksRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[45]
+	mi := &file_taskwire_v1_board_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3907,7 +4052,7 @@ func (x *ImportTasksRequest) String() string {
 func (*ImportTasksRequest) ProtoMessage() {}
 
 func (x *ImportTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[45]
+	mi := &file_taskwire_v1_board_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3920,7 +4065,7 @@ func (x *ImportTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportTasksRequest.ProtoReflect.Descriptor instead.
 func (*ImportTasksRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{45}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ImportTasksRequest) GetBoard() string {
@@ -3970,7 +4115,7 @@ type SkippedDraft struct {
 
 func (x *SkippedDraft) Reset() {
 	*x = SkippedDraft{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[46]
+	mi := &file_taskwire_v1_board_proto_msgTypes[48]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -3982,7 +4127,7 @@ func (x *SkippedDraft) String() string {
 func (*SkippedDraft) ProtoMessage() {}
 
 func (x *SkippedDraft) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[46]
+	mi := &file_taskwire_v1_board_proto_msgTypes[48]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3995,7 +4140,7 @@ func (x *SkippedDraft) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SkippedDraft.ProtoReflect.Descriptor instead.
 func (*SkippedDraft) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{46}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{48}
 }
 
 func (x *SkippedDraft) GetIndex() int32 {
@@ -4040,7 +4185,7 @@ type ImportTasksResponse struct {
 
 func (x *ImportTasksResponse) Reset() {
 	*x = ImportTasksResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[47]
+	mi := &file_taskwire_v1_board_proto_msgTypes[49]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4052,7 +4197,7 @@ func (x *ImportTasksResponse) String() string {
 func (*ImportTasksResponse) ProtoMessage() {}
 
 func (x *ImportTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[47]
+	mi := &file_taskwire_v1_board_proto_msgTypes[49]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4065,7 +4210,7 @@ func (x *ImportTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ImportTasksResponse.ProtoReflect.Descriptor instead.
 func (*ImportTasksResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{47}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{49}
 }
 
 func (x *ImportTasksResponse) GetImported() int32 {
@@ -4103,7 +4248,7 @@ type ListCommentsRequest struct {
 
 func (x *ListCommentsRequest) Reset() {
 	*x = ListCommentsRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[48]
+	mi := &file_taskwire_v1_board_proto_msgTypes[50]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4115,7 +4260,7 @@ func (x *ListCommentsRequest) String() string {
 func (*ListCommentsRequest) ProtoMessage() {}
 
 func (x *ListCommentsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[48]
+	mi := &file_taskwire_v1_board_proto_msgTypes[50]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4128,7 +4273,7 @@ func (x *ListCommentsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCommentsRequest.ProtoReflect.Descriptor instead.
 func (*ListCommentsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{48}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{50}
 }
 
 func (x *ListCommentsRequest) GetRef() string {
@@ -4164,7 +4309,7 @@ type ListCommentsResponse struct {
 
 func (x *ListCommentsResponse) Reset() {
 	*x = ListCommentsResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[49]
+	mi := &file_taskwire_v1_board_proto_msgTypes[51]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4176,7 +4321,7 @@ func (x *ListCommentsResponse) String() string {
 func (*ListCommentsResponse) ProtoMessage() {}
 
 func (x *ListCommentsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[49]
+	mi := &file_taskwire_v1_board_proto_msgTypes[51]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4189,7 +4334,7 @@ func (x *ListCommentsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListCommentsResponse.ProtoReflect.Descriptor instead.
 func (*ListCommentsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{49}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{51}
 }
 
 func (x *ListCommentsResponse) GetItems() []*Comment {
@@ -4220,7 +4365,7 @@ type AddCommentRequest struct {
 
 func (x *AddCommentRequest) Reset() {
 	*x = AddCommentRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[50]
+	mi := &file_taskwire_v1_board_proto_msgTypes[52]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4232,7 +4377,7 @@ func (x *AddCommentRequest) String() string {
 func (*AddCommentRequest) ProtoMessage() {}
 
 func (x *AddCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[50]
+	mi := &file_taskwire_v1_board_proto_msgTypes[52]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4245,7 +4390,7 @@ func (x *AddCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCommentRequest.ProtoReflect.Descriptor instead.
 func (*AddCommentRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{50}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{52}
 }
 
 func (x *AddCommentRequest) GetRef() string {
@@ -4279,7 +4424,7 @@ type AddCommentResponse struct {
 
 func (x *AddCommentResponse) Reset() {
 	*x = AddCommentResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[51]
+	mi := &file_taskwire_v1_board_proto_msgTypes[53]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4291,7 +4436,7 @@ func (x *AddCommentResponse) String() string {
 func (*AddCommentResponse) ProtoMessage() {}
 
 func (x *AddCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[51]
+	mi := &file_taskwire_v1_board_proto_msgTypes[53]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4304,7 +4449,7 @@ func (x *AddCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddCommentResponse.ProtoReflect.Descriptor instead.
 func (*AddCommentResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{51}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{53}
 }
 
 func (x *AddCommentResponse) GetComment() *Comment {
@@ -4330,7 +4475,7 @@ type EditCommentRequest struct {
 
 func (x *EditCommentRequest) Reset() {
 	*x = EditCommentRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[52]
+	mi := &file_taskwire_v1_board_proto_msgTypes[54]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4342,7 +4487,7 @@ func (x *EditCommentRequest) String() string {
 func (*EditCommentRequest) ProtoMessage() {}
 
 func (x *EditCommentRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[52]
+	mi := &file_taskwire_v1_board_proto_msgTypes[54]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4355,7 +4500,7 @@ func (x *EditCommentRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditCommentRequest.ProtoReflect.Descriptor instead.
 func (*EditCommentRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{52}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{54}
 }
 
 func (x *EditCommentRequest) GetId() int32 {
@@ -4396,7 +4541,7 @@ type EditCommentResponse struct {
 
 func (x *EditCommentResponse) Reset() {
 	*x = EditCommentResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[53]
+	mi := &file_taskwire_v1_board_proto_msgTypes[55]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4408,7 +4553,7 @@ func (x *EditCommentResponse) String() string {
 func (*EditCommentResponse) ProtoMessage() {}
 
 func (x *EditCommentResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[53]
+	mi := &file_taskwire_v1_board_proto_msgTypes[55]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4421,7 +4566,7 @@ func (x *EditCommentResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EditCommentResponse.ProtoReflect.Descriptor instead.
 func (*EditCommentResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{53}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{55}
 }
 
 func (x *EditCommentResponse) GetComment() *Comment {
@@ -4441,7 +4586,7 @@ type GetBoardContextRequest struct {
 
 func (x *GetBoardContextRequest) Reset() {
 	*x = GetBoardContextRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[54]
+	mi := &file_taskwire_v1_board_proto_msgTypes[56]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4453,7 +4598,7 @@ func (x *GetBoardContextRequest) String() string {
 func (*GetBoardContextRequest) ProtoMessage() {}
 
 func (x *GetBoardContextRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[54]
+	mi := &file_taskwire_v1_board_proto_msgTypes[56]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4466,7 +4611,7 @@ func (x *GetBoardContextRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardContextRequest.ProtoReflect.Descriptor instead.
 func (*GetBoardContextRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{54}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{56}
 }
 
 func (x *GetBoardContextRequest) GetBoard() string {
@@ -4490,7 +4635,7 @@ type GetBoardContextResponse struct {
 
 func (x *GetBoardContextResponse) Reset() {
 	*x = GetBoardContextResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[55]
+	mi := &file_taskwire_v1_board_proto_msgTypes[57]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4502,7 +4647,7 @@ func (x *GetBoardContextResponse) String() string {
 func (*GetBoardContextResponse) ProtoMessage() {}
 
 func (x *GetBoardContextResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[55]
+	mi := &file_taskwire_v1_board_proto_msgTypes[57]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4515,7 +4660,7 @@ func (x *GetBoardContextResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetBoardContextResponse.ProtoReflect.Descriptor instead.
 func (*GetBoardContextResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{55}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{57}
 }
 
 func (x *GetBoardContextResponse) GetBoard() *Board {
@@ -4549,7 +4694,7 @@ type CompleteRefsRequest struct {
 
 func (x *CompleteRefsRequest) Reset() {
 	*x = CompleteRefsRequest{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[56]
+	mi := &file_taskwire_v1_board_proto_msgTypes[58]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4561,7 +4706,7 @@ func (x *CompleteRefsRequest) String() string {
 func (*CompleteRefsRequest) ProtoMessage() {}
 
 func (x *CompleteRefsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[56]
+	mi := &file_taskwire_v1_board_proto_msgTypes[58]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4574,7 +4719,7 @@ func (x *CompleteRefsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteRefsRequest.ProtoReflect.Descriptor instead.
 func (*CompleteRefsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{56}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{58}
 }
 
 func (x *CompleteRefsRequest) GetPrefix() string {
@@ -4597,7 +4742,7 @@ type TaskRef struct {
 
 func (x *TaskRef) Reset() {
 	*x = TaskRef{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[57]
+	mi := &file_taskwire_v1_board_proto_msgTypes[59]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4609,7 +4754,7 @@ func (x *TaskRef) String() string {
 func (*TaskRef) ProtoMessage() {}
 
 func (x *TaskRef) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[57]
+	mi := &file_taskwire_v1_board_proto_msgTypes[59]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4622,7 +4767,7 @@ func (x *TaskRef) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskRef.ProtoReflect.Descriptor instead.
 func (*TaskRef) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{57}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{59}
 }
 
 func (x *TaskRef) GetRef() string {
@@ -4651,7 +4796,7 @@ type CompleteRefsResponse struct {
 
 func (x *CompleteRefsResponse) Reset() {
 	*x = CompleteRefsResponse{}
-	mi := &file_taskwire_v1_board_proto_msgTypes[58]
+	mi := &file_taskwire_v1_board_proto_msgTypes[60]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -4663,7 +4808,7 @@ func (x *CompleteRefsResponse) String() string {
 func (*CompleteRefsResponse) ProtoMessage() {}
 
 func (x *CompleteRefsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_board_proto_msgTypes[58]
+	mi := &file_taskwire_v1_board_proto_msgTypes[60]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -4676,7 +4821,7 @@ func (x *CompleteRefsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CompleteRefsResponse.ProtoReflect.Descriptor instead.
 func (*CompleteRefsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{58}
+	return file_taskwire_v1_board_proto_rawDescGZIP(), []int{60}
 }
 
 func (x *CompleteRefsResponse) GetTasks() []*TaskRef {
@@ -4703,13 +4848,14 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12+\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x17.taskwire.v1.MemberKindR\x04kind\x12+\n" +
 	"\x04role\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x18\n" +
-	"\asponsor\x18\x05 \x01(\tR\asponsor\"w\n" +
+	"\asponsor\x18\x05 \x01(\tR\asponsor\"\x93\x01\n" +
 	"\x05Board\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12'\n" +
 	"\x05lanes\x18\x03 \x03(\x0e2\x11.taskwire.v1.LaneR\x05lanes\x12\x1d\n" +
 	"\n" +
-	"is_default\x18\x04 \x01(\bR\tisDefault\"d\n" +
+	"is_default\x18\x04 \x01(\bR\tisDefault\x12\x1a\n" +
+	"\barchived\x18\x05 \x01(\bR\barchived\"d\n" +
 	"\bLaneInfo\x12%\n" +
 	"\x04lane\x18\x01 \x01(\x0e2\x11.taskwire.v1.LaneR\x04lane\x12\x1b\n" +
 	"\twip_limit\x18\x02 \x01(\x05R\bwipLimit\x12\x14\n" +
@@ -4777,10 +4923,11 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\x06author\x18\x04 \x01(\tR\x06author\x129\n" +
 	"\n" +
 	"created_at\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x12(\n" +
-	"\x05trust\x18\x06 \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"K\n" +
+	"\x05trust\x18\x06 \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"v\n" +
 	"\x11ListBoardsRequest\x12\x1e\n" +
 	"\x05limit\x18\x01 \x01(\x05B\b\xd2\xda\x18\x04\x10\x01\x18dR\x05limit\x12\x16\n" +
-	"\x06cursor\x18\x02 \x01(\tR\x06cursor\"o\n" +
+	"\x06cursor\x18\x02 \x01(\tR\x06cursor\x12)\n" +
+	"\x10include_archived\x18\x03 \x01(\bR\x0fincludeArchived\"o\n" +
 	"\x12ListBoardsResponse\x120\n" +
 	"\x05items\x18\x01 \x03(\v2\x12.taskwire.v1.BoardB\x06\xd2\xda\x18\x02\b\x01R\x05items\x12'\n" +
 	"\vnext_cursor\x18\x02 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\n" +
@@ -4808,6 +4955,16 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\x05_nameB\b\n" +
 	"\x06_rules\"J\n" +
 	"\x13UpdateBoardResponse\x123\n" +
+	"\x05board\x18\x01 \x01(\v2\x1d.taskwire.v1.GetBoardResponseR\x05board\"\xda\x01\n" +
+	"\x12CreateBoardRequest\x12\x1c\n" +
+	"\x04slug\x18\x01 \x01(\tB\b\xd2\xda\x18\x04\b\x018(R\x04slug\x12\x1a\n" +
+	"\x04name\x18\x02 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x04name\x12\x19\n" +
+	"\x05rules\x18\x03 \x01(\tH\x00R\x05rules\x88\x01\x01\x12<\n" +
+	"\n" +
+	"wip_limits\x18\x04 \x03(\v2\x15.taskwire.v1.WipLimitB\x06\xd2\xda\x18\x02 \x04R\twipLimits\x12'\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tR\x0eidempotencyKeyB\b\n" +
+	"\x06_rules\"J\n" +
+	"\x13CreateBoardResponse\x123\n" +
 	"\x05board\x18\x01 \x01(\v2\x1d.taskwire.v1.GetBoardResponseR\x05board\"L\n" +
 	"\x12ListMembersRequest\x12\x1e\n" +
 	"\x05limit\x18\x01 \x01(\x05B\b\xd2\xda\x18\x04\x10\x01\x18dR\x05limit\x12\x16\n" +
@@ -5068,16 +5225,18 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\x15TASK_SORT_UNSPECIFIED\x10\x00\x12\x11\n" +
 	"\rTASK_SORT_REF\x10\x01\x12\x15\n" +
 	"\x11TASK_SORT_UPDATED\x10\x02\x12\x16\n" +
-	"\x12TASK_SORT_POSITION\x10\x032\xd2G\n" +
-	"\fBoardService\x12\x9b\x03\n" +
+	"\x12TASK_SORT_POSITION\x10\x032\xbaL\n" +
+	"\fBoardService\x12\xc7\x03\n" +
 	"\n" +
-	"ListBoards\x12\x1e.taskwire.v1.ListBoardsRequest\x1a\x1f.taskwire.v1.ListBoardsResponse\"\xcb\x02\xca\xda\x18\xc6\x02\n" +
-	"\vboards_list\x12\vList boards\x1a\x96\x02List the boards you can see, default board first, with their lanes. Use a board's slug as the `board` argument of other tools; tools that take a board use the default board when you leave it out. Returns at most `limit` boards (default 25) and a next_cursor when there are more. \x010\x01B\x04readZ\acontext\x12\xa8\x03\n" +
+	"ListBoards\x12\x1e.taskwire.v1.ListBoardsRequest\x1a\x1f.taskwire.v1.ListBoardsResponse\"\xf7\x02\xca\xda\x18\xf2\x02\n" +
+	"\vboards_list\x12\vList boards\x1a\xc2\x02List the boards you can see, default board first, with their lanes; archived boards only with include_archived. Use a board's slug as the `board` argument of other tools; tools that take a board use the default board when you leave it out. Returns at most `limit` boards (default 25) and a next_cursor when there are more. \x010\x01B\x04readZ\acontext\x12\xa8\x03\n" +
 	"\bGetBoard\x12\x1c.taskwire.v1.GetBoardRequest\x1a\x1d.taskwire.v1.GetBoardResponse\"\xde\x02\xca\xda\x18\xd9\x02\n" +
 	"\n" +
 	"boards_get\x12\vGet a board\x1a\xaa\x02Get one board in full: its lanes in order with their WIP limits (the most tasks a lane may hold) and how many tasks each holds now, the task kinds and sizes you can use, and the labels and projects in use with their counts. Call it before creating or moving tasks on a board you have not worked on. \x010\x01B\x04readZ\acontext\x12\xc1\x02\n" +
 	"\vUpdateBoard\x12\x1f.taskwire.v1.UpdateBoardRequest\x1a .taskwire.v1.UpdateBoardResponse\"\xee\x01\xca\xda\x18\xe9\x01\n" +
-	"\rboards_update\x12\x0eUpdate a board\x1a\xac\x01Change a board's name, its standing rules (instructions every member and assistant working on the board should follow) or its lanes' WIP limits. Only owners and admins may.(\x010\x01B\x05writeR\x05adminZ\acontext\x12\xa3\x03\n" +
+	"\rboards_update\x12\x0eUpdate a board\x1a\xac\x01Change a board's name, its standing rules (instructions every member and assistant working on the board should follow) or its lanes' WIP limits. Only owners and admins may.(\x010\x01B\x05writeR\x05adminZ\acontext\x12\xb9\x04\n" +
+	"\vCreateBoard\x12\x1f.taskwire.v1.CreateBoardRequest\x1a .taskwire.v1.CreateBoardResponse\"\xe6\x03\xca\xda\x18\xe1\x03\n" +
+	"\rboards_create\x12\x0eCreate a board\x1a\xa6\x03Create a new board in your tenant, with the same lanes as every board (backlog, next, doing, done), and optionally its standing rules and WIP limits. Use it when work belongs apart from the existing boards (another team or product); check boards_list first, since a slug in use is refused. Returns the new board in full, as boards_get does; pass its slug as the `board` argument of other tools. Only owners and admins may.0\x01B\x05writeR\x05adminZ\acontext\x12\xa3\x03\n" +
 	"\vListMembers\x12\x1f.taskwire.v1.ListMembersRequest\x1a .taskwire.v1.ListMembersResponse\"\xd0\x02\xca\xda\x18\xcb\x02\n" +
 	"\fmembers_list\x12\fList members\x1a\x99\x02List the people and assistants of your tenant with their handles, kinds and roles, and for assistants the person who sponsors them. Use a handle wherever a tool takes a member (assignees, filters). Returns at most `limit` members (default 25) and a next_cursor when there are more. \x010\x01B\x04readZ\acontext\x12\xf8\x03\n" +
 	"\n" +
@@ -5139,7 +5298,7 @@ func file_taskwire_v1_board_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_v1_board_proto_enumTypes = make([]protoimpl.EnumInfo, 8)
-var file_taskwire_v1_board_proto_msgTypes = make([]protoimpl.MessageInfo, 59)
+var file_taskwire_v1_board_proto_msgTypes = make([]protoimpl.MessageInfo, 61)
 var file_taskwire_v1_board_proto_goTypes = []any{
 	(Lane)(0),                       // 0: taskwire.v1.Lane
 	(TaskKind)(0),                   // 1: taskwire.v1.TaskKind
@@ -5166,49 +5325,51 @@ var file_taskwire_v1_board_proto_goTypes = []any{
 	(*WipLimit)(nil),                // 22: taskwire.v1.WipLimit
 	(*UpdateBoardRequest)(nil),      // 23: taskwire.v1.UpdateBoardRequest
 	(*UpdateBoardResponse)(nil),     // 24: taskwire.v1.UpdateBoardResponse
-	(*ListMembersRequest)(nil),      // 25: taskwire.v1.ListMembersRequest
-	(*ListMembersResponse)(nil),     // 26: taskwire.v1.ListMembersResponse
-	(*GetContextRequest)(nil),       // 27: taskwire.v1.GetContextRequest
-	(*GetContextResponse)(nil),      // 28: taskwire.v1.GetContextResponse
-	(*AddContextNoteRequest)(nil),   // 29: taskwire.v1.AddContextNoteRequest
-	(*AddContextNoteResponse)(nil),  // 30: taskwire.v1.AddContextNoteResponse
-	(*GetTaskRequest)(nil),          // 31: taskwire.v1.GetTaskRequest
-	(*GetTaskResponse)(nil),         // 32: taskwire.v1.GetTaskResponse
-	(*ListTasksRequest)(nil),        // 33: taskwire.v1.ListTasksRequest
-	(*ListTasksResponse)(nil),       // 34: taskwire.v1.ListTasksResponse
-	(*SearchTasksRequest)(nil),      // 35: taskwire.v1.SearchTasksRequest
-	(*SearchHit)(nil),               // 36: taskwire.v1.SearchHit
-	(*SearchTasksResponse)(nil),     // 37: taskwire.v1.SearchTasksResponse
-	(*CreateTaskRequest)(nil),       // 38: taskwire.v1.CreateTaskRequest
-	(*CreateTaskResponse)(nil),      // 39: taskwire.v1.CreateTaskResponse
-	(*UpdateTaskRequest)(nil),       // 40: taskwire.v1.UpdateTaskRequest
-	(*UpdateTaskResponse)(nil),      // 41: taskwire.v1.UpdateTaskResponse
-	(*MoveTaskRequest)(nil),         // 42: taskwire.v1.MoveTaskRequest
-	(*MoveTaskResponse)(nil),        // 43: taskwire.v1.MoveTaskResponse
-	(*AssignTaskRequest)(nil),       // 44: taskwire.v1.AssignTaskRequest
-	(*AssignTaskResponse)(nil),      // 45: taskwire.v1.AssignTaskResponse
-	(*FlagTaskRequest)(nil),         // 46: taskwire.v1.FlagTaskRequest
-	(*FlagTaskResponse)(nil),        // 47: taskwire.v1.FlagTaskResponse
-	(*DeleteTaskRequest)(nil),       // 48: taskwire.v1.DeleteTaskRequest
-	(*DeleteTaskResponse)(nil),      // 49: taskwire.v1.DeleteTaskResponse
-	(*RestoreTaskRequest)(nil),      // 50: taskwire.v1.RestoreTaskRequest
-	(*RestoreTaskResponse)(nil),     // 51: taskwire.v1.RestoreTaskResponse
-	(*TaskDraft)(nil),               // 52: taskwire.v1.TaskDraft
-	(*ImportTasksRequest)(nil),      // 53: taskwire.v1.ImportTasksRequest
-	(*SkippedDraft)(nil),            // 54: taskwire.v1.SkippedDraft
-	(*ImportTasksResponse)(nil),     // 55: taskwire.v1.ImportTasksResponse
-	(*ListCommentsRequest)(nil),     // 56: taskwire.v1.ListCommentsRequest
-	(*ListCommentsResponse)(nil),    // 57: taskwire.v1.ListCommentsResponse
-	(*AddCommentRequest)(nil),       // 58: taskwire.v1.AddCommentRequest
-	(*AddCommentResponse)(nil),      // 59: taskwire.v1.AddCommentResponse
-	(*EditCommentRequest)(nil),      // 60: taskwire.v1.EditCommentRequest
-	(*EditCommentResponse)(nil),     // 61: taskwire.v1.EditCommentResponse
-	(*GetBoardContextRequest)(nil),  // 62: taskwire.v1.GetBoardContextRequest
-	(*GetBoardContextResponse)(nil), // 63: taskwire.v1.GetBoardContextResponse
-	(*CompleteRefsRequest)(nil),     // 64: taskwire.v1.CompleteRefsRequest
-	(*TaskRef)(nil),                 // 65: taskwire.v1.TaskRef
-	(*CompleteRefsResponse)(nil),    // 66: taskwire.v1.CompleteRefsResponse
-	(*timestamppb.Timestamp)(nil),   // 67: google.protobuf.Timestamp
+	(*CreateBoardRequest)(nil),      // 25: taskwire.v1.CreateBoardRequest
+	(*CreateBoardResponse)(nil),     // 26: taskwire.v1.CreateBoardResponse
+	(*ListMembersRequest)(nil),      // 27: taskwire.v1.ListMembersRequest
+	(*ListMembersResponse)(nil),     // 28: taskwire.v1.ListMembersResponse
+	(*GetContextRequest)(nil),       // 29: taskwire.v1.GetContextRequest
+	(*GetContextResponse)(nil),      // 30: taskwire.v1.GetContextResponse
+	(*AddContextNoteRequest)(nil),   // 31: taskwire.v1.AddContextNoteRequest
+	(*AddContextNoteResponse)(nil),  // 32: taskwire.v1.AddContextNoteResponse
+	(*GetTaskRequest)(nil),          // 33: taskwire.v1.GetTaskRequest
+	(*GetTaskResponse)(nil),         // 34: taskwire.v1.GetTaskResponse
+	(*ListTasksRequest)(nil),        // 35: taskwire.v1.ListTasksRequest
+	(*ListTasksResponse)(nil),       // 36: taskwire.v1.ListTasksResponse
+	(*SearchTasksRequest)(nil),      // 37: taskwire.v1.SearchTasksRequest
+	(*SearchHit)(nil),               // 38: taskwire.v1.SearchHit
+	(*SearchTasksResponse)(nil),     // 39: taskwire.v1.SearchTasksResponse
+	(*CreateTaskRequest)(nil),       // 40: taskwire.v1.CreateTaskRequest
+	(*CreateTaskResponse)(nil),      // 41: taskwire.v1.CreateTaskResponse
+	(*UpdateTaskRequest)(nil),       // 42: taskwire.v1.UpdateTaskRequest
+	(*UpdateTaskResponse)(nil),      // 43: taskwire.v1.UpdateTaskResponse
+	(*MoveTaskRequest)(nil),         // 44: taskwire.v1.MoveTaskRequest
+	(*MoveTaskResponse)(nil),        // 45: taskwire.v1.MoveTaskResponse
+	(*AssignTaskRequest)(nil),       // 46: taskwire.v1.AssignTaskRequest
+	(*AssignTaskResponse)(nil),      // 47: taskwire.v1.AssignTaskResponse
+	(*FlagTaskRequest)(nil),         // 48: taskwire.v1.FlagTaskRequest
+	(*FlagTaskResponse)(nil),        // 49: taskwire.v1.FlagTaskResponse
+	(*DeleteTaskRequest)(nil),       // 50: taskwire.v1.DeleteTaskRequest
+	(*DeleteTaskResponse)(nil),      // 51: taskwire.v1.DeleteTaskResponse
+	(*RestoreTaskRequest)(nil),      // 52: taskwire.v1.RestoreTaskRequest
+	(*RestoreTaskResponse)(nil),     // 53: taskwire.v1.RestoreTaskResponse
+	(*TaskDraft)(nil),               // 54: taskwire.v1.TaskDraft
+	(*ImportTasksRequest)(nil),      // 55: taskwire.v1.ImportTasksRequest
+	(*SkippedDraft)(nil),            // 56: taskwire.v1.SkippedDraft
+	(*ImportTasksResponse)(nil),     // 57: taskwire.v1.ImportTasksResponse
+	(*ListCommentsRequest)(nil),     // 58: taskwire.v1.ListCommentsRequest
+	(*ListCommentsResponse)(nil),    // 59: taskwire.v1.ListCommentsResponse
+	(*AddCommentRequest)(nil),       // 60: taskwire.v1.AddCommentRequest
+	(*AddCommentResponse)(nil),      // 61: taskwire.v1.AddCommentResponse
+	(*EditCommentRequest)(nil),      // 62: taskwire.v1.EditCommentRequest
+	(*EditCommentResponse)(nil),     // 63: taskwire.v1.EditCommentResponse
+	(*GetBoardContextRequest)(nil),  // 64: taskwire.v1.GetBoardContextRequest
+	(*GetBoardContextResponse)(nil), // 65: taskwire.v1.GetBoardContextResponse
+	(*CompleteRefsRequest)(nil),     // 66: taskwire.v1.CompleteRefsRequest
+	(*TaskRef)(nil),                 // 67: taskwire.v1.TaskRef
+	(*CompleteRefsResponse)(nil),    // 68: taskwire.v1.CompleteRefsResponse
+	(*timestamppb.Timestamp)(nil),   // 69: google.protobuf.Timestamp
 }
 var file_taskwire_v1_board_proto_depIdxs = []int32{
 	3,  // 0: taskwire.v1.Member.kind:type_name -> taskwire.v1.MemberKind
@@ -5219,16 +5380,16 @@ var file_taskwire_v1_board_proto_depIdxs = []int32{
 	0,  // 5: taskwire.v1.Task.lane:type_name -> taskwire.v1.Lane
 	1,  // 6: taskwire.v1.Task.kind:type_name -> taskwire.v1.TaskKind
 	2,  // 7: taskwire.v1.Task.size:type_name -> taskwire.v1.TaskSize
-	67, // 8: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
-	67, // 9: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
+	69, // 8: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
+	69, // 9: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
 	5,  // 10: taskwire.v1.Task.trust:type_name -> taskwire.v1.Trust
 	3,  // 11: taskwire.v1.Comment.author_kind:type_name -> taskwire.v1.MemberKind
-	67, // 12: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
-	67, // 13: taskwire.v1.Comment.edited_at:type_name -> google.protobuf.Timestamp
+	69, // 12: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
+	69, // 13: taskwire.v1.Comment.edited_at:type_name -> google.protobuf.Timestamp
 	5,  // 14: taskwire.v1.Comment.trust:type_name -> taskwire.v1.Trust
-	67, // 15: taskwire.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	69, // 15: taskwire.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
 	16, // 16: taskwire.v1.HistoryEntry.detail:type_name -> taskwire.v1.Detail
-	67, // 17: taskwire.v1.ContextNote.created_at:type_name -> google.protobuf.Timestamp
+	69, // 17: taskwire.v1.ContextNote.created_at:type_name -> google.protobuf.Timestamp
 	5,  // 18: taskwire.v1.ContextNote.trust:type_name -> taskwire.v1.Trust
 	9,  // 19: taskwire.v1.ListBoardsResponse.items:type_name -> taskwire.v1.Board
 	9,  // 20: taskwire.v1.GetBoardResponse.board:type_name -> taskwire.v1.Board
@@ -5240,100 +5401,104 @@ var file_taskwire_v1_board_proto_depIdxs = []int32{
 	0,  // 26: taskwire.v1.WipLimit.lane:type_name -> taskwire.v1.Lane
 	22, // 27: taskwire.v1.UpdateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
 	21, // 28: taskwire.v1.UpdateBoardResponse.board:type_name -> taskwire.v1.GetBoardResponse
-	8,  // 29: taskwire.v1.ListMembersResponse.items:type_name -> taskwire.v1.Member
-	9,  // 30: taskwire.v1.GetContextResponse.board:type_name -> taskwire.v1.Board
-	5,  // 31: taskwire.v1.GetContextResponse.rules_trust:type_name -> taskwire.v1.Trust
-	17, // 32: taskwire.v1.GetContextResponse.items:type_name -> taskwire.v1.ContextNote
-	17, // 33: taskwire.v1.AddContextNoteResponse.note:type_name -> taskwire.v1.ContextNote
-	13, // 34: taskwire.v1.GetTaskResponse.task:type_name -> taskwire.v1.Task
-	14, // 35: taskwire.v1.GetTaskResponse.comments:type_name -> taskwire.v1.Comment
-	15, // 36: taskwire.v1.GetTaskResponse.history:type_name -> taskwire.v1.HistoryEntry
-	12, // 37: taskwire.v1.GetTaskResponse.links:type_name -> taskwire.v1.Link
-	0,  // 38: taskwire.v1.ListTasksRequest.lane:type_name -> taskwire.v1.Lane
-	1,  // 39: taskwire.v1.ListTasksRequest.kind:type_name -> taskwire.v1.TaskKind
-	67, // 40: taskwire.v1.ListTasksRequest.updated_since:type_name -> google.protobuf.Timestamp
-	7,  // 41: taskwire.v1.ListTasksRequest.sort:type_name -> taskwire.v1.TaskSort
-	13, // 42: taskwire.v1.ListTasksResponse.items:type_name -> taskwire.v1.Task
-	0,  // 43: taskwire.v1.SearchHit.lane:type_name -> taskwire.v1.Lane
-	5,  // 44: taskwire.v1.SearchHit.trust:type_name -> taskwire.v1.Trust
-	36, // 45: taskwire.v1.SearchTasksResponse.items:type_name -> taskwire.v1.SearchHit
-	0,  // 46: taskwire.v1.CreateTaskRequest.lane:type_name -> taskwire.v1.Lane
-	1,  // 47: taskwire.v1.CreateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 48: taskwire.v1.CreateTaskRequest.size:type_name -> taskwire.v1.TaskSize
-	12, // 49: taskwire.v1.CreateTaskRequest.links:type_name -> taskwire.v1.Link
-	13, // 50: taskwire.v1.CreateTaskResponse.task:type_name -> taskwire.v1.Task
-	1,  // 51: taskwire.v1.UpdateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 52: taskwire.v1.UpdateTaskRequest.size:type_name -> taskwire.v1.TaskSize
-	12, // 53: taskwire.v1.UpdateTaskRequest.add_links:type_name -> taskwire.v1.Link
-	12, // 54: taskwire.v1.UpdateTaskRequest.remove_links:type_name -> taskwire.v1.Link
-	13, // 55: taskwire.v1.UpdateTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 56: taskwire.v1.MoveTaskRequest.lane:type_name -> taskwire.v1.Lane
-	13, // 57: taskwire.v1.MoveTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 58: taskwire.v1.MoveTaskResponse.from_lane:type_name -> taskwire.v1.Lane
-	13, // 59: taskwire.v1.AssignTaskResponse.task:type_name -> taskwire.v1.Task
-	13, // 60: taskwire.v1.FlagTaskResponse.task:type_name -> taskwire.v1.Task
-	13, // 61: taskwire.v1.DeleteTaskResponse.task:type_name -> taskwire.v1.Task
-	13, // 62: taskwire.v1.RestoreTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 63: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
-	1,  // 64: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 65: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
-	52, // 66: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
-	54, // 67: taskwire.v1.ImportTasksResponse.skipped:type_name -> taskwire.v1.SkippedDraft
-	14, // 68: taskwire.v1.ListCommentsResponse.items:type_name -> taskwire.v1.Comment
-	14, // 69: taskwire.v1.AddCommentResponse.comment:type_name -> taskwire.v1.Comment
-	14, // 70: taskwire.v1.EditCommentResponse.comment:type_name -> taskwire.v1.Comment
-	9,  // 71: taskwire.v1.GetBoardContextResponse.board:type_name -> taskwire.v1.Board
-	8,  // 72: taskwire.v1.GetBoardContextResponse.members:type_name -> taskwire.v1.Member
-	65, // 73: taskwire.v1.CompleteRefsResponse.tasks:type_name -> taskwire.v1.TaskRef
-	18, // 74: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
-	20, // 75: taskwire.v1.BoardService.GetBoard:input_type -> taskwire.v1.GetBoardRequest
-	23, // 76: taskwire.v1.BoardService.UpdateBoard:input_type -> taskwire.v1.UpdateBoardRequest
-	25, // 77: taskwire.v1.BoardService.ListMembers:input_type -> taskwire.v1.ListMembersRequest
-	27, // 78: taskwire.v1.BoardService.GetContext:input_type -> taskwire.v1.GetContextRequest
-	29, // 79: taskwire.v1.BoardService.AddContextNote:input_type -> taskwire.v1.AddContextNoteRequest
-	31, // 80: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
-	33, // 81: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
-	35, // 82: taskwire.v1.BoardService.SearchTasks:input_type -> taskwire.v1.SearchTasksRequest
-	38, // 83: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
-	40, // 84: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
-	42, // 85: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
-	44, // 86: taskwire.v1.BoardService.AssignTask:input_type -> taskwire.v1.AssignTaskRequest
-	46, // 87: taskwire.v1.BoardService.FlagTask:input_type -> taskwire.v1.FlagTaskRequest
-	48, // 88: taskwire.v1.BoardService.DeleteTask:input_type -> taskwire.v1.DeleteTaskRequest
-	50, // 89: taskwire.v1.BoardService.RestoreTask:input_type -> taskwire.v1.RestoreTaskRequest
-	53, // 90: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
-	56, // 91: taskwire.v1.BoardService.ListComments:input_type -> taskwire.v1.ListCommentsRequest
-	58, // 92: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
-	60, // 93: taskwire.v1.BoardService.EditComment:input_type -> taskwire.v1.EditCommentRequest
-	62, // 94: taskwire.v1.BoardService.GetBoardContext:input_type -> taskwire.v1.GetBoardContextRequest
-	64, // 95: taskwire.v1.BoardService.CompleteRefs:input_type -> taskwire.v1.CompleteRefsRequest
-	19, // 96: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
-	21, // 97: taskwire.v1.BoardService.GetBoard:output_type -> taskwire.v1.GetBoardResponse
-	24, // 98: taskwire.v1.BoardService.UpdateBoard:output_type -> taskwire.v1.UpdateBoardResponse
-	26, // 99: taskwire.v1.BoardService.ListMembers:output_type -> taskwire.v1.ListMembersResponse
-	28, // 100: taskwire.v1.BoardService.GetContext:output_type -> taskwire.v1.GetContextResponse
-	30, // 101: taskwire.v1.BoardService.AddContextNote:output_type -> taskwire.v1.AddContextNoteResponse
-	32, // 102: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
-	34, // 103: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
-	37, // 104: taskwire.v1.BoardService.SearchTasks:output_type -> taskwire.v1.SearchTasksResponse
-	39, // 105: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
-	41, // 106: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
-	43, // 107: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
-	45, // 108: taskwire.v1.BoardService.AssignTask:output_type -> taskwire.v1.AssignTaskResponse
-	47, // 109: taskwire.v1.BoardService.FlagTask:output_type -> taskwire.v1.FlagTaskResponse
-	49, // 110: taskwire.v1.BoardService.DeleteTask:output_type -> taskwire.v1.DeleteTaskResponse
-	51, // 111: taskwire.v1.BoardService.RestoreTask:output_type -> taskwire.v1.RestoreTaskResponse
-	55, // 112: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
-	57, // 113: taskwire.v1.BoardService.ListComments:output_type -> taskwire.v1.ListCommentsResponse
-	59, // 114: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
-	61, // 115: taskwire.v1.BoardService.EditComment:output_type -> taskwire.v1.EditCommentResponse
-	63, // 116: taskwire.v1.BoardService.GetBoardContext:output_type -> taskwire.v1.GetBoardContextResponse
-	66, // 117: taskwire.v1.BoardService.CompleteRefs:output_type -> taskwire.v1.CompleteRefsResponse
-	96, // [96:118] is the sub-list for method output_type
-	74, // [74:96] is the sub-list for method input_type
-	74, // [74:74] is the sub-list for extension type_name
-	74, // [74:74] is the sub-list for extension extendee
-	0,  // [0:74] is the sub-list for field type_name
+	22, // 29: taskwire.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
+	21, // 30: taskwire.v1.CreateBoardResponse.board:type_name -> taskwire.v1.GetBoardResponse
+	8,  // 31: taskwire.v1.ListMembersResponse.items:type_name -> taskwire.v1.Member
+	9,  // 32: taskwire.v1.GetContextResponse.board:type_name -> taskwire.v1.Board
+	5,  // 33: taskwire.v1.GetContextResponse.rules_trust:type_name -> taskwire.v1.Trust
+	17, // 34: taskwire.v1.GetContextResponse.items:type_name -> taskwire.v1.ContextNote
+	17, // 35: taskwire.v1.AddContextNoteResponse.note:type_name -> taskwire.v1.ContextNote
+	13, // 36: taskwire.v1.GetTaskResponse.task:type_name -> taskwire.v1.Task
+	14, // 37: taskwire.v1.GetTaskResponse.comments:type_name -> taskwire.v1.Comment
+	15, // 38: taskwire.v1.GetTaskResponse.history:type_name -> taskwire.v1.HistoryEntry
+	12, // 39: taskwire.v1.GetTaskResponse.links:type_name -> taskwire.v1.Link
+	0,  // 40: taskwire.v1.ListTasksRequest.lane:type_name -> taskwire.v1.Lane
+	1,  // 41: taskwire.v1.ListTasksRequest.kind:type_name -> taskwire.v1.TaskKind
+	69, // 42: taskwire.v1.ListTasksRequest.updated_since:type_name -> google.protobuf.Timestamp
+	7,  // 43: taskwire.v1.ListTasksRequest.sort:type_name -> taskwire.v1.TaskSort
+	13, // 44: taskwire.v1.ListTasksResponse.items:type_name -> taskwire.v1.Task
+	0,  // 45: taskwire.v1.SearchHit.lane:type_name -> taskwire.v1.Lane
+	5,  // 46: taskwire.v1.SearchHit.trust:type_name -> taskwire.v1.Trust
+	38, // 47: taskwire.v1.SearchTasksResponse.items:type_name -> taskwire.v1.SearchHit
+	0,  // 48: taskwire.v1.CreateTaskRequest.lane:type_name -> taskwire.v1.Lane
+	1,  // 49: taskwire.v1.CreateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 50: taskwire.v1.CreateTaskRequest.size:type_name -> taskwire.v1.TaskSize
+	12, // 51: taskwire.v1.CreateTaskRequest.links:type_name -> taskwire.v1.Link
+	13, // 52: taskwire.v1.CreateTaskResponse.task:type_name -> taskwire.v1.Task
+	1,  // 53: taskwire.v1.UpdateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 54: taskwire.v1.UpdateTaskRequest.size:type_name -> taskwire.v1.TaskSize
+	12, // 55: taskwire.v1.UpdateTaskRequest.add_links:type_name -> taskwire.v1.Link
+	12, // 56: taskwire.v1.UpdateTaskRequest.remove_links:type_name -> taskwire.v1.Link
+	13, // 57: taskwire.v1.UpdateTaskResponse.task:type_name -> taskwire.v1.Task
+	0,  // 58: taskwire.v1.MoveTaskRequest.lane:type_name -> taskwire.v1.Lane
+	13, // 59: taskwire.v1.MoveTaskResponse.task:type_name -> taskwire.v1.Task
+	0,  // 60: taskwire.v1.MoveTaskResponse.from_lane:type_name -> taskwire.v1.Lane
+	13, // 61: taskwire.v1.AssignTaskResponse.task:type_name -> taskwire.v1.Task
+	13, // 62: taskwire.v1.FlagTaskResponse.task:type_name -> taskwire.v1.Task
+	13, // 63: taskwire.v1.DeleteTaskResponse.task:type_name -> taskwire.v1.Task
+	13, // 64: taskwire.v1.RestoreTaskResponse.task:type_name -> taskwire.v1.Task
+	0,  // 65: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
+	1,  // 66: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
+	2,  // 67: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
+	54, // 68: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
+	56, // 69: taskwire.v1.ImportTasksResponse.skipped:type_name -> taskwire.v1.SkippedDraft
+	14, // 70: taskwire.v1.ListCommentsResponse.items:type_name -> taskwire.v1.Comment
+	14, // 71: taskwire.v1.AddCommentResponse.comment:type_name -> taskwire.v1.Comment
+	14, // 72: taskwire.v1.EditCommentResponse.comment:type_name -> taskwire.v1.Comment
+	9,  // 73: taskwire.v1.GetBoardContextResponse.board:type_name -> taskwire.v1.Board
+	8,  // 74: taskwire.v1.GetBoardContextResponse.members:type_name -> taskwire.v1.Member
+	67, // 75: taskwire.v1.CompleteRefsResponse.tasks:type_name -> taskwire.v1.TaskRef
+	18, // 76: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
+	20, // 77: taskwire.v1.BoardService.GetBoard:input_type -> taskwire.v1.GetBoardRequest
+	23, // 78: taskwire.v1.BoardService.UpdateBoard:input_type -> taskwire.v1.UpdateBoardRequest
+	25, // 79: taskwire.v1.BoardService.CreateBoard:input_type -> taskwire.v1.CreateBoardRequest
+	27, // 80: taskwire.v1.BoardService.ListMembers:input_type -> taskwire.v1.ListMembersRequest
+	29, // 81: taskwire.v1.BoardService.GetContext:input_type -> taskwire.v1.GetContextRequest
+	31, // 82: taskwire.v1.BoardService.AddContextNote:input_type -> taskwire.v1.AddContextNoteRequest
+	33, // 83: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
+	35, // 84: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
+	37, // 85: taskwire.v1.BoardService.SearchTasks:input_type -> taskwire.v1.SearchTasksRequest
+	40, // 86: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
+	42, // 87: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
+	44, // 88: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
+	46, // 89: taskwire.v1.BoardService.AssignTask:input_type -> taskwire.v1.AssignTaskRequest
+	48, // 90: taskwire.v1.BoardService.FlagTask:input_type -> taskwire.v1.FlagTaskRequest
+	50, // 91: taskwire.v1.BoardService.DeleteTask:input_type -> taskwire.v1.DeleteTaskRequest
+	52, // 92: taskwire.v1.BoardService.RestoreTask:input_type -> taskwire.v1.RestoreTaskRequest
+	55, // 93: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
+	58, // 94: taskwire.v1.BoardService.ListComments:input_type -> taskwire.v1.ListCommentsRequest
+	60, // 95: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
+	62, // 96: taskwire.v1.BoardService.EditComment:input_type -> taskwire.v1.EditCommentRequest
+	64, // 97: taskwire.v1.BoardService.GetBoardContext:input_type -> taskwire.v1.GetBoardContextRequest
+	66, // 98: taskwire.v1.BoardService.CompleteRefs:input_type -> taskwire.v1.CompleteRefsRequest
+	19, // 99: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
+	21, // 100: taskwire.v1.BoardService.GetBoard:output_type -> taskwire.v1.GetBoardResponse
+	24, // 101: taskwire.v1.BoardService.UpdateBoard:output_type -> taskwire.v1.UpdateBoardResponse
+	26, // 102: taskwire.v1.BoardService.CreateBoard:output_type -> taskwire.v1.CreateBoardResponse
+	28, // 103: taskwire.v1.BoardService.ListMembers:output_type -> taskwire.v1.ListMembersResponse
+	30, // 104: taskwire.v1.BoardService.GetContext:output_type -> taskwire.v1.GetContextResponse
+	32, // 105: taskwire.v1.BoardService.AddContextNote:output_type -> taskwire.v1.AddContextNoteResponse
+	34, // 106: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
+	36, // 107: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
+	39, // 108: taskwire.v1.BoardService.SearchTasks:output_type -> taskwire.v1.SearchTasksResponse
+	41, // 109: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
+	43, // 110: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
+	45, // 111: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
+	47, // 112: taskwire.v1.BoardService.AssignTask:output_type -> taskwire.v1.AssignTaskResponse
+	49, // 113: taskwire.v1.BoardService.FlagTask:output_type -> taskwire.v1.FlagTaskResponse
+	51, // 114: taskwire.v1.BoardService.DeleteTask:output_type -> taskwire.v1.DeleteTaskResponse
+	53, // 115: taskwire.v1.BoardService.RestoreTask:output_type -> taskwire.v1.RestoreTaskResponse
+	57, // 116: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
+	59, // 117: taskwire.v1.BoardService.ListComments:output_type -> taskwire.v1.ListCommentsResponse
+	61, // 118: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
+	63, // 119: taskwire.v1.BoardService.EditComment:output_type -> taskwire.v1.EditCommentResponse
+	65, // 120: taskwire.v1.BoardService.GetBoardContext:output_type -> taskwire.v1.GetBoardContextResponse
+	68, // 121: taskwire.v1.BoardService.CompleteRefs:output_type -> taskwire.v1.CompleteRefsResponse
+	99, // [99:122] is the sub-list for method output_type
+	76, // [76:99] is the sub-list for method input_type
+	76, // [76:76] is the sub-list for extension type_name
+	76, // [76:76] is the sub-list for extension extendee
+	0,  // [0:76] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_board_proto_init() }
@@ -5342,16 +5507,17 @@ func file_taskwire_v1_board_proto_init() {
 		return
 	}
 	file_taskwire_v1_board_proto_msgTypes[15].OneofWrappers = []any{}
-	file_taskwire_v1_board_proto_msgTypes[25].OneofWrappers = []any{}
-	file_taskwire_v1_board_proto_msgTypes[32].OneofWrappers = []any{}
+	file_taskwire_v1_board_proto_msgTypes[17].OneofWrappers = []any{}
+	file_taskwire_v1_board_proto_msgTypes[27].OneofWrappers = []any{}
 	file_taskwire_v1_board_proto_msgTypes[34].OneofWrappers = []any{}
+	file_taskwire_v1_board_proto_msgTypes[36].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_board_proto_rawDesc), len(file_taskwire_v1_board_proto_rawDesc)),
 			NumEnums:      8,
-			NumMessages:   59,
+			NumMessages:   61,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	BoardService_ListBoards_FullMethodName      = "/taskwire.v1.BoardService/ListBoards"
 	BoardService_GetBoard_FullMethodName        = "/taskwire.v1.BoardService/GetBoard"
 	BoardService_UpdateBoard_FullMethodName     = "/taskwire.v1.BoardService/UpdateBoard"
+	BoardService_CreateBoard_FullMethodName     = "/taskwire.v1.BoardService/CreateBoard"
 	BoardService_ListMembers_FullMethodName     = "/taskwire.v1.BoardService/ListMembers"
 	BoardService_GetContext_FullMethodName      = "/taskwire.v1.BoardService/GetContext"
 	BoardService_AddContextNote_FullMethodName  = "/taskwire.v1.BoardService/AddContextNote"
@@ -57,6 +58,8 @@ type BoardServiceClient interface {
 	GetBoard(ctx context.Context, in *GetBoardRequest, opts ...grpc.CallOption) (*GetBoardResponse, error)
 	// UpdateBoard changes a board's name, standing rules or WIP limits.
 	UpdateBoard(ctx context.Context, in *UpdateBoardRequest, opts ...grpc.CallOption) (*UpdateBoardResponse, error)
+	// CreateBoard adds a board to the caller's tenant.
+	CreateBoard(ctx context.Context, in *CreateBoardRequest, opts ...grpc.CallOption) (*CreateBoardResponse, error)
 	// ListMembers lists the members of the caller's tenant.
 	ListMembers(ctx context.Context, in *ListMembersRequest, opts ...grpc.CallOption) (*ListMembersResponse, error)
 	// GetContext returns what to know before working on a board.
@@ -133,6 +136,16 @@ func (c *boardServiceClient) UpdateBoard(ctx context.Context, in *UpdateBoardReq
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(UpdateBoardResponse)
 	err := c.cc.Invoke(ctx, BoardService_UpdateBoard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *boardServiceClient) CreateBoard(ctx context.Context, in *CreateBoardRequest, opts ...grpc.CallOption) (*CreateBoardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateBoardResponse)
+	err := c.cc.Invoke(ctx, BoardService_CreateBoard_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -343,6 +356,8 @@ type BoardServiceServer interface {
 	GetBoard(context.Context, *GetBoardRequest) (*GetBoardResponse, error)
 	// UpdateBoard changes a board's name, standing rules or WIP limits.
 	UpdateBoard(context.Context, *UpdateBoardRequest) (*UpdateBoardResponse, error)
+	// CreateBoard adds a board to the caller's tenant.
+	CreateBoard(context.Context, *CreateBoardRequest) (*CreateBoardResponse, error)
 	// ListMembers lists the members of the caller's tenant.
 	ListMembers(context.Context, *ListMembersRequest) (*ListMembersResponse, error)
 	// GetContext returns what to know before working on a board.
@@ -403,6 +418,9 @@ func (UnimplementedBoardServiceServer) GetBoard(context.Context, *GetBoardReques
 }
 func (UnimplementedBoardServiceServer) UpdateBoard(context.Context, *UpdateBoardRequest) (*UpdateBoardResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method UpdateBoard not implemented")
+}
+func (UnimplementedBoardServiceServer) CreateBoard(context.Context, *CreateBoardRequest) (*CreateBoardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateBoard not implemented")
 }
 func (UnimplementedBoardServiceServer) ListMembers(context.Context, *ListMembersRequest) (*ListMembersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListMembers not implemented")
@@ -532,6 +550,24 @@ func _BoardService_UpdateBoard_Handler(srv interface{}, ctx context.Context, dec
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(BoardServiceServer).UpdateBoard(ctx, req.(*UpdateBoardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _BoardService_CreateBoard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateBoardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(BoardServiceServer).CreateBoard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: BoardService_CreateBoard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(BoardServiceServer).CreateBoard(ctx, req.(*CreateBoardRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -896,6 +932,10 @@ var BoardService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "UpdateBoard",
 			Handler:    _BoardService_UpdateBoard_Handler,
+		},
+		{
+			MethodName: "CreateBoard",
+			Handler:    _BoardService_CreateBoard_Handler,
 		},
 		{
 			MethodName: "ListMembers",

@@ -29,6 +29,8 @@ const (
 	FieldWipLimits = "wip_limits"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldArchivedAt holds the string denoting the archived_at field in the database.
+	FieldArchivedAt = "archived_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeTasks holds the string denoting the tasks edge name in mutations.
@@ -61,6 +63,7 @@ var Columns = []string{
 	FieldRules,
 	FieldWipLimits,
 	FieldCreatedAt,
+	FieldArchivedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -129,6 +132,11 @@ func ByRules(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByArchivedAt orders the results by the archived_at field.
+func ByArchivedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldArchivedAt, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

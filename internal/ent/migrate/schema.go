@@ -111,6 +111,7 @@ var (
 		{Name: "rules", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "wip_limits", Type: field.TypeJSON},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "archived_at", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeInt},
 	}
 	// BoardsTable holds the schema information for the "boards" table.
@@ -121,7 +122,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "boards_tenants_tenant",
-				Columns:    []*schema.Column{BoardsColumns[7]},
+				Columns:    []*schema.Column{BoardsColumns[8]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -130,7 +131,7 @@ var (
 			{
 				Name:    "board_tenant_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{BoardsColumns[7], BoardsColumns[1]},
+				Columns: []*schema.Column{BoardsColumns[8], BoardsColumns[1]},
 			},
 		},
 	}

@@ -30,6 +30,8 @@ func (Board) Fields() []ent.Field {
 		field.JSON("wip_limits", map[string]int{}).Default(map[string]int{}).
 			Comment("The most tasks a lane may hold, by lane name; a lane left out has no limit."),
 		field.Time("created_at").Default(now).Immutable(),
+		field.Time("archived_at").Optional().Nillable().
+			Comment("When the board was archived: still readable, but it takes no new tasks, moves or imports. Nil while it is in use."),
 	}
 }
 

@@ -144,6 +144,88 @@ func (x *Tenant) GetCreateTime() *timestamppb.Timestamp {
 	return nil
 }
 
+// Board is a set of lanes holding a tenant's tasks.
+type Board struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The board's slug, the `board` argument of the tools, e.g. "ops".
+	Slug string `protobuf:"bytes,1,opt,name=slug,proto3" json:"slug,omitempty"`
+	// The board's display name.
+	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	// Whether tools use this board when no board is named.
+	IsDefault bool `protobuf:"varint,3,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
+	// When the board was created.
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// When the board was archived; absent for a board in use.
+	ArchiveTime   *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=archive_time,json=archiveTime,proto3" json:"archive_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Board) Reset() {
+	*x = Board{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Board) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Board) ProtoMessage() {}
+
+func (x *Board) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Board.ProtoReflect.Descriptor instead.
+func (*Board) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Board) GetSlug() string {
+	if x != nil {
+		return x.Slug
+	}
+	return ""
+}
+
+func (x *Board) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Board) GetIsDefault() bool {
+	if x != nil {
+		return x.IsDefault
+	}
+	return false
+}
+
+func (x *Board) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *Board) GetArchiveTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ArchiveTime
+	}
+	return nil
+}
+
 // Member is a person or an assistant of a tenant.
 type Member struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -169,7 +251,7 @@ type Member struct {
 
 func (x *Member) Reset() {
 	*x = Member{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[1]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -181,7 +263,7 @@ func (x *Member) String() string {
 func (*Member) ProtoMessage() {}
 
 func (x *Member) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[1]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -194,7 +276,7 @@ func (x *Member) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Member.ProtoReflect.Descriptor instead.
 func (*Member) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{1}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *Member) GetId() int64 {
@@ -288,7 +370,7 @@ type Token struct {
 
 func (x *Token) Reset() {
 	*x = Token{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[2]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -300,7 +382,7 @@ func (x *Token) String() string {
 func (*Token) ProtoMessage() {}
 
 func (x *Token) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[2]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -313,7 +395,7 @@ func (x *Token) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Token.ProtoReflect.Descriptor instead.
 func (*Token) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{2}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Token) GetId() string {
@@ -412,7 +494,7 @@ type CreateTenantRequest struct {
 
 func (x *CreateTenantRequest) Reset() {
 	*x = CreateTenantRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[3]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -424,7 +506,7 @@ func (x *CreateTenantRequest) String() string {
 func (*CreateTenantRequest) ProtoMessage() {}
 
 func (x *CreateTenantRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[3]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -437,7 +519,7 @@ func (x *CreateTenantRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTenantRequest.ProtoReflect.Descriptor instead.
 func (*CreateTenantRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{3}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CreateTenantRequest) GetSlug() string {
@@ -492,7 +574,7 @@ type CreateTenantResponse struct {
 
 func (x *CreateTenantResponse) Reset() {
 	*x = CreateTenantResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[4]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +586,7 @@ func (x *CreateTenantResponse) String() string {
 func (*CreateTenantResponse) ProtoMessage() {}
 
 func (x *CreateTenantResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[4]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +599,7 @@ func (x *CreateTenantResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTenantResponse.ProtoReflect.Descriptor instead.
 func (*CreateTenantResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{4}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CreateTenantResponse) GetTenant() *Tenant {
@@ -558,7 +640,7 @@ type GetTenantRequest struct {
 
 func (x *GetTenantRequest) Reset() {
 	*x = GetTenantRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[5]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +652,7 @@ func (x *GetTenantRequest) String() string {
 func (*GetTenantRequest) ProtoMessage() {}
 
 func (x *GetTenantRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[5]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +665,7 @@ func (x *GetTenantRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTenantRequest.ProtoReflect.Descriptor instead.
 func (*GetTenantRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{5}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *GetTenantRequest) GetTenant() string {
@@ -603,7 +685,7 @@ type GetTenantResponse struct {
 
 func (x *GetTenantResponse) Reset() {
 	*x = GetTenantResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[6]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -615,7 +697,7 @@ func (x *GetTenantResponse) String() string {
 func (*GetTenantResponse) ProtoMessage() {}
 
 func (x *GetTenantResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[6]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -628,7 +710,7 @@ func (x *GetTenantResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetTenantResponse.ProtoReflect.Descriptor instead.
 func (*GetTenantResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{6}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetTenantResponse) GetTenant() *Tenant {
@@ -650,7 +732,7 @@ type ListTenantsRequest struct {
 
 func (x *ListTenantsRequest) Reset() {
 	*x = ListTenantsRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[7]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -662,7 +744,7 @@ func (x *ListTenantsRequest) String() string {
 func (*ListTenantsRequest) ProtoMessage() {}
 
 func (x *ListTenantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[7]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -675,7 +757,7 @@ func (x *ListTenantsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTenantsRequest.ProtoReflect.Descriptor instead.
 func (*ListTenantsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{7}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ListTenantsRequest) GetPageSize() int32 {
@@ -704,7 +786,7 @@ type ListTenantsResponse struct {
 
 func (x *ListTenantsResponse) Reset() {
 	*x = ListTenantsResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -716,7 +798,7 @@ func (x *ListTenantsResponse) String() string {
 func (*ListTenantsResponse) ProtoMessage() {}
 
 func (x *ListTenantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -729,7 +811,7 @@ func (x *ListTenantsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTenantsResponse.ProtoReflect.Descriptor instead.
 func (*ListTenantsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{8}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *ListTenantsResponse) GetTenants() []*Tenant {
@@ -769,7 +851,7 @@ type AddMemberRequest struct {
 
 func (x *AddMemberRequest) Reset() {
 	*x = AddMemberRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +863,7 @@ func (x *AddMemberRequest) String() string {
 func (*AddMemberRequest) ProtoMessage() {}
 
 func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +876,7 @@ func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
 func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *AddMemberRequest) GetTenant() string {
@@ -849,7 +931,7 @@ type AddMemberResponse struct {
 
 func (x *AddMemberResponse) Reset() {
 	*x = AddMemberResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -861,7 +943,7 @@ func (x *AddMemberResponse) String() string {
 func (*AddMemberResponse) ProtoMessage() {}
 
 func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -874,7 +956,7 @@ func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
 func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{10}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *AddMemberResponse) GetMember() *Member {
@@ -900,7 +982,7 @@ type ListMembersRequest struct {
 
 func (x *ListMembersRequest) Reset() {
 	*x = ListMembersRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -912,7 +994,7 @@ func (x *ListMembersRequest) String() string {
 func (*ListMembersRequest) ProtoMessage() {}
 
 func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -925,7 +1007,7 @@ func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
 func (*ListMembersRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListMembersRequest) GetTenant() string {
@@ -968,7 +1050,7 @@ type ListMembersResponse struct {
 
 func (x *ListMembersResponse) Reset() {
 	*x = ListMembersResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -980,7 +1062,7 @@ func (x *ListMembersResponse) String() string {
 func (*ListMembersResponse) ProtoMessage() {}
 
 func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -993,7 +1075,7 @@ func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
 func (*ListMembersResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListMembersResponse) GetMembers() []*Member {
@@ -1025,7 +1107,7 @@ type SetMemberRoleRequest struct {
 
 func (x *SetMemberRoleRequest) Reset() {
 	*x = SetMemberRoleRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1037,7 +1119,7 @@ func (x *SetMemberRoleRequest) String() string {
 func (*SetMemberRoleRequest) ProtoMessage() {}
 
 func (x *SetMemberRoleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1050,7 +1132,7 @@ func (x *SetMemberRoleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMemberRoleRequest.ProtoReflect.Descriptor instead.
 func (*SetMemberRoleRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *SetMemberRoleRequest) GetTenant() string {
@@ -1084,7 +1166,7 @@ type SetMemberRoleResponse struct {
 
 func (x *SetMemberRoleResponse) Reset() {
 	*x = SetMemberRoleResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1096,7 +1178,7 @@ func (x *SetMemberRoleResponse) String() string {
 func (*SetMemberRoleResponse) ProtoMessage() {}
 
 func (x *SetMemberRoleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1109,7 +1191,7 @@ func (x *SetMemberRoleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMemberRoleResponse.ProtoReflect.Descriptor instead.
 func (*SetMemberRoleResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SetMemberRoleResponse) GetMember() *Member {
@@ -1132,7 +1214,7 @@ type RemoveMemberRequest struct {
 
 func (x *RemoveMemberRequest) Reset() {
 	*x = RemoveMemberRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1144,7 +1226,7 @@ func (x *RemoveMemberRequest) String() string {
 func (*RemoveMemberRequest) ProtoMessage() {}
 
 func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1157,7 +1239,7 @@ func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberRequest.ProtoReflect.Descriptor instead.
 func (*RemoveMemberRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RemoveMemberRequest) GetTenant() string {
@@ -1186,7 +1268,7 @@ type RemoveMemberResponse struct {
 
 func (x *RemoveMemberResponse) Reset() {
 	*x = RemoveMemberResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1198,7 +1280,7 @@ func (x *RemoveMemberResponse) String() string {
 func (*RemoveMemberResponse) ProtoMessage() {}
 
 func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1211,7 +1293,7 @@ func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberResponse.ProtoReflect.Descriptor instead.
 func (*RemoveMemberResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RemoveMemberResponse) GetMember() *Member {
@@ -1258,7 +1340,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1270,7 +1352,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1283,7 +1365,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateTokenRequest) GetTenant() string {
@@ -1348,7 +1430,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1360,7 +1442,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1373,7 +1455,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CreateTokenResponse) GetToken() string {
@@ -1406,7 +1488,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1418,7 +1500,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1431,7 +1513,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListTokensRequest) GetTenant() string {
@@ -1474,7 +1556,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1486,7 +1568,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1499,7 +1581,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -1528,7 +1610,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1540,7 +1622,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1553,7 +1635,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *RevokeTokenRequest) GetTenant() string {
@@ -1578,7 +1660,7 @@ type RevokeTokenResponse struct {
 
 func (x *RevokeTokenResponse) Reset() {
 	*x = RevokeTokenResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1590,7 +1672,7 @@ func (x *RevokeTokenResponse) String() string {
 func (*RevokeTokenResponse) ProtoMessage() {}
 
 func (x *RevokeTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1603,7 +1685,7 @@ func (x *RevokeTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenResponse.ProtoReflect.Descriptor instead.
 func (*RevokeTokenResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 type RevokeMemberTokensRequest struct {
@@ -1618,7 +1700,7 @@ type RevokeMemberTokensRequest struct {
 
 func (x *RevokeMemberTokensRequest) Reset() {
 	*x = RevokeMemberTokensRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1630,7 +1712,7 @@ func (x *RevokeMemberTokensRequest) String() string {
 func (*RevokeMemberTokensRequest) ProtoMessage() {}
 
 func (x *RevokeMemberTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1643,7 +1725,7 @@ func (x *RevokeMemberTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeMemberTokensRequest.ProtoReflect.Descriptor instead.
 func (*RevokeMemberTokensRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RevokeMemberTokensRequest) GetTenant() string {
@@ -1670,7 +1752,7 @@ type RevokeMemberTokensResponse struct {
 
 func (x *RevokeMemberTokensResponse) Reset() {
 	*x = RevokeMemberTokensResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1764,7 @@ func (x *RevokeMemberTokensResponse) String() string {
 func (*RevokeMemberTokensResponse) ProtoMessage() {}
 
 func (x *RevokeMemberTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1777,7 @@ func (x *RevokeMemberTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeMemberTokensResponse.ProtoReflect.Descriptor instead.
 func (*RevokeMemberTokensResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RevokeMemberTokensResponse) GetRevokedTokens() int32 {
@@ -1724,7 +1806,7 @@ type SigningKey struct {
 
 func (x *SigningKey) Reset() {
 	*x = SigningKey{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1736,7 +1818,7 @@ func (x *SigningKey) String() string {
 func (*SigningKey) ProtoMessage() {}
 
 func (x *SigningKey) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1749,7 +1831,7 @@ func (x *SigningKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningKey.ProtoReflect.Descriptor instead.
 func (*SigningKey) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *SigningKey) GetKid() string {
@@ -1795,7 +1877,7 @@ type RotateSigningKeyRequest struct {
 
 func (x *RotateSigningKeyRequest) Reset() {
 	*x = RotateSigningKeyRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1807,7 +1889,7 @@ func (x *RotateSigningKeyRequest) String() string {
 func (*RotateSigningKeyRequest) ProtoMessage() {}
 
 func (x *RotateSigningKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1820,7 +1902,7 @@ func (x *RotateSigningKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSigningKeyRequest.ProtoReflect.Descriptor instead.
 func (*RotateSigningKeyRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 type RotateSigningKeyResponse struct {
@@ -1836,7 +1918,7 @@ type RotateSigningKeyResponse struct {
 
 func (x *RotateSigningKeyResponse) Reset() {
 	*x = RotateSigningKeyResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1848,7 +1930,7 @@ func (x *RotateSigningKeyResponse) String() string {
 func (*RotateSigningKeyResponse) ProtoMessage() {}
 
 func (x *RotateSigningKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1861,7 +1943,7 @@ func (x *RotateSigningKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSigningKeyResponse.ProtoReflect.Descriptor instead.
 func (*RotateSigningKeyResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *RotateSigningKeyResponse) GetCurrent() *SigningKey {
@@ -1886,7 +1968,7 @@ type ListSigningKeysRequest struct {
 
 func (x *ListSigningKeysRequest) Reset() {
 	*x = ListSigningKeysRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1898,7 +1980,7 @@ func (x *ListSigningKeysRequest) String() string {
 func (*ListSigningKeysRequest) ProtoMessage() {}
 
 func (x *ListSigningKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1911,7 +1993,7 @@ func (x *ListSigningKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSigningKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListSigningKeysRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
 }
 
 type ListSigningKeysResponse struct {
@@ -1924,7 +2006,7 @@ type ListSigningKeysResponse struct {
 
 func (x *ListSigningKeysResponse) Reset() {
 	*x = ListSigningKeysResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1936,7 +2018,7 @@ func (x *ListSigningKeysResponse) String() string {
 func (*ListSigningKeysResponse) ProtoMessage() {}
 
 func (x *ListSigningKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1949,12 +2031,374 @@ func (x *ListSigningKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSigningKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListSigningKeysResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *ListSigningKeysResponse) GetKeys() []*SigningKey {
 	if x != nil {
 		return x.Keys
+	}
+	return nil
+}
+
+type CreateBoardRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tenant's slug. An admin token may leave it empty for its own.
+	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	// The new board's slug: 1 to 40 lowercase letters, digits and dashes,
+	// starting with a letter. It never changes.
+	Board string `protobuf:"bytes,2,opt,name=board,proto3" json:"board,omitempty"`
+	// Its display name, at most 100 characters.
+	Name string `protobuf:"bytes,3,opt,name=name,proto3" json:"name,omitempty"`
+	// Its standing rules, in Markdown, at most 20000 characters.
+	Rules *string `protobuf:"bytes,4,opt,name=rules,proto3,oneof" json:"rules,omitempty"`
+	// WIP limits, lane by lane; lanes left out have no limit.
+	WipLimits     []*v1.WipLimit `protobuf:"bytes,5,rep,name=wip_limits,json=wipLimits,proto3" json:"wip_limits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBoardRequest) Reset() {
+	*x = CreateBoardRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[31]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBoardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBoardRequest) ProtoMessage() {}
+
+func (x *CreateBoardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[31]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBoardRequest.ProtoReflect.Descriptor instead.
+func (*CreateBoardRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
+}
+
+func (x *CreateBoardRequest) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+func (x *CreateBoardRequest) GetBoard() string {
+	if x != nil {
+		return x.Board
+	}
+	return ""
+}
+
+func (x *CreateBoardRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *CreateBoardRequest) GetRules() string {
+	if x != nil && x.Rules != nil {
+		return *x.Rules
+	}
+	return ""
+}
+
+func (x *CreateBoardRequest) GetWipLimits() []*v1.WipLimit {
+	if x != nil {
+		return x.WipLimits
+	}
+	return nil
+}
+
+type CreateBoardResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new board.
+	Board         *Board `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateBoardResponse) Reset() {
+	*x = CreateBoardResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[32]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateBoardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateBoardResponse) ProtoMessage() {}
+
+func (x *CreateBoardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[32]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateBoardResponse.ProtoReflect.Descriptor instead.
+func (*CreateBoardResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
+}
+
+func (x *CreateBoardResponse) GetBoard() *Board {
+	if x != nil {
+		return x.Board
+	}
+	return nil
+}
+
+type ListBoardsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tenant's slug. An admin token may leave it empty for its own.
+	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	// Also list archived boards.
+	IncludeArchived bool `protobuf:"varint,2,opt,name=include_archived,json=includeArchived,proto3" json:"include_archived,omitempty"`
+	// The most boards to return; 0 means 100, and at most 1000 are.
+	PageSize int32 `protobuf:"varint,3,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
+	// The next_page_token of the previous page; empty for the first page.
+	PageToken     string `protobuf:"bytes,4,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBoardsRequest) Reset() {
+	*x = ListBoardsRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[33]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBoardsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBoardsRequest) ProtoMessage() {}
+
+func (x *ListBoardsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[33]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBoardsRequest.ProtoReflect.Descriptor instead.
+func (*ListBoardsRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
+}
+
+func (x *ListBoardsRequest) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+func (x *ListBoardsRequest) GetIncludeArchived() bool {
+	if x != nil {
+		return x.IncludeArchived
+	}
+	return false
+}
+
+func (x *ListBoardsRequest) GetPageSize() int32 {
+	if x != nil {
+		return x.PageSize
+	}
+	return 0
+}
+
+func (x *ListBoardsRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
+}
+
+type ListBoardsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The boards, oldest first.
+	Boards []*Board `protobuf:"bytes,1,rep,name=boards,proto3" json:"boards,omitempty"`
+	// Pass it as page_token for the next page; empty on the last page.
+	NextPageToken string `protobuf:"bytes,2,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListBoardsResponse) Reset() {
+	*x = ListBoardsResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[34]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListBoardsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListBoardsResponse) ProtoMessage() {}
+
+func (x *ListBoardsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[34]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListBoardsResponse.ProtoReflect.Descriptor instead.
+func (*ListBoardsResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
+}
+
+func (x *ListBoardsResponse) GetBoards() []*Board {
+	if x != nil {
+		return x.Boards
+	}
+	return nil
+}
+
+func (x *ListBoardsResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
+}
+
+type ArchiveBoardRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tenant's slug. An admin token may leave it empty for its own.
+	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	// The board's slug.
+	Board string `protobuf:"bytes,2,opt,name=board,proto3" json:"board,omitempty"`
+	// Leave out, or true, to archive the board; false to bring it back.
+	// Either, when the board is so already, changes nothing.
+	Archived      *bool `protobuf:"varint,3,opt,name=archived,proto3,oneof" json:"archived,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArchiveBoardRequest) Reset() {
+	*x = ArchiveBoardRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArchiveBoardRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArchiveBoardRequest) ProtoMessage() {}
+
+func (x *ArchiveBoardRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArchiveBoardRequest.ProtoReflect.Descriptor instead.
+func (*ArchiveBoardRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *ArchiveBoardRequest) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+func (x *ArchiveBoardRequest) GetBoard() string {
+	if x != nil {
+		return x.Board
+	}
+	return ""
+}
+
+func (x *ArchiveBoardRequest) GetArchived() bool {
+	if x != nil && x.Archived != nil {
+		return *x.Archived
+	}
+	return false
+}
+
+type ArchiveBoardResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The board as it is now.
+	Board         *Board `protobuf:"bytes,1,opt,name=board,proto3" json:"board,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ArchiveBoardResponse) Reset() {
+	*x = ArchiveBoardResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ArchiveBoardResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ArchiveBoardResponse) ProtoMessage() {}
+
+func (x *ArchiveBoardResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ArchiveBoardResponse.ProtoReflect.Descriptor instead.
+func (*ArchiveBoardResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *ArchiveBoardResponse) GetBoard() *Board {
+	if x != nil {
+		return x.Board
 	}
 	return nil
 }
@@ -1968,7 +2412,15 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12;\n" +
 	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"\xc1\x02\n" +
+	"createTime\"\xca\x01\n" +
+	"\x05Board\x12\x12\n" +
+	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
+	"\n" +
+	"is_default\x18\x03 \x01(\bR\tisDefault\x12;\n" +
+	"\vcreate_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12=\n" +
+	"\farchive_time\x18\x05 \x01(\v2\x1a.google.protobuf.TimestampR\varchiveTime\"\xc1\x02\n" +
 	"\x06Member\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x16\n" +
 	"\x06handle\x18\x02 \x01(\tR\x06handle\x12!\n" +
@@ -2094,14 +2546,39 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\bprevious\x18\x02 \x01(\v2\x1d.taskwire.admin.v1.SigningKeyR\bprevious\"\x18\n" +
 	"\x16ListSigningKeysRequest\"L\n" +
 	"\x17ListSigningKeysResponse\x121\n" +
-	"\x04keys\x18\x01 \x03(\v2\x1d.taskwire.admin.v1.SigningKeyR\x04keys*q\n" +
+	"\x04keys\x18\x01 \x03(\v2\x1d.taskwire.admin.v1.SigningKeyR\x04keys\"\xb1\x01\n" +
+	"\x12CreateBoardRequest\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
+	"\x05board\x18\x02 \x01(\tR\x05board\x12\x12\n" +
+	"\x04name\x18\x03 \x01(\tR\x04name\x12\x19\n" +
+	"\x05rules\x18\x04 \x01(\tH\x00R\x05rules\x88\x01\x01\x124\n" +
+	"\n" +
+	"wip_limits\x18\x05 \x03(\v2\x15.taskwire.v1.WipLimitR\twipLimitsB\b\n" +
+	"\x06_rules\"E\n" +
+	"\x13CreateBoardResponse\x12.\n" +
+	"\x05board\x18\x01 \x01(\v2\x18.taskwire.admin.v1.BoardR\x05board\"\x92\x01\n" +
+	"\x11ListBoardsRequest\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12)\n" +
+	"\x10include_archived\x18\x02 \x01(\bR\x0fincludeArchived\x12\x1b\n" +
+	"\tpage_size\x18\x03 \x01(\x05R\bpageSize\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x04 \x01(\tR\tpageToken\"n\n" +
+	"\x12ListBoardsResponse\x120\n" +
+	"\x06boards\x18\x01 \x03(\v2\x18.taskwire.admin.v1.BoardR\x06boards\x12&\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"q\n" +
+	"\x13ArchiveBoardRequest\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
+	"\x05board\x18\x02 \x01(\tR\x05board\x12\x1f\n" +
+	"\barchived\x18\x03 \x01(\bH\x00R\barchived\x88\x01\x01B\v\n" +
+	"\t_archived\"F\n" +
+	"\x14ArchiveBoardResponse\x12.\n" +
+	"\x05board\x18\x01 \x01(\v2\x18.taskwire.admin.v1.BoardR\x05board*q\n" +
 	"\n" +
 	"TokenState\x12\x1b\n" +
 	"\x17TOKEN_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10TOKEN_STATE_LIVE\x10\x01\x12\x17\n" +
 	"\x13TOKEN_STATE_REVOKED\x10\x02\x12\x17\n" +
-	"\x13TOKEN_STATE_EXPIRED\x10\x032\x81\n" +
-	"\n" +
+	"\x13TOKEN_STATE_EXPIRED\x10\x032\x9b\f\n" +
 	"\fAdminService\x12_\n" +
 	"\fCreateTenant\x12&.taskwire.admin.v1.CreateTenantRequest\x1a'.taskwire.admin.v1.CreateTenantResponse\x12V\n" +
 	"\tGetTenant\x12#.taskwire.admin.v1.GetTenantRequest\x1a$.taskwire.admin.v1.GetTenantResponse\x12\\\n" +
@@ -2116,7 +2593,11 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\vRevokeToken\x12%.taskwire.admin.v1.RevokeTokenRequest\x1a&.taskwire.admin.v1.RevokeTokenResponse\x12q\n" +
 	"\x12RevokeMemberTokens\x12,.taskwire.admin.v1.RevokeMemberTokensRequest\x1a-.taskwire.admin.v1.RevokeMemberTokensResponse\x12k\n" +
 	"\x10RotateSigningKey\x12*.taskwire.admin.v1.RotateSigningKeyRequest\x1a+.taskwire.admin.v1.RotateSigningKeyResponse\x12h\n" +
-	"\x0fListSigningKeys\x12).taskwire.admin.v1.ListSigningKeysRequest\x1a*.taskwire.admin.v1.ListSigningKeysResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
+	"\x0fListSigningKeys\x12).taskwire.admin.v1.ListSigningKeysRequest\x1a*.taskwire.admin.v1.ListSigningKeysResponse\x12\\\n" +
+	"\vCreateBoard\x12%.taskwire.admin.v1.CreateBoardRequest\x1a&.taskwire.admin.v1.CreateBoardResponse\x12Y\n" +
+	"\n" +
+	"ListBoards\x12$.taskwire.admin.v1.ListBoardsRequest\x1a%.taskwire.admin.v1.ListBoardsResponse\x12_\n" +
+	"\fArchiveBoard\x12&.taskwire.admin.v1.ArchiveBoardRequest\x1a'.taskwire.admin.v1.ArchiveBoardResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
 
 var (
 	file_taskwire_admin_v1_admin_proto_rawDescOnce sync.Once
@@ -2131,108 +2612,128 @@ func file_taskwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 30)
+var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(TokenState)(0),                    // 0: taskwire.admin.v1.TokenState
 	(*Tenant)(nil),                     // 1: taskwire.admin.v1.Tenant
-	(*Member)(nil),                     // 2: taskwire.admin.v1.Member
-	(*Token)(nil),                      // 3: taskwire.admin.v1.Token
-	(*CreateTenantRequest)(nil),        // 4: taskwire.admin.v1.CreateTenantRequest
-	(*CreateTenantResponse)(nil),       // 5: taskwire.admin.v1.CreateTenantResponse
-	(*GetTenantRequest)(nil),           // 6: taskwire.admin.v1.GetTenantRequest
-	(*GetTenantResponse)(nil),          // 7: taskwire.admin.v1.GetTenantResponse
-	(*ListTenantsRequest)(nil),         // 8: taskwire.admin.v1.ListTenantsRequest
-	(*ListTenantsResponse)(nil),        // 9: taskwire.admin.v1.ListTenantsResponse
-	(*AddMemberRequest)(nil),           // 10: taskwire.admin.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),          // 11: taskwire.admin.v1.AddMemberResponse
-	(*ListMembersRequest)(nil),         // 12: taskwire.admin.v1.ListMembersRequest
-	(*ListMembersResponse)(nil),        // 13: taskwire.admin.v1.ListMembersResponse
-	(*SetMemberRoleRequest)(nil),       // 14: taskwire.admin.v1.SetMemberRoleRequest
-	(*SetMemberRoleResponse)(nil),      // 15: taskwire.admin.v1.SetMemberRoleResponse
-	(*RemoveMemberRequest)(nil),        // 16: taskwire.admin.v1.RemoveMemberRequest
-	(*RemoveMemberResponse)(nil),       // 17: taskwire.admin.v1.RemoveMemberResponse
-	(*CreateTokenRequest)(nil),         // 18: taskwire.admin.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),        // 19: taskwire.admin.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),          // 20: taskwire.admin.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),         // 21: taskwire.admin.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),         // 22: taskwire.admin.v1.RevokeTokenRequest
-	(*RevokeTokenResponse)(nil),        // 23: taskwire.admin.v1.RevokeTokenResponse
-	(*RevokeMemberTokensRequest)(nil),  // 24: taskwire.admin.v1.RevokeMemberTokensRequest
-	(*RevokeMemberTokensResponse)(nil), // 25: taskwire.admin.v1.RevokeMemberTokensResponse
-	(*SigningKey)(nil),                 // 26: taskwire.admin.v1.SigningKey
-	(*RotateSigningKeyRequest)(nil),    // 27: taskwire.admin.v1.RotateSigningKeyRequest
-	(*RotateSigningKeyResponse)(nil),   // 28: taskwire.admin.v1.RotateSigningKeyResponse
-	(*ListSigningKeysRequest)(nil),     // 29: taskwire.admin.v1.ListSigningKeysRequest
-	(*ListSigningKeysResponse)(nil),    // 30: taskwire.admin.v1.ListSigningKeysResponse
-	(*timestamppb.Timestamp)(nil),      // 31: google.protobuf.Timestamp
-	(v1.MemberKind)(0),                 // 32: taskwire.v1.MemberKind
-	(v1.MemberRole)(0),                 // 33: taskwire.v1.MemberRole
-	(*durationpb.Duration)(nil),        // 34: google.protobuf.Duration
+	(*Board)(nil),                      // 2: taskwire.admin.v1.Board
+	(*Member)(nil),                     // 3: taskwire.admin.v1.Member
+	(*Token)(nil),                      // 4: taskwire.admin.v1.Token
+	(*CreateTenantRequest)(nil),        // 5: taskwire.admin.v1.CreateTenantRequest
+	(*CreateTenantResponse)(nil),       // 6: taskwire.admin.v1.CreateTenantResponse
+	(*GetTenantRequest)(nil),           // 7: taskwire.admin.v1.GetTenantRequest
+	(*GetTenantResponse)(nil),          // 8: taskwire.admin.v1.GetTenantResponse
+	(*ListTenantsRequest)(nil),         // 9: taskwire.admin.v1.ListTenantsRequest
+	(*ListTenantsResponse)(nil),        // 10: taskwire.admin.v1.ListTenantsResponse
+	(*AddMemberRequest)(nil),           // 11: taskwire.admin.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),          // 12: taskwire.admin.v1.AddMemberResponse
+	(*ListMembersRequest)(nil),         // 13: taskwire.admin.v1.ListMembersRequest
+	(*ListMembersResponse)(nil),        // 14: taskwire.admin.v1.ListMembersResponse
+	(*SetMemberRoleRequest)(nil),       // 15: taskwire.admin.v1.SetMemberRoleRequest
+	(*SetMemberRoleResponse)(nil),      // 16: taskwire.admin.v1.SetMemberRoleResponse
+	(*RemoveMemberRequest)(nil),        // 17: taskwire.admin.v1.RemoveMemberRequest
+	(*RemoveMemberResponse)(nil),       // 18: taskwire.admin.v1.RemoveMemberResponse
+	(*CreateTokenRequest)(nil),         // 19: taskwire.admin.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),        // 20: taskwire.admin.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),          // 21: taskwire.admin.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),         // 22: taskwire.admin.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),         // 23: taskwire.admin.v1.RevokeTokenRequest
+	(*RevokeTokenResponse)(nil),        // 24: taskwire.admin.v1.RevokeTokenResponse
+	(*RevokeMemberTokensRequest)(nil),  // 25: taskwire.admin.v1.RevokeMemberTokensRequest
+	(*RevokeMemberTokensResponse)(nil), // 26: taskwire.admin.v1.RevokeMemberTokensResponse
+	(*SigningKey)(nil),                 // 27: taskwire.admin.v1.SigningKey
+	(*RotateSigningKeyRequest)(nil),    // 28: taskwire.admin.v1.RotateSigningKeyRequest
+	(*RotateSigningKeyResponse)(nil),   // 29: taskwire.admin.v1.RotateSigningKeyResponse
+	(*ListSigningKeysRequest)(nil),     // 30: taskwire.admin.v1.ListSigningKeysRequest
+	(*ListSigningKeysResponse)(nil),    // 31: taskwire.admin.v1.ListSigningKeysResponse
+	(*CreateBoardRequest)(nil),         // 32: taskwire.admin.v1.CreateBoardRequest
+	(*CreateBoardResponse)(nil),        // 33: taskwire.admin.v1.CreateBoardResponse
+	(*ListBoardsRequest)(nil),          // 34: taskwire.admin.v1.ListBoardsRequest
+	(*ListBoardsResponse)(nil),         // 35: taskwire.admin.v1.ListBoardsResponse
+	(*ArchiveBoardRequest)(nil),        // 36: taskwire.admin.v1.ArchiveBoardRequest
+	(*ArchiveBoardResponse)(nil),       // 37: taskwire.admin.v1.ArchiveBoardResponse
+	(*timestamppb.Timestamp)(nil),      // 38: google.protobuf.Timestamp
+	(v1.MemberKind)(0),                 // 39: taskwire.v1.MemberKind
+	(v1.MemberRole)(0),                 // 40: taskwire.v1.MemberRole
+	(*durationpb.Duration)(nil),        // 41: google.protobuf.Duration
+	(*v1.WipLimit)(nil),                // 42: taskwire.v1.WipLimit
 }
 var file_taskwire_admin_v1_admin_proto_depIdxs = []int32{
-	31, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
-	32, // 1: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
-	33, // 2: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
-	31, // 3: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
-	31, // 4: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
-	31, // 5: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
-	31, // 6: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
-	31, // 7: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
-	31, // 8: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
-	0,  // 9: taskwire.admin.v1.Token.state:type_name -> taskwire.admin.v1.TokenState
-	34, // 10: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
-	1,  // 11: taskwire.admin.v1.CreateTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
-	2,  // 12: taskwire.admin.v1.CreateTenantResponse.owner:type_name -> taskwire.admin.v1.Member
-	3,  // 13: taskwire.admin.v1.CreateTenantResponse.owner_token_info:type_name -> taskwire.admin.v1.Token
-	1,  // 14: taskwire.admin.v1.GetTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
-	1,  // 15: taskwire.admin.v1.ListTenantsResponse.tenants:type_name -> taskwire.admin.v1.Tenant
-	32, // 16: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
-	33, // 17: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
-	2,  // 18: taskwire.admin.v1.AddMemberResponse.member:type_name -> taskwire.admin.v1.Member
-	2,  // 19: taskwire.admin.v1.ListMembersResponse.members:type_name -> taskwire.admin.v1.Member
-	33, // 20: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
-	2,  // 21: taskwire.admin.v1.SetMemberRoleResponse.member:type_name -> taskwire.admin.v1.Member
-	2,  // 22: taskwire.admin.v1.RemoveMemberResponse.member:type_name -> taskwire.admin.v1.Member
-	34, // 23: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
-	3,  // 24: taskwire.admin.v1.CreateTokenResponse.info:type_name -> taskwire.admin.v1.Token
-	3,  // 25: taskwire.admin.v1.ListTokensResponse.tokens:type_name -> taskwire.admin.v1.Token
-	31, // 26: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
-	31, // 27: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
-	31, // 28: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
-	26, // 29: taskwire.admin.v1.RotateSigningKeyResponse.current:type_name -> taskwire.admin.v1.SigningKey
-	26, // 30: taskwire.admin.v1.RotateSigningKeyResponse.previous:type_name -> taskwire.admin.v1.SigningKey
-	26, // 31: taskwire.admin.v1.ListSigningKeysResponse.keys:type_name -> taskwire.admin.v1.SigningKey
-	4,  // 32: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
-	6,  // 33: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
-	8,  // 34: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
-	10, // 35: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
-	12, // 36: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
-	14, // 37: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
-	16, // 38: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
-	18, // 39: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
-	20, // 40: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
-	22, // 41: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
-	24, // 42: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
-	27, // 43: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
-	29, // 44: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
-	5,  // 45: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
-	7,  // 46: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
-	9,  // 47: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
-	11, // 48: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
-	13, // 49: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
-	15, // 50: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
-	17, // 51: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
-	19, // 52: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
-	21, // 53: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
-	23, // 54: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
-	25, // 55: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
-	28, // 56: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
-	30, // 57: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
-	45, // [45:58] is the sub-list for method output_type
-	32, // [32:45] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	38, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
+	38, // 1: taskwire.admin.v1.Board.create_time:type_name -> google.protobuf.Timestamp
+	38, // 2: taskwire.admin.v1.Board.archive_time:type_name -> google.protobuf.Timestamp
+	39, // 3: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
+	40, // 4: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
+	38, // 5: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
+	38, // 6: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
+	38, // 7: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
+	38, // 8: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
+	38, // 9: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
+	38, // 10: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
+	0,  // 11: taskwire.admin.v1.Token.state:type_name -> taskwire.admin.v1.TokenState
+	41, // 12: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
+	1,  // 13: taskwire.admin.v1.CreateTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
+	3,  // 14: taskwire.admin.v1.CreateTenantResponse.owner:type_name -> taskwire.admin.v1.Member
+	4,  // 15: taskwire.admin.v1.CreateTenantResponse.owner_token_info:type_name -> taskwire.admin.v1.Token
+	1,  // 16: taskwire.admin.v1.GetTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
+	1,  // 17: taskwire.admin.v1.ListTenantsResponse.tenants:type_name -> taskwire.admin.v1.Tenant
+	39, // 18: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
+	40, // 19: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
+	3,  // 20: taskwire.admin.v1.AddMemberResponse.member:type_name -> taskwire.admin.v1.Member
+	3,  // 21: taskwire.admin.v1.ListMembersResponse.members:type_name -> taskwire.admin.v1.Member
+	40, // 22: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
+	3,  // 23: taskwire.admin.v1.SetMemberRoleResponse.member:type_name -> taskwire.admin.v1.Member
+	3,  // 24: taskwire.admin.v1.RemoveMemberResponse.member:type_name -> taskwire.admin.v1.Member
+	41, // 25: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
+	4,  // 26: taskwire.admin.v1.CreateTokenResponse.info:type_name -> taskwire.admin.v1.Token
+	4,  // 27: taskwire.admin.v1.ListTokensResponse.tokens:type_name -> taskwire.admin.v1.Token
+	38, // 28: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
+	38, // 29: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
+	38, // 30: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
+	27, // 31: taskwire.admin.v1.RotateSigningKeyResponse.current:type_name -> taskwire.admin.v1.SigningKey
+	27, // 32: taskwire.admin.v1.RotateSigningKeyResponse.previous:type_name -> taskwire.admin.v1.SigningKey
+	27, // 33: taskwire.admin.v1.ListSigningKeysResponse.keys:type_name -> taskwire.admin.v1.SigningKey
+	42, // 34: taskwire.admin.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
+	2,  // 35: taskwire.admin.v1.CreateBoardResponse.board:type_name -> taskwire.admin.v1.Board
+	2,  // 36: taskwire.admin.v1.ListBoardsResponse.boards:type_name -> taskwire.admin.v1.Board
+	2,  // 37: taskwire.admin.v1.ArchiveBoardResponse.board:type_name -> taskwire.admin.v1.Board
+	5,  // 38: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
+	7,  // 39: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
+	9,  // 40: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
+	11, // 41: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
+	13, // 42: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
+	15, // 43: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
+	17, // 44: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
+	19, // 45: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
+	21, // 46: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
+	23, // 47: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
+	25, // 48: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
+	28, // 49: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
+	30, // 50: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
+	32, // 51: taskwire.admin.v1.AdminService.CreateBoard:input_type -> taskwire.admin.v1.CreateBoardRequest
+	34, // 52: taskwire.admin.v1.AdminService.ListBoards:input_type -> taskwire.admin.v1.ListBoardsRequest
+	36, // 53: taskwire.admin.v1.AdminService.ArchiveBoard:input_type -> taskwire.admin.v1.ArchiveBoardRequest
+	6,  // 54: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
+	8,  // 55: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
+	10, // 56: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
+	12, // 57: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
+	14, // 58: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
+	16, // 59: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
+	18, // 60: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
+	20, // 61: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
+	22, // 62: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
+	24, // 63: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
+	26, // 64: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
+	29, // 65: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
+	31, // 66: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
+	33, // 67: taskwire.admin.v1.AdminService.CreateBoard:output_type -> taskwire.admin.v1.CreateBoardResponse
+	35, // 68: taskwire.admin.v1.AdminService.ListBoards:output_type -> taskwire.admin.v1.ListBoardsResponse
+	37, // 69: taskwire.admin.v1.AdminService.ArchiveBoard:output_type -> taskwire.admin.v1.ArchiveBoardResponse
+	54, // [54:70] is the sub-list for method output_type
+	38, // [38:54] is the sub-list for method input_type
+	38, // [38:38] is the sub-list for extension type_name
+	38, // [38:38] is the sub-list for extension extendee
+	0,  // [0:38] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_admin_v1_admin_proto_init() }
@@ -2240,13 +2741,15 @@ func file_taskwire_admin_v1_admin_proto_init() {
 	if File_taskwire_admin_v1_admin_proto != nil {
 		return
 	}
+	file_taskwire_admin_v1_admin_proto_msgTypes[31].OneofWrappers = []any{}
+	file_taskwire_admin_v1_admin_proto_msgTypes[35].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_admin_v1_admin_proto_rawDesc), len(file_taskwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   30,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -32,6 +32,9 @@ const (
 	AdminService_RevokeMemberTokens_FullMethodName = "/taskwire.admin.v1.AdminService/RevokeMemberTokens"
 	AdminService_RotateSigningKey_FullMethodName   = "/taskwire.admin.v1.AdminService/RotateSigningKey"
 	AdminService_ListSigningKeys_FullMethodName    = "/taskwire.admin.v1.AdminService/ListSigningKeys"
+	AdminService_CreateBoard_FullMethodName        = "/taskwire.admin.v1.AdminService/CreateBoard"
+	AdminService_ListBoards_FullMethodName         = "/taskwire.admin.v1.AdminService/ListBoards"
+	AdminService_ArchiveBoard_FullMethodName       = "/taskwire.admin.v1.AdminService/ArchiveBoard"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -102,6 +105,16 @@ type AdminServiceClient interface {
 	// ListSigningKeys lists the signing keys, newest first: ids and times,
 	// never private material. Platform operators only.
 	ListSigningKeys(ctx context.Context, in *ListSigningKeysRequest, opts ...grpc.CallOption) (*ListSigningKeysResponse, error)
+	// CreateBoard adds a board to a tenant, with the rule of the
+	// boards_create tool: a free slug, within the tenant's board quota.
+	CreateBoard(ctx context.Context, in *CreateBoardRequest, opts ...grpc.CallOption) (*CreateBoardResponse, error)
+	// ListBoards lists a tenant's boards, oldest first.
+	ListBoards(ctx context.Context, in *ListBoardsRequest, opts ...grpc.CallOption) (*ListBoardsResponse, error)
+	// ArchiveBoard archives a board, or brings it back with archived false.
+	// An archived board keeps its tasks, which can still be read, but takes
+	// no new tasks, moves or imports, and boards_list leaves it out unless
+	// asked. The default board cannot be archived (FAILED_PRECONDITION).
+	ArchiveBoard(ctx context.Context, in *ArchiveBoardRequest, opts ...grpc.CallOption) (*ArchiveBoardResponse, error)
 }
 
 type adminServiceClient struct {
@@ -242,6 +255,36 @@ func (c *adminServiceClient) ListSigningKeys(ctx context.Context, in *ListSignin
 	return out, nil
 }
 
+func (c *adminServiceClient) CreateBoard(ctx context.Context, in *CreateBoardRequest, opts ...grpc.CallOption) (*CreateBoardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateBoardResponse)
+	err := c.cc.Invoke(ctx, AdminService_CreateBoard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListBoards(ctx context.Context, in *ListBoardsRequest, opts ...grpc.CallOption) (*ListBoardsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListBoardsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListBoards_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ArchiveBoard(ctx context.Context, in *ArchiveBoardRequest, opts ...grpc.CallOption) (*ArchiveBoardResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ArchiveBoardResponse)
+	err := c.cc.Invoke(ctx, AdminService_ArchiveBoard_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -310,6 +353,16 @@ type AdminServiceServer interface {
 	// ListSigningKeys lists the signing keys, newest first: ids and times,
 	// never private material. Platform operators only.
 	ListSigningKeys(context.Context, *ListSigningKeysRequest) (*ListSigningKeysResponse, error)
+	// CreateBoard adds a board to a tenant, with the rule of the
+	// boards_create tool: a free slug, within the tenant's board quota.
+	CreateBoard(context.Context, *CreateBoardRequest) (*CreateBoardResponse, error)
+	// ListBoards lists a tenant's boards, oldest first.
+	ListBoards(context.Context, *ListBoardsRequest) (*ListBoardsResponse, error)
+	// ArchiveBoard archives a board, or brings it back with archived false.
+	// An archived board keeps its tasks, which can still be read, but takes
+	// no new tasks, moves or imports, and boards_list leaves it out unless
+	// asked. The default board cannot be archived (FAILED_PRECONDITION).
+	ArchiveBoard(context.Context, *ArchiveBoardRequest) (*ArchiveBoardResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -358,6 +411,15 @@ func (UnimplementedAdminServiceServer) RotateSigningKey(context.Context, *Rotate
 }
 func (UnimplementedAdminServiceServer) ListSigningKeys(context.Context, *ListSigningKeysRequest) (*ListSigningKeysResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListSigningKeys not implemented")
+}
+func (UnimplementedAdminServiceServer) CreateBoard(context.Context, *CreateBoardRequest) (*CreateBoardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateBoard not implemented")
+}
+func (UnimplementedAdminServiceServer) ListBoards(context.Context, *ListBoardsRequest) (*ListBoardsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListBoards not implemented")
+}
+func (UnimplementedAdminServiceServer) ArchiveBoard(context.Context, *ArchiveBoardRequest) (*ArchiveBoardResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ArchiveBoard not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -614,6 +676,60 @@ func _AdminService_ListSigningKeys_Handler(srv interface{}, ctx context.Context,
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_CreateBoard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateBoardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).CreateBoard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_CreateBoard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).CreateBoard(ctx, req.(*CreateBoardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListBoards_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListBoardsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListBoards(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListBoards_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListBoards(ctx, req.(*ListBoardsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ArchiveBoard_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ArchiveBoardRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ArchiveBoard(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ArchiveBoard_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ArchiveBoard(ctx, req.(*ArchiveBoardRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -672,6 +788,18 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListSigningKeys",
 			Handler:    _AdminService_ListSigningKeys_Handler,
+		},
+		{
+			MethodName: "CreateBoard",
+			Handler:    _AdminService_CreateBoard_Handler,
+		},
+		{
+			MethodName: "ListBoards",
+			Handler:    _AdminService_ListBoards_Handler,
+		},
+		{
+			MethodName: "ArchiveBoard",
+			Handler:    _AdminService_ArchiveBoard_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
