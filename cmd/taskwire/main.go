@@ -60,9 +60,9 @@ Usage:
                                          revoke one token, or all of a member's
                                          (token commands go through the serve running on
                                          --data, or --url; else they work on the database)
-  taskwire admin <tenants|members|tokens> <command>
-                                         manage tenants, members and tokens of a running
-                                         server through its admin API
+  taskwire admin <tenants|members|boards|tokens|keys> <command>
+                                         manage tenants, members, boards, tokens and signing
+                                         keys of a running server through its admin API
 
 Run "taskwire serve --help" (or frontdoor, worker, migrate) or "taskwire token create --help"
 (or list, revoke) for their flags, and "taskwire admin --help" for the admin commands.
