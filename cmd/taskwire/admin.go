@@ -229,7 +229,7 @@ func needTenant(method string, req proto.Message, bearer string) error {
 	if method == "GetTenant" {
 		return errors.New("name the tenant: taskwire admin tenants get SLUG (the operator secret belongs to no tenant)")
 	}
-	return errors.New("name the tenant with --tenant SLUG: the operator secret acts on every tenant, so each member and token command names one")
+	return errors.New("name the tenant with --tenant SLUG: the operator secret acts on every tenant, so each member, board and token command names one")
 }
 
 // serverError is the message of an error answer, as the server put it;
