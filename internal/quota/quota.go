@@ -79,7 +79,7 @@ func (l Limits) CheckTasks(ctx context.Context, tx *ent.Tx, t *ent.Tenant, addin
 	if t.TaskSeq <= l.Tasks {
 		return nil // at most TaskSeq tasks exist, those being added included
 	}
-	held, err := tx.Task.Query().Where(task.TenantID(t.ID), task.DeletedAtIsNil()).Count(ctx)
+	held, err := heldTasks(tx.Task.Query(), t.ID).Count(ctx)
 	if err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ func (l Limits) CheckMembers(ctx context.Context, tx *ent.Tx, t *ent.Tenant) err
 	if err := Lock(ctx, tx, t.ID); err != nil {
 		return err
 	}
-	n, err := tx.Member.Query().Where(member.TenantID(t.ID), member.RemovedAtIsNil()).Count(ctx)
+	n, err := currentMembers(tx.Member.Query(), t.ID).Count(ctx)
 	if err != nil || n < l.Members {
 		return err
 	}
@@ -125,7 +125,7 @@ func (l Limits) CheckBoards(ctx context.Context, tx *ent.Tx, t *ent.Tenant) erro
 	if err := Lock(ctx, tx, t.ID); err != nil {
 		return err
 	}
-	n, err := tx.Board.Query().Where(board.TenantID(t.ID)).Count(ctx)
+	n, err := heldBoards(tx.Board.Query(), t.ID).Count(ctx)
 	if err != nil || n < l.Boards {
 		return err
 	}
@@ -152,6 +152,24 @@ func (l Limits) CheckTokens(ctx context.Context, tx *ent.Tx, m *ent.Member, now 
 	return domainerr.New(domainerr.Exhausted,
 		"%s holds %d live tokens, the most one member may: revoke tokens no longer in use (taskwire admin tokens revoke), then create this one",
 		m.Handle, n)
+}
+
+// heldTasks narrows q to the tasks of tenant that count against
+// Limits.Tasks: those not deleted.
+func heldTasks(q *ent.TaskQuery, tenantID int) *ent.TaskQuery {
+	return q.Where(task.TenantID(tenantID), task.DeletedAtIsNil())
+}
+
+// currentMembers narrows q to the members of tenant that count against
+// Limits.Members: those not removed.
+func currentMembers(q *ent.MemberQuery, tenantID int) *ent.MemberQuery {
+	return q.Where(member.TenantID(tenantID), member.RemovedAtIsNil())
+}
+
+// heldBoards narrows q to the boards of tenant, which all count against
+// Limits.Boards, archived ones included.
+func heldBoards(q *ent.BoardQuery, tenantID int) *ent.BoardQuery {
+	return q.Where(board.TenantID(tenantID))
 }
 
 // liveTokens narrows q to the tokens of member in tenant that are neither

@@ -8,9 +8,6 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/ent"
-	"github.com/taskwire/taskwire/internal/ent/board"
-	"github.com/taskwire/taskwire/internal/ent/member"
-	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store"
 )
@@ -43,13 +40,13 @@ func (r *Reader) Usage(ctx context.Context, a identity.Access) (*taskwirev1.Quot
 	ctx = tenantscope.NewContext(ctx, a.TenantID)
 	q := &taskwirev1.Quota{}
 	var err error
-	if q.Tasks, err = use(ctx, r.limits.Tasks, r.client.Task.Query().Where(task.TenantID(a.TenantID), task.DeletedAtIsNil()).Count); err != nil {
+	if q.Tasks, err = use(ctx, r.limits.Tasks, heldTasks(r.client.Task.Query(), a.TenantID).Count); err != nil {
 		return nil, err
 	}
-	if q.Members, err = use(ctx, r.limits.Members, r.client.Member.Query().Where(member.TenantID(a.TenantID), member.RemovedAtIsNil()).Count); err != nil {
+	if q.Members, err = use(ctx, r.limits.Members, currentMembers(r.client.Member.Query(), a.TenantID).Count); err != nil {
 		return nil, err
 	}
-	if q.Boards, err = use(ctx, r.limits.Boards, r.client.Board.Query().Where(board.TenantID(a.TenantID)).Count); err != nil {
+	if q.Boards, err = use(ctx, r.limits.Boards, heldBoards(r.client.Board.Query(), a.TenantID).Count); err != nil {
 		return nil, err
 	}
 	tokens := liveTokens(r.client.Token.Query(), a.TenantID, a.MemberID, r.now().UTC())
