@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"strconv"
 
 	"google.golang.org/protobuf/types/known/timestamppb"
 
@@ -57,10 +56,7 @@ func (s *Service) ListBoards(ctx context.Context, req *adminv1.ListBoardsRequest
 			return nil, err
 		}
 		resp := &adminv1.ListBoardsResponse{}
-		if len(rows) > size {
-			rows = rows[:size]
-			resp.NextPageToken = encodePage(strconv.Itoa(rows[size-1].ID))
-		}
+		rows, resp.NextPageToken = idPageEnd(rows, size, func(b *ent.Board) int { return b.ID })
 		for _, b := range rows {
 			resp.Boards = append(resp.Boards, boardToProto(b))
 		}

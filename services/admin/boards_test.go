@@ -95,3 +95,34 @@ func TestBoards(t *testing.T) {
 		}
 	})
 }
+
+// TestListBoardsPages: ListBoards pages by id, each board once, and the
+// last page has no next_page_token.
+func TestListBoardsPages(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, client *ent.Client) {
+		e := newEnv(t, client)
+		adam := e.as(t, "acme/adam")
+		for _, slug := range []string{"ops", "web"} {
+			if _, err := e.svc.CreateBoard(adam, &adminv1.CreateBoardRequest{Board: slug, Name: slug}); err != nil {
+				t.Fatalf("CreateBoard(%s) = %v", slug, err)
+			}
+		}
+		var got []string
+		token := ""
+		for page := 0; page < 3; page++ {
+			resp, err := e.svc.ListBoards(adam, &adminv1.ListBoardsRequest{PageSize: 2, PageToken: token})
+			if err != nil {
+				t.Fatalf("ListBoards(page %d) = %v", page, err)
+			}
+			for _, b := range resp.GetBoards() {
+				got = append(got, b.GetSlug())
+			}
+			if token = resp.GetNextPageToken(); token == "" {
+				break
+			}
+		}
+		if !slices.Equal(got, []string{"main", "ops", "web"}) || token != "" {
+			t.Errorf("ListBoards in pages of 2 = %v (next token %q), want main, ops, web and no token", got, token)
+		}
+	})
+}

@@ -2,7 +2,6 @@ package admin
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
@@ -76,10 +75,7 @@ func (s *Service) listMembers(ctx context.Context, a actor, req *adminv1.ListMem
 		return nil, err
 	}
 	resp := &adminv1.ListMembersResponse{}
-	if len(rows) > size {
-		rows = rows[:size]
-		resp.NextPageToken = encodePage(strconv.Itoa(rows[size-1].ID))
-	}
+	rows, resp.NextPageToken = idPageEnd(rows, size, func(m *ent.Member) int { return m.ID })
 	for _, m := range rows {
 		resp.Members = append(resp.Members, memberToProto(m))
 	}

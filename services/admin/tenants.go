@@ -124,10 +124,7 @@ func (s *Service) listTenants(ctx context.Context, a actor, req *adminv1.ListTen
 		return nil, err
 	}
 	resp := &adminv1.ListTenantsResponse{}
-	if len(rows) > size {
-		rows = rows[:size]
-		resp.NextPageToken = encodePage(strconv.Itoa(rows[size-1].ID))
-	}
+	rows, resp.NextPageToken = idPageEnd(rows, size, func(t *ent.Tenant) int { return t.ID })
 	for _, t := range rows {
 		resp.Tenants = append(resp.Tenants, tenantToProto(t))
 	}
@@ -148,6 +145,16 @@ func idPage(n int32, token string) (size, after int, err error) {
 		return 0, 0, badPage()
 	}
 	return size, after, nil
+}
+
+// idPageEnd ends a page of rows ordered by id, read with one row more
+// than size: it cuts rows to size and returns the token of the next page
+// (what idPage reads back), "" when no row was left over.
+func idPageEnd[T any](rows []T, size int, id func(T) int) ([]T, string) {
+	if len(rows) <= size {
+		return rows, ""
+	}
+	return rows[:size], encodePage(strconv.Itoa(id(rows[size-1])))
 }
 
 func orDefault(v, def string) string {
