@@ -12,6 +12,7 @@ import (
 	entboard "github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/idempotency"
 	"github.com/taskwire/taskwire/internal/methods"
+	"github.com/taskwire/taskwire/internal/safetext"
 	"github.com/taskwire/taskwire/internal/tenancy"
 )
 
@@ -92,7 +93,7 @@ func checkBoardChange(req *taskwirev1.UpdateBoardRequest) (boardChange, error) {
 		ch.name = &name
 	}
 	if req.Rules != nil {
-		rules := block(*req.Rules)
+		rules := safetext.Block(*req.Rules)
 		if n := utf8.RuneCountInString(rules); n > MaxRules {
 			return ch, domainerr.New(domainerr.Invalid, "rules are %d characters long, more than %d: shorten them", n, MaxRules)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/safetext"
 )
 
 func (s *Service) addComment(ctx context.Context, a actor, req *taskwirev1.AddCommentRequest) (*taskwirev1.AddCommentResponse, error) {
@@ -43,7 +44,7 @@ func (s *Service) addComment(ctx context.Context, a actor, req *taskwirev1.AddCo
 // checkCommentBody returns body without hidden characters and in NFC
 // (block), or why it cannot be a comment.
 func checkCommentBody(body string) (string, error) {
-	body = block(body)
+	body = safetext.Block(body)
 	if strings.TrimSpace(body) == "" {
 		return "", domainerr.New(domainerr.Invalid, "body is empty: write the comment's text")
 	}

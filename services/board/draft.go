@@ -14,6 +14,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/safetext"
 )
 
 // Limits on what a task holds, in characters.
@@ -162,7 +163,7 @@ var (
 // check returns note without hidden characters and in NFC (block), or why
 // it cannot be one.
 func (l noteLimit) check(note string) (string, error) {
-	note = block(note)
+	note = safetext.Block(note)
 	if n := utf8.RuneCountInString(note); n > l.max {
 		return "", domainerr.New(domainerr.Invalid, "note is %d characters long, more than %d%s: %s", n, l.max, domainerr.Safe(l.where), domainerr.Safe(l.fix))
 	}

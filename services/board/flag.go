@@ -9,6 +9,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/safetext"
 )
 
 // MaxFlagReason is the longest flag reason, in characters.
@@ -67,7 +68,7 @@ func checkFlagReason(flagged bool, reason string) (string, error) {
 	if !flagged {
 		return "", nil
 	}
-	reason = strings.TrimSpace(block(reason))
+	reason = strings.TrimSpace(safetext.Block(reason))
 	switch n := utf8.RuneCountInString(reason); {
 	case n == 0:
 		return "", domainerr.New(domainerr.Invalid, "reason is empty: say in a sentence why the task is flagged (what blocks it, or what a person should look at)")

@@ -15,6 +15,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/contextnote"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/safetext"
 )
 
 // MaxContextNote is the longest context note, in characters.
@@ -79,7 +80,7 @@ func (s *Service) getContext(ctx context.Context, a actor, req *taskwirev1.GetCo
 }
 
 func (s *Service) addContextNote(ctx context.Context, a actor, req *taskwirev1.AddContextNoteRequest) (*taskwirev1.AddContextNoteResponse, error) {
-	body := block(req.GetBody())
+	body := safetext.Block(req.GetBody())
 	if strings.TrimSpace(body) == "" {
 		return nil, domainerr.New(domainerr.Invalid, "body is empty: write the note's text")
 	}

@@ -23,7 +23,3 @@ func line(field, s string, breakHint ...string) (string, error) {
 	}
 	return out, nil
 }
-
-// block is safetext.Block: long text (notes, comments, rules, plans) in
-// NFC without the characters that hide text from people.
-func block(s string) string { return safetext.Block(s) }

@@ -13,6 +13,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/safetext"
 )
 
 // ApproveWork puts a task in the queue for assistants, with a plan and
@@ -69,7 +70,7 @@ func checkApproval(req *taskwirev1.ApproveWorkRequest) (approval, error) {
 	if _, err := parseRef(req.GetRef()); err != nil {
 		return approval{}, err
 	}
-	ap := approval{plan: strings.TrimSpace(block(req.GetPlan())), leaseMinutes: DefaultLeaseMinutes, maxClaim: DefaultMaxClaims}
+	ap := approval{plan: strings.TrimSpace(safetext.Block(req.GetPlan())), leaseMinutes: DefaultLeaseMinutes, maxClaim: DefaultMaxClaims}
 	switch n := utf8.RuneCountInString(ap.plan); {
 	case n == 0:
 		return approval{}, domainerr.New(domainerr.Invalid, "plan is empty: say what to do, what not to touch and how to know it is done")

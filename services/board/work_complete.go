@@ -12,6 +12,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 	"github.com/taskwire/taskwire/internal/idempotency"
 	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/internal/safetext"
 )
 
 // CompleteWork finishes claimed work: the work is completed with its test
@@ -38,7 +39,7 @@ func (s *Service) completeWork(ctx context.Context, a actor, req *taskwirev1.Com
 	if !ok {
 		return nil, domainerr.New(domainerr.Invalid, "test_status is missing: say whether the tests passed, failed or were not run")
 	}
-	notes := block(req.GetNotes())
+	notes := safetext.Block(req.GetNotes())
 	switch n := utf8.RuneCountInString(notes); {
 	case strings.TrimSpace(notes) == "":
 		return nil, domainerr.New(domainerr.Invalid, "notes are empty: say what you did, for the people who read the task")

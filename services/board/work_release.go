@@ -10,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/safetext"
 )
 
 // ReleaseWork hands claimed work back to the queue with the reason, which
@@ -21,7 +22,7 @@ func (s *Service) ReleaseWork(ctx context.Context, req *taskwirev1.ReleaseWorkRe
 }
 
 func (s *Service) releaseWork(ctx context.Context, a actor, req *taskwirev1.ReleaseWorkRequest) (*taskwirev1.ReleaseWorkResponse, error) {
-	reason := strings.TrimSpace(block(req.GetReason()))
+	reason := strings.TrimSpace(safetext.Block(req.GetReason()))
 	switch n := utf8.RuneCountInString(reason); {
 	case n == 0:
 		return nil, domainerr.New(domainerr.Invalid, "reason is empty: say why you hand the task back (stuck, needs a person, out of scope)")
