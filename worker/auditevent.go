@@ -34,10 +34,11 @@ const (
 // Internal with its ref; cancellation), kept as they are.
 func (c *auditedCall) event(err error) audit.Event {
 	ctx, l := c.ctx, c.log
+	rule, _ := methods.Lookup(c.method) // the chain looked it up already: cached
 	e := audit.Event{
 		OccurredAt:   l.now(),
 		Method:       c.method,
-		Tool:         l.tool(c.method),
+		Tool:         rule.Tool(),
 		Targets:      targets(c.req),
 		Outcome:      audit.OutcomeOf(err),
 		TraceID:      traceID(ctx),
@@ -62,12 +63,6 @@ func (c *auditedCall) event(err error) audit.Event {
 		e.TenantID, e.Member, e.Kind, e.Sponsor = a.TenantID, a.Handle, a.Kind, a.Sponsor
 	}
 	return e
-}
-
-// tool returns the MCP tool name of a method, "" if it is not a tool.
-func (l *auditLog) tool(method string) string {
-	rule, _ := methods.Lookup(method)
-	return rule.Tool()
 }
 
 // targetFields are the request fields whose values name what a call acts
