@@ -121,8 +121,13 @@ type Refusal struct {
 
 // RetryAfter is Wait in whole seconds, at least 1, as the Retry-After
 // header carries it.
-func (r *Refusal) RetryAfter() int64 {
-	return max(1, int64(math.Ceil(r.Wait.Seconds())))
+func (r *Refusal) RetryAfter() int64 { return RetryAfter(r.Wait) }
+
+// RetryAfter is wait in whole seconds, rounded up and at least 1, as the
+// Retry-After header carries it: for every refusal that says when to
+// retry, a rate limit's (Refusal) or the AuthThrottle's.
+func RetryAfter(wait time.Duration) int64 {
+	return max(1, int64(math.Ceil(wait.Seconds())))
 }
 
 // Admit charges one call of op to c's buckets, its token's (c.TokenID)

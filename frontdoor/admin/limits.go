@@ -88,10 +88,10 @@ func (e *Edge) throttled(addr netip.Addr) (retryAfter int64, refusal error) {
 	if !refused {
 		return 0, nil
 	}
-	r := frontdoor.Refusal{Wait: wait}
+	secs := frontdoor.RetryAfter(wait)
 	msg := fmt.Sprintf("too many requests without a valid credential from your address (%s); retry in %d s with a valid one",
-		t.Allowance(), r.RetryAfter())
-	return r.RetryAfter(), exhausted(msg, wait)
+		t.Allowance(), secs)
+	return secs, exhausted(msg, wait)
 }
 
 // failed counts a request of addr whose credential was refused.
