@@ -3,6 +3,7 @@ package frontdoor
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -22,6 +23,12 @@ type RateLimit struct {
 }
 
 func (l RateLimit) on() bool { return l.PerSecond > 0 }
+
+// String says l as the refusals of the MCP endpoint and the admin API
+// do: "10/s, burst 20".
+func (l RateLimit) String() string {
+	return strconv.FormatFloat(l.PerSecond, 'g', 4, 64) + "/s, burst " + strconv.Itoa(l.Burst)
+}
 
 // share is the part of l that one of n replicas enforces: the rate
 // divided by n, the burst too, rounded up. n replicas together then allow

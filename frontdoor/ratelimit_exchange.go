@@ -110,8 +110,7 @@ func (x *exchange) rateLimited(o *Refusal) *failure {
 	if o.Level == "tenant" {
 		whose, shared = "the tenant's", ", shared by all its tokens,"
 	}
-	msg := fmt.Sprintf("rate limited: %s budget for %s (%s/s, burst %d)%s is spent; retry in %d s",
-		whose, o.Op, strconv.FormatFloat(o.Limit.PerSecond, 'g', 4, 64), o.Limit.Burst, shared, secs)
+	msg := fmt.Sprintf("rate limited: %s budget for %s (%s)%s is spent; retry in %d s", whose, o.Op, o.Limit, shared, secs)
 	f := &failure{
 		err:    &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.Level, Key: o.Op}},
 		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},

@@ -56,17 +56,12 @@ func (e *Edge) admit(p principal, in proto.Message) (retryAfter int64, refusal e
 	if r == nil {
 		return 0, nil
 	}
-	msg := fmt.Sprintf("too many admin calls: the budget of this credential (%s/s, burst %d) is spent; retry in %d s",
-		perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
+	msg := fmt.Sprintf("too many admin calls: the budget of this credential (%s) is spent; retry in %d s", r.Limit, r.RetryAfter())
 	if r.Level == "tenant" {
-		msg = fmt.Sprintf("too many admin calls on tenant %s: its budget (%s/s, burst %d), shared by everyone who manages it, is spent; retry in %d s",
-			subject.Tenant, perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
+		msg = fmt.Sprintf("too many admin calls on tenant %s: its budget (%s), shared by everyone who manages it, is spent; retry in %d s",
+			subject.Tenant, r.Limit, r.RetryAfter())
 	}
 	return r.RetryAfter(), exhausted(msg, r.Wait)
-}
-
-func perSecond(l frontdoor.RateLimit) string {
-	return strconv.FormatFloat(l.PerSecond, 'g', 4, 64)
 }
 
 // tenantOf is the tenant a request names in its tenant field, "" when it
