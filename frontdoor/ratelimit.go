@@ -3,6 +3,7 @@ package frontdoor
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -22,6 +23,12 @@ type RateLimit struct {
 }
 
 func (l RateLimit) on() bool { return l.PerSecond > 0 }
+
+// String says l as the refusals of the MCP endpoint and the admin API
+// do: "10/s, burst 20".
+func (l RateLimit) String() string {
+	return strconv.FormatFloat(l.PerSecond, 'g', 4, 64) + "/s, burst " + strconv.Itoa(l.Burst)
+}
 
 // share is the part of l that one of n replicas enforces: the rate
 // divided by n, the burst too, rounded up. n replicas together then allow
@@ -121,8 +128,13 @@ type Refusal struct {
 
 // RetryAfter is Wait in whole seconds, at least 1, as the Retry-After
 // header carries it.
-func (r *Refusal) RetryAfter() int64 {
-	return max(1, int64(math.Ceil(r.Wait.Seconds())))
+func (r *Refusal) RetryAfter() int64 { return RetryAfter(r.Wait) }
+
+// RetryAfter is wait in whole seconds, rounded up and at least 1, as the
+// Retry-After header carries it: for every refusal that says when to
+// retry, a rate limit's (Refusal) or the AuthThrottle's.
+func RetryAfter(wait time.Duration) int64 {
+	return max(1, int64(math.Ceil(wait.Seconds())))
 }
 
 // Admit charges one call of op to c's buckets, its token's (c.TokenID)

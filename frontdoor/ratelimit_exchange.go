@@ -110,8 +110,7 @@ func (x *exchange) rateLimited(o *Refusal) *failure {
 	if o.Level == "tenant" {
 		whose, shared = "the tenant's", ", shared by all its tokens,"
 	}
-	msg := fmt.Sprintf("rate limited: %s budget for %s (%s/s, burst %d)%s is spent; retry in %d s",
-		whose, o.Op, strconv.FormatFloat(o.Limit.PerSecond, 'g', 4, 64), o.Limit.Burst, shared, secs)
+	msg := fmt.Sprintf("rate limited: %s budget for %s (%s)%s is spent; retry in %d s", whose, o.Op, o.Limit, shared, secs)
 	f := &failure{
 		err:    &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: rateLimitData{RetryAfterMs: ms, Limit: o.Level, Key: o.Op}},
 		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},
@@ -138,14 +137,14 @@ func throttled(t *AuthThrottle, addr netip.Addr) *failure {
 // failures: the shape of a rate limit's, without id, since the body was
 // not read.
 func authThrottled(t *AuthThrottle, wait time.Duration) *failure {
-	r := Refusal{Wait: wait}
+	secs := RetryAfter(wait)
 	msg := fmt.Sprintf("too many requests without a valid token from your address (%s); retry in %d s with a valid token",
-		t.Allowance(), r.RetryAfter())
+		t.Allowance(), secs)
 	return &failure{
 		err: &jsonrpc.Error{Code: jsonrpc.RateLimited, Message: msg, Data: rateLimitData{
 			RetryAfterMs: max(1, wait.Milliseconds()), Limit: "address", Key: "unauthenticated",
 		}},
-		header: http.Header{"Retry-After": {strconv.FormatInt(r.RetryAfter(), 10)}},
+		header: http.Header{"Retry-After": {strconv.FormatInt(secs, 10)}},
 		cause:  errors.New("throttled: too many requests without a valid token from this address"),
 	}
 }

@@ -56,17 +56,12 @@ func (e *Edge) admit(p principal, in proto.Message) (retryAfter int64, refusal e
 	if r == nil {
 		return 0, nil
 	}
-	msg := fmt.Sprintf("too many admin calls: the budget of this credential (%s/s, burst %d) is spent; retry in %d s",
-		perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
+	msg := fmt.Sprintf("too many admin calls: the budget of this credential (%s) is spent; retry in %d s", r.Limit, r.RetryAfter())
 	if r.Level == "tenant" {
-		msg = fmt.Sprintf("too many admin calls on tenant %s: its budget (%s/s, burst %d), shared by everyone who manages it, is spent; retry in %d s",
-			subject.Tenant, perSecond(r.Limit), r.Limit.Burst, r.RetryAfter())
+		msg = fmt.Sprintf("too many admin calls on tenant %s: its budget (%s), shared by everyone who manages it, is spent; retry in %d s",
+			subject.Tenant, r.Limit, r.RetryAfter())
 	}
 	return r.RetryAfter(), exhausted(msg, r.Wait)
-}
-
-func perSecond(l frontdoor.RateLimit) string {
-	return strconv.FormatFloat(l.PerSecond, 'g', 4, 64)
 }
 
 // tenantOf is the tenant a request names in its tenant field, "" when it
@@ -88,10 +83,10 @@ func (e *Edge) throttled(addr netip.Addr) (retryAfter int64, refusal error) {
 	if !refused {
 		return 0, nil
 	}
-	r := frontdoor.Refusal{Wait: wait}
+	secs := frontdoor.RetryAfter(wait)
 	msg := fmt.Sprintf("too many requests without a valid credential from your address (%s); retry in %d s with a valid one",
-		t.Allowance(), r.RetryAfter())
-	return r.RetryAfter(), exhausted(msg, wait)
+		t.Allowance(), secs)
+	return secs, exhausted(msg, wait)
 }
 
 // failed counts a request of addr whose credential was refused.

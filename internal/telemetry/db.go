@@ -13,18 +13,13 @@ import (
 // pingTimeout bounds the database ping of one scrape.
 const pingTimeout = 2 * time.Second
 
-// InstrumentDB adds db's health to the registry: its connection pool
-// (sql.DB.Stats, as go_sql_* series) and a ping on every scrape
-// (taskwire_db_up, taskwire_db_ping_seconds). Call it once per process.
-func (t *Telemetry) InstrumentDB(db *sql.DB) {
-	t.reg.MustRegister(collectors.NewDBStatsCollector(db, "taskwire"), &pingCollector{db: db})
-}
-
-// EntDriver instruments the database db under d (InstrumentDB) and
-// returns d wrapped so that each statement run for a traced call becomes
-// a span. It fits store.WrapDriver.
+// EntDriver adds the health of the database db under d to the registry,
+// its connection pool (sql.DB.Stats, as go_sql_* series) and a ping on
+// every scrape (taskwire_db_up, taskwire_db_ping_seconds), and returns d
+// wrapped so that each statement run for a traced call becomes a span
+// (TraceDriver). It fits store.WrapDriver. Call it once per process.
 func (t *Telemetry) EntDriver(db *sql.DB, d dialect.Driver) dialect.Driver {
-	t.InstrumentDB(db)
+	t.reg.MustRegister(collectors.NewDBStatsCollector(db, "taskwire"), &pingCollector{db: db})
 	return t.TraceDriver(d)
 }
 

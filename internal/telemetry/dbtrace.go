@@ -37,26 +37,25 @@ type tracedDriver struct {
 	system string
 }
 
-// span starts a span for op under ctx's span, when that one records.
-func span(ctx context.Context, tracer trace.Tracer, system, op, query string) (context.Context, trace.Span, bool) {
+// traced runs op (a statement, or a transaction's begin or end) under a
+// client span when ctx's span records, and straight through otherwise.
+// run gets the span's context; query, when not "", is the statement.
+func (d *tracedDriver) traced(ctx context.Context, op, query string, run func(context.Context) error) error {
 	if !trace.SpanFromContext(ctx).IsRecording() {
-		return ctx, nil, false
+		return run(ctx)
 	}
-	attrs := []attribute.KeyValue{attribute.String("db.system.name", system), attribute.String("db.operation.name", op)}
+	attrs := []attribute.KeyValue{attribute.String("db.system.name", d.system), attribute.String("db.operation.name", op)}
 	if query != "" {
 		attrs = append(attrs, attribute.String("db.query.text", query))
 	}
-	ctx, s := tracer.Start(ctx, op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
-	return ctx, s, true
-}
-
-// end ends s with err's outcome.
-func end(s trace.Span, err error) {
+	ctx, s := d.tracer.Start(ctx, op, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	err := run(ctx)
 	if err != nil {
 		s.RecordError(err)
 		s.SetStatus(codes.Error, "statement failed")
 	}
 	s.End()
+	return err
 }
 
 // operation is the statement's first keyword, e.g. SELECT: a span name of
@@ -67,21 +66,15 @@ func operation(query string) string {
 }
 
 func (d *tracedDriver) Exec(ctx context.Context, query string, args, v any) error {
-	ctx, s, ok := span(ctx, d.tracer, d.system, operation(query), query)
-	err := d.Driver.Exec(ctx, query, args, v)
-	if ok {
-		end(s, err)
-	}
-	return err
+	return d.traced(ctx, operation(query), query, func(ctx context.Context) error {
+		return d.Driver.Exec(ctx, query, args, v)
+	})
 }
 
 func (d *tracedDriver) Query(ctx context.Context, query string, args, v any) error {
-	ctx, s, ok := span(ctx, d.tracer, d.system, operation(query), query)
-	err := d.Driver.Query(ctx, query, args, v)
-	if ok {
-		end(s, err)
-	}
-	return err
+	return d.traced(ctx, operation(query), query, func(ctx context.Context) error {
+		return d.Driver.Query(ctx, query, args, v)
+	})
 }
 
 func (d *tracedDriver) Tx(ctx context.Context) (dialect.Tx, error) {
@@ -91,25 +84,28 @@ func (d *tracedDriver) Tx(ctx context.Context) (dialect.Tx, error) {
 // BeginTx starts a transaction with opts, as entsql.Driver does, so that
 // ent's Client.BeginTx still works through the wrapper.
 func (d *tracedDriver) BeginTx(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
-	_, s, ok := span(ctx, d.tracer, d.system, "BEGIN", "")
 	var tx dialect.Tx
-	var err error
-	if b, can := d.Driver.(interface {
-		BeginTx(context.Context, *sql.TxOptions) (dialect.Tx, error)
-	}); can {
-		tx, err = b.BeginTx(ctx, opts)
-	} else if opts == nil {
-		tx, err = d.Driver.Tx(ctx)
-	} else {
-		err = fmt.Errorf("telemetry: driver %T cannot begin a transaction with options", d.Driver)
-	}
-	if ok {
-		end(s, err)
-	}
+	err := d.traced(ctx, "BEGIN", "", func(context.Context) (err error) {
+		tx, err = d.begin(ctx, opts) // ctx, not the span's: the transaction outlives it
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
 	return &tracedTx{Tx: tx, ctx: ctx, d: d}, nil
+}
+
+// begin starts a transaction on the wrapped driver.
+func (d *tracedDriver) begin(ctx context.Context, opts *sql.TxOptions) (dialect.Tx, error) {
+	if b, can := d.Driver.(interface {
+		BeginTx(context.Context, *sql.TxOptions) (dialect.Tx, error)
+	}); can {
+		return b.BeginTx(ctx, opts)
+	}
+	if opts == nil {
+		return d.Driver.Tx(ctx)
+	}
+	return nil, fmt.Errorf("telemetry: driver %T cannot begin a transaction with options", d.Driver)
 }
 
 // tracedTx traces a transaction's statements, and its commit or rollback
@@ -121,37 +117,21 @@ type tracedTx struct {
 }
 
 func (t *tracedTx) Exec(ctx context.Context, query string, args, v any) error {
-	ctx, s, ok := span(ctx, t.d.tracer, t.d.system, operation(query), query)
-	err := t.Tx.Exec(ctx, query, args, v)
-	if ok {
-		end(s, err)
-	}
-	return err
+	return t.d.traced(ctx, operation(query), query, func(ctx context.Context) error {
+		return t.Tx.Exec(ctx, query, args, v)
+	})
 }
 
 func (t *tracedTx) Query(ctx context.Context, query string, args, v any) error {
-	ctx, s, ok := span(ctx, t.d.tracer, t.d.system, operation(query), query)
-	err := t.Tx.Query(ctx, query, args, v)
-	if ok {
-		end(s, err)
-	}
-	return err
+	return t.d.traced(ctx, operation(query), query, func(ctx context.Context) error {
+		return t.Tx.Query(ctx, query, args, v)
+	})
 }
 
 func (t *tracedTx) Commit() error {
-	_, s, ok := span(t.ctx, t.d.tracer, t.d.system, "COMMIT", "")
-	err := t.Tx.Commit()
-	if ok {
-		end(s, err)
-	}
-	return err
+	return t.d.traced(t.ctx, "COMMIT", "", func(context.Context) error { return t.Tx.Commit() })
 }
 
 func (t *tracedTx) Rollback() error {
-	_, s, ok := span(t.ctx, t.d.tracer, t.d.system, "ROLLBACK", "")
-	err := t.Tx.Rollback()
-	if ok {
-		end(s, err)
-	}
-	return err
+	return t.d.traced(t.ctx, "ROLLBACK", "", func(context.Context) error { return t.Tx.Rollback() })
 }

@@ -81,12 +81,6 @@ func New(cfg Config) (*Telemetry, error) {
 	return t, nil
 }
 
-// Registry is the process's metrics registry, for collectors of its own.
-func (t *Telemetry) Registry() *prometheus.Registry { return t.reg }
-
-// TracerProvider is the process's tracer provider.
-func (t *Telemetry) TracerProvider() trace.TracerProvider { return t.tp }
-
 // Handler serves the registry in the Prometheus exposition format, for
 // /metrics.
 func (t *Telemetry) Handler() http.Handler {
