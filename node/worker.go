@@ -267,9 +267,13 @@ func (l *localFirst) PublishRevocation(ev events.Revocation) error {
 	return l.Bus.PublishRevocation(ev)
 }
 
-// Publish forgets, then broadcasts.
+// Publish forgets when ev is a tools change (a role change or removal),
+// then broadcasts. Resources and prompts changes concern no caller, so
+// the cache keeps its answers, as it does when it hears them (callercache).
 func (l *localFirst) Publish(tenant string, ev events.Event) error {
-	l.forgetNow()
+	if ev.Kind == events.ToolsChanged {
+		l.forgetNow()
+	}
 	return l.Bus.Publish(tenant, ev)
 }
 

@@ -17,7 +17,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/poll"
-	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/node/nodetest"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -42,16 +41,9 @@ func TestTokensMeanWhatWasIssued(t *testing.T) {
 				t.Fatal(err)
 			}
 			aliceOfGlobex := otherTenant(t, h, "globex", "alice")
-			st, err := tokens.New(tokens.Config{Client: h.Sys.DB, Logger: storetest.Logger()})
-			if err != nil {
-				t.Fatal(err)
-			}
-			issued, _, err := st.Create(ctx, h.Sys.Issuer, tokens.CreateRequest{
+			issued := nodetest.Mint(t, h.Sys.DB, h.Sys.Issuer, tokens.CreateRequest{
 				Tenant: tenant, Member: vera.ID, Scopes: []string{authz.ScopeRead}, Toolsets: []string{"context", "tasks"}, TTL: 24 * time.Hour,
 			})
-			if err != nil {
-				t.Fatal(err)
-			}
 			if code, _ := nodetest.MCPRefusal(t, h, issued); code != http.StatusOK {
 				t.Fatalf("the token as issued: %d, want 200", code)
 			}

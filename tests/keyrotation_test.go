@@ -1,7 +1,6 @@
 package tests
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -12,7 +11,6 @@ import (
 
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/internal/poll"
-	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/node/nodetest"
 	"github.com/taskwire/taskwire/services/tokens"
 )
@@ -91,14 +89,7 @@ func testSigningKeyRotation(t *testing.T, s nodetest.Setup) {
 	oldKid := nodetest.KeyID(t, old)
 
 	// Only operators rotate.
-	st, err := tokens.New(tokens.Config{Client: c.DB, Logger: storetest.Logger()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ownerAdmin, _, err := st.Create(context.Background(), c.Issuer, tokens.CreateRequest{Tenant: "acme", Member: c.Owner, Admin: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ownerAdmin := nodetest.Mint(t, c.DB, c.Issuer, tokens.CreateRequest{Tenant: "acme", Member: c.Owner, Admin: true})
 	if status, m := adminAt(t, c.Fronts[0], ownerAdmin, "RotateSigningKey", `{}`); status != http.StatusForbidden {
 		t.Fatalf("RotateSigningKey with an owner's admin token = %d %v, want 403", status, m)
 	}

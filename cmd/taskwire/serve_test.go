@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -77,7 +76,7 @@ type served struct {
 	endpoint, out string
 	cancel        context.CancelFunc
 	done          chan error
-	logs          *lockedBuffer
+	logs          *nodetest.SyncBuffer
 }
 
 // startServe runs the serve command until it prints where it serves.
@@ -86,7 +85,7 @@ func startServe(t *testing.T, args []string, first bool) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
-	s := &served{cancel: cancel, done: make(chan error, 1), logs: &lockedBuffer{}}
+	s := &served{cancel: cancel, done: make(chan error, 1), logs: &nodetest.SyncBuffer{}}
 	logs := s.logs
 	go func() {
 		s.done <- run(ctx, args, pw, logs)
@@ -125,21 +124,4 @@ func (s *served) stop(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("serve did not stop within 20s of Ctrl-C")
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

@@ -17,19 +17,13 @@ package main
 //go:generate go run . -doc ../configuration.md
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-)
 
-// The markers around the generated tables.
-const (
-	beginMarker = "<!-- flags:begin -->"
-	endMarker   = "<!-- flags:end -->"
+	"github.com/taskwire/taskwire/internal/markers"
 )
 
 func main() {
@@ -56,18 +50,7 @@ func run(path string) error {
 	if err != nil {
 		return err
 	}
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	updated, err := splice(old, render(cmds))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if bytes.Equal(old, updated) {
-		return nil
-	}
-	return os.WriteFile(path, updated, 0o644)
+	return markers.Rewrite(path, "flags", render(cmds))
 }
 
 // build compiles both commands into dir.
@@ -79,18 +62,4 @@ func build(dir string) error {
 		return fmt.Errorf("go build: %w", err)
 	}
 	return nil
-}
-
-// splice replaces what lies between the markers in doc with body.
-func splice(doc []byte, body string) ([]byte, error) {
-	begin := bytes.Index(doc, []byte(beginMarker))
-	end := bytes.Index(doc, []byte(endMarker))
-	if begin < 0 || end < begin {
-		return nil, errors.New("no " + beginMarker + " … " + endMarker + " markers in order")
-	}
-	var out bytes.Buffer
-	out.Write(doc[:begin+len(beginMarker)])
-	out.WriteString("\n" + body)
-	out.Write(doc[end:])
-	return out.Bytes(), nil
 }

@@ -98,17 +98,3 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
-
-func TestSplice(t *testing.T) {
-	doc := "# T\n\n" + beginMarker + "\nold\n" + endMarker + "\nafter\n"
-	got, err := splice([]byte(doc), "new\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "# T\n\n" + beginMarker + "\nnew\n" + endMarker + "\nafter\n"; string(got) != want {
-		t.Errorf("splice = %q, want %q", got, want)
-	}
-	if _, err := splice([]byte(endMarker+beginMarker), "x"); err == nil {
-		t.Error("splice with the markers out of order = nil error, want one")
-	}
-}

@@ -12,35 +12,35 @@ import (
 // server message validated against the schema by the returned recorder.
 func (h *Harness) Client(t *testing.T, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, *WireRecorder) {
 	t.Helper()
-	rec := NewWireRecorder(t, token, "", http.DefaultTransport)
-	c := mcp.NewClient(&mcp.Implementation{Name: "taskwire-e2e", Version: "1.0.0"}, opts)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
-		Endpoint:             h.Sys.Endpoint,
-		HTTPClient:           &http.Client{Transport: rec},
-		DisableStandaloneSSE: true,
-		MaxRetries:           -1,
-	}, nil)
-	if err != nil {
-		t.Fatalf("Connect: %v", err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs, rec
+	return h.connect(t, token, "", "taskwire-e2e", opts)
 }
 
 // LegacyClient connects the go-sdk client at version, a revision before
 // 2026-07-28, so that it starts with initialize.
 func (h *Harness) LegacyClient(t *testing.T, version string, opts *mcp.ClientOptions) (*mcp.ClientSession, *WireRecorder) {
 	t.Helper()
-	rec := NewWireRecorder(t, h.Token, version, http.DefaultTransport)
-	c := mcp.NewClient(&mcp.Implementation{Name: "taskwire-e2e-legacy", Version: "1.0.0"}, opts)
+	return h.connect(t, h.Token, version, "taskwire-e2e-legacy", opts)
+}
+
+// connect connects the go-sdk client named name with token, at version
+// ("" for the client's own), through a recorder that validates every
+// server message.
+func (h *Harness) connect(t *testing.T, token, version, name string, opts *mcp.ClientOptions) (*mcp.ClientSession, *WireRecorder) {
+	t.Helper()
+	rec := NewWireRecorder(t, token, version, http.DefaultTransport)
+	c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1.0.0"}, opts)
+	var sessOpts *mcp.ClientSessionOptions
+	if version != "" {
+		sessOpts = &mcp.ClientSessionOptions{ProtocolVersion: version}
+	}
 	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint:             h.Sys.Endpoint,
 		HTTPClient:           &http.Client{Transport: rec},
 		DisableStandaloneSSE: true,
 		MaxRetries:           -1,
-	}, &mcp.ClientSessionOptions{ProtocolVersion: version})
+	}, sessOpts)
 	if err != nil {
-		t.Fatalf("Connect at %s: %v", version, err)
+		t.Fatalf("Connect at %q: %v", version, err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs, rec

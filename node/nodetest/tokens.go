@@ -21,11 +21,11 @@ import (
 // of.
 func RecordToken(t testing.TB, db *ent.Client, issuer *authn.Issuer, tenant string, member int, scopes []string) string {
 	t.Helper()
-	return mint(t, db, issuer, tokens.CreateRequest{Tenant: tenant, Member: member, Scopes: scopes, Label: t.Name()})
+	return Mint(t, db, issuer, tokens.CreateRequest{Tenant: tenant, Member: member, Scopes: scopes, Label: t.Name()})
 }
 
-// mint mints the token req asks for and records it.
-func mint(t testing.TB, db *ent.Client, issuer *authn.Issuer, req tokens.CreateRequest) string {
+// Mint mints the token req asks for and records it.
+func Mint(t testing.TB, db *ent.Client, issuer *authn.Issuer, req tokens.CreateRequest) string {
 	t.Helper()
 	store, err := tokens.New(tokens.Config{Client: db, Logger: storetest.Logger()})
 	if err != nil {
@@ -47,7 +47,7 @@ func (h *Harness) AdminToken(t testing.TB, handle string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return mint(t, h.Sys.DB, h.Sys.Issuer, tokens.CreateRequest{Tenant: tenant, Member: m.ID, Admin: true, Label: t.Name()})
+	return Mint(t, h.Sys.DB, h.Sys.Issuer, tokens.CreateRequest{Tenant: tenant, Member: m.ID, Admin: true, Label: t.Name()})
 }
 
 // ToolsListStatus POSTs a 2026-07-28 tools/list with token to url (with

@@ -11,8 +11,6 @@
 package main
 
 import (
-	"bytes"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -22,12 +20,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/internal/caller/authz"
-)
-
-// The markers around the generated table.
-const (
-	beginMarker = "<!-- tools:begin -->"
-	endMarker   = "<!-- tools:end -->"
+	"github.com/taskwire/taskwire/internal/markers"
 )
 
 func main() {
@@ -46,32 +39,7 @@ func run(path string) error {
 	if err != nil {
 		return err
 	}
-	old, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	updated, err := splice(old, table(c.Tools()))
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if bytes.Equal(old, updated) {
-		return nil
-	}
-	return os.WriteFile(path, updated, 0o644)
-}
-
-// splice replaces what lies between the markers in doc with body.
-func splice(doc []byte, body string) ([]byte, error) {
-	begin := bytes.Index(doc, []byte(beginMarker))
-	end := bytes.Index(doc, []byte(endMarker))
-	if begin < 0 || end < begin {
-		return nil, errors.New("no " + beginMarker + " … " + endMarker + " markers in order")
-	}
-	var out bytes.Buffer
-	out.Write(doc[:begin+len(beginMarker)])
-	out.WriteString("\n" + body)
-	out.Write(doc[end:])
-	return out.Bytes(), nil
+	return markers.Rewrite(path, "tools", table(c.Tools()))
 }
 
 // table is the Markdown table of tools, grouped by toolset in the order

@@ -24,22 +24,6 @@ func TestFirstSentence(t *testing.T) {
 	}
 }
 
-func TestSplice(t *testing.T) {
-	doc := "# T\n\n" + beginMarker + "\nold table\n" + endMarker + "\n\nafter\n"
-	got, err := splice([]byte(doc), "| new |\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if want := "# T\n\n" + beginMarker + "\n| new |\n" + endMarker + "\n\nafter\n"; string(got) != want {
-		t.Errorf("splice = %q, want %q", got, want)
-	}
-	for _, bad := range []string{"no markers", endMarker + beginMarker, beginMarker + " only"} {
-		if _, err := splice([]byte(bad), "x"); err == nil {
-			t.Errorf("splice(%q) = nil error, want one about the markers", bad)
-		}
-	}
-}
-
 // TestTableHasEveryTool: each tool has one row, with its toolset, scope,
 // hints and the first sentence of its description; a | in a description
 // cannot break the table.
