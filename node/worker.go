@@ -271,7 +271,7 @@ func (l *localFirst) PublishRevocation(ev events.Revocation) error {
 // then broadcasts. Resources and prompts changes concern no caller, so
 // the cache keeps its answers, as it does when it hears them (callercache).
 func (l *localFirst) Publish(tenant string, ev events.Event) error {
-	if ev.Kind == events.ToolsChanged {
+	if ev.ChangesCallers() {
 		l.forgetNow()
 	}
 	return l.Bus.Publish(tenant, ev)

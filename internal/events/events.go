@@ -36,6 +36,12 @@ type Event struct {
 	Member int    `json:"member,omitempty"` // 0: every member
 }
 
+// ChangesCallers reports whether ev may change what a caller is or may
+// do (a role change or a removal changes the member's tools): what a
+// worker remembers of callers must be forgotten. Resources and prompts
+// changes concern no caller.
+func (ev Event) ChangesCallers() bool { return ev.Kind == ToolsChanged }
+
 var slugRE = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
 
 func subject(tenant string) (string, error) {

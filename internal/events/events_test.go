@@ -110,3 +110,13 @@ func TestSubscribersShareOneSubscription(t *testing.T) {
 	pub.Publish("acme", Event{Kind: ResourcesChanged})
 	expect(heard[0], ResourcesChanged)
 }
+
+// TestChangesCallers: only a tools change (a role change or a removal)
+// makes workers forget what they know of callers.
+func TestChangesCallers(t *testing.T) {
+	for kind, want := range map[string]bool{ToolsChanged: true, ResourcesChanged: false, PromptsChanged: false} {
+		if got := (Event{Kind: kind}).ChangesCallers(); got != want {
+			t.Errorf("Event{Kind: %q}.ChangesCallers() = %v, want %v", kind, got, want)
+		}
+	}
+}

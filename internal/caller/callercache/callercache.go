@@ -169,7 +169,7 @@ func (c *Cache) Close() {
 func (c *Cache) heard(m *nats.Msg) {
 	if m.Subject != events.RevocationsSubject {
 		var ev events.Event
-		if json.Unmarshal(m.Data, &ev) == nil && ev.Kind != events.ToolsChanged {
+		if json.Unmarshal(m.Data, &ev) == nil && !ev.ChangesCallers() {
 			return // resources and prompts: no caller changed
 		}
 	}
