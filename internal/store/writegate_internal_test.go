@@ -56,7 +56,7 @@ func TestWritersTakeTurnsInOrder(t *testing.T) {
 				return tx.Tenant.Create().SetSlug(slug).SetName("W").Exec(system)
 			})
 		}()
-		poll.Until(t, 5*time.Second, slug+" to queue at the gate", func() bool { return d.gate.waiting.Load() == int32(i+1) })
+		poll.Until(t, 5*time.Second, slug+" to queue at the gate", func() bool { return d.gate.waiting() == i+1 })
 	}
 	close(release)
 	if err := <-holder; err != nil {
