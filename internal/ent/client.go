@@ -15,15 +15,20 @@ import (
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/taskwire/taskwire/internal/ent/account"
+	"github.com/taskwire/taskwire/internal/ent/accountidentity"
 	"github.com/taskwire/taskwire/internal/ent/activity"
 	"github.com/taskwire/taskwire/internal/ent/auditevent"
 	"github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/ent/comment"
 	"github.com/taskwire/taskwire/internal/ent/confirmation"
 	"github.com/taskwire/taskwire/internal/ent/contextnote"
+	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
+	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
@@ -36,6 +41,10 @@ type Client struct {
 	config
 	// Schema is the client for creating, migrating and dropping schema.
 	Schema *migrate.Schema
+	// Account is the client for interacting with the Account builders.
+	Account *AccountClient
+	// AccountIdentity is the client for interacting with the AccountIdentity builders.
+	AccountIdentity *AccountIdentityClient
 	// Activity is the client for interacting with the Activity builders.
 	Activity *ActivityClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -48,10 +57,16 @@ type Client struct {
 	Confirmation *ConfirmationClient
 	// ContextNote is the client for interacting with the ContextNote builders.
 	ContextNote *ContextNoteClient
+	// Decision is the client for interacting with the Decision builders.
+	Decision *DecisionClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
+	// SignInLink is the client for interacting with the SignInLink builders.
+	SignInLink *SignInLinkClient
 	// SigningKey is the client for interacting with the SigningKey builders.
 	SigningKey *SigningKeyClient
 	// Task is the client for interacting with the Task builders.
@@ -75,14 +90,19 @@ func NewClient(opts ...Option) *Client {
 
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
+	c.Account = NewAccountClient(c.config)
+	c.AccountIdentity = NewAccountIdentityClient(c.config)
 	c.Activity = NewActivityClient(c.config)
 	c.AuditEvent = NewAuditEventClient(c.config)
 	c.Board = NewBoardClient(c.config)
 	c.Comment = NewCommentClient(c.config)
 	c.Confirmation = NewConfirmationClient(c.config)
 	c.ContextNote = NewContextNoteClient(c.config)
+	c.Decision = NewDecisionClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Member = NewMemberClient(c.config)
+	c.Session = NewSessionClient(c.config)
+	c.SignInLink = NewSignInLinkClient(c.config)
 	c.SigningKey = NewSigningKeyClient(c.config)
 	c.Task = NewTaskClient(c.config)
 	c.TaskLink = NewTaskLinkClient(c.config)
@@ -179,22 +199,27 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	cfg := c.config
 	cfg.driver = tx
 	return &Tx{
-		ctx:            ctx,
-		config:         cfg,
-		Activity:       NewActivityClient(cfg),
-		AuditEvent:     NewAuditEventClient(cfg),
-		Board:          NewBoardClient(cfg),
-		Comment:        NewCommentClient(cfg),
-		Confirmation:   NewConfirmationClient(cfg),
-		ContextNote:    NewContextNoteClient(cfg),
-		IdempotencyKey: NewIdempotencyKeyClient(cfg),
-		Member:         NewMemberClient(cfg),
-		SigningKey:     NewSigningKeyClient(cfg),
-		Task:           NewTaskClient(cfg),
-		TaskLink:       NewTaskLinkClient(cfg),
-		Tenant:         NewTenantClient(cfg),
-		Token:          NewTokenClient(cfg),
-		WorkItem:       NewWorkItemClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		Account:         NewAccountClient(cfg),
+		AccountIdentity: NewAccountIdentityClient(cfg),
+		Activity:        NewActivityClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
+		Board:           NewBoardClient(cfg),
+		Comment:         NewCommentClient(cfg),
+		Confirmation:    NewConfirmationClient(cfg),
+		ContextNote:     NewContextNoteClient(cfg),
+		Decision:        NewDecisionClient(cfg),
+		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Member:          NewMemberClient(cfg),
+		Session:         NewSessionClient(cfg),
+		SignInLink:      NewSignInLinkClient(cfg),
+		SigningKey:      NewSigningKeyClient(cfg),
+		Task:            NewTaskClient(cfg),
+		TaskLink:        NewTaskLinkClient(cfg),
+		Tenant:          NewTenantClient(cfg),
+		Token:           NewTokenClient(cfg),
+		WorkItem:        NewWorkItemClient(cfg),
 	}, nil
 }
 
@@ -212,29 +237,34 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	cfg := c.config
 	cfg.driver = &txDriver{tx: tx, drv: c.driver}
 	return &Tx{
-		ctx:            ctx,
-		config:         cfg,
-		Activity:       NewActivityClient(cfg),
-		AuditEvent:     NewAuditEventClient(cfg),
-		Board:          NewBoardClient(cfg),
-		Comment:        NewCommentClient(cfg),
-		Confirmation:   NewConfirmationClient(cfg),
-		ContextNote:    NewContextNoteClient(cfg),
-		IdempotencyKey: NewIdempotencyKeyClient(cfg),
-		Member:         NewMemberClient(cfg),
-		SigningKey:     NewSigningKeyClient(cfg),
-		Task:           NewTaskClient(cfg),
-		TaskLink:       NewTaskLinkClient(cfg),
-		Tenant:         NewTenantClient(cfg),
-		Token:          NewTokenClient(cfg),
-		WorkItem:       NewWorkItemClient(cfg),
+		ctx:             ctx,
+		config:          cfg,
+		Account:         NewAccountClient(cfg),
+		AccountIdentity: NewAccountIdentityClient(cfg),
+		Activity:        NewActivityClient(cfg),
+		AuditEvent:      NewAuditEventClient(cfg),
+		Board:           NewBoardClient(cfg),
+		Comment:         NewCommentClient(cfg),
+		Confirmation:    NewConfirmationClient(cfg),
+		ContextNote:     NewContextNoteClient(cfg),
+		Decision:        NewDecisionClient(cfg),
+		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
+		Member:          NewMemberClient(cfg),
+		Session:         NewSessionClient(cfg),
+		SignInLink:      NewSignInLinkClient(cfg),
+		SigningKey:      NewSigningKeyClient(cfg),
+		Task:            NewTaskClient(cfg),
+		TaskLink:        NewTaskLinkClient(cfg),
+		Tenant:          NewTenantClient(cfg),
+		Token:           NewTokenClient(cfg),
+		WorkItem:        NewWorkItemClient(cfg),
 	}, nil
 }
 
 // Debug returns a new debug-client. It's used to get verbose logging on specific operations.
 //
 //	client.Debug().
-//		Activity.
+//		Account.
 //		Query().
 //		Count(ctx)
 func (c *Client) Debug() *Client {
@@ -257,9 +287,10 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Activity, c.AuditEvent, c.Board, c.Comment, c.Confirmation, c.ContextNote,
-		c.IdempotencyKey, c.Member, c.SigningKey, c.Task, c.TaskLink, c.Tenant,
-		c.Token, c.WorkItem,
+		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
+		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
+		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant, c.Token,
+		c.WorkItem,
 	} {
 		n.Use(hooks...)
 	}
@@ -269,9 +300,10 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Activity, c.AuditEvent, c.Board, c.Comment, c.Confirmation, c.ContextNote,
-		c.IdempotencyKey, c.Member, c.SigningKey, c.Task, c.TaskLink, c.Tenant,
-		c.Token, c.WorkItem,
+		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
+		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
+		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant, c.Token,
+		c.WorkItem,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -280,6 +312,10 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 // Mutate implements the ent.Mutator interface.
 func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
+	case *AccountMutation:
+		return c.Account.mutate(ctx, m)
+	case *AccountIdentityMutation:
+		return c.AccountIdentity.mutate(ctx, m)
 	case *ActivityMutation:
 		return c.Activity.mutate(ctx, m)
 	case *AuditEventMutation:
@@ -292,10 +328,16 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Confirmation.mutate(ctx, m)
 	case *ContextNoteMutation:
 		return c.ContextNote.mutate(ctx, m)
+	case *DecisionMutation:
+		return c.Decision.mutate(ctx, m)
 	case *IdempotencyKeyMutation:
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *MemberMutation:
 		return c.Member.mutate(ctx, m)
+	case *SessionMutation:
+		return c.Session.mutate(ctx, m)
+	case *SignInLinkMutation:
+		return c.SignInLink.mutate(ctx, m)
 	case *SigningKeyMutation:
 		return c.SigningKey.mutate(ctx, m)
 	case *TaskMutation:
@@ -310,6 +352,272 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.WorkItem.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
+	}
+}
+
+// AccountClient is a client for the Account schema.
+type AccountClient struct {
+	config
+}
+
+// NewAccountClient returns a client for the Account from the given config.
+func NewAccountClient(c config) *AccountClient {
+	return &AccountClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `account.Hooks(f(g(h())))`.
+func (c *AccountClient) Use(hooks ...Hook) {
+	c.hooks.Account = append(c.hooks.Account, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `account.Intercept(f(g(h())))`.
+func (c *AccountClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Account = append(c.inters.Account, interceptors...)
+}
+
+// Create returns a builder for creating a Account entity.
+func (c *AccountClient) Create() *AccountCreate {
+	mutation := newAccountMutation(c.config, OpCreate)
+	return &AccountCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Account entities.
+func (c *AccountClient) CreateBulk(builders ...*AccountCreate) *AccountCreateBulk {
+	return &AccountCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AccountClient) MapCreateBulk(slice any, setFunc func(*AccountCreate, int)) *AccountCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AccountCreateBulk{err: fmt.Errorf("calling to AccountClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AccountCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AccountCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Account.
+func (c *AccountClient) Update() *AccountUpdate {
+	mutation := newAccountMutation(c.config, OpUpdate)
+	return &AccountUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AccountClient) UpdateOne(_m *Account) *AccountUpdateOne {
+	mutation := newAccountMutation(c.config, OpUpdateOne, withAccount(_m))
+	return &AccountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AccountClient) UpdateOneID(id int) *AccountUpdateOne {
+	mutation := newAccountMutation(c.config, OpUpdateOne, withAccountID(id))
+	return &AccountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Account.
+func (c *AccountClient) Delete() *AccountDelete {
+	mutation := newAccountMutation(c.config, OpDelete)
+	return &AccountDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AccountClient) DeleteOne(_m *Account) *AccountDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AccountClient) DeleteOneID(id int) *AccountDeleteOne {
+	builder := c.Delete().Where(account.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AccountDeleteOne{builder}
+}
+
+// Query returns a query builder for Account.
+func (c *AccountClient) Query() *AccountQuery {
+	return &AccountQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAccount},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Account entity by its id.
+func (c *AccountClient) Get(ctx context.Context, id int) (*Account, error) {
+	return c.Query().Where(account.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AccountClient) GetX(ctx context.Context, id int) *Account {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *AccountClient) Hooks() []Hook {
+	return c.hooks.Account
+}
+
+// Interceptors returns the client interceptors.
+func (c *AccountClient) Interceptors() []Interceptor {
+	return c.inters.Account
+}
+
+func (c *AccountClient) mutate(ctx context.Context, m *AccountMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AccountCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AccountUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AccountUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AccountDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Account mutation op: %q", m.Op())
+	}
+}
+
+// AccountIdentityClient is a client for the AccountIdentity schema.
+type AccountIdentityClient struct {
+	config
+}
+
+// NewAccountIdentityClient returns a client for the AccountIdentity from the given config.
+func NewAccountIdentityClient(c config) *AccountIdentityClient {
+	return &AccountIdentityClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `accountidentity.Hooks(f(g(h())))`.
+func (c *AccountIdentityClient) Use(hooks ...Hook) {
+	c.hooks.AccountIdentity = append(c.hooks.AccountIdentity, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `accountidentity.Intercept(f(g(h())))`.
+func (c *AccountIdentityClient) Intercept(interceptors ...Interceptor) {
+	c.inters.AccountIdentity = append(c.inters.AccountIdentity, interceptors...)
+}
+
+// Create returns a builder for creating a AccountIdentity entity.
+func (c *AccountIdentityClient) Create() *AccountIdentityCreate {
+	mutation := newAccountIdentityMutation(c.config, OpCreate)
+	return &AccountIdentityCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of AccountIdentity entities.
+func (c *AccountIdentityClient) CreateBulk(builders ...*AccountIdentityCreate) *AccountIdentityCreateBulk {
+	return &AccountIdentityCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *AccountIdentityClient) MapCreateBulk(slice any, setFunc func(*AccountIdentityCreate, int)) *AccountIdentityCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &AccountIdentityCreateBulk{err: fmt.Errorf("calling to AccountIdentityClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*AccountIdentityCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &AccountIdentityCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for AccountIdentity.
+func (c *AccountIdentityClient) Update() *AccountIdentityUpdate {
+	mutation := newAccountIdentityMutation(c.config, OpUpdate)
+	return &AccountIdentityUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *AccountIdentityClient) UpdateOne(_m *AccountIdentity) *AccountIdentityUpdateOne {
+	mutation := newAccountIdentityMutation(c.config, OpUpdateOne, withAccountIdentity(_m))
+	return &AccountIdentityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *AccountIdentityClient) UpdateOneID(id int) *AccountIdentityUpdateOne {
+	mutation := newAccountIdentityMutation(c.config, OpUpdateOne, withAccountIdentityID(id))
+	return &AccountIdentityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for AccountIdentity.
+func (c *AccountIdentityClient) Delete() *AccountIdentityDelete {
+	mutation := newAccountIdentityMutation(c.config, OpDelete)
+	return &AccountIdentityDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *AccountIdentityClient) DeleteOne(_m *AccountIdentity) *AccountIdentityDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *AccountIdentityClient) DeleteOneID(id int) *AccountIdentityDeleteOne {
+	builder := c.Delete().Where(accountidentity.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &AccountIdentityDeleteOne{builder}
+}
+
+// Query returns a query builder for AccountIdentity.
+func (c *AccountIdentityClient) Query() *AccountIdentityQuery {
+	return &AccountIdentityQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeAccountIdentity},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a AccountIdentity entity by its id.
+func (c *AccountIdentityClient) Get(ctx context.Context, id int) (*AccountIdentity, error) {
+	return c.Query().Where(accountidentity.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *AccountIdentityClient) GetX(ctx context.Context, id int) *AccountIdentity {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *AccountIdentityClient) Hooks() []Hook {
+	return c.hooks.AccountIdentity
+}
+
+// Interceptors returns the client interceptors.
+func (c *AccountIdentityClient) Interceptors() []Interceptor {
+	return c.inters.AccountIdentity
+}
+
+func (c *AccountIdentityClient) mutate(ctx context.Context, m *AccountIdentityMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&AccountIdentityCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&AccountIdentityUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&AccountIdentityUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&AccountIdentityDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown AccountIdentity mutation op: %q", m.Op())
 	}
 }
 
@@ -1325,6 +1633,156 @@ func (c *ContextNoteClient) mutate(ctx context.Context, m *ContextNoteMutation) 
 	}
 }
 
+// DecisionClient is a client for the Decision schema.
+type DecisionClient struct {
+	config
+}
+
+// NewDecisionClient returns a client for the Decision from the given config.
+func NewDecisionClient(c config) *DecisionClient {
+	return &DecisionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `decision.Hooks(f(g(h())))`.
+func (c *DecisionClient) Use(hooks ...Hook) {
+	c.hooks.Decision = append(c.hooks.Decision, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `decision.Intercept(f(g(h())))`.
+func (c *DecisionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Decision = append(c.inters.Decision, interceptors...)
+}
+
+// Create returns a builder for creating a Decision entity.
+func (c *DecisionClient) Create() *DecisionCreate {
+	mutation := newDecisionMutation(c.config, OpCreate)
+	return &DecisionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Decision entities.
+func (c *DecisionClient) CreateBulk(builders ...*DecisionCreate) *DecisionCreateBulk {
+	return &DecisionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *DecisionClient) MapCreateBulk(slice any, setFunc func(*DecisionCreate, int)) *DecisionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &DecisionCreateBulk{err: fmt.Errorf("calling to DecisionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*DecisionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &DecisionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Decision.
+func (c *DecisionClient) Update() *DecisionUpdate {
+	mutation := newDecisionMutation(c.config, OpUpdate)
+	return &DecisionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *DecisionClient) UpdateOne(_m *Decision) *DecisionUpdateOne {
+	mutation := newDecisionMutation(c.config, OpUpdateOne, withDecision(_m))
+	return &DecisionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *DecisionClient) UpdateOneID(id int) *DecisionUpdateOne {
+	mutation := newDecisionMutation(c.config, OpUpdateOne, withDecisionID(id))
+	return &DecisionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Decision.
+func (c *DecisionClient) Delete() *DecisionDelete {
+	mutation := newDecisionMutation(c.config, OpDelete)
+	return &DecisionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *DecisionClient) DeleteOne(_m *Decision) *DecisionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *DecisionClient) DeleteOneID(id int) *DecisionDeleteOne {
+	builder := c.Delete().Where(decision.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &DecisionDeleteOne{builder}
+}
+
+// Query returns a query builder for Decision.
+func (c *DecisionClient) Query() *DecisionQuery {
+	return &DecisionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeDecision},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Decision entity by its id.
+func (c *DecisionClient) Get(ctx context.Context, id int) (*Decision, error) {
+	return c.Query().Where(decision.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *DecisionClient) GetX(ctx context.Context, id int) *Decision {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a Decision.
+func (c *DecisionClient) QueryTenant(_m *Decision) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(decision.Table, decision.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, decision.TenantTable, decision.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *DecisionClient) Hooks() []Hook {
+	hooks := c.hooks.Decision
+	return append(hooks[:len(hooks):len(hooks)], decision.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *DecisionClient) Interceptors() []Interceptor {
+	return c.inters.Decision
+}
+
+func (c *DecisionClient) mutate(ctx context.Context, m *DecisionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&DecisionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&DecisionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&DecisionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&DecisionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Decision mutation op: %q", m.Op())
+	}
+}
+
 // IdempotencyKeyClient is a client for the IdempotencyKey schema.
 type IdempotencyKeyClient struct {
 	config
@@ -1654,6 +2112,272 @@ func (c *MemberClient) mutate(ctx context.Context, m *MemberMutation) (Value, er
 		return (&MemberDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Member mutation op: %q", m.Op())
+	}
+}
+
+// SessionClient is a client for the Session schema.
+type SessionClient struct {
+	config
+}
+
+// NewSessionClient returns a client for the Session from the given config.
+func NewSessionClient(c config) *SessionClient {
+	return &SessionClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `session.Hooks(f(g(h())))`.
+func (c *SessionClient) Use(hooks ...Hook) {
+	c.hooks.Session = append(c.hooks.Session, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `session.Intercept(f(g(h())))`.
+func (c *SessionClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Session = append(c.inters.Session, interceptors...)
+}
+
+// Create returns a builder for creating a Session entity.
+func (c *SessionClient) Create() *SessionCreate {
+	mutation := newSessionMutation(c.config, OpCreate)
+	return &SessionCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Session entities.
+func (c *SessionClient) CreateBulk(builders ...*SessionCreate) *SessionCreateBulk {
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SessionClient) MapCreateBulk(slice any, setFunc func(*SessionCreate, int)) *SessionCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SessionCreateBulk{err: fmt.Errorf("calling to SessionClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SessionCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SessionCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Session.
+func (c *SessionClient) Update() *SessionUpdate {
+	mutation := newSessionMutation(c.config, OpUpdate)
+	return &SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SessionClient) UpdateOne(_m *Session) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSession(_m))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SessionClient) UpdateOneID(id int) *SessionUpdateOne {
+	mutation := newSessionMutation(c.config, OpUpdateOne, withSessionID(id))
+	return &SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Session.
+func (c *SessionClient) Delete() *SessionDelete {
+	mutation := newSessionMutation(c.config, OpDelete)
+	return &SessionDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SessionClient) DeleteOne(_m *Session) *SessionDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SessionClient) DeleteOneID(id int) *SessionDeleteOne {
+	builder := c.Delete().Where(session.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SessionDeleteOne{builder}
+}
+
+// Query returns a query builder for Session.
+func (c *SessionClient) Query() *SessionQuery {
+	return &SessionQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSession},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Session entity by its id.
+func (c *SessionClient) Get(ctx context.Context, id int) (*Session, error) {
+	return c.Query().Where(session.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SessionClient) GetX(ctx context.Context, id int) *Session {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SessionClient) Hooks() []Hook {
+	return c.hooks.Session
+}
+
+// Interceptors returns the client interceptors.
+func (c *SessionClient) Interceptors() []Interceptor {
+	return c.inters.Session
+}
+
+func (c *SessionClient) mutate(ctx context.Context, m *SessionMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SessionCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SessionUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SessionUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SessionDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Session mutation op: %q", m.Op())
+	}
+}
+
+// SignInLinkClient is a client for the SignInLink schema.
+type SignInLinkClient struct {
+	config
+}
+
+// NewSignInLinkClient returns a client for the SignInLink from the given config.
+func NewSignInLinkClient(c config) *SignInLinkClient {
+	return &SignInLinkClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `signinlink.Hooks(f(g(h())))`.
+func (c *SignInLinkClient) Use(hooks ...Hook) {
+	c.hooks.SignInLink = append(c.hooks.SignInLink, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `signinlink.Intercept(f(g(h())))`.
+func (c *SignInLinkClient) Intercept(interceptors ...Interceptor) {
+	c.inters.SignInLink = append(c.inters.SignInLink, interceptors...)
+}
+
+// Create returns a builder for creating a SignInLink entity.
+func (c *SignInLinkClient) Create() *SignInLinkCreate {
+	mutation := newSignInLinkMutation(c.config, OpCreate)
+	return &SignInLinkCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of SignInLink entities.
+func (c *SignInLinkClient) CreateBulk(builders ...*SignInLinkCreate) *SignInLinkCreateBulk {
+	return &SignInLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *SignInLinkClient) MapCreateBulk(slice any, setFunc func(*SignInLinkCreate, int)) *SignInLinkCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &SignInLinkCreateBulk{err: fmt.Errorf("calling to SignInLinkClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*SignInLinkCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &SignInLinkCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for SignInLink.
+func (c *SignInLinkClient) Update() *SignInLinkUpdate {
+	mutation := newSignInLinkMutation(c.config, OpUpdate)
+	return &SignInLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *SignInLinkClient) UpdateOne(_m *SignInLink) *SignInLinkUpdateOne {
+	mutation := newSignInLinkMutation(c.config, OpUpdateOne, withSignInLink(_m))
+	return &SignInLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *SignInLinkClient) UpdateOneID(id int) *SignInLinkUpdateOne {
+	mutation := newSignInLinkMutation(c.config, OpUpdateOne, withSignInLinkID(id))
+	return &SignInLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for SignInLink.
+func (c *SignInLinkClient) Delete() *SignInLinkDelete {
+	mutation := newSignInLinkMutation(c.config, OpDelete)
+	return &SignInLinkDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *SignInLinkClient) DeleteOne(_m *SignInLink) *SignInLinkDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *SignInLinkClient) DeleteOneID(id int) *SignInLinkDeleteOne {
+	builder := c.Delete().Where(signinlink.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &SignInLinkDeleteOne{builder}
+}
+
+// Query returns a query builder for SignInLink.
+func (c *SignInLinkClient) Query() *SignInLinkQuery {
+	return &SignInLinkQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeSignInLink},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a SignInLink entity by its id.
+func (c *SignInLinkClient) Get(ctx context.Context, id int) (*SignInLink, error) {
+	return c.Query().Where(signinlink.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *SignInLinkClient) GetX(ctx context.Context, id int) *SignInLink {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *SignInLinkClient) Hooks() []Hook {
+	return c.hooks.SignInLink
+}
+
+// Interceptors returns the client interceptors.
+func (c *SignInLinkClient) Interceptors() []Interceptor {
+	return c.inters.SignInLink
+}
+
+func (c *SignInLinkClient) mutate(ctx context.Context, m *SignInLinkMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&SignInLinkCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&SignInLinkUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&SignInLinkUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&SignInLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown SignInLink mutation op: %q", m.Op())
 	}
 }
 
@@ -2670,12 +3394,14 @@ func (c *WorkItemClient) mutate(ctx context.Context, m *WorkItemMutation) (Value
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Activity, AuditEvent, Board, Comment, Confirmation, ContextNote, IdempotencyKey,
-		Member, SigningKey, Task, TaskLink, Tenant, Token, WorkItem []ent.Hook
+		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
+		ContextNote, Decision, IdempotencyKey, Member, Session, SignInLink, SigningKey,
+		Task, TaskLink, Tenant, Token, WorkItem []ent.Hook
 	}
 	inters struct {
-		Activity, AuditEvent, Board, Comment, Confirmation, ContextNote, IdempotencyKey,
-		Member, SigningKey, Task, TaskLink, Tenant, Token, WorkItem []ent.Interceptor
+		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
+		ContextNote, Decision, IdempotencyKey, Member, Session, SignInLink, SigningKey,
+		Task, TaskLink, Tenant, Token, WorkItem []ent.Interceptor
 	}
 )
 

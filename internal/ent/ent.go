@@ -12,15 +12,20 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/taskwire/taskwire/internal/ent/account"
+	"github.com/taskwire/taskwire/internal/ent/accountidentity"
 	"github.com/taskwire/taskwire/internal/ent/activity"
 	"github.com/taskwire/taskwire/internal/ent/auditevent"
 	"github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/ent/comment"
 	"github.com/taskwire/taskwire/internal/ent/confirmation"
 	"github.com/taskwire/taskwire/internal/ent/contextnote"
+	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
+	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
@@ -86,20 +91,25 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			activity.Table:       activity.ValidColumn,
-			auditevent.Table:     auditevent.ValidColumn,
-			board.Table:          board.ValidColumn,
-			comment.Table:        comment.ValidColumn,
-			confirmation.Table:   confirmation.ValidColumn,
-			contextnote.Table:    contextnote.ValidColumn,
-			idempotencykey.Table: idempotencykey.ValidColumn,
-			member.Table:         member.ValidColumn,
-			signingkey.Table:     signingkey.ValidColumn,
-			task.Table:           task.ValidColumn,
-			tasklink.Table:       tasklink.ValidColumn,
-			tenant.Table:         tenant.ValidColumn,
-			token.Table:          token.ValidColumn,
-			workitem.Table:       workitem.ValidColumn,
+			account.Table:         account.ValidColumn,
+			accountidentity.Table: accountidentity.ValidColumn,
+			activity.Table:        activity.ValidColumn,
+			auditevent.Table:      auditevent.ValidColumn,
+			board.Table:           board.ValidColumn,
+			comment.Table:         comment.ValidColumn,
+			confirmation.Table:    confirmation.ValidColumn,
+			contextnote.Table:     contextnote.ValidColumn,
+			decision.Table:        decision.ValidColumn,
+			idempotencykey.Table:  idempotencykey.ValidColumn,
+			member.Table:          member.ValidColumn,
+			session.Table:         session.ValidColumn,
+			signinlink.Table:      signinlink.ValidColumn,
+			signingkey.Table:      signingkey.ValidColumn,
+			task.Table:            task.ValidColumn,
+			tasklink.Table:        tasklink.ValidColumn,
+			tenant.Table:          tenant.ValidColumn,
+			token.Table:           token.ValidColumn,
+			workitem.Table:        workitem.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

@@ -3,16 +3,21 @@
 package ent
 
 import (
+	"github.com/taskwire/taskwire/internal/ent/account"
+	"github.com/taskwire/taskwire/internal/ent/accountidentity"
 	"github.com/taskwire/taskwire/internal/ent/activity"
 	"github.com/taskwire/taskwire/internal/ent/auditevent"
 	"github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/ent/comment"
 	"github.com/taskwire/taskwire/internal/ent/confirmation"
 	"github.com/taskwire/taskwire/internal/ent/contextnote"
+	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
+	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
+	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
@@ -27,8 +32,45 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 14)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
 	graph.Nodes[0] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   account.Table,
+			Columns: account.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: account.FieldID,
+			},
+		},
+		Type: "Account",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			account.FieldEmail:        {Type: field.TypeString, Column: account.FieldEmail},
+			account.FieldDisplayName:  {Type: field.TypeString, Column: account.FieldDisplayName},
+			account.FieldPasswordHash: {Type: field.TypeString, Column: account.FieldPasswordHash},
+			account.FieldCreatedAt:    {Type: field.TypeTime, Column: account.FieldCreatedAt},
+			account.FieldDisabledAt:   {Type: field.TypeTime, Column: account.FieldDisabledAt},
+		},
+	}
+	graph.Nodes[1] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   accountidentity.Table,
+			Columns: accountidentity.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: accountidentity.FieldID,
+			},
+		},
+		Type: "AccountIdentity",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			accountidentity.FieldAccountID:  {Type: field.TypeInt, Column: accountidentity.FieldAccountID},
+			accountidentity.FieldIssuer:     {Type: field.TypeString, Column: accountidentity.FieldIssuer},
+			accountidentity.FieldSubject:    {Type: field.TypeString, Column: accountidentity.FieldSubject},
+			accountidentity.FieldEmail:      {Type: field.TypeString, Column: accountidentity.FieldEmail},
+			accountidentity.FieldCreatedAt:  {Type: field.TypeTime, Column: accountidentity.FieldCreatedAt},
+			accountidentity.FieldLastUsedAt: {Type: field.TypeTime, Column: accountidentity.FieldLastUsedAt},
+		},
+	}
+	graph.Nodes[2] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   activity.Table,
 			Columns: activity.Columns,
@@ -48,7 +90,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			activity.FieldCreatedAt: {Type: field.TypeTime, Column: activity.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[1] = &sqlgraph.Node{
+	graph.Nodes[3] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   auditevent.Table,
 			Columns: auditevent.Columns,
@@ -76,7 +118,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			auditevent.FieldDurationMs:    {Type: field.TypeInt64, Column: auditevent.FieldDurationMs},
 		},
 	}
-	graph.Nodes[2] = &sqlgraph.Node{
+	graph.Nodes[4] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   board.Table,
 			Columns: board.Columns,
@@ -97,7 +139,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			board.FieldArchivedAt: {Type: field.TypeTime, Column: board.FieldArchivedAt},
 		},
 	}
-	graph.Nodes[3] = &sqlgraph.Node{
+	graph.Nodes[5] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   comment.Table,
 			Columns: comment.Columns,
@@ -118,7 +160,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			comment.FieldVersion:   {Type: field.TypeInt, Column: comment.FieldVersion},
 		},
 	}
-	graph.Nodes[4] = &sqlgraph.Node{
+	graph.Nodes[6] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   confirmation.Table,
 			Columns: confirmation.Columns,
@@ -136,7 +178,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			confirmation.FieldCreatedAt: {Type: field.TypeTime, Column: confirmation.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[5] = &sqlgraph.Node{
+	graph.Nodes[7] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   contextnote.Table,
 			Columns: contextnote.Columns,
@@ -155,7 +197,34 @@ var schemaGraph = func() *sqlgraph.Schema {
 			contextnote.FieldCreatedAt: {Type: field.TypeTime, Column: contextnote.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[6] = &sqlgraph.Node{
+	graph.Nodes[8] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   decision.Table,
+			Columns: decision.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: decision.FieldID,
+			},
+		},
+		Type: "Decision",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			decision.FieldTenantID:    {Type: field.TypeInt, Column: decision.FieldTenantID},
+			decision.FieldKey:         {Type: field.TypeString, Column: decision.FieldKey},
+			decision.FieldTool:        {Type: field.TypeString, Column: decision.FieldTool},
+			decision.FieldQuestion:    {Type: field.TypeString, Column: decision.FieldQuestion},
+			decision.FieldArguments:   {Type: field.TypeString, Column: decision.FieldArguments},
+			decision.FieldDigest:      {Type: field.TypeString, Column: decision.FieldDigest},
+			decision.FieldRequestedBy: {Type: field.TypeInt, Column: decision.FieldRequestedBy},
+			decision.FieldState:       {Type: field.TypeEnum, Column: decision.FieldState},
+			decision.FieldDecidedBy:   {Type: field.TypeInt, Column: decision.FieldDecidedBy},
+			decision.FieldReason:      {Type: field.TypeString, Column: decision.FieldReason},
+			decision.FieldCreatedAt:   {Type: field.TypeTime, Column: decision.FieldCreatedAt},
+			decision.FieldDecidedAt:   {Type: field.TypeTime, Column: decision.FieldDecidedAt},
+			decision.FieldExpiresAt:   {Type: field.TypeTime, Column: decision.FieldExpiresAt},
+			decision.FieldUsedAt:      {Type: field.TypeTime, Column: decision.FieldUsedAt},
+		},
+	}
+	graph.Nodes[9] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   idempotencykey.Table,
 			Columns: idempotencykey.Columns,
@@ -175,7 +244,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			idempotencykey.FieldCreatedAt:     {Type: field.TypeTime, Column: idempotencykey.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[7] = &sqlgraph.Node{
+	graph.Nodes[10] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   member.Table,
 			Columns: member.Columns,
@@ -193,10 +262,56 @@ var schemaGraph = func() *sqlgraph.Schema {
 			member.FieldRole:        {Type: field.TypeEnum, Column: member.FieldRole},
 			member.FieldSponsorID:   {Type: field.TypeInt, Column: member.FieldSponsorID},
 			member.FieldCreatedAt:   {Type: field.TypeTime, Column: member.FieldCreatedAt},
+			member.FieldAccountID:   {Type: field.TypeInt, Column: member.FieldAccountID},
 			member.FieldRemovedAt:   {Type: field.TypeTime, Column: member.FieldRemovedAt},
 		},
 	}
-	graph.Nodes[8] = &sqlgraph.Node{
+	graph.Nodes[11] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   session.Table,
+			Columns: session.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: session.FieldID,
+			},
+		},
+		Type: "Session",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			session.FieldSid:        {Type: field.TypeString, Column: session.FieldSid},
+			session.FieldSecretHash: {Type: field.TypeBytes, Column: session.FieldSecretHash},
+			session.FieldAccountID:  {Type: field.TypeInt, Column: session.FieldAccountID},
+			session.FieldMethod:     {Type: field.TypeString, Column: session.FieldMethod},
+			session.FieldUserAgent:  {Type: field.TypeString, Column: session.FieldUserAgent},
+			session.FieldClientAddr: {Type: field.TypeString, Column: session.FieldClientAddr},
+			session.FieldCreatedAt:  {Type: field.TypeTime, Column: session.FieldCreatedAt},
+			session.FieldLastSeenAt: {Type: field.TypeTime, Column: session.FieldLastSeenAt},
+			session.FieldExpiresAt:  {Type: field.TypeTime, Column: session.FieldExpiresAt},
+			session.FieldEndedAt:    {Type: field.TypeTime, Column: session.FieldEndedAt},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   signinlink.Table,
+			Columns: signinlink.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: signinlink.FieldID,
+			},
+		},
+		Type: "SignInLink",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			signinlink.FieldSecretHash: {Type: field.TypeBytes, Column: signinlink.FieldSecretHash},
+			signinlink.FieldAccountID:  {Type: field.TypeInt, Column: signinlink.FieldAccountID},
+			signinlink.FieldPurpose:    {Type: field.TypeEnum, Column: signinlink.FieldPurpose},
+			signinlink.FieldTenantID:   {Type: field.TypeInt, Column: signinlink.FieldTenantID},
+			signinlink.FieldMemberID:   {Type: field.TypeInt, Column: signinlink.FieldMemberID},
+			signinlink.FieldCreatedBy:  {Type: field.TypeInt, Column: signinlink.FieldCreatedBy},
+			signinlink.FieldCreatedAt:  {Type: field.TypeTime, Column: signinlink.FieldCreatedAt},
+			signinlink.FieldExpiresAt:  {Type: field.TypeTime, Column: signinlink.FieldExpiresAt},
+			signinlink.FieldUsedAt:     {Type: field.TypeTime, Column: signinlink.FieldUsedAt},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signingkey.Table,
 			Columns: signingkey.Columns,
@@ -216,7 +331,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signingkey.FieldVerifyUntil: {Type: field.TypeTime, Column: signingkey.FieldVerifyUntil},
 		},
 	}
-	graph.Nodes[9] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -249,7 +364,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldTextAuthorIds: {Type: field.TypeJSON, Column: task.FieldTextAuthorIds},
 		},
 	}
-	graph.Nodes[10] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tasklink.Table,
 			Columns: tasklink.Columns,
@@ -268,7 +383,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tasklink.FieldCreatedAt:   {Type: field.TypeTime, Column: tasklink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[11] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -287,7 +402,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldCreatedAt:  {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -313,7 +428,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			token.FieldKid:        {Type: field.TypeString, Column: token.FieldKid},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   workitem.Table,
 			Columns: workitem.Columns,
@@ -498,6 +613,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"ContextNote",
 		"Member",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   decision.TenantTable,
+			Columns: []string{decision.TenantColumn},
+			Bidi:    false,
+		},
+		"Decision",
+		"Tenant",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -713,6 +840,141 @@ type predicateAdder interface {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *AccountQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AccountQuery builder.
+func (_q *AccountQuery) Filter() *AccountFilter {
+	return &AccountFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AccountMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AccountMutation builder.
+func (m *AccountMutation) Filter() *AccountFilter {
+	return &AccountFilter{config: m.config, predicateAdder: m}
+}
+
+// AccountFilter provides a generic filtering capability at runtime for AccountQuery.
+type AccountFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AccountFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[0].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *AccountFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(account.FieldID))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *AccountFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(account.FieldEmail))
+}
+
+// WhereDisplayName applies the entql string predicate on the display_name field.
+func (f *AccountFilter) WhereDisplayName(p entql.StringP) {
+	f.Where(p.Field(account.FieldDisplayName))
+}
+
+// WherePasswordHash applies the entql string predicate on the password_hash field.
+func (f *AccountFilter) WherePasswordHash(p entql.StringP) {
+	f.Where(p.Field(account.FieldPasswordHash))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AccountFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(account.FieldCreatedAt))
+}
+
+// WhereDisabledAt applies the entql time.Time predicate on the disabled_at field.
+func (f *AccountFilter) WhereDisabledAt(p entql.TimeP) {
+	f.Where(p.Field(account.FieldDisabledAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *AccountIdentityQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the AccountIdentityQuery builder.
+func (_q *AccountIdentityQuery) Filter() *AccountIdentityFilter {
+	return &AccountIdentityFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *AccountIdentityMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the AccountIdentityMutation builder.
+func (m *AccountIdentityMutation) Filter() *AccountIdentityFilter {
+	return &AccountIdentityFilter{config: m.config, predicateAdder: m}
+}
+
+// AccountIdentityFilter provides a generic filtering capability at runtime for AccountIdentityQuery.
+type AccountIdentityFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *AccountIdentityFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *AccountIdentityFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(accountidentity.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *AccountIdentityFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(accountidentity.FieldAccountID))
+}
+
+// WhereIssuer applies the entql string predicate on the issuer field.
+func (f *AccountIdentityFilter) WhereIssuer(p entql.StringP) {
+	f.Where(p.Field(accountidentity.FieldIssuer))
+}
+
+// WhereSubject applies the entql string predicate on the subject field.
+func (f *AccountIdentityFilter) WhereSubject(p entql.StringP) {
+	f.Where(p.Field(accountidentity.FieldSubject))
+}
+
+// WhereEmail applies the entql string predicate on the email field.
+func (f *AccountIdentityFilter) WhereEmail(p entql.StringP) {
+	f.Where(p.Field(accountidentity.FieldEmail))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *AccountIdentityFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(accountidentity.FieldCreatedAt))
+}
+
+// WhereLastUsedAt applies the entql time.Time predicate on the last_used_at field.
+func (f *AccountIdentityFilter) WhereLastUsedAt(p entql.TimeP) {
+	f.Where(p.Field(accountidentity.FieldLastUsedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *ActivityQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -741,7 +1003,7 @@ type ActivityFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ActivityFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[0].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -858,7 +1120,7 @@ type AuditEventFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *AuditEventFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[1].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -987,7 +1249,7 @@ type BoardFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *BoardFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[2].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1095,7 +1357,7 @@ type CommentFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *CommentFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[3].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1217,7 +1479,7 @@ type ConfirmationFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ConfirmationFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[4].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1296,7 +1558,7 @@ type ContextNoteFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *ContextNoteFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[5].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1380,6 +1642,130 @@ func (f *ContextNoteFilter) WhereHasAuthorWith(preds ...predicate.Member) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *DecisionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the DecisionQuery builder.
+func (_q *DecisionQuery) Filter() *DecisionFilter {
+	return &DecisionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *DecisionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the DecisionMutation builder.
+func (m *DecisionMutation) Filter() *DecisionFilter {
+	return &DecisionFilter{config: m.config, predicateAdder: m}
+}
+
+// DecisionFilter provides a generic filtering capability at runtime for DecisionQuery.
+type DecisionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *DecisionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *DecisionFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(decision.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *DecisionFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(decision.FieldTenantID))
+}
+
+// WhereKey applies the entql string predicate on the key field.
+func (f *DecisionFilter) WhereKey(p entql.StringP) {
+	f.Where(p.Field(decision.FieldKey))
+}
+
+// WhereTool applies the entql string predicate on the tool field.
+func (f *DecisionFilter) WhereTool(p entql.StringP) {
+	f.Where(p.Field(decision.FieldTool))
+}
+
+// WhereQuestion applies the entql string predicate on the question field.
+func (f *DecisionFilter) WhereQuestion(p entql.StringP) {
+	f.Where(p.Field(decision.FieldQuestion))
+}
+
+// WhereArguments applies the entql string predicate on the arguments field.
+func (f *DecisionFilter) WhereArguments(p entql.StringP) {
+	f.Where(p.Field(decision.FieldArguments))
+}
+
+// WhereDigest applies the entql string predicate on the digest field.
+func (f *DecisionFilter) WhereDigest(p entql.StringP) {
+	f.Where(p.Field(decision.FieldDigest))
+}
+
+// WhereRequestedBy applies the entql int predicate on the requested_by field.
+func (f *DecisionFilter) WhereRequestedBy(p entql.IntP) {
+	f.Where(p.Field(decision.FieldRequestedBy))
+}
+
+// WhereState applies the entql string predicate on the state field.
+func (f *DecisionFilter) WhereState(p entql.StringP) {
+	f.Where(p.Field(decision.FieldState))
+}
+
+// WhereDecidedBy applies the entql int predicate on the decided_by field.
+func (f *DecisionFilter) WhereDecidedBy(p entql.IntP) {
+	f.Where(p.Field(decision.FieldDecidedBy))
+}
+
+// WhereReason applies the entql string predicate on the reason field.
+func (f *DecisionFilter) WhereReason(p entql.StringP) {
+	f.Where(p.Field(decision.FieldReason))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *DecisionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(decision.FieldCreatedAt))
+}
+
+// WhereDecidedAt applies the entql time.Time predicate on the decided_at field.
+func (f *DecisionFilter) WhereDecidedAt(p entql.TimeP) {
+	f.Where(p.Field(decision.FieldDecidedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *DecisionFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(decision.FieldExpiresAt))
+}
+
+// WhereUsedAt applies the entql time.Time predicate on the used_at field.
+func (f *DecisionFilter) WhereUsedAt(p entql.TimeP) {
+	f.Where(p.Field(decision.FieldUsedAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *DecisionFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *DecisionFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *IdempotencyKeyQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1408,7 +1794,7 @@ type IdempotencyKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *IdempotencyKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[6].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1497,7 +1883,7 @@ type MemberFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *MemberFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[7].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1541,6 +1927,11 @@ func (f *MemberFilter) WhereSponsorID(p entql.IntP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *MemberFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(member.FieldCreatedAt))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *MemberFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(member.FieldAccountID))
 }
 
 // WhereRemovedAt applies the entql time.Time predicate on the removed_at field.
@@ -1591,6 +1982,181 @@ func (f *MemberFilter) WhereHasSponsoredWith(preds ...predicate.Member) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *SessionQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SessionQuery builder.
+func (_q *SessionQuery) Filter() *SessionFilter {
+	return &SessionFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SessionMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SessionMutation builder.
+func (m *SessionMutation) Filter() *SessionFilter {
+	return &SessionFilter{config: m.config, predicateAdder: m}
+}
+
+// SessionFilter provides a generic filtering capability at runtime for SessionQuery.
+type SessionFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SessionFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *SessionFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(session.FieldID))
+}
+
+// WhereSid applies the entql string predicate on the sid field.
+func (f *SessionFilter) WhereSid(p entql.StringP) {
+	f.Where(p.Field(session.FieldSid))
+}
+
+// WhereSecretHash applies the entql []byte predicate on the secret_hash field.
+func (f *SessionFilter) WhereSecretHash(p entql.BytesP) {
+	f.Where(p.Field(session.FieldSecretHash))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *SessionFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(session.FieldAccountID))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *SessionFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(session.FieldMethod))
+}
+
+// WhereUserAgent applies the entql string predicate on the user_agent field.
+func (f *SessionFilter) WhereUserAgent(p entql.StringP) {
+	f.Where(p.Field(session.FieldUserAgent))
+}
+
+// WhereClientAddr applies the entql string predicate on the client_addr field.
+func (f *SessionFilter) WhereClientAddr(p entql.StringP) {
+	f.Where(p.Field(session.FieldClientAddr))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SessionFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldCreatedAt))
+}
+
+// WhereLastSeenAt applies the entql time.Time predicate on the last_seen_at field.
+func (f *SessionFilter) WhereLastSeenAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldLastSeenAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *SessionFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldExpiresAt))
+}
+
+// WhereEndedAt applies the entql time.Time predicate on the ended_at field.
+func (f *SessionFilter) WhereEndedAt(p entql.TimeP) {
+	f.Where(p.Field(session.FieldEndedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *SignInLinkQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the SignInLinkQuery builder.
+func (_q *SignInLinkQuery) Filter() *SignInLinkFilter {
+	return &SignInLinkFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *SignInLinkMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the SignInLinkMutation builder.
+func (m *SignInLinkMutation) Filter() *SignInLinkFilter {
+	return &SignInLinkFilter{config: m.config, predicateAdder: m}
+}
+
+// SignInLinkFilter provides a generic filtering capability at runtime for SignInLinkQuery.
+type SignInLinkFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *SignInLinkFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *SignInLinkFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(signinlink.FieldID))
+}
+
+// WhereSecretHash applies the entql []byte predicate on the secret_hash field.
+func (f *SignInLinkFilter) WhereSecretHash(p entql.BytesP) {
+	f.Where(p.Field(signinlink.FieldSecretHash))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *SignInLinkFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(signinlink.FieldAccountID))
+}
+
+// WherePurpose applies the entql string predicate on the purpose field.
+func (f *SignInLinkFilter) WherePurpose(p entql.StringP) {
+	f.Where(p.Field(signinlink.FieldPurpose))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *SignInLinkFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(signinlink.FieldTenantID))
+}
+
+// WhereMemberID applies the entql int predicate on the member_id field.
+func (f *SignInLinkFilter) WhereMemberID(p entql.IntP) {
+	f.Where(p.Field(signinlink.FieldMemberID))
+}
+
+// WhereCreatedBy applies the entql int predicate on the created_by field.
+func (f *SignInLinkFilter) WhereCreatedBy(p entql.IntP) {
+	f.Where(p.Field(signinlink.FieldCreatedBy))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *SignInLinkFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(signinlink.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *SignInLinkFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(signinlink.FieldExpiresAt))
+}
+
+// WhereUsedAt applies the entql time.Time predicate on the used_at field.
+func (f *SignInLinkFilter) WhereUsedAt(p entql.TimeP) {
+	f.Where(p.Field(signinlink.FieldUsedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SigningKeyQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -1619,7 +2185,7 @@ type SigningKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SigningKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[8].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1694,7 +2260,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[9].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -1918,7 +2484,7 @@ type TaskLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[10].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2030,7 +2596,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2100,7 +2666,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2233,7 +2799,7 @@ type WorkItemFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WorkItemFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

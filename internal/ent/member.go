@@ -33,6 +33,8 @@ type Member struct {
 	SponsorID *int `json:"sponsor_id,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
+	// For a person: the account that signs in as this member; unset until they first sign in or are invited.
+	AccountID *int `json:"account_id,omitempty"`
 	// The member was removed: their tokens are revoked and they can no longer act; kept for the audit trail and their comments.
 	RemovedAt *time.Time `json:"removed_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -90,7 +92,7 @@ func (*Member) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case member.FieldID, member.FieldTenantID, member.FieldSponsorID:
+		case member.FieldID, member.FieldTenantID, member.FieldSponsorID, member.FieldAccountID:
 			values[i] = new(sql.NullInt64)
 		case member.FieldHandle, member.FieldDisplayName, member.FieldKind, member.FieldRole:
 			values[i] = new(sql.NullString)
@@ -159,6 +161,13 @@ func (_m *Member) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
+			}
+		case member.FieldAccountID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field account_id", values[i])
+			} else if value.Valid {
+				_m.AccountID = new(int)
+				*_m.AccountID = int(value.Int64)
 			}
 		case member.FieldRemovedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -240,6 +249,11 @@ func (_m *Member) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.AccountID; v != nil {
+		builder.WriteString("account_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	if v := _m.RemovedAt; v != nil {
 		builder.WriteString("removed_at=")

@@ -79,6 +79,20 @@ func (_c *MemberCreate) SetNillableCreatedAt(v *time.Time) *MemberCreate {
 	return _c
 }
 
+// SetAccountID sets the "account_id" field.
+func (_c *MemberCreate) SetAccountID(v int) *MemberCreate {
+	_c.mutation.SetAccountID(v)
+	return _c
+}
+
+// SetNillableAccountID sets the "account_id" field if the given value is not nil.
+func (_c *MemberCreate) SetNillableAccountID(v *int) *MemberCreate {
+	if v != nil {
+		_c.SetAccountID(*v)
+	}
+	return _c
+}
+
 // SetRemovedAt sets the "removed_at" field.
 func (_c *MemberCreate) SetRemovedAt(v time.Time) *MemberCreate {
 	_c.mutation.SetRemovedAt(v)
@@ -260,6 +274,10 @@ func (_c *MemberCreate) createSpec() (*Member, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(member.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.AccountID(); ok {
+		_spec.SetField(member.FieldAccountID, field.TypeInt, value)
+		_node.AccountID = &value
 	}
 	if value, ok := _c.mutation.RemovedAt(); ok {
 		_spec.SetField(member.FieldRemovedAt, field.TypeTime, value)

@@ -76,6 +76,33 @@ func (_u *MemberUpdate) ClearSponsorID() *MemberUpdate {
 	return _u
 }
 
+// SetAccountID sets the "account_id" field.
+func (_u *MemberUpdate) SetAccountID(v int) *MemberUpdate {
+	_u.mutation.ResetAccountID()
+	_u.mutation.SetAccountID(v)
+	return _u
+}
+
+// SetNillableAccountID sets the "account_id" field if the given value is not nil.
+func (_u *MemberUpdate) SetNillableAccountID(v *int) *MemberUpdate {
+	if v != nil {
+		_u.SetAccountID(*v)
+	}
+	return _u
+}
+
+// AddAccountID adds value to the "account_id" field.
+func (_u *MemberUpdate) AddAccountID(v int) *MemberUpdate {
+	_u.mutation.AddAccountID(v)
+	return _u
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (_u *MemberUpdate) ClearAccountID() *MemberUpdate {
+	_u.mutation.ClearAccountID()
+	return _u
+}
+
 // SetRemovedAt sets the "removed_at" field.
 func (_u *MemberUpdate) SetRemovedAt(v time.Time) *MemberUpdate {
 	_u.mutation.SetRemovedAt(v)
@@ -205,6 +232,15 @@ func (_u *MemberUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(member.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.AccountID(); ok {
+		_spec.SetField(member.FieldAccountID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAccountID(); ok {
+		_spec.AddField(member.FieldAccountID, field.TypeInt, value)
+	}
+	if _u.mutation.AccountIDCleared() {
+		_spec.ClearField(member.FieldAccountID, field.TypeInt)
 	}
 	if value, ok := _u.mutation.RemovedAt(); ok {
 		_spec.SetField(member.FieldRemovedAt, field.TypeTime, value)
@@ -351,6 +387,33 @@ func (_u *MemberUpdateOne) SetNillableSponsorID(v *int) *MemberUpdateOne {
 // ClearSponsorID clears the value of the "sponsor_id" field.
 func (_u *MemberUpdateOne) ClearSponsorID() *MemberUpdateOne {
 	_u.mutation.ClearSponsorID()
+	return _u
+}
+
+// SetAccountID sets the "account_id" field.
+func (_u *MemberUpdateOne) SetAccountID(v int) *MemberUpdateOne {
+	_u.mutation.ResetAccountID()
+	_u.mutation.SetAccountID(v)
+	return _u
+}
+
+// SetNillableAccountID sets the "account_id" field if the given value is not nil.
+func (_u *MemberUpdateOne) SetNillableAccountID(v *int) *MemberUpdateOne {
+	if v != nil {
+		_u.SetAccountID(*v)
+	}
+	return _u
+}
+
+// AddAccountID adds value to the "account_id" field.
+func (_u *MemberUpdateOne) AddAccountID(v int) *MemberUpdateOne {
+	_u.mutation.AddAccountID(v)
+	return _u
+}
+
+// ClearAccountID clears the value of the "account_id" field.
+func (_u *MemberUpdateOne) ClearAccountID() *MemberUpdateOne {
+	_u.mutation.ClearAccountID()
 	return _u
 }
 
@@ -513,6 +576,15 @@ func (_u *MemberUpdateOne) sqlSave(ctx context.Context) (_node *Member, err erro
 	}
 	if value, ok := _u.mutation.Role(); ok {
 		_spec.SetField(member.FieldRole, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.AccountID(); ok {
+		_spec.SetField(member.FieldAccountID, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedAccountID(); ok {
+		_spec.AddField(member.FieldAccountID, field.TypeInt, value)
+	}
+	if _u.mutation.AccountIDCleared() {
+		_spec.ClearField(member.FieldAccountID, field.TypeInt)
 	}
 	if value, ok := _u.mutation.RemovedAt(); ok {
 		_spec.SetField(member.FieldRemovedAt, field.TypeTime, value)

@@ -12,6 +12,10 @@ import (
 // Tx is a transactional client that is created by calling Client.Tx().
 type Tx struct {
 	config
+	// Account is the client for interacting with the Account builders.
+	Account *AccountClient
+	// AccountIdentity is the client for interacting with the AccountIdentity builders.
+	AccountIdentity *AccountIdentityClient
 	// Activity is the client for interacting with the Activity builders.
 	Activity *ActivityClient
 	// AuditEvent is the client for interacting with the AuditEvent builders.
@@ -24,10 +28,16 @@ type Tx struct {
 	Confirmation *ConfirmationClient
 	// ContextNote is the client for interacting with the ContextNote builders.
 	ContextNote *ContextNoteClient
+	// Decision is the client for interacting with the Decision builders.
+	Decision *DecisionClient
 	// IdempotencyKey is the client for interacting with the IdempotencyKey builders.
 	IdempotencyKey *IdempotencyKeyClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
+	// Session is the client for interacting with the Session builders.
+	Session *SessionClient
+	// SignInLink is the client for interacting with the SignInLink builders.
+	SignInLink *SignInLinkClient
 	// SigningKey is the client for interacting with the SigningKey builders.
 	SigningKey *SigningKeyClient
 	// Task is the client for interacting with the Task builders.
@@ -171,14 +181,19 @@ func (tx *Tx) Client() *Client {
 }
 
 func (tx *Tx) init() {
+	tx.Account = NewAccountClient(tx.config)
+	tx.AccountIdentity = NewAccountIdentityClient(tx.config)
 	tx.Activity = NewActivityClient(tx.config)
 	tx.AuditEvent = NewAuditEventClient(tx.config)
 	tx.Board = NewBoardClient(tx.config)
 	tx.Comment = NewCommentClient(tx.config)
 	tx.Confirmation = NewConfirmationClient(tx.config)
 	tx.ContextNote = NewContextNoteClient(tx.config)
+	tx.Decision = NewDecisionClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Member = NewMemberClient(tx.config)
+	tx.Session = NewSessionClient(tx.config)
+	tx.SignInLink = NewSignInLinkClient(tx.config)
 	tx.SigningKey = NewSigningKeyClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
 	tx.TaskLink = NewTaskLinkClient(tx.config)
@@ -194,7 +209,7 @@ func (tx *Tx) init() {
 // of them in order to commit or rollback the transaction.
 //
 // If a closed transaction is embedded in one of the generated entities, and the entity
-// applies a query, for example: Activity.QueryXXX(), the query will be executed
+// applies a query, for example: Account.QueryXXX(), the query will be executed
 // through the driver which created this transaction.
 //
 // Note that txDriver is not goroutine safe.

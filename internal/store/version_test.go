@@ -22,6 +22,7 @@ var schemaFingerprints = map[int]string{
 	1: "2140f58ac5a24e13",
 	2: "802a5747965e7457",
 	3: "6a99c68ffb0f545b", // boards.archived_at
+	4: "4bcc4af54a86f10c", // accounts, sessions, sign-in links, OIDC identities, decisions; members.account_id
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but

@@ -38,10 +38,15 @@ const (
 )
 
 // The kinds of token: an MCP token acts through tools with its scopes; an
-// admin token is a person's credential for the admin API, with no scopes.
+// admin token is a person's credential for the admin API, with no scopes;
+// a console session is a person signed in to the console, acting as
+// their member of one tenant with every scope, through the tools' RPCs
+// and the admin API alike. A session's "token id" is its public session
+// id, which the worker checks against the session's record.
 const (
-	KindMCP   = "mcp"
-	KindAdmin = "admin"
+	KindMCP     = "mcp"
+	KindAdmin   = "admin"
+	KindSession = "session"
 )
 
 // Caller is who makes a call: a member of one tenant, acting with the scopes
@@ -62,6 +67,9 @@ type Caller struct {
 
 // IsAdmin reports whether c acts with an admin token.
 func (c Caller) IsAdmin() bool { return c.Kind == KindAdmin }
+
+// IsSession reports whether c is a person signed in to the console.
+func (c Caller) IsSession() bool { return c.Kind == KindSession }
 
 // Validate reports whether c names a tenant and a member.
 func (c Caller) Validate() error {

@@ -30,6 +30,8 @@ const (
 	FieldSponsorID = "sponsor_id"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldAccountID holds the string denoting the account_id field in the database.
+	FieldAccountID = "account_id"
 	// FieldRemovedAt holds the string denoting the removed_at field in the database.
 	FieldRemovedAt = "removed_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -67,6 +69,7 @@ var Columns = []string{
 	FieldRole,
 	FieldSponsorID,
 	FieldCreatedAt,
+	FieldAccountID,
 	FieldRemovedAt,
 }
 
@@ -183,6 +186,11 @@ func BySponsorID(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByAccountID orders the results by the account_id field.
+func ByAccountID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAccountID, opts...).ToFunc()
 }
 
 // ByRemovedAt orders the results by the removed_at field.

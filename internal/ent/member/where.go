@@ -80,6 +80,11 @@ func CreatedAt(v time.Time) predicate.Member {
 	return predicate.Member(sql.FieldEQ(FieldCreatedAt, v))
 }
 
+// AccountID applies equality check predicate on the "account_id" field. It's identical to AccountIDEQ.
+func AccountID(v int) predicate.Member {
+	return predicate.Member(sql.FieldEQ(FieldAccountID, v))
+}
+
 // RemovedAt applies equality check predicate on the "removed_at" field. It's identical to RemovedAtEQ.
 func RemovedAt(v time.Time) predicate.Member {
 	return predicate.Member(sql.FieldEQ(FieldRemovedAt, v))
@@ -343,6 +348,56 @@ func CreatedAtLT(v time.Time) predicate.Member {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.Member {
 	return predicate.Member(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// AccountIDEQ applies the EQ predicate on the "account_id" field.
+func AccountIDEQ(v int) predicate.Member {
+	return predicate.Member(sql.FieldEQ(FieldAccountID, v))
+}
+
+// AccountIDNEQ applies the NEQ predicate on the "account_id" field.
+func AccountIDNEQ(v int) predicate.Member {
+	return predicate.Member(sql.FieldNEQ(FieldAccountID, v))
+}
+
+// AccountIDIn applies the In predicate on the "account_id" field.
+func AccountIDIn(vs ...int) predicate.Member {
+	return predicate.Member(sql.FieldIn(FieldAccountID, vs...))
+}
+
+// AccountIDNotIn applies the NotIn predicate on the "account_id" field.
+func AccountIDNotIn(vs ...int) predicate.Member {
+	return predicate.Member(sql.FieldNotIn(FieldAccountID, vs...))
+}
+
+// AccountIDGT applies the GT predicate on the "account_id" field.
+func AccountIDGT(v int) predicate.Member {
+	return predicate.Member(sql.FieldGT(FieldAccountID, v))
+}
+
+// AccountIDGTE applies the GTE predicate on the "account_id" field.
+func AccountIDGTE(v int) predicate.Member {
+	return predicate.Member(sql.FieldGTE(FieldAccountID, v))
+}
+
+// AccountIDLT applies the LT predicate on the "account_id" field.
+func AccountIDLT(v int) predicate.Member {
+	return predicate.Member(sql.FieldLT(FieldAccountID, v))
+}
+
+// AccountIDLTE applies the LTE predicate on the "account_id" field.
+func AccountIDLTE(v int) predicate.Member {
+	return predicate.Member(sql.FieldLTE(FieldAccountID, v))
+}
+
+// AccountIDIsNil applies the IsNil predicate on the "account_id" field.
+func AccountIDIsNil() predicate.Member {
+	return predicate.Member(sql.FieldIsNull(FieldAccountID))
+}
+
+// AccountIDNotNil applies the NotNil predicate on the "account_id" field.
+func AccountIDNotNil() predicate.Member {
+	return predicate.Member(sql.FieldNotNull(FieldAccountID))
 }
 
 // RemovedAtEQ applies the EQ predicate on the "removed_at" field.

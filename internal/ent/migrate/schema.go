@@ -8,6 +8,49 @@ import (
 )
 
 var (
+	// AccountsColumns holds the columns for the "accounts" table.
+	AccountsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "email", Type: field.TypeString, Unique: true, Nullable: true},
+		{Name: "display_name", Type: field.TypeString, Default: ""},
+		{Name: "password_hash", Type: field.TypeString, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "disabled_at", Type: field.TypeTime, Nullable: true},
+	}
+	// AccountsTable holds the schema information for the "accounts" table.
+	AccountsTable = &schema.Table{
+		Name:       "accounts",
+		Columns:    AccountsColumns,
+		PrimaryKey: []*schema.Column{AccountsColumns[0]},
+	}
+	// AccountIdentitiesColumns holds the columns for the "account_identities" table.
+	AccountIdentitiesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "issuer", Type: field.TypeString},
+		{Name: "subject", Type: field.TypeString},
+		{Name: "email", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+	}
+	// AccountIdentitiesTable holds the schema information for the "account_identities" table.
+	AccountIdentitiesTable = &schema.Table{
+		Name:       "account_identities",
+		Columns:    AccountIdentitiesColumns,
+		PrimaryKey: []*schema.Column{AccountIdentitiesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "accountidentity_issuer_subject",
+				Unique:  true,
+				Columns: []*schema.Column{AccountIdentitiesColumns[2], AccountIdentitiesColumns[3]},
+			},
+			{
+				Name:    "accountidentity_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{AccountIdentitiesColumns[1]},
+			},
+		},
+	}
 	// ActivitiesColumns holds the columns for the "activities" table.
 	ActivitiesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -263,6 +306,50 @@ var (
 			},
 		},
 	}
+	// DecisionsColumns holds the columns for the "decisions" table.
+	DecisionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "key", Type: field.TypeString, Unique: true},
+		{Name: "tool", Type: field.TypeString},
+		{Name: "question", Type: field.TypeString},
+		{Name: "arguments", Type: field.TypeString, Size: 2147483647},
+		{Name: "digest", Type: field.TypeString},
+		{Name: "requested_by", Type: field.TypeInt},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"pending", "approved", "declined"}, Default: "pending"},
+		{Name: "decided_by", Type: field.TypeInt, Nullable: true},
+		{Name: "reason", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "decided_at", Type: field.TypeTime, Nullable: true},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// DecisionsTable holds the schema information for the "decisions" table.
+	DecisionsTable = &schema.Table{
+		Name:       "decisions",
+		Columns:    DecisionsColumns,
+		PrimaryKey: []*schema.Column{DecisionsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "decisions_tenants_tenant",
+				Columns:    []*schema.Column{DecisionsColumns[14]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "decision_tenant_id_state_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{DecisionsColumns[14], DecisionsColumns[7], DecisionsColumns[10]},
+			},
+			{
+				Name:    "decision_tenant_id_requested_by_tool_digest",
+				Unique:  false,
+				Columns: []*schema.Column{DecisionsColumns[14], DecisionsColumns[6], DecisionsColumns[2], DecisionsColumns[5]},
+			},
+		},
+	}
 	// IdempotencyKeysColumns holds the columns for the "idempotency_keys" table.
 	IdempotencyKeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -308,6 +395,7 @@ var (
 		{Name: "kind", Type: field.TypeEnum, Enums: []string{"human", "assistant"}},
 		{Name: "role", Type: field.TypeEnum, Enums: []string{"owner", "admin", "member", "viewer"}},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "account_id", Type: field.TypeInt, Nullable: true},
 		{Name: "removed_at", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "sponsor_id", Type: field.TypeInt, Nullable: true},
@@ -320,13 +408,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "members_tenants_tenant",
-				Columns:    []*schema.Column{MembersColumns[7]},
+				Columns:    []*schema.Column{MembersColumns[8]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "members_members_sponsored",
-				Columns:    []*schema.Column{MembersColumns[8]},
+				Columns:    []*schema.Column{MembersColumns[9]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -335,7 +423,70 @@ var (
 			{
 				Name:    "member_tenant_id_handle",
 				Unique:  true,
-				Columns: []*schema.Column{MembersColumns[7], MembersColumns[1]},
+				Columns: []*schema.Column{MembersColumns[8], MembersColumns[1]},
+			},
+			{
+				Name:    "member_account_id_tenant_id",
+				Unique:  true,
+				Columns: []*schema.Column{MembersColumns[6], MembersColumns[8]},
+			},
+		},
+	}
+	// SessionsColumns holds the columns for the "sessions" table.
+	SessionsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "sid", Type: field.TypeString, Unique: true},
+		{Name: "secret_hash", Type: field.TypeBytes},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "method", Type: field.TypeString},
+		{Name: "user_agent", Type: field.TypeString, Default: ""},
+		{Name: "client_addr", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_seen_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "ended_at", Type: field.TypeTime, Nullable: true},
+	}
+	// SessionsTable holds the schema information for the "sessions" table.
+	SessionsTable = &schema.Table{
+		Name:       "sessions",
+		Columns:    SessionsColumns,
+		PrimaryKey: []*schema.Column{SessionsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "session_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[3]},
+			},
+			{
+				Name:    "session_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{SessionsColumns[9]},
+			},
+		},
+	}
+	// SignInLinksColumns holds the columns for the "sign_in_links" table.
+	SignInLinksColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "secret_hash", Type: field.TypeBytes, Unique: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "purpose", Type: field.TypeEnum, Enums: []string{"sign_in", "invitation"}},
+		{Name: "tenant_id", Type: field.TypeInt, Nullable: true},
+		{Name: "member_id", Type: field.TypeInt, Nullable: true},
+		{Name: "created_by", Type: field.TypeInt, Nullable: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+	}
+	// SignInLinksTable holds the schema information for the "sign_in_links" table.
+	SignInLinksTable = &schema.Table{
+		Name:       "sign_in_links",
+		Columns:    SignInLinksColumns,
+		PrimaryKey: []*schema.Column{SignInLinksColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "signinlink_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{SignInLinksColumns[2]},
 			},
 		},
 	}
@@ -591,14 +742,19 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		AccountsTable,
+		AccountIdentitiesTable,
 		ActivitiesTable,
 		AuditEventsTable,
 		BoardsTable,
 		CommentsTable,
 		ConfirmationsTable,
 		ContextNotesTable,
+		DecisionsTable,
 		IdempotencyKeysTable,
 		MembersTable,
+		SessionsTable,
+		SignInLinksTable,
 		SigningKeysTable,
 		TasksTable,
 		TaskLinksTable,
@@ -621,6 +777,7 @@ func init() {
 	ContextNotesTable.ForeignKeys[0].RefTable = TenantsTable
 	ContextNotesTable.ForeignKeys[1].RefTable = BoardsTable
 	ContextNotesTable.ForeignKeys[2].RefTable = MembersTable
+	DecisionsTable.ForeignKeys[0].RefTable = TenantsTable
 	IdempotencyKeysTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[1].RefTable = MembersTable

@@ -6,6 +6,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// Account is the predicate function for account builders.
+type Account func(*sql.Selector)
+
+// AccountIdentity is the predicate function for accountidentity builders.
+type AccountIdentity func(*sql.Selector)
+
 // Activity is the predicate function for activity builders.
 type Activity func(*sql.Selector)
 
@@ -24,11 +30,20 @@ type Confirmation func(*sql.Selector)
 // ContextNote is the predicate function for contextnote builders.
 type ContextNote func(*sql.Selector)
 
+// Decision is the predicate function for decision builders.
+type Decision func(*sql.Selector)
+
 // IdempotencyKey is the predicate function for idempotencykey builders.
 type IdempotencyKey func(*sql.Selector)
 
 // Member is the predicate function for member builders.
 type Member func(*sql.Selector)
+
+// Session is the predicate function for session builders.
+type Session func(*sql.Selector)
+
+// SignInLink is the predicate function for signinlink builders.
+type SignInLink func(*sql.Selector)
 
 // SigningKey is the predicate function for signingkey builders.
 type SigningKey func(*sql.Selector)

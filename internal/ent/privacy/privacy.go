@@ -111,6 +111,54 @@ func DenyMutationOperationRule(op ent.Op) MutationRule {
 	return OnMutationOperation(rule, op)
 }
 
+// The AccountQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AccountQueryRuleFunc func(context.Context, *ent.AccountQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AccountQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AccountQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AccountQuery", q)
+}
+
+// The AccountMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AccountMutationRuleFunc func(context.Context, *ent.AccountMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AccountMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AccountMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AccountMutation", m)
+}
+
+// The AccountIdentityQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type AccountIdentityQueryRuleFunc func(context.Context, *ent.AccountIdentityQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f AccountIdentityQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.AccountIdentityQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.AccountIdentityQuery", q)
+}
+
+// The AccountIdentityMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type AccountIdentityMutationRuleFunc func(context.Context, *ent.AccountIdentityMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f AccountIdentityMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.AccountIdentityMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.AccountIdentityMutation", m)
+}
+
 // The ActivityQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type ActivityQueryRuleFunc func(context.Context, *ent.ActivityQuery) error
@@ -255,6 +303,30 @@ func (f ContextNoteMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mut
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.ContextNoteMutation", m)
 }
 
+// The DecisionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type DecisionQueryRuleFunc func(context.Context, *ent.DecisionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f DecisionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.DecisionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.DecisionQuery", q)
+}
+
+// The DecisionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type DecisionMutationRuleFunc func(context.Context, *ent.DecisionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f DecisionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.DecisionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.DecisionMutation", m)
+}
+
 // The IdempotencyKeyQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type IdempotencyKeyQueryRuleFunc func(context.Context, *ent.IdempotencyKeyQuery) error
@@ -301,6 +373,54 @@ func (f MemberMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 		return f(ctx, m)
 	}
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MemberMutation", m)
+}
+
+// The SessionQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SessionQueryRuleFunc func(context.Context, *ent.SessionQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SessionQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SessionQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SessionQuery", q)
+}
+
+// The SessionMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SessionMutationRuleFunc func(context.Context, *ent.SessionMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SessionMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SessionMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SessionMutation", m)
+}
+
+// The SignInLinkQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type SignInLinkQueryRuleFunc func(context.Context, *ent.SignInLinkQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f SignInLinkQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.SignInLinkQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.SignInLinkQuery", q)
+}
+
+// The SignInLinkMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type SignInLinkMutationRuleFunc func(context.Context, *ent.SignInLinkMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f SignInLinkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.SignInLinkMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.SignInLinkMutation", m)
 }
 
 // The SigningKeyQueryRuleFunc type is an adapter to allow the use of ordinary
@@ -482,6 +602,10 @@ var _ QueryMutationRule = FilterFunc(nil)
 
 func queryFilter(q ent.Query) (Filter, error) {
 	switch q := q.(type) {
+	case *ent.AccountQuery:
+		return q.Filter(), nil
+	case *ent.AccountIdentityQuery:
+		return q.Filter(), nil
 	case *ent.ActivityQuery:
 		return q.Filter(), nil
 	case *ent.AuditEventQuery:
@@ -494,9 +618,15 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.ContextNoteQuery:
 		return q.Filter(), nil
+	case *ent.DecisionQuery:
+		return q.Filter(), nil
 	case *ent.IdempotencyKeyQuery:
 		return q.Filter(), nil
 	case *ent.MemberQuery:
+		return q.Filter(), nil
+	case *ent.SessionQuery:
+		return q.Filter(), nil
+	case *ent.SignInLinkQuery:
 		return q.Filter(), nil
 	case *ent.SigningKeyQuery:
 		return q.Filter(), nil
@@ -517,6 +647,10 @@ func queryFilter(q ent.Query) (Filter, error) {
 
 func mutationFilter(m ent.Mutation) (Filter, error) {
 	switch m := m.(type) {
+	case *ent.AccountMutation:
+		return m.Filter(), nil
+	case *ent.AccountIdentityMutation:
+		return m.Filter(), nil
 	case *ent.ActivityMutation:
 		return m.Filter(), nil
 	case *ent.AuditEventMutation:
@@ -529,9 +663,15 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 		return m.Filter(), nil
 	case *ent.ContextNoteMutation:
 		return m.Filter(), nil
+	case *ent.DecisionMutation:
+		return m.Filter(), nil
 	case *ent.IdempotencyKeyMutation:
 		return m.Filter(), nil
 	case *ent.MemberMutation:
+		return m.Filter(), nil
+	case *ent.SessionMutation:
+		return m.Filter(), nil
+	case *ent.SignInLinkMutation:
 		return m.Filter(), nil
 	case *ent.SigningKeyMutation:
 		return m.Filter(), nil

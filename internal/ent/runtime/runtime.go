@@ -6,16 +6,21 @@ import (
 	"context"
 	"time"
 
+	"github.com/taskwire/taskwire/internal/ent/account"
+	"github.com/taskwire/taskwire/internal/ent/accountidentity"
 	"github.com/taskwire/taskwire/internal/ent/activity"
 	"github.com/taskwire/taskwire/internal/ent/auditevent"
 	"github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/ent/comment"
 	"github.com/taskwire/taskwire/internal/ent/confirmation"
 	"github.com/taskwire/taskwire/internal/ent/contextnote"
+	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/schema"
+	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
+	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
@@ -30,6 +35,34 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	accountFields := schema.Account{}.Fields()
+	_ = accountFields
+	// accountDescDisplayName is the schema descriptor for display_name field.
+	accountDescDisplayName := accountFields[1].Descriptor()
+	// account.DefaultDisplayName holds the default value on creation for the display_name field.
+	account.DefaultDisplayName = accountDescDisplayName.Default.(string)
+	// accountDescCreatedAt is the schema descriptor for created_at field.
+	accountDescCreatedAt := accountFields[3].Descriptor()
+	// account.DefaultCreatedAt holds the default value on creation for the created_at field.
+	account.DefaultCreatedAt = accountDescCreatedAt.Default.(func() time.Time)
+	accountidentityFields := schema.AccountIdentity{}.Fields()
+	_ = accountidentityFields
+	// accountidentityDescIssuer is the schema descriptor for issuer field.
+	accountidentityDescIssuer := accountidentityFields[1].Descriptor()
+	// accountidentity.IssuerValidator is a validator for the "issuer" field. It is called by the builders before save.
+	accountidentity.IssuerValidator = accountidentityDescIssuer.Validators[0].(func(string) error)
+	// accountidentityDescSubject is the schema descriptor for subject field.
+	accountidentityDescSubject := accountidentityFields[2].Descriptor()
+	// accountidentity.SubjectValidator is a validator for the "subject" field. It is called by the builders before save.
+	accountidentity.SubjectValidator = accountidentityDescSubject.Validators[0].(func(string) error)
+	// accountidentityDescEmail is the schema descriptor for email field.
+	accountidentityDescEmail := accountidentityFields[3].Descriptor()
+	// accountidentity.DefaultEmail holds the default value on creation for the email field.
+	accountidentity.DefaultEmail = accountidentityDescEmail.Default.(string)
+	// accountidentityDescCreatedAt is the schema descriptor for created_at field.
+	accountidentityDescCreatedAt := accountidentityFields[4].Descriptor()
+	// accountidentity.DefaultCreatedAt holds the default value on creation for the created_at field.
+	accountidentity.DefaultCreatedAt = accountidentityDescCreatedAt.Default.(func() time.Time)
 	activityMixin := schema.Activity{}.Mixin()
 	activity.Policy = privacy.NewPolicies(activityMixin[0], schema.Activity{})
 	activity.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -216,6 +249,42 @@ func init() {
 	contextnoteDescCreatedAt := contextnoteFields[4].Descriptor()
 	// contextnote.DefaultCreatedAt holds the default value on creation for the created_at field.
 	contextnote.DefaultCreatedAt = contextnoteDescCreatedAt.Default.(func() time.Time)
+	decisionMixin := schema.Decision{}.Mixin()
+	decision.Policy = privacy.NewPolicies(decisionMixin[0], schema.Decision{})
+	decision.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := decision.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	decisionFields := schema.Decision{}.Fields()
+	_ = decisionFields
+	// decisionDescKey is the schema descriptor for key field.
+	decisionDescKey := decisionFields[0].Descriptor()
+	// decision.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	decision.KeyValidator = decisionDescKey.Validators[0].(func(string) error)
+	// decisionDescTool is the schema descriptor for tool field.
+	decisionDescTool := decisionFields[1].Descriptor()
+	// decision.ToolValidator is a validator for the "tool" field. It is called by the builders before save.
+	decision.ToolValidator = decisionDescTool.Validators[0].(func(string) error)
+	// decisionDescQuestion is the schema descriptor for question field.
+	decisionDescQuestion := decisionFields[2].Descriptor()
+	// decision.QuestionValidator is a validator for the "question" field. It is called by the builders before save.
+	decision.QuestionValidator = decisionDescQuestion.Validators[0].(func(string) error)
+	// decisionDescDigest is the schema descriptor for digest field.
+	decisionDescDigest := decisionFields[4].Descriptor()
+	// decision.DigestValidator is a validator for the "digest" field. It is called by the builders before save.
+	decision.DigestValidator = decisionDescDigest.Validators[0].(func(string) error)
+	// decisionDescReason is the schema descriptor for reason field.
+	decisionDescReason := decisionFields[8].Descriptor()
+	// decision.DefaultReason holds the default value on creation for the reason field.
+	decision.DefaultReason = decisionDescReason.Default.(string)
+	// decisionDescCreatedAt is the schema descriptor for created_at field.
+	decisionDescCreatedAt := decisionFields[9].Descriptor()
+	// decision.DefaultCreatedAt holds the default value on creation for the created_at field.
+	decision.DefaultCreatedAt = decisionDescCreatedAt.Default.(func() time.Time)
 	idempotencykeyMixin := schema.IdempotencyKey{}.Mixin()
 	idempotencykey.Policy = privacy.NewPolicies(idempotencykeyMixin[0], schema.IdempotencyKey{})
 	idempotencykey.Hooks[0] = func(next ent.Mutator) ent.Mutator {
@@ -263,6 +332,46 @@ func init() {
 	memberDescCreatedAt := memberFields[6].Descriptor()
 	// member.DefaultCreatedAt holds the default value on creation for the created_at field.
 	member.DefaultCreatedAt = memberDescCreatedAt.Default.(func() time.Time)
+	sessionFields := schema.Session{}.Fields()
+	_ = sessionFields
+	// sessionDescSid is the schema descriptor for sid field.
+	sessionDescSid := sessionFields[0].Descriptor()
+	// session.SidValidator is a validator for the "sid" field. It is called by the builders before save.
+	session.SidValidator = sessionDescSid.Validators[0].(func(string) error)
+	// sessionDescSecretHash is the schema descriptor for secret_hash field.
+	sessionDescSecretHash := sessionFields[1].Descriptor()
+	// session.SecretHashValidator is a validator for the "secret_hash" field. It is called by the builders before save.
+	session.SecretHashValidator = sessionDescSecretHash.Validators[0].(func([]byte) error)
+	// sessionDescMethod is the schema descriptor for method field.
+	sessionDescMethod := sessionFields[3].Descriptor()
+	// session.MethodValidator is a validator for the "method" field. It is called by the builders before save.
+	session.MethodValidator = sessionDescMethod.Validators[0].(func(string) error)
+	// sessionDescUserAgent is the schema descriptor for user_agent field.
+	sessionDescUserAgent := sessionFields[4].Descriptor()
+	// session.DefaultUserAgent holds the default value on creation for the user_agent field.
+	session.DefaultUserAgent = sessionDescUserAgent.Default.(string)
+	// sessionDescClientAddr is the schema descriptor for client_addr field.
+	sessionDescClientAddr := sessionFields[5].Descriptor()
+	// session.DefaultClientAddr holds the default value on creation for the client_addr field.
+	session.DefaultClientAddr = sessionDescClientAddr.Default.(string)
+	// sessionDescCreatedAt is the schema descriptor for created_at field.
+	sessionDescCreatedAt := sessionFields[6].Descriptor()
+	// session.DefaultCreatedAt holds the default value on creation for the created_at field.
+	session.DefaultCreatedAt = sessionDescCreatedAt.Default.(func() time.Time)
+	// sessionDescLastSeenAt is the schema descriptor for last_seen_at field.
+	sessionDescLastSeenAt := sessionFields[7].Descriptor()
+	// session.DefaultLastSeenAt holds the default value on creation for the last_seen_at field.
+	session.DefaultLastSeenAt = sessionDescLastSeenAt.Default.(func() time.Time)
+	signinlinkFields := schema.SignInLink{}.Fields()
+	_ = signinlinkFields
+	// signinlinkDescSecretHash is the schema descriptor for secret_hash field.
+	signinlinkDescSecretHash := signinlinkFields[0].Descriptor()
+	// signinlink.SecretHashValidator is a validator for the "secret_hash" field. It is called by the builders before save.
+	signinlink.SecretHashValidator = signinlinkDescSecretHash.Validators[0].(func([]byte) error)
+	// signinlinkDescCreatedAt is the schema descriptor for created_at field.
+	signinlinkDescCreatedAt := signinlinkFields[6].Descriptor()
+	// signinlink.DefaultCreatedAt holds the default value on creation for the created_at field.
+	signinlink.DefaultCreatedAt = signinlinkDescCreatedAt.Default.(func() time.Time)
 	signingkeyFields := schema.SigningKey{}.Fields()
 	_ = signingkeyFields
 	// signingkeyDescKid is the schema descriptor for kid field.

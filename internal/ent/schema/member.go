@@ -30,6 +30,8 @@ func (Member) Fields() []ent.Field {
 		field.Int("sponsor_id").Optional().Nillable().
 			Comment("For an assistant: the human member answerable for it."),
 		field.Time("created_at").Default(now).Immutable(),
+		field.Int("account_id").Optional().Nillable().
+			Comment("For a person: the account that signs in as this member; unset until they first sign in or are invited."),
 		field.Time("removed_at").Optional().Nillable().
 			Comment("The member was removed: their tokens are revoked and they can no longer act; kept for the audit trail and their comments."),
 	}
@@ -47,6 +49,8 @@ func (Member) Edges() []ent.Edge {
 func (Member) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("tenant_id", "handle").Unique(),
+		// An account is at most one member of each tenant.
+		index.Fields("account_id", "tenant_id").Unique(),
 	}
 }
 

@@ -2403,6 +2403,285 @@ func (x *ArchiveBoardResponse) GetBoard() *Board {
 	return nil
 }
 
+type CreateSignInLinkRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tenant's slug. An admin token may leave it empty for its own.
+	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	// The handle of the person to sign in.
+	Handle string `protobuf:"bytes,2,opt,name=handle,proto3" json:"handle,omitempty"`
+	// How long the link lives; default 24 hours, at most 7 days.
+	Ttl           *durationpb.Duration `protobuf:"bytes,3,opt,name=ttl,proto3" json:"ttl,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSignInLinkRequest) Reset() {
+	*x = CreateSignInLinkRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[37]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSignInLinkRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSignInLinkRequest) ProtoMessage() {}
+
+func (x *CreateSignInLinkRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[37]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSignInLinkRequest.ProtoReflect.Descriptor instead.
+func (*CreateSignInLinkRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
+}
+
+func (x *CreateSignInLinkRequest) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+func (x *CreateSignInLinkRequest) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+func (x *CreateSignInLinkRequest) GetTtl() *durationpb.Duration {
+	if x != nil {
+		return x.Ttl
+	}
+	return nil
+}
+
+type CreateSignInLinkResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The link's secret, shown this once: the console's sign-in link is
+	// <public URL>/signin/link?k=<secret>.
+	Secret     string                 `protobuf:"bytes,1,opt,name=secret,proto3" json:"secret,omitempty"`
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// The person it signs in.
+	Member        *Member `protobuf:"bytes,3,opt,name=member,proto3" json:"member,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CreateSignInLinkResponse) Reset() {
+	*x = CreateSignInLinkResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[38]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CreateSignInLinkResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CreateSignInLinkResponse) ProtoMessage() {}
+
+func (x *CreateSignInLinkResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[38]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CreateSignInLinkResponse.ProtoReflect.Descriptor instead.
+func (*CreateSignInLinkResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
+}
+
+func (x *CreateSignInLinkResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+func (x *CreateSignInLinkResponse) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
+}
+
+func (x *CreateSignInLinkResponse) GetMember() *Member {
+	if x != nil {
+		return x.Member
+	}
+	return nil
+}
+
+type InvitePersonRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tenant's slug. An admin token may leave it empty for its own.
+	Tenant string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	// Where the invitation goes, and what the person signs in with.
+	Email string `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
+	// The person's display name; defaults to the email's local part.
+	DisplayName string `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// The new member's role; default member. Only owners and operators may
+	// invite an owner.
+	Role v1.MemberRole `protobuf:"varint,4,opt,name=role,proto3,enum=taskwire.v1.MemberRole" json:"role,omitempty"`
+	// The new member's handle; default derived from the email.
+	Handle        string `protobuf:"bytes,5,opt,name=handle,proto3" json:"handle,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InvitePersonRequest) Reset() {
+	*x = InvitePersonRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[39]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InvitePersonRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InvitePersonRequest) ProtoMessage() {}
+
+func (x *InvitePersonRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[39]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InvitePersonRequest.ProtoReflect.Descriptor instead.
+func (*InvitePersonRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
+}
+
+func (x *InvitePersonRequest) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+func (x *InvitePersonRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *InvitePersonRequest) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *InvitePersonRequest) GetRole() v1.MemberRole {
+	if x != nil {
+		return x.Role
+	}
+	return v1.MemberRole(0)
+}
+
+func (x *InvitePersonRequest) GetHandle() string {
+	if x != nil {
+		return x.Handle
+	}
+	return ""
+}
+
+type InvitePersonResponse struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Member *Member                `protobuf:"bytes,1,opt,name=member,proto3" json:"member,omitempty"`
+	// The invitation link's secret, shown this once (see
+	// CreateSignInLinkResponse.secret); it lives 7 days.
+	Secret     string                 `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
+	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
+	// Whether the invitation was also sent by email.
+	Emailed       bool `protobuf:"varint,4,opt,name=emailed,proto3" json:"emailed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *InvitePersonResponse) Reset() {
+	*x = InvitePersonResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[40]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *InvitePersonResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*InvitePersonResponse) ProtoMessage() {}
+
+func (x *InvitePersonResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[40]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use InvitePersonResponse.ProtoReflect.Descriptor instead.
+func (*InvitePersonResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
+}
+
+func (x *InvitePersonResponse) GetMember() *Member {
+	if x != nil {
+		return x.Member
+	}
+	return nil
+}
+
+func (x *InvitePersonResponse) GetSecret() string {
+	if x != nil {
+		return x.Secret
+	}
+	return ""
+}
+
+func (x *InvitePersonResponse) GetExpireTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.ExpireTime
+	}
+	return nil
+}
+
+func (x *InvitePersonResponse) GetEmailed() bool {
+	if x != nil {
+		return x.Emailed
+	}
+	return false
+}
+
 var File_taskwire_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
@@ -2572,13 +2851,34 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\barchived\x18\x03 \x01(\bH\x00R\barchived\x88\x01\x01B\v\n" +
 	"\t_archived\"F\n" +
 	"\x14ArchiveBoardResponse\x12.\n" +
-	"\x05board\x18\x01 \x01(\v2\x18.taskwire.admin.v1.BoardR\x05board*q\n" +
+	"\x05board\x18\x01 \x01(\v2\x18.taskwire.admin.v1.BoardR\x05board\"v\n" +
+	"\x17CreateSignInLinkRequest\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x16\n" +
+	"\x06handle\x18\x02 \x01(\tR\x06handle\x12+\n" +
+	"\x03ttl\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\x03ttl\"\xa2\x01\n" +
+	"\x18CreateSignInLinkResponse\x12\x16\n" +
+	"\x06secret\x18\x01 \x01(\tR\x06secret\x12;\n" +
+	"\vexpire_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\x121\n" +
+	"\x06member\x18\x03 \x01(\v2\x19.taskwire.admin.v1.MemberR\x06member\"\xab\x01\n" +
+	"\x13InvitePersonRequest\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x14\n" +
+	"\x05email\x18\x02 \x01(\tR\x05email\x12!\n" +
+	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12+\n" +
+	"\x04role\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x16\n" +
+	"\x06handle\x18\x05 \x01(\tR\x06handle\"\xb8\x01\n" +
+	"\x14InvitePersonResponse\x121\n" +
+	"\x06member\x18\x01 \x01(\v2\x19.taskwire.admin.v1.MemberR\x06member\x12\x16\n" +
+	"\x06secret\x18\x02 \x01(\tR\x06secret\x12;\n" +
+	"\vexpire_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"expireTime\x12\x18\n" +
+	"\aemailed\x18\x04 \x01(\bR\aemailed*q\n" +
 	"\n" +
 	"TokenState\x12\x1b\n" +
 	"\x17TOKEN_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10TOKEN_STATE_LIVE\x10\x01\x12\x17\n" +
 	"\x13TOKEN_STATE_REVOKED\x10\x02\x12\x17\n" +
-	"\x13TOKEN_STATE_EXPIRED\x10\x032\x9b\f\n" +
+	"\x13TOKEN_STATE_EXPIRED\x10\x032\xe9\r\n" +
 	"\fAdminService\x12_\n" +
 	"\fCreateTenant\x12&.taskwire.admin.v1.CreateTenantRequest\x1a'.taskwire.admin.v1.CreateTenantResponse\x12V\n" +
 	"\tGetTenant\x12#.taskwire.admin.v1.GetTenantRequest\x1a$.taskwire.admin.v1.GetTenantResponse\x12\\\n" +
@@ -2597,7 +2897,9 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\vCreateBoard\x12%.taskwire.admin.v1.CreateBoardRequest\x1a&.taskwire.admin.v1.CreateBoardResponse\x12Y\n" +
 	"\n" +
 	"ListBoards\x12$.taskwire.admin.v1.ListBoardsRequest\x1a%.taskwire.admin.v1.ListBoardsResponse\x12_\n" +
-	"\fArchiveBoard\x12&.taskwire.admin.v1.ArchiveBoardRequest\x1a'.taskwire.admin.v1.ArchiveBoardResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
+	"\fArchiveBoard\x12&.taskwire.admin.v1.ArchiveBoardRequest\x1a'.taskwire.admin.v1.ArchiveBoardResponse\x12k\n" +
+	"\x10CreateSignInLink\x12*.taskwire.admin.v1.CreateSignInLinkRequest\x1a+.taskwire.admin.v1.CreateSignInLinkResponse\x12_\n" +
+	"\fInvitePerson\x12&.taskwire.admin.v1.InvitePersonRequest\x1a'.taskwire.admin.v1.InvitePersonResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
 
 var (
 	file_taskwire_admin_v1_admin_proto_rawDescOnce sync.Once
@@ -2612,7 +2914,7 @@ func file_taskwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
 var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(TokenState)(0),                    // 0: taskwire.admin.v1.TokenState
 	(*Tenant)(nil),                     // 1: taskwire.admin.v1.Tenant
@@ -2652,88 +2954,102 @@ var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(*ListBoardsResponse)(nil),         // 35: taskwire.admin.v1.ListBoardsResponse
 	(*ArchiveBoardRequest)(nil),        // 36: taskwire.admin.v1.ArchiveBoardRequest
 	(*ArchiveBoardResponse)(nil),       // 37: taskwire.admin.v1.ArchiveBoardResponse
-	(*timestamppb.Timestamp)(nil),      // 38: google.protobuf.Timestamp
-	(v1.MemberKind)(0),                 // 39: taskwire.v1.MemberKind
-	(v1.MemberRole)(0),                 // 40: taskwire.v1.MemberRole
-	(*durationpb.Duration)(nil),        // 41: google.protobuf.Duration
-	(*v1.WipLimit)(nil),                // 42: taskwire.v1.WipLimit
+	(*CreateSignInLinkRequest)(nil),    // 38: taskwire.admin.v1.CreateSignInLinkRequest
+	(*CreateSignInLinkResponse)(nil),   // 39: taskwire.admin.v1.CreateSignInLinkResponse
+	(*InvitePersonRequest)(nil),        // 40: taskwire.admin.v1.InvitePersonRequest
+	(*InvitePersonResponse)(nil),       // 41: taskwire.admin.v1.InvitePersonResponse
+	(*timestamppb.Timestamp)(nil),      // 42: google.protobuf.Timestamp
+	(v1.MemberKind)(0),                 // 43: taskwire.v1.MemberKind
+	(v1.MemberRole)(0),                 // 44: taskwire.v1.MemberRole
+	(*durationpb.Duration)(nil),        // 45: google.protobuf.Duration
+	(*v1.WipLimit)(nil),                // 46: taskwire.v1.WipLimit
 }
 var file_taskwire_admin_v1_admin_proto_depIdxs = []int32{
-	38, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
-	38, // 1: taskwire.admin.v1.Board.create_time:type_name -> google.protobuf.Timestamp
-	38, // 2: taskwire.admin.v1.Board.archive_time:type_name -> google.protobuf.Timestamp
-	39, // 3: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
-	40, // 4: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
-	38, // 5: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
-	38, // 6: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
-	38, // 7: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
-	38, // 8: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
-	38, // 9: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
-	38, // 10: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
+	42, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
+	42, // 1: taskwire.admin.v1.Board.create_time:type_name -> google.protobuf.Timestamp
+	42, // 2: taskwire.admin.v1.Board.archive_time:type_name -> google.protobuf.Timestamp
+	43, // 3: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
+	44, // 4: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
+	42, // 5: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
+	42, // 6: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
+	42, // 7: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
+	42, // 8: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
+	42, // 9: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
+	42, // 10: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
 	0,  // 11: taskwire.admin.v1.Token.state:type_name -> taskwire.admin.v1.TokenState
-	41, // 12: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
+	45, // 12: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
 	1,  // 13: taskwire.admin.v1.CreateTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	3,  // 14: taskwire.admin.v1.CreateTenantResponse.owner:type_name -> taskwire.admin.v1.Member
 	4,  // 15: taskwire.admin.v1.CreateTenantResponse.owner_token_info:type_name -> taskwire.admin.v1.Token
 	1,  // 16: taskwire.admin.v1.GetTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	1,  // 17: taskwire.admin.v1.ListTenantsResponse.tenants:type_name -> taskwire.admin.v1.Tenant
-	39, // 18: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
-	40, // 19: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
+	43, // 18: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
+	44, // 19: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 20: taskwire.admin.v1.AddMemberResponse.member:type_name -> taskwire.admin.v1.Member
 	3,  // 21: taskwire.admin.v1.ListMembersResponse.members:type_name -> taskwire.admin.v1.Member
-	40, // 22: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
+	44, // 22: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 23: taskwire.admin.v1.SetMemberRoleResponse.member:type_name -> taskwire.admin.v1.Member
 	3,  // 24: taskwire.admin.v1.RemoveMemberResponse.member:type_name -> taskwire.admin.v1.Member
-	41, // 25: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
+	45, // 25: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
 	4,  // 26: taskwire.admin.v1.CreateTokenResponse.info:type_name -> taskwire.admin.v1.Token
 	4,  // 27: taskwire.admin.v1.ListTokensResponse.tokens:type_name -> taskwire.admin.v1.Token
-	38, // 28: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
-	38, // 29: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
-	38, // 30: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
+	42, // 28: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
+	42, // 29: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
+	42, // 30: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
 	27, // 31: taskwire.admin.v1.RotateSigningKeyResponse.current:type_name -> taskwire.admin.v1.SigningKey
 	27, // 32: taskwire.admin.v1.RotateSigningKeyResponse.previous:type_name -> taskwire.admin.v1.SigningKey
 	27, // 33: taskwire.admin.v1.ListSigningKeysResponse.keys:type_name -> taskwire.admin.v1.SigningKey
-	42, // 34: taskwire.admin.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
+	46, // 34: taskwire.admin.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
 	2,  // 35: taskwire.admin.v1.CreateBoardResponse.board:type_name -> taskwire.admin.v1.Board
 	2,  // 36: taskwire.admin.v1.ListBoardsResponse.boards:type_name -> taskwire.admin.v1.Board
 	2,  // 37: taskwire.admin.v1.ArchiveBoardResponse.board:type_name -> taskwire.admin.v1.Board
-	5,  // 38: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
-	7,  // 39: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
-	9,  // 40: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
-	11, // 41: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
-	13, // 42: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
-	15, // 43: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
-	17, // 44: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
-	19, // 45: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
-	21, // 46: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
-	23, // 47: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
-	25, // 48: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
-	28, // 49: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
-	30, // 50: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
-	32, // 51: taskwire.admin.v1.AdminService.CreateBoard:input_type -> taskwire.admin.v1.CreateBoardRequest
-	34, // 52: taskwire.admin.v1.AdminService.ListBoards:input_type -> taskwire.admin.v1.ListBoardsRequest
-	36, // 53: taskwire.admin.v1.AdminService.ArchiveBoard:input_type -> taskwire.admin.v1.ArchiveBoardRequest
-	6,  // 54: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
-	8,  // 55: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
-	10, // 56: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
-	12, // 57: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
-	14, // 58: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
-	16, // 59: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
-	18, // 60: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
-	20, // 61: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
-	22, // 62: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
-	24, // 63: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
-	26, // 64: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
-	29, // 65: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
-	31, // 66: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
-	33, // 67: taskwire.admin.v1.AdminService.CreateBoard:output_type -> taskwire.admin.v1.CreateBoardResponse
-	35, // 68: taskwire.admin.v1.AdminService.ListBoards:output_type -> taskwire.admin.v1.ListBoardsResponse
-	37, // 69: taskwire.admin.v1.AdminService.ArchiveBoard:output_type -> taskwire.admin.v1.ArchiveBoardResponse
-	54, // [54:70] is the sub-list for method output_type
-	38, // [38:54] is the sub-list for method input_type
-	38, // [38:38] is the sub-list for extension type_name
-	38, // [38:38] is the sub-list for extension extendee
-	0,  // [0:38] is the sub-list for field type_name
+	45, // 38: taskwire.admin.v1.CreateSignInLinkRequest.ttl:type_name -> google.protobuf.Duration
+	42, // 39: taskwire.admin.v1.CreateSignInLinkResponse.expire_time:type_name -> google.protobuf.Timestamp
+	3,  // 40: taskwire.admin.v1.CreateSignInLinkResponse.member:type_name -> taskwire.admin.v1.Member
+	44, // 41: taskwire.admin.v1.InvitePersonRequest.role:type_name -> taskwire.v1.MemberRole
+	3,  // 42: taskwire.admin.v1.InvitePersonResponse.member:type_name -> taskwire.admin.v1.Member
+	42, // 43: taskwire.admin.v1.InvitePersonResponse.expire_time:type_name -> google.protobuf.Timestamp
+	5,  // 44: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
+	7,  // 45: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
+	9,  // 46: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
+	11, // 47: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
+	13, // 48: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
+	15, // 49: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
+	17, // 50: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
+	19, // 51: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
+	21, // 52: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
+	23, // 53: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
+	25, // 54: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
+	28, // 55: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
+	30, // 56: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
+	32, // 57: taskwire.admin.v1.AdminService.CreateBoard:input_type -> taskwire.admin.v1.CreateBoardRequest
+	34, // 58: taskwire.admin.v1.AdminService.ListBoards:input_type -> taskwire.admin.v1.ListBoardsRequest
+	36, // 59: taskwire.admin.v1.AdminService.ArchiveBoard:input_type -> taskwire.admin.v1.ArchiveBoardRequest
+	38, // 60: taskwire.admin.v1.AdminService.CreateSignInLink:input_type -> taskwire.admin.v1.CreateSignInLinkRequest
+	40, // 61: taskwire.admin.v1.AdminService.InvitePerson:input_type -> taskwire.admin.v1.InvitePersonRequest
+	6,  // 62: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
+	8,  // 63: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
+	10, // 64: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
+	12, // 65: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
+	14, // 66: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
+	16, // 67: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
+	18, // 68: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
+	20, // 69: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
+	22, // 70: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
+	24, // 71: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
+	26, // 72: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
+	29, // 73: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
+	31, // 74: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
+	33, // 75: taskwire.admin.v1.AdminService.CreateBoard:output_type -> taskwire.admin.v1.CreateBoardResponse
+	35, // 76: taskwire.admin.v1.AdminService.ListBoards:output_type -> taskwire.admin.v1.ListBoardsResponse
+	37, // 77: taskwire.admin.v1.AdminService.ArchiveBoard:output_type -> taskwire.admin.v1.ArchiveBoardResponse
+	39, // 78: taskwire.admin.v1.AdminService.CreateSignInLink:output_type -> taskwire.admin.v1.CreateSignInLinkResponse
+	41, // 79: taskwire.admin.v1.AdminService.InvitePerson:output_type -> taskwire.admin.v1.InvitePersonResponse
+	62, // [62:80] is the sub-list for method output_type
+	44, // [44:62] is the sub-list for method input_type
+	44, // [44:44] is the sub-list for extension type_name
+	44, // [44:44] is the sub-list for extension extendee
+	0,  // [0:44] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_admin_v1_admin_proto_init() }
@@ -2749,7 +3065,7 @@ func file_taskwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_admin_v1_admin_proto_rawDesc), len(file_taskwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   37,
+			NumMessages:   41,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

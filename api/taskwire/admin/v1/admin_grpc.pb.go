@@ -35,6 +35,8 @@ const (
 	AdminService_CreateBoard_FullMethodName        = "/taskwire.admin.v1.AdminService/CreateBoard"
 	AdminService_ListBoards_FullMethodName         = "/taskwire.admin.v1.AdminService/ListBoards"
 	AdminService_ArchiveBoard_FullMethodName       = "/taskwire.admin.v1.AdminService/ArchiveBoard"
+	AdminService_CreateSignInLink_FullMethodName   = "/taskwire.admin.v1.AdminService/CreateSignInLink"
+	AdminService_InvitePerson_FullMethodName       = "/taskwire.admin.v1.AdminService/InvitePerson"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -115,6 +117,18 @@ type AdminServiceClient interface {
 	// no new tasks, moves or imports, and boards_list leaves it out unless
 	// asked. The default board cannot be archived (FAILED_PRECONDITION).
 	ArchiveBoard(ctx context.Context, in *ArchiveBoardRequest, opts ...grpc.CallOption) (*ArchiveBoardResponse, error)
+	// CreateSignInLink makes a one-time link with which a person member
+	// signs in to the console (creating their account if they have none):
+	// for the owner at first start, or for a person who lost their
+	// password. The link's secret is returned this once and lives for ttl
+	// (default 24 hours, at most 7 days). Admins may not make one for an
+	// owner.
+	CreateSignInLink(ctx context.Context, in *CreateSignInLinkRequest, opts ...grpc.CallOption) (*CreateSignInLinkResponse, error)
+	// InvitePerson adds a person to the tenant by email with a role, and
+	// returns a one-time link with which they sign in and join (shown this
+	// once to copy; sent by email when the deployment has SMTP). A person
+	// already in the tenant is ALREADY_EXISTS.
+	InvitePerson(ctx context.Context, in *InvitePersonRequest, opts ...grpc.CallOption) (*InvitePersonResponse, error)
 }
 
 type adminServiceClient struct {
@@ -285,6 +299,26 @@ func (c *adminServiceClient) ArchiveBoard(ctx context.Context, in *ArchiveBoardR
 	return out, nil
 }
 
+func (c *adminServiceClient) CreateSignInLink(ctx context.Context, in *CreateSignInLinkRequest, opts ...grpc.CallOption) (*CreateSignInLinkResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CreateSignInLinkResponse)
+	err := c.cc.Invoke(ctx, AdminService_CreateSignInLink_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) InvitePerson(ctx context.Context, in *InvitePersonRequest, opts ...grpc.CallOption) (*InvitePersonResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(InvitePersonResponse)
+	err := c.cc.Invoke(ctx, AdminService_InvitePerson_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -363,6 +397,18 @@ type AdminServiceServer interface {
 	// no new tasks, moves or imports, and boards_list leaves it out unless
 	// asked. The default board cannot be archived (FAILED_PRECONDITION).
 	ArchiveBoard(context.Context, *ArchiveBoardRequest) (*ArchiveBoardResponse, error)
+	// CreateSignInLink makes a one-time link with which a person member
+	// signs in to the console (creating their account if they have none):
+	// for the owner at first start, or for a person who lost their
+	// password. The link's secret is returned this once and lives for ttl
+	// (default 24 hours, at most 7 days). Admins may not make one for an
+	// owner.
+	CreateSignInLink(context.Context, *CreateSignInLinkRequest) (*CreateSignInLinkResponse, error)
+	// InvitePerson adds a person to the tenant by email with a role, and
+	// returns a one-time link with which they sign in and join (shown this
+	// once to copy; sent by email when the deployment has SMTP). A person
+	// already in the tenant is ALREADY_EXISTS.
+	InvitePerson(context.Context, *InvitePersonRequest) (*InvitePersonResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -420,6 +466,12 @@ func (UnimplementedAdminServiceServer) ListBoards(context.Context, *ListBoardsRe
 }
 func (UnimplementedAdminServiceServer) ArchiveBoard(context.Context, *ArchiveBoardRequest) (*ArchiveBoardResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ArchiveBoard not implemented")
+}
+func (UnimplementedAdminServiceServer) CreateSignInLink(context.Context, *CreateSignInLinkRequest) (*CreateSignInLinkResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CreateSignInLink not implemented")
+}
+func (UnimplementedAdminServiceServer) InvitePerson(context.Context, *InvitePersonRequest) (*InvitePersonResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method InvitePerson not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -730,6 +782,42 @@ func _AdminService_ArchiveBoard_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_CreateSignInLink_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CreateSignInLinkRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).CreateSignInLink(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_CreateSignInLink_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).CreateSignInLink(ctx, req.(*CreateSignInLinkRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_InvitePerson_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(InvitePersonRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).InvitePerson(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_InvitePerson_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).InvitePerson(ctx, req.(*InvitePersonRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -800,6 +888,14 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ArchiveBoard",
 			Handler:    _AdminService_ArchiveBoard_Handler,
+		},
+		{
+			MethodName: "CreateSignInLink",
+			Handler:    _AdminService_CreateSignInLink_Handler,
+		},
+		{
+			MethodName: "InvitePerson",
+			Handler:    _AdminService_InvitePerson_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
