@@ -25,6 +25,14 @@ const (
 	ResourcesChanged = "resources"
 	// PromptsChanged: the tenant's list of prompts changed.
 	PromptsChanged = "prompts"
+	// BoardChanged: a task of Board (a slug) changed, Ref naming it, or
+	// a comment on it; Member is who changed it. Console pages showing
+	// the board refresh on it; MCP streams ignore it.
+	BoardChanged = "board"
+	// DecisionsChanged: a decision only a person may make was asked for
+	// or decided, Ref naming it. Console inboxes refresh on it; MCP
+	// streams ignore it.
+	DecisionsChanged = "decisions"
 )
 
 // SubjectPrefix starts the subject of each tenant's changes.
@@ -34,6 +42,8 @@ const SubjectPrefix = "taskwire.events."
 type Event struct {
 	Kind   string `json:"kind"`
 	Member int    `json:"member,omitempty"` // 0: every member
+	Board  string `json:"board,omitempty"`  // BoardChanged: the board's slug
+	Ref    string `json:"ref,omitempty"`    // a task's ref, or a decision's id
 }
 
 // ChangesCallers reports whether ev may change what a caller is or may
