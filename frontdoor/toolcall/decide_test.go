@@ -18,6 +18,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/internal/events"
 )
@@ -111,6 +112,7 @@ func TestAssistantURLElicitation(t *testing.T) {
 	if req.Method != "elicitation/create" || string(raw) != want {
 		t.Errorf("input request = %s %s, want elicitation/create %s", req.Method, raw, want)
 	}
+	mcptest.ValidateMessageAt(t, mcp.Version20260728, raw, "ElicitRequestURLParams")
 	state := res.InputRequired.RequestState
 	retry := func(answer string) (*mcp.CallToolResult, error) {
 		return b.CallTool(context.Background(), assistant, &mcp.ToolCall{
