@@ -27,6 +27,12 @@ func signInLink(t *testing.T, h *nodetest.Harness, tenant, handle string) string
 // password, as a person does at the first start.
 func firstSignIn(t *testing.T, b *browser, secret string) {
 	t.Helper()
+	firstSignInAs(t, b, secret, "owner@example.com")
+}
+
+// firstSignInAs is firstSignIn for the person of email.
+func firstSignInAs(t *testing.T, b *browser, secret, email string) {
+	t.Helper()
 	page := b.get("/signin/link?k=" + url.QueryEscape(secret))
 	if b.signedIn() {
 		t.Fatal("GET /signin/link signed in: only posting its form may use the link")
@@ -35,7 +41,7 @@ func firstSignIn(t *testing.T, b *browser, secret string) {
 		t.Fatalf("POST /signin/link = %d to %q, want 303 to /account:\n%s", code, loc, body)
 	}
 	account := b.get("/account")
-	code, _, body := b.submit(account, `<form id="password"`, url.Values{"email": {"owner@example.com"}, "new_password": {ownerPassword}})
+	code, _, body := b.submit(account, `<form id="password"`, url.Values{"email": {email}, "new_password": {ownerPassword}})
 	if code != http.StatusOK || !strings.Contains(body, "Your password is set") {
 		t.Fatalf("POST /account = %d, want 200 saying the password is set:\n%s", code, body)
 	}
