@@ -3,9 +3,11 @@ package tests
 import (
 	"context"
 	"fmt"
+	"image/png"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -80,6 +82,20 @@ func TestBrowserHarness(t *testing.T) {
 		slices.Sort(ids)
 		if want := []string{"button-name", "image-alt"}; !slices.Equal(ids, want) {
 			t.Errorf("axe on /broken = %v, want %v", vs, want)
+		}
+	})
+	t.Run("screenshot", func(t *testing.T) {
+		dir := t.TempDir()
+		t.Setenv(envScreenshots, dir)
+		screenshot(t, ctx, "broken")
+		f, err := os.Open(filepath.Join(dir, "broken.png"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cfg, err := png.DecodeConfig(f)
+		if err != nil || cfg.Width != 1280 {
+			t.Errorf("broken.png: %v wide, %v; want a PNG as wide as the window (1280)", cfg.Width, err)
 		}
 	})
 }
