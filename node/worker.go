@@ -26,6 +26,7 @@ import (
 	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/board"
 	"github.com/taskwire/taskwire/services/conformance"
+	"github.com/taskwire/taskwire/services/decisions"
 	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
@@ -217,8 +218,13 @@ func (w *Worker) boardServices(bus *localFirst) (*workerServices, error) {
 		return nil, err
 	}
 	whoami := access.New(access.Config{Quota: quotas})
+	// Calls only a person may allow wait in DecisionService (the console's inbox).
+	decided, err := decisions.New(decisions.Config{Client: cfg.DB, Events: bus, Logger: cfg.Log})
+	if err != nil {
+		return nil, err
+	}
 	return &workerServices{
-		register: []func(grpc.ServiceRegistrar){boards.Register, whoami.Register, tokenStore.Register, auditLog.Register},
+		register: []func(grpc.ServiceRegistrar){boards.Register, whoami.Register, tokenStore.Register, auditLog.Register, decided.Register},
 		tokens:   tokenStore, roles: roles, audit: auditLog,
 	}, nil
 }
