@@ -27,9 +27,12 @@ const (
 
 // clock is a test's time, moved by hand.
 type clock struct {
-	mu sync.Mutex
-	t  time.Time
+	mu    sync.Mutex
+	t     time.Time
+	start time.Time
 }
+
+func (c *clock) t0() time.Time { return c.start }
 
 func (c *clock) Now() time.Time {
 	c.mu.Lock()
@@ -59,7 +62,8 @@ type env struct {
 func newEnv(t *testing.T, client *ent.Client) *env {
 	t.Helper()
 	ctx := context.Background()
-	e := &env{client: client, clock: &clock{t: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)},
+	start := time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)
+	e := &env{client: client, clock: &clock{t: start, start: start},
 		members: map[string]int{}, tenants: map[string]int{}}
 	if _, err := tenancy.Bootstrap(ctx, client, tenancy.Config{TenantSlug: "acme", TenantName: "Acme", OwnerHandle: "alice", OwnerName: "Alice"}); err != nil {
 		t.Fatal(err)
@@ -96,7 +100,10 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 func (e *env) account(t *testing.T, email, password string, members ...string) int {
 	t.Helper()
 	ctx := context.Background()
-	create := e.client.Account.Create().SetEmail(email)
+	create := e.client.Account.Create()
+	if email != "" {
+		create.SetEmail(email)
+	}
 	if password != "" {
 		hash, err := sessions.HashPassword(password)
 		if err != nil {
