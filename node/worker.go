@@ -210,7 +210,7 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 // boardServices creates the services every worker serves to members.
 func (w *Worker) boardServices(bus *localFirst) (*workerServices, error) {
 	cfg := w.cfg
-	boards, err := board.New(board.Config{Client: cfg.DB, CursorKey: cfg.cursorKey("taskwire list-cursor v1"), Quota: cfg.Quota, Events: bus})
+	boards, err := board.New(board.Config{Client: cfg.DB, CursorKey: cfg.cursorKey("taskwire list-cursor v1"), Quota: cfg.Quota, Events: bus, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -19,8 +19,9 @@ const (
 )
 
 // activityOf builds the activity row of one write by the caller; t may be
-// nil for a write that is not about one task.
-func activityOf(tx *ent.Tx, a actor, action string, t *ent.Task, detail map[string]any) *ent.ActivityCreate {
+// nil for a write that is not about one task. A task's change is noted
+// in ctx, to be announced once committed (announce.go).
+func activityOf(ctx context.Context, tx *ent.Tx, a actor, action string, t *ent.Task, detail map[string]any) *ent.ActivityCreate {
 	c := tx.Activity.Create().
 		SetTenantID(a.tenant.ID).
 		SetActorID(a.member.ID).
@@ -29,11 +30,12 @@ func activityOf(tx *ent.Tx, a actor, action string, t *ent.Task, detail map[stri
 		SetDetail(detail)
 	if t != nil {
 		c.SetTaskID(t.ID)
+		noteWritten(ctx, t.BoardID, Ref(t.Number))
 	}
 	return c
 }
 
 // record writes the activity row of one write by the caller.
 func record(ctx context.Context, tx *ent.Tx, a actor, action string, t *ent.Task, detail map[string]any) error {
-	return activityOf(tx, a, action, t, detail).Exec(ctx)
+	return activityOf(ctx, tx, a, action, t, detail).Exec(ctx)
 }

@@ -78,8 +78,8 @@ func TestCreateBoard(t *testing.T) {
 		if _, err := e.svc.CreateTask(e.claude, &taskwirev1.CreateTaskRequest{Board: "web", Title: "Landing page"}); err != nil {
 			t.Errorf("CreateTask on the new board = %v", err)
 		}
-		if got := h.events(); !equal(got, "acme/resources") {
-			t.Errorf("events after CreateBoard = %v, want one resources change of acme", got)
+		if got := h.events(); !equal(got, "acme/resources", "acme/board") {
+			t.Errorf("events after CreateBoard and CreateTask = %v, want one resources change of acme, then its board's change", got)
 		}
 
 		again, err := e.svc.CreateBoard(e.alice, req)

@@ -7,9 +7,12 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/idempotency"
+	"github.com/taskwire/taskwire/internal/methods"
 	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/services/decisions"
 )
 
 func (s *Service) deleteTask(ctx context.Context, a actor, req *taskwirev1.DeleteTaskRequest) (*taskwirev1.DeleteTaskResponse, error) {
@@ -76,7 +79,7 @@ func softDelete(ctx context.Context, tx *ent.Tx, a actor, ref, confirmed string,
 			return nil, err
 		}
 	}
-	if err := useConfirmation(ctx, tx, a, confirmed, action); err != nil {
+	if err := useConfirmation(ctx, tx, a, confirmed, action, del); err != nil {
 		return nil, err
 	}
 	u := tx.Task.UpdateOneID(t.ID).Where(task.TenantID(a.tenant.ID), task.Version(t.Version)).AddVersion(1)
@@ -139,9 +142,33 @@ func relane(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, u *ent.TaskUp
 	return nil
 }
 
-// useConfirmation records that confirmation id was used; a second use
-// violates the unique index and is refused.
-func useConfirmation(ctx context.Context, tx *ent.Tx, a actor, id, action string) error {
+// The tools whose confirmation softDelete uses up: a person's decision
+// names the tool it allows.
+var (
+	deleteTool  = methods.Must(taskwirev1.BoardService_DeleteTask_FullMethodName).Name
+	restoreTool = methods.Must(taskwirev1.BoardService_RestoreTask_FullMethodName).Name
+)
+
+// useConfirmation uses up confirmation id in tx, so that it allows one
+// change however often it is replayed. An id may name a decision a person
+// approved in the console (services/decisions), which is the only
+// confirmation an assistant can give: an assistant that declares form
+// elicitation could otherwise answer the form itself. A person may also
+// confirm with the nonce of a form they answered: it is recorded, and a
+// second use violates the unique index and is refused.
+func useConfirmation(ctx context.Context, tx *ent.Tx, a actor, id, action string, del bool) error {
+	tool := deleteTool
+	if !del {
+		tool = restoreTool
+	}
+	if isDecision, err := decisions.Use(ctx, tx, a.tenant.ID, a.member.ID, tool, id, time.Now()); isDecision || err != nil {
+		return err
+	}
+	if a.member.Kind != member.KindHuman {
+		return domainerr.New(domainerr.PermissionDenied,
+			"%s needs a person to confirm it, and an assistant cannot confirm it itself: a person of the tenant must approve it in the console. Call %s again to ask them, and retry once they approved.",
+			tool, tool)
+	}
 	err := tx.Confirmation.Create().SetTenantID(a.tenant.ID).SetNonce(id).
 		SetAction(action).SetMemberID(a.member.ID).Exec(ctx)
 	if ent.IsConstraintError(err) {

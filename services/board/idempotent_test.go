@@ -39,11 +39,12 @@ func TestIdempotentWrites(t *testing.T) {
 			}},
 			{"delete", func(key string, retry bool) (proto.Message, error) {
 				conf := map[bool]string{false: "c-del-1", true: "c-del-2"}[retry] // a retry is confirmed anew
-				return e.svc.DeleteTask(e.claude, &taskwirev1.DeleteTaskRequest{Ref: "T-1", Confirmation: conf, IdempotencyKey: key})
+				// A person's form nonces: an assistant confirms with decisions only.
+				return e.svc.DeleteTask(e.bob, &taskwirev1.DeleteTaskRequest{Ref: "T-1", Confirmation: conf, IdempotencyKey: key})
 			}},
 			{"restore", func(key string, retry bool) (proto.Message, error) {
 				conf := map[bool]string{false: "c-res-1", true: "c-res-2"}[retry]
-				return e.svc.RestoreTask(e.claude, &taskwirev1.RestoreTaskRequest{Ref: "T-1", Confirmation: conf, IdempotencyKey: key})
+				return e.svc.RestoreTask(e.bob, &taskwirev1.RestoreTaskRequest{Ref: "T-1", Confirmation: conf, IdempotencyKey: key})
 			}},
 			{"import", func(key string, _ bool) (proto.Message, error) {
 				return e.svc.ImportTasks(e.claude, &taskwirev1.ImportTasksRequest{Tasks: drafts(3), IdempotencyKey: key})

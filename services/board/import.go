@@ -90,7 +90,7 @@ func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts 
 		resp.Refs = append(resp.Refs, Ref(t.Number))
 		detail := createdDetail(b, t)
 		detail["import"] = true
-		created = append(created, activityOf(tx, a, ActionTaskCreated, t, detail))
+		created = append(created, activityOf(ctx, tx, a, ActionTaskCreated, t, detail))
 		if done := i + 1; done%importBatch == 0 || done == len(drafts) {
 			if err := tx.Activity.CreateBulk(created...).Exec(ctx); err != nil {
 				return nil, err

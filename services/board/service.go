@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
 
 	"google.golang.org/grpc"
 
@@ -39,6 +40,9 @@ type Config struct {
 	// resources) changed: a board created or archived. Nil: nobody is
 	// told; resource lists still change at the next resources/list.
 	Events Publisher
+	// Logger receives what could not be announced (see announce.go);
+	// nil logs nothing.
+	Logger *slog.Logger
 }
 
 // Publisher tells front doors of changes; *events.Bus is one.
@@ -65,6 +69,7 @@ type Service struct {
 	names   *nameCache
 	quota   quota.Limits
 	events  Publisher
+	log     *slog.Logger
 }
 
 var (
@@ -85,7 +90,11 @@ func New(cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("board: Config.CursorKey: %w", err)
 	}
-	return &Service{client: cfg.Client, cursors: cursors, names: newNameCache(), quota: cfg.Quota, events: cfg.Events}, nil
+	log := cfg.Logger
+	if log == nil {
+		log = discard
+	}
+	return &Service{client: cfg.Client, cursors: cursors, names: newNameCache(), quota: cfg.Quota, events: cfg.Events, log: log}, nil
 }
 
 // Register adds BoardService and WorkService to a gRPC server.
@@ -109,9 +118,11 @@ func call[Req, Resp any](ctx context.Context, s *Service, req Req,
 	a, ctx, err := s.resolve(ctx)
 	a.names, a.quota = s.names, s.quota
 	if err == nil {
+		ctx, w := withWritten(ctx)
 		var resp Resp
 		resp, err = fn(ctx, a, req)
 		if err == nil {
+			s.announce(ctx, a, w)
 			return resp, nil
 		}
 	}
