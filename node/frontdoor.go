@@ -16,6 +16,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/frontdoor/console"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/telemetry"
@@ -30,6 +31,7 @@ type Frontdoor struct {
 	stopRevocations func()
 	stopKeys        func()
 	mcp             *frontdoor.Handler
+	console         *console.Console
 	admin           *adminedge.Edge
 	http            *http.Server
 	idle            newConns
@@ -135,7 +137,7 @@ func (n *Frontdoor) Start(ctx context.Context) (err error) {
 	if err := n.handlers(calls, checks); err != nil {
 		return err
 	}
-	n.http = newHTTPServer(n.cfg.frontHandler(n.ready, n.admin.Wrap(n.mcp)), n.idle.track)
+	n.http = newHTTPServer(n.cfg.frontHandler(n.ready, n.admin.Wrap(withConsole(endpointPath(n.cfg.PublicURL), n.mcp, n.console))), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.cfg.Listener) }()
 	return nil
 }
@@ -166,7 +168,7 @@ func (n *Frontdoor) follow(ctx context.Context) (tokenChecks, error) {
 }
 
 // handlers builds the MCP handler and, beside it, the admin API (JSON and
-// gRPC) and the JWKS.
+// gRPC), the JWKS and the web console.
 func (n *Frontdoor) handlers(calls grpc.ClientConnInterface, checks tokenChecks) error {
 	throttle, err := frontdoor.NewAuthThrottle(n.cfg.AuthThrottle)
 	if err != nil {
@@ -175,7 +177,10 @@ func (n *Frontdoor) handlers(calls grpc.ClientConnInterface, checks tokenChecks)
 	if n.mcp, err = newMCPHandler(n.cfg, calls, n.Endpoint(), checks, throttle); err != nil {
 		return err
 	}
-	n.admin, err = newAdminEdge(n.cfg, calls, checks, throttle)
+	if n.admin, err = newAdminEdge(n.cfg, calls, checks, throttle); err != nil {
+		return err
+	}
+	n.console, err = newConsole(n.cfg, calls, throttle)
 	return err
 }
 
@@ -200,7 +205,8 @@ func (n *Frontdoor) Done() <-chan error { return n.served }
 // closes the connection to the workers.
 func (n *Frontdoor) Stop(ctx context.Context) error {
 	n.stopping.Store(true)
-	n.mcp.Shutdown() // listen streams end with their result
+	n.mcp.Shutdown()     // listen streams end with their result
+	n.console.Shutdown() // live pages reconnect to another front door
 	err := shutdownHTTP(ctx, n.http, &n.idle)
 	n.admin.Stop()
 	n.stopKeys()
