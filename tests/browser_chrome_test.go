@@ -34,10 +34,10 @@ var chromiumFlags = []string{
 	"disable-background-networking", "disable-component-update", "disable-sync",
 }
 
-// newBrowser starts a fresh Chromium with a profile of its own for t and
+// startChromium starts a fresh Chromium with a profile of its own for t and
 // returns a context of its first tab, ended when t ends. It skips t when
 // the browser is missing, unless envBrowser asks for the browser tests.
-func newBrowser(t *testing.T) context.Context {
+func startChromium(t *testing.T) context.Context {
 	t.Helper()
 	requireBrowser(t, chromiumPath)
 	opts := []chromedp.ExecAllocatorOption{chromedp.ExecPath(chromiumPath), chromedp.UserDataDir(t.TempDir())}

@@ -38,7 +38,7 @@ func TestBrowserHarness(t *testing.T) {
 		fmt.Fprint(w, harnessPages[r.URL.Path])
 	}))
 	defer srv.Close()
-	ctx := newBrowser(t)
+	ctx := startChromium(t)
 
 	t.Run("flags", func(t *testing.T) {
 		// The package's launcher adds flags of its own before ours; what
