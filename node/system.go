@@ -49,7 +49,9 @@ type System struct {
 	bus     *natsBus
 	worker  *Worker
 	front   *Frontdoor
-	served  chan error
+	// internalKey is what the front door presents to the worker.
+	internalKey string
+	served      chan error
 	// releaseData gives up the data directory (see holdDataDir).
 	releaseData func()
 }
@@ -164,6 +166,7 @@ func (s *System) startNodes(ctx context.Context, retired []*authn.Key) (err erro
 	// carry this process's key, so nothing else on the machine that
 	// reaches the loopback port can act as a member.
 	key := rand.Text()
+	s.internalKey = key
 	s.worker, err = NewWorker(WorkerConfig{
 		DB: s.DB, NATS: s.bus.Conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: s.log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,

@@ -83,10 +83,15 @@ type Welcome struct {
 	Tenant, Owner, Board string
 	Token                string
 	Expires              time.Time
+	// SignInLink is the owner's one-time link to the console, at the
+	// public URL; it works once, until SignInExpires.
+	SignInLink    string
+	SignInExpires time.Time
 }
 
-// Welcome mints the owner's token when this start created the first
-// tenant; nil when the database had it already.
+// Welcome mints the owner's token and makes their one-time sign-in link
+// when this start created the first tenant; nil when the database had it
+// already.
 func (s *System) Welcome(ctx context.Context) (*Welcome, error) {
 	res := s.first
 	if !res.Created {
@@ -102,7 +107,11 @@ func (s *System) Welcome(ctx context.Context) (*Welcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Welcome{Tenant: res.Tenant.Slug, Owner: res.Owner.Handle, Board: res.Board.Slug, Token: token, Expires: minted.ExpiresAt}, nil
+	w := &Welcome{Tenant: res.Tenant.Slug, Owner: res.Owner.Handle, Board: res.Board.Slug, Token: token, Expires: minted.ExpiresAt}
+	if w.SignInLink, w.SignInExpires, err = s.firstSignInLink(ctx, w.Tenant, w.Owner); err != nil {
+		return nil, err
+	}
+	return w, nil
 }
 
 // NewOperatorSecret returns the operator secret when this start created

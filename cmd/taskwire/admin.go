@@ -23,6 +23,7 @@ import (
 )
 
 const adminUsage = `usage: taskwire admin <tenants|members|boards|tokens|keys> <command> [flags]
+       taskwire admin <signin-link|invite> [flags]
 
   tenants create SLUG --owner HANDLE [--name NAME] [--owner-name NAME] [--owner-token-ttl 2160h]
   tenants get [SLUG]
@@ -42,6 +43,10 @@ const adminUsage = `usage: taskwire admin <tenants|members|boards|tokens|keys> <
   tokens revoke-member HANDLE
   keys rotate                (operators)
   keys list                  (operators)
+  signin-link --member HANDLE [--ttl 24h]
+                             a one-time link to the console for a person (who lost their password)
+  invite --email ADDRESS [--role member] [--name NAME] [--handle HANDLE]
+                             add a person by email; prints their invitation link (not emailed)
 
 Every command takes:
   --url URL                  the Taskwire server (env TASKWIRE_ADMIN_URL; default the local public URL)
@@ -75,17 +80,14 @@ var adminCommands = map[string]map[string]func(*adminCmd, []string) error{
 // runAdmin runs `taskwire admin <group> <command>` against the admin API
 // of a running server, over HTTP.
 func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) >= 1 {
+		if cmd, ok := adminSingles[args[0]]; ok {
+			return cmd(newAdminCmd(ctx, "taskwire admin "+args[0], stdout, stderr), args[1:])
+		}
+	}
 	if len(args) >= 2 {
 		if cmd, ok := adminCommands[args[0]][args[1]]; ok {
-			a := &adminCmd{ctx: ctx, stdout: stdout, stderr: stderr}
-			a.fs = flag.NewFlagSet("taskwire admin "+args[0]+" "+args[1], flag.ContinueOnError)
-			a.fs.SetOutput(stderr)
-			a.fs.Usage = func() {
-				fmt.Fprintf(a.fs.Output(), "usage of %s (see \"taskwire admin --help\" for every command):\n", a.fs.Name())
-				a.fs.PrintDefaults()
-			}
-			a.commonFlags()
-			return cmd(a, args[2:])
+			return cmd(newAdminCmd(ctx, "taskwire admin "+args[0]+" "+args[1], stdout, stderr), args[2:])
 		}
 	}
 	if len(args) > 0 && isHelp(args[len(args)-1]) {
@@ -93,6 +95,25 @@ func runAdmin(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprint(stderr, adminUsage)
 	return flag.ErrHelp
+}
+
+// adminSingles are the commands of `taskwire admin` that are no group's.
+var adminSingles = map[string]func(*adminCmd, []string) error{
+	"signin-link": (*adminCmd).signinLink,
+	"invite":      (*adminCmd).invite,
+}
+
+// newAdminCmd is the command name with its common flags.
+func newAdminCmd(ctx context.Context, name string, stdout, stderr io.Writer) *adminCmd {
+	a := &adminCmd{ctx: ctx, stdout: stdout, stderr: stderr}
+	a.fs = flag.NewFlagSet(name, flag.ContinueOnError)
+	a.fs.SetOutput(stderr)
+	a.fs.Usage = func() {
+		fmt.Fprintf(a.fs.Output(), "usage of %s (see \"taskwire admin --help\" for every command):\n", a.fs.Name())
+		a.fs.PrintDefaults()
+	}
+	a.commonFlags()
+	return a
 }
 
 // adminCmd is one admin command: its flags, and a client of the API.

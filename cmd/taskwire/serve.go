@@ -63,9 +63,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return sys.Stop(context.Background())
 }
 
-// firstStart prints the owner's token and client configuration when this
-// start created the first tenant, owner and board, once: the token is not
-// stored, so it cannot be shown again. Then it shows the operator secret
+// firstStart prints the owner's one-time sign-in link to the console, and
+// their token and client configuration, when this start created the
+// first tenant, owner and board, once: neither is stored, so they cannot
+// be shown again. Then it shows the operator secret
 // when this start created it.
 func firstStart(ctx context.Context, sys *node.System, out io.Writer) error {
 	cfg := sys.Config()
@@ -78,6 +79,6 @@ func firstStart(ctx context.Context, sys *node.System, out io.Writer) error {
 		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", sys.Endpoint)
 		return nil
 	}
-	printWelcome(out, sys.Endpoint, cfg.DataDir, w.Tenant, w.Owner, w.Board, w.Token, w.Expires)
+	printWelcome(out, sys.Endpoint, cfg.DataDir, w.Tenant, w.Owner, w.Board, w.Token, w.Expires, w.SignInLink)
 	return nil
 }

@@ -9,10 +9,11 @@ import (
 	"time"
 )
 
-// printWelcome shows the first token with configurations ready to paste.
-// Its token commands name dataDir unless it is the default, so that they
-// work as printed when serve was started with another --data.
-func printWelcome(out io.Writer, endpoint, dataDir, tenant, owner, board, token string, expires time.Time) {
+// printWelcome shows the owner's one-time sign-in link to the console,
+// and the first token with configurations ready to paste. Its token
+// commands name dataDir unless it is the default, so that they work as
+// printed when serve was started with another --data.
+func printWelcome(out io.Writer, endpoint, dataDir, tenant, owner, board, token string, expires time.Time, signInLink string) {
 	data := ""
 	if dataDir != defaultDataDir {
 		data = " --data " + shellQuote(dataDir)
@@ -24,6 +25,10 @@ func printWelcome(out io.Writer, endpoint, dataDir, tenant, owner, board, token 
 	fmt.Fprintf(out, `Taskwire is serving MCP at %s
 
 First start: created tenant %q with owner %q and board %q.
+
+Open this link in your browser to sign in to the console; it works once, for 24 hours.
+  %s
+
 The owner's MCP token is shown this once; keep it secret. It expires %s.
 
   %s
@@ -39,7 +44,7 @@ More tokens: taskwire token create%s --member <handle> --scopes read,comment,wri
 This token is for MCP only: it never administers. To manage members and tokens through
 the admin API (taskwire admin), use the platform operator secret, or an admin token:
   taskwire token create%s --member %s --admin
-`, endpoint, tenant, owner, board, expires.Format(time.DateOnly), token, endpoint, token, cfg, data, data, owner)
+`, endpoint, tenant, owner, board, signInLink, expires.Format(time.DateOnly), token, endpoint, token, cfg, data, data, owner)
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but the

@@ -18,7 +18,7 @@ func TestWelcomeHintsNameTheDataDir(t *testing.T) {
 		{"it's", `taskwire token create --data 'it'\''s' --member`},
 	} {
 		var out bytes.Buffer
-		printWelcome(&out, "http://127.0.0.1:8080/api/mcp", tc.dir, "default", "owner", "main", "eyJtoken", time.Now())
+		printWelcome(&out, "http://127.0.0.1:8080/api/mcp", tc.dir, "default", "owner", "main", "eyJtoken", time.Now(), "http://127.0.0.1:8080/signin/link?k=secret")
 		if got := strings.Count(out.String(), tc.want); got != 2 {
 			t.Errorf("welcome for --data %q has %d hints %q, want 2 (more tokens, admin token):\n%s", tc.dir, got, tc.want, out.String())
 		}
