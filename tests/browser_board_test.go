@@ -30,9 +30,10 @@ func laneOf(t *testing.T, cs *mcp.ClientSession, ref string) string {
 func TestBrowserMoveCard(t *testing.T) {
 	s, h := embeddedSite(t, nodetest.Setups()[0])
 	owner, _ := h.Client(t, h.Token, nil)
-	nodetest.CallOK(t, owner, "tasks_create", map[string]any{"title": "Drag me", "kind": "feature", "size": "s"})
-	nodetest.CallOK(t, owner, "tasks_create", map[string]any{"title": "Move me with the keys"})
+	nodetest.CallOK(t, owner, "tasks_create", map[string]any{"title": "Write the launch plan", "kind": "feature", "size": "s"})
+	nodetest.CallOK(t, owner, "tasks_create", map[string]any{"title": "Book the venue for the retro"})
 	nodetest.CallOK(t, owner, "comments_add", map[string]any{"ref": "T-1", "body": "Started on the outline."})
+	furnish(t, s, owner)
 	p := signedIn(t, s)
 	p.waitFor("both cards in backlog", cardIn("T-1", "backlog")+" && "+cardIn("T-2", "backlog"))
 
@@ -45,6 +46,9 @@ func TestBrowserMoveCard(t *testing.T) {
 		t.Errorf("T-1 dragged to doing is in %q, want doing", got)
 	}
 
+	// A fresh page: the live refresh after the drag replaces the board,
+	// and with it the element that has the keyboard's focus.
+	p.open("/t/" + s.tenant + "/")
 	sel := `article.card[data-ref="T-2"] form.move select[name="lane"]`
 	if err := chromedp.Do(p.ctx,
 		chromedp.Focus(chromedp.CSS(sel)),
@@ -68,6 +72,23 @@ func TestBrowserMoveCard(t *testing.T) {
 			got, p.count("ol#history > li"), p.count("ul#comments > li.comment"))
 	}
 	p.checkPage("a task page", "task")
+}
+
+// furnish fills the board with the cards a team has on it (after T-1 and
+// T-2), assigned to people and assistants, one flagged, for the
+// screenshots and for axe to see every part of a card.
+func furnish(t *testing.T, s *site, owner *mcp.ClientSession) {
+	t.Helper()
+	bot := s.assistant(t, "claude", nil)
+	for _, task := range []map[string]any{
+		{"title": "Fix the login redirect loop", "kind": "bug", "size": "xs", "lane": "next", "assignees": []string{"me"}, "labels": []string{"auth"}},
+		{"title": "Draft the release notes", "kind": "chore", "size": "s", "lane": "doing", "assignees": []string{"claude"}},
+		{"title": "Export the audit log as CSV", "kind": "feature", "size": "l", "lane": "backlog", "project": "compliance"},
+		{"title": "Upgrade the database driver", "kind": "chore", "size": "m", "lane": "done", "assignees": []string{s.owner, "claude"}},
+	} {
+		nodetest.CallOK(t, owner, "tasks_create", task)
+	}
+	nodetest.CallOK(t, bot, "tasks_flag", map[string]any{"ref": "T-4", "flagged": true, "reason": "Waiting for the changelog of 2.3."})
 }
 
 // TestBrowserLiveBoard: a person's open board shows an assistant's move,

@@ -9,6 +9,8 @@ import (
 
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/taskwire/taskwire/internal/poll"
 )
 
 // pageWait bounds the wait for what a page shows a moment after an event
@@ -107,12 +109,15 @@ func (p *person) eval(expr string) int {
 }
 
 // waitFor waits until the JavaScript condition holds in the page, for
-// what a person would see a moment later.
+// what a person would see a moment later. It asks the page's current
+// document each time, so a navigation or a swap on the way does not
+// confuse it.
 func (p *person) waitFor(what, cond string) {
 	p.t.Helper()
-	if _, err := chromedp.Run(p.ctx, chromedp.Poll[bool](cond, chromedp.WithPollingTimeout(pageWait))); err != nil {
-		p.t.Fatalf("waiting on %s for %s (%s): %v", p.path(), what, cond, err)
-	}
+	poll.Until(p.t, pageWait, what+" on "+p.path(), func() bool {
+		ok, err := chromedp.Run(p.ctx, chromedp.Evaluate[bool](cond))
+		return err == nil && ok
+	})
 }
 
 // cookies are the browser's cookies for the console.

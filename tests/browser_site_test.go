@@ -3,8 +3,11 @@ package tests
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,17 +39,34 @@ type site struct {
 	endpoint string            // the MCP endpoint tokens are bound to
 	mcpVia   http.RoundTripper // how an assistant's requests reach it
 	operator string            // the operator secret of the admin API at base
+	// firstLink is the path of the owner's one-time link the first
+	// start showed, on the embedded default.
+	firstLink string
 }
 
 // embeddedSite starts `taskwire serve`'s system on s: one front door.
 func embeddedSite(t *testing.T, s nodetest.Setup) (*site, *nodetest.Harness) {
 	t.Helper()
+	var link string
+	s.FirstStart = func(ctx context.Context, sys *node.System, out io.Writer) error {
+		w, err := sys.Welcome(ctx)
+		if err != nil {
+			return err
+		}
+		link = w.SignInLink
+		_, err = fmt.Fprintf(out, "operator secret %s\n  %s\n", sys.NewOperatorSecret(), w.Token)
+		return err
+	}
 	h := nodetest.Start(t, s)
 	first := h.Sys.First()
+	base := h.Sys.Config().PublicURL
+	if !strings.HasPrefix(link, base+"/signin/link?k=") {
+		t.Fatalf("the first start's sign-in link = %q, want %s/signin/link?k=…", link, base)
+	}
 	return &site{
-		base: h.Sys.Config().PublicURL, tenant: first.Tenant.Slug, owner: first.Owner.Handle,
+		base: base, tenant: first.Tenant.Slug, owner: first.Owner.Handle,
 		db: h.Sys.DB, issuer: h.Sys.Issuer, endpoint: h.Sys.Endpoint, mcpVia: http.DefaultTransport,
-		operator: h.OperatorSecret(t),
+		operator: h.OperatorSecret(t), firstLink: strings.TrimPrefix(link, base),
 	}, h
 }
 
