@@ -279,6 +279,16 @@ func isoAdminGens() []isoGen {
 		{"ArchiveBoard", func(g *isoGenCtx) *isoProbe {
 			return g.rpc("ArchiveBoard", g.maybeTenant(map[string]any{"board": g.board(), "archived": g.rng.IntN(2) == 0}))
 		}},
+		{"CreateSignInLink", func(g *isoGenCtx) *isoProbe {
+			return g.rpc("CreateSignInLink", g.maybeTenant(map[string]any{"handle": g.handle(), "ttl": "3600s"}))
+		}},
+		{"InvitePerson", func(g *isoGenCtx) *isoProbe {
+			// The bell in the name, checked after the tenant and the
+			// handle, keeps the probe from adding a member.
+			return g.rpc("InvitePerson", g.maybeTenant(map[string]any{
+				"email": g.name() + "@example.com", "handle": g.handle(), "displayName": "Probe\u0007",
+			}))
+		}},
 		{"RotateSigningKey", func(g *isoGenCtx) *isoProbe { return refused(g.rpc("RotateSigningKey", map[string]any{})) }},
 		{"ListSigningKeys", func(g *isoGenCtx) *isoProbe { return refused(g.rpc("ListSigningKeys", map[string]any{})) }},
 	}

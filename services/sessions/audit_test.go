@@ -43,6 +43,9 @@ func TestSignInsAreAudited(t *testing.T) {
 			t.Fatal(err)
 		}
 		sid := resp.GetSession().GetId()
+		if got := e.logs.String(); strings.Count(got, "level=WARN") != 1 || !strings.Contains(got, "security: a sign-in with an unknown email was refused") {
+			t.Errorf("service log = %q, want one security warning, for the unknown email", got)
+		}
 		for tenant, handle := range map[string]string{"acme": "alice", "globex": "al"} {
 			want := []string{
 				handle + " " + sessions.MethodSignIn + " refused false wrong password",

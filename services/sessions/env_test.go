@@ -1,7 +1,9 @@
 package sessions_test
 
 import (
+	"bytes"
 	"context"
+	"log/slog"
 	"strings"
 	"sync"
 	"testing"
@@ -14,7 +16,6 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store"
-	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/sessions"
@@ -53,6 +54,7 @@ type env struct {
 	client  *ent.Client
 	svc     *sessions.Service
 	audit   *audit.Store
+	logs    *bytes.Buffer // what the service logged, as text
 	clock   *clock
 	alice   int            // alice's account
 	members map[string]int // "acme/alice" → member id
@@ -89,7 +91,9 @@ func newEnv(t *testing.T, client *ent.Client) *env {
 	if e.audit, err = audit.New(audit.Config{Client: client, CursorKey: []byte("0123456789abcdef0123456789abcdef")}); err != nil {
 		t.Fatal(err)
 	}
-	if e.svc, err = sessions.New(sessions.Config{Client: client, Audit: e.audit, Logger: storetest.Logger(), Now: e.clock.Now}); err != nil {
+	e.logs = &bytes.Buffer{}
+	log := slog.New(slog.NewTextHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	if e.svc, err = sessions.New(sessions.Config{Client: client, Audit: e.audit, Logger: log, Now: e.clock.Now}); err != nil {
 		t.Fatal(err)
 	}
 	return e

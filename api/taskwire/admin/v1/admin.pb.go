@@ -2618,7 +2618,8 @@ type InvitePersonResponse struct {
 	// CreateSignInLinkResponse.secret); it lives 7 days.
 	Secret     string                 `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
 	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
-	// Whether the invitation was also sent by email.
+	// Whether the invitation was also sent by email. Always false for now:
+	// the deployment sends no mail yet, so the inviter passes the link on.
 	Emailed       bool `protobuf:"varint,4,opt,name=emailed,proto3" json:"emailed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
