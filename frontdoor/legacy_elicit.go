@@ -110,6 +110,11 @@ func (x *exchange) askRound(ctx context.Context, ir *mcp.InputRequiredResult) (j
 		if err != nil {
 			return nil, err
 		}
+		if p, ok := req.Params.(mcp.ElicitURL); ok {
+			if err := x.awaitPerson(ctx, p, answer); err != nil {
+				return nil, err
+			}
+		}
 		answers[key] = answer
 	}
 	return json.Marshal(answers)
@@ -156,9 +161,13 @@ func (x *exchange) ask(ctx context.Context, method string, params any) (json.Raw
 	return nil, &askRefused{method: method, why: answer.Error.Message}
 }
 
-// legacyElicitParams drops what the session's revision does not know:
-// 2025-06-18 has no elicitation modes.
+// legacyElicitParams drops what the session's revision does not know
+// (2025-06-18 has no elicitation modes) and adds what it needs (the
+// elicitationId of 2025-11-25's URL mode).
 func (x *exchange) legacyElicitParams(params any) any {
+	if p, ok := params.(mcp.ElicitURL); ok {
+		return p.Legacy()
+	}
 	m, ok := params.(map[string]any)
 	if !ok || x.ses.Version != mcp.Version20250618 {
 		return params

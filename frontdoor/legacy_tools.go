@@ -82,7 +82,10 @@ func (x *exchange) legacyCallTool() (any, error) {
 func (x *exchange) legacyToolResult(res *mcp.CallToolResult, err error) (any, error) {
 	var je *jsonrpc.Error
 	var refused *askRefused
+	var waiting *undecided
 	switch {
+	case errors.As(err, &waiting):
+		return x.undecidedResult(waiting), nil
 	case errors.Is(err, errCannotAsk):
 		return x.cannotAsk(x.tool + " needs input this server cannot ask for here"), nil
 	case errors.As(err, &je) && je.Code == jsonrpc.MissingRequiredClientCapability:

@@ -83,9 +83,19 @@ func (cfg FrontdoorConfig) calls(fc *frontdoor.Config, cat *catalog.Catalog, con
 	if err != nil {
 		return err
 	}
-	if fc.Tools, err = toolcall.New(toolcall.Config{
+	// An assistant's call that a person must allow points at the
+	// decision's page under the public URL; a legacy call waiting for the
+	// decision hears of it on the tenant's events.
+	tc := toolcall.Config{
 		Catalog: cat, Conn: conn, NATS: cfg.NATS, ID: nuid.Next(), States: states, Logger: log,
-	}); err != nil {
+		PublicURL: cfg.PublicURL,
+	}
+	if cfg.NATS != nil {
+		if tc.Events, err = events.New(cfg.NATS); err != nil {
+			return err
+		}
+	}
+	if fc.Tools, err = toolcall.New(tc); err != nil {
 		return err
 	}
 	// Resources, prompts and completion read the board through the

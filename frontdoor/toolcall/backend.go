@@ -24,6 +24,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/progress"
 	"github.com/taskwire/taskwire/services/access"
 )
@@ -51,6 +52,18 @@ type Config struct {
 	// StateTTL is how long a person has to confirm, or a client to answer
 	// a round (default 10 minutes).
 	StateTTL time.Duration
+	// PublicURL is the deployment's URL, where the console serves the
+	// page of each decision a person makes for an assistant
+	// (<PublicURL>/t/<tenant>/decisions/<id>). Needed when an assistant
+	// calls a tool with a confirm question.
+	PublicURL string
+	// Events tells a call waiting for a person's decision that it was
+	// made (events.DecisionsChanged); nil: the call asks the workers
+	// every DecisionPoll.
+	Events Subscriber
+	// DecisionPoll is how often a call waiting for a decision asks the
+	// workers whether it was made, events or not (default 5 s).
+	DecisionPoll time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives what the backend works around, such as a call made
@@ -98,11 +111,19 @@ func New(cfg Config) (*Backend, error) {
 	if cfg.StateTTL == 0 {
 		cfg.StateTTL = 10 * time.Minute
 	}
+	if cfg.DecisionPoll == 0 {
+		cfg.DecisionPoll = 5 * time.Second
+	}
 	if cfg.ProgressGrace == 0 {
 		cfg.ProgressGrace = 2 * time.Second
 	}
 	rounds := &mrtr.Rounds{Box: cfg.States, TTL: cfg.StateTTL, Now: cfg.Now}
 	return &Backend{cfg: cfg, rounds: rounds, log: cfg.Logger}, nil
+}
+
+// Subscriber hears a tenant's events; *events.Bus is one.
+type Subscriber interface {
+	Subscribe(tenant string, fn func(events.Event)) (unsubscribe func(), err error)
 }
 
 // accessTimeout bounds the GetAccess call behind one tools/list.
@@ -139,13 +160,31 @@ func (b *Backend) Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, err
 
 // role asks the workers for c's current role.
 func (b *Backend) role(ctx context.Context, c identity.Caller) (string, error) {
+	resp, err := b.access(ctx, c)
+	if err != nil {
+		return "", err
+	}
+	return access.RoleName(resp.GetRole()), nil
+}
+
+// isAssistant asks the workers whether c's member is an assistant.
+func (b *Backend) isAssistant(ctx context.Context, c identity.Caller) (bool, error) {
+	resp, err := b.access(ctx, c)
+	if err != nil {
+		return false, err
+	}
+	return resp.GetKind() == taskwirev1.MemberKind_MEMBER_KIND_ASSISTANT, nil
+}
+
+// access asks the workers what c currently is on its tenant.
+func (b *Backend) access(ctx context.Context, c identity.Caller) (*taskwirev1.GetAccessResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, accessTimeout)
 	defer cancel()
 	resp, err := taskwirev1.NewAccessServiceClient(b.cfg.Conn).GetAccess(identity.AppendToOutgoing(ctx, c), &taskwirev1.GetAccessRequest{})
 	if err != nil {
-		return "", accessFailure(err)
+		return nil, accessFailure(err)
 	}
-	return access.RoleName(resp.GetRole()), nil
+	return resp, nil
 }
 
 // CallTool runs tool name for c. See frontdoor.ToolBackend for the meaning
@@ -159,7 +198,7 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.Too
 	if err != nil {
 		return nil, err
 	}
-	if res, err := b.fill(c, t, call, req); err != nil || res != nil {
+	if res, err := b.fill(ctx, c, t, call, req); err != nil || res != nil {
 		return res, err
 	}
 	resp, err := t.NewResponse()

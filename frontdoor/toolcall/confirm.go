@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -14,12 +15,14 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
-// A tool with a confirm question runs only after a person said yes: the
-// first call answers input_required with an elicitation form and a sealed
-// requestState; the client's retry carries the answer and the state back.
-// The state is bound to the caller, the tool and the arguments, expires,
-// and names a confirmation id that the worker uses up in the same
-// transaction as the change, so it allows one change only.
+// A tool with a confirm question runs only after a person said yes. For
+// a person calling through their own token, the first call answers
+// input_required with an elicitation form and a sealed requestState; the
+// client's retry carries the answer and the state back. The state is
+// bound to the caller, the tool and the arguments, expires, and names a
+// confirmation id that the worker uses up in the same transaction as the
+// change, so it allows one change only. An assistant cannot answer for a
+// person: it is sent to a decision's page instead (decide.go).
 
 // statePurpose keeps request states apart from anything else sealed with
 // the same keys.
@@ -35,23 +38,36 @@ type confirmState struct {
 	Digest  string `json:"d"`   // of the arguments, canonical JSON
 	Expires int64  `json:"exp"` // unix seconds
 	ID      string `json:"id"`  // the confirmation id the worker uses up
+	// Decision names the decision a person makes for an assistant's call
+	// (decide.go); empty for a form.
+	Decision string `json:"dec,omitempty"`
 }
 
 // confirm decides whether call may run. It returns the confirmation id to
 // attach, or else the result or error to send instead of running.
-func (b *Backend) confirm(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall) (string, *mcp.CallToolResult, error) {
+func (b *Backend) confirm(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall) (string, *mcp.CallToolResult, error) {
 	digest, err := mrtr.ArgsDigest(call.Arguments)
 	if err != nil {
 		return "", nil, err
 	}
-	if call.RequestState == "" {
+	var st *confirmState
+	if call.RequestState != "" {
+		opened, err := b.openState(call.RequestState)
+		if err != nil || opened.Tenant != c.Tenant || opened.Member != c.Member || opened.Tool != t.Def.Name || opened.Digest != digest {
+			return "", nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams,
+				Message: "invalid params: requestState was not issued for this call (same tool, arguments and caller); call again without it"}
+		}
+		st = &opened
+	}
+	if assistant, err := b.isAssistant(ctx, c); err != nil || assistant {
+		if err != nil {
+			return "", nil, err
+		}
+		return b.confirmByPerson(ctx, c, t, call, digest, st)
+	}
+	if st == nil {
 		res, err := b.ask(c, t, call, digest)
 		return "", res, err
-	}
-	st, err := b.openState(call.RequestState)
-	if err != nil || st.Tenant != c.Tenant || st.Member != c.Member || st.Tool != t.Def.Name || st.Digest != digest {
-		return "", nil, &jsonrpc.Error{Code: jsonrpc.InvalidParams,
-			Message: "invalid params: requestState was not issued for this call (same tool, arguments and caller); call again without it"}
 	}
 	answer, answered := confirmAnswer(call.InputResponses)
 	if b.now().Unix() > st.Expires || !answered {

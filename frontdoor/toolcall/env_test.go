@@ -66,15 +66,18 @@ func startWorker(t *testing.T, board taskwirev1.BoardServiceServer, nc *nats.Con
 	return startServices(t, nc, func(r grpc.ServiceRegistrar) { taskwirev1.RegisterBoardServiceServer(r, board) })
 }
 
-// Members whose role testRoles sets apart: every other member of acme is
-// a member (role), and these callers hold every scope.
+// Members whose role or kind testRoles sets apart: every other member of
+// acme is a person with the member role, and these callers hold every
+// scope.
 var (
-	viewer   = identity.Caller{Tenant: "acme", Member: 9, Scopes: []string{"read", "comment", "write"}, TokenID: "tok-v"}
-	departed = identity.Caller{Tenant: "acme", Member: 404, Scopes: []string{"read", "comment", "write"}, TokenID: "tok-d"}
+	viewer    = identity.Caller{Tenant: "acme", Member: 9, Scopes: []string{"read", "comment", "write"}, TokenID: "tok-v"}
+	departed  = identity.Caller{Tenant: "acme", Member: 404, Scopes: []string{"read", "comment", "write"}, TokenID: "tok-d"}
+	assistant = identity.Caller{Tenant: "acme", Member: 11, Scopes: []string{"read", "comment", "write"}, TokenID: "tok-a"}
 )
 
 // testRoles is the workers' access resolver in these tests: member 9 of
-// acme is a viewer, member 404 is not in acme, anyone else is a member.
+// acme is a viewer, member 11 an assistant, member 404 is not in acme,
+// anyone else is a person with the member role.
 type testRoles struct{}
 
 func (testRoles) Resolve(_ context.Context, c identity.Caller) (identity.Access, error) {
@@ -82,6 +85,8 @@ func (testRoles) Resolve(_ context.Context, c identity.Caller) (identity.Access,
 	switch c.Member {
 	case viewer.Member:
 		a.Role = authz.RoleViewer
+	case assistant.Member:
+		a.Kind = "assistant"
 	case departed.Member:
 		return identity.Access{}, domainerr.New(domainerr.Unauthenticated, "Your token names a member who is not in its tenant: ask an admin for a new token")
 	}

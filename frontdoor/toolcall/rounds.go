@@ -1,6 +1,7 @@
 package toolcall
 
 import (
+	"context"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
@@ -23,9 +24,9 @@ import (
 // fill sets the request fields the front door owns: the id of a person's
 // confirmation, the client's input. A result or error it returns is sent
 // instead of calling the worker.
-func (b *Backend) fill(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message) (*mcp.CallToolResult, error) {
+func (b *Backend) fill(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message) (*mcp.CallToolResult, error) {
 	if t.Confirm != "" {
-		id, res, err := b.confirm(c, t, call)
+		id, res, err := b.confirm(ctx, c, t, call)
 		if err != nil || res != nil {
 			return res, err
 		}
