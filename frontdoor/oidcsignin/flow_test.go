@@ -12,21 +12,21 @@ import (
 	"testing"
 
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
-	"github.com/taskwire/taskwire/frontdoor/oidcsignin/oidcsignintest"
+	"github.com/taskwire/taskwire/internal/oidctest"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 )
 
 var (
-	ada     = oidcsignintest.Person{Username: "ada", Password: "correct horse", Email: "Ada@Example.com", EmailVerified: true, GivenName: "Ada", Family: "Lovelace"}
-	mallory = oidcsignintest.Person{Username: "mallory", Password: "pw-mallory", Email: "mallory@elsewhere.net", EmailVerified: true}
-	unver   = oidcsignintest.Person{Username: "unverified", Password: "pw-unverified", Email: "eve@example.com", EmailVerified: false}
+	ada     = oidctest.Person{Username: "ada", Password: "correct horse", Email: "Ada@Example.com", EmailVerified: true, GivenName: "Ada", Family: "Lovelace"}
+	mallory = oidctest.Person{Username: "mallory", Password: "pw-mallory", Email: "mallory@elsewhere.net", EmailVerified: true}
+	unver   = oidctest.Person{Username: "unverified", Password: "pw-unverified", Email: "eve@example.com", EmailVerified: false}
 )
 
 // site is a console stand-in: it starts sign-ins and answers the
 // callback with the identity (or the error's sentence) as JSON.
 type site struct {
 	url string
-	op  *oidcsignintest.Provider
+	op  *oidctest.Provider
 	rp  *oidcsignin.RP
 }
 
@@ -37,7 +37,7 @@ func newSite(t *testing.T, domains ...string) *site {
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 	s.url = srv.URL
-	s.op = oidcsignintest.Start(t, []oidcsignintest.Person{ada, mallory, unver}, srv.URL+"/signin/oidc/corp/callback")
+	s.op = oidctest.Start(t, []oidctest.Person{ada, mallory, unver}, srv.URL+"/signin/oidc/corp/callback")
 	box, err := sealed.NewBox(bytes.Repeat([]byte{9}, sealed.KeySize))
 	if err != nil {
 		t.Fatal(err)
@@ -74,7 +74,7 @@ func browser(t *testing.T) *http.Client {
 
 // signIn goes to the site's sign-in with corp, signs in at the provider
 // as person, and returns the callback's answer.
-func (s *site) signIn(t *testing.T, c *http.Client, person oidcsignintest.Person) (int, string) {
+func (s *site) signIn(t *testing.T, c *http.Client, person oidctest.Person) (int, string) {
 	t.Helper()
 	resp, err := c.Get(s.url + "/signin/oidc/corp")
 	if err != nil {
@@ -84,7 +84,7 @@ func (s *site) signIn(t *testing.T, c *http.Client, person oidcsignintest.Person
 	if !strings.HasPrefix(resp.Request.URL.String(), s.op.Issuer+"/login/") {
 		t.Fatalf("sign-in ended at %s, want the provider's login page", resp.Request.URL)
 	}
-	resp = oidcsignintest.SignIn(t, c, resp.Request.URL, person)
+	resp = oidctest.SignIn(t, c, resp.Request.URL, person)
 	defer resp.Body.Close()
 	var b bytes.Buffer
 	b.ReadFrom(resp.Body)
@@ -116,7 +116,7 @@ func TestSignInAtProvider(t *testing.T) {
 // another domain, and an unverified email of its own.
 func TestDomainsRule(t *testing.T) {
 	s := newSite(t, "example.com")
-	for _, p := range []oidcsignintest.Person{mallory, unver} {
+	for _, p := range []oidctest.Person{mallory, unver} {
 		code, body := s.signIn(t, browser(t), p)
 		if code != http.StatusForbidden || !strings.Contains(body, "not one this console accepts") {
 			t.Errorf("%s: callback = %d %q, want 403 saying the account is not accepted", p.Username, code, body)
@@ -144,7 +144,7 @@ func TestCallbackNeedsItsOwnStart(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	resp = oidcsignintest.SignIn(t, c, resp.Request.URL, ada)
+	resp = oidctest.SignIn(t, c, resp.Request.URL, ada)
 	resp.Body.Close()
 	callback, err := resp.Location()
 	if err != nil {

@@ -1,7 +1,7 @@
-// Package oidcsignintest runs a real OpenID provider for tests: the
+// Package oidctest runs a real OpenID provider for tests: the
 // example provider of github.com/zitadel/oidc, in process on loopback,
 // with the people a test gives it and a login form of its own.
-package oidcsignintest
+package oidctest
 
 import (
 	"net/http"
