@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
-	"github.com/taskwire/taskwire/internal/oidctest"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
+	"github.com/taskwire/taskwire/internal/oidctest"
 )
 
 var (
