@@ -27,6 +27,7 @@ import (
 	"github.com/taskwire/taskwire/services/board"
 	"github.com/taskwire/taskwire/services/conformance"
 	"github.com/taskwire/taskwire/services/keys"
+	"github.com/taskwire/taskwire/services/sessions"
 	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
 )
@@ -65,6 +66,15 @@ type WorkerConfig struct {
 	// Quota bounds what each tenant holds: tasks, members, tokens per
 	// member. Zero: no bound.
 	Quota quota.Limits
+	// Sessions bounds the console's sessions (--session-lifetime,
+	// --session-idle-timeout); zero: the defaults of package sessions.
+	Sessions SessionLimits
+}
+
+// SessionLimits bound how long a console session lives.
+type SessionLimits struct {
+	Lifetime    time.Duration // however active; 0: sessions.DefaultLifetime
+	IdleTimeout time.Duration // unused; 0: sessions.DefaultIdleTimeout
 }
 
 // Validate refuses a configuration a worker cannot start from, before
@@ -125,6 +135,7 @@ func (w *Worker) build() (*worker.Server, error) {
 		NATS:          cfg.NATS,
 		Access:        callers,
 		Tokens:        callers,
+		Sessions:      svc.sessions,
 		MaxTokenTTL:   cmp.Or(cfg.MaxTokenTTL, authn.DefaultMaxTTL),
 		Auditor:       svc.audit,
 		Unnamed:       svc.unnamed,
@@ -146,6 +157,7 @@ type workerServices struct {
 	tokens   *tokens.Store
 	roles    *tenancy.Resolver
 	audit    *audit.Store
+	sessions *sessions.Service
 }
 
 // services creates the board, access, token, audit and admin services,
@@ -164,6 +176,16 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 	}
 	svc.register = append(svc.register, adminSvc.Register)
 	svc.unnamed = []string{taskwirev1.TokenService_ListRevocations_FullMethodName}
+	// People sign in to the console through the front door, which has no
+	// caller to name yet; their sessions then call like tokens.
+	if svc.sessions, err = sessions.New(sessions.Config{
+		Client: cfg.DB, Audit: svc.audit, Logger: cfg.Log,
+		Lifetime: cfg.Sessions.Lifetime, IdleTimeout: cfg.Sessions.IdleTimeout,
+	}); err != nil {
+		return nil, err
+	}
+	svc.register = append(svc.register, svc.sessions.Register)
+	svc.unnamed = append(svc.unnamed, sessions.Methods...)
 	if cfg.Keys != nil {
 		// Front doors load the public keys from the workers, which reload
 		// them from the database when told of a rotation.

@@ -42,6 +42,7 @@ type WorkerProcessConfig struct {
 	Conformance     bool
 	MaxTokenTTL     time.Duration
 	Quota           quota.Limits
+	Sessions        SessionLimits // of the console's sessions
 	// MaxConnectionAge closes each front door's connection after about
 	// this long (see Keepalive); 0: never.
 	MaxConnectionAge time.Duration
@@ -141,7 +142,7 @@ func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: signing.Issuer, Keys: signing.Keys,
 		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
-		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota,
+		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
 	}, nil
 }
 

@@ -38,7 +38,9 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     one is configured; none → Unauthenticated. Its token must be what
 //     was issued (checkToken: the claims equal the token's record, which
 //     is live) and of the kind the method takes (an admin token for
-//     Config.OperatorServices, an MCP token elsewhere). Health is exempt.
+//     Config.OperatorServices, an MCP token elsewhere); a console
+//     session's caller is checked against its session instead
+//     (Config.Sessions) and may call both. Health is exempt.
 //     A call of Config.OperatorServices may instead carry the operator
 //     mark, and then skips steps 5 and 6 (see operatorCall).
 //  4. audit: every named call, with its outcome, into the audit log
@@ -180,15 +182,29 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 	if err := s.checkKind(c, info.FullMethod); err != nil {
 		return nil, err
 	}
-	if s.cfg.Tokens != nil {
-		if err := s.checkToken(ctx, c); err != nil {
-			return nil, err
-		}
-		if err := s.cfg.Tokens.Touch(context.WithoutCancel(ctx), c.TokenID); err != nil {
-			s.log.WarnContext(ctx, "worker: cannot note the token's last use", "err", err)
-		}
+	if err := s.checkCredential(ctx, info.FullMethod, c); err != nil {
+		return nil, err
 	}
 	return handler(identity.NewContext(ctx, c), req)
+}
+
+// checkCredential checks what c calls with: its session for a person in
+// the console, else its token (when Config.Tokens is set), noting the
+// token's use.
+func (s *Server) checkCredential(ctx context.Context, method string, c identity.Caller) error {
+	if c.IsSession() {
+		return s.checkSession(ctx, method, c)
+	}
+	if s.cfg.Tokens == nil {
+		return nil
+	}
+	if err := s.checkToken(ctx, c); err != nil {
+		return err
+	}
+	if err := s.cfg.Tokens.Touch(context.WithoutCancel(ctx), c.TokenID); err != nil {
+		s.log.WarnContext(ctx, "worker: cannot note the token's last use", "err", err)
+	}
+	return nil
 }
 
 // operatorCall runs a call a front door marked as a platform operator's:

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -40,6 +41,11 @@ type Config struct {
 	// what was issued (no record, or claims that differ from it), was
 	// revoked or expired, and notes that the token was used.
 	Tokens TokenChecker
+	// Sessions checks, on every call, a caller of kind
+	// identity.KindSession (a person in the console) against its session
+	// in place of Tokens: the session is live and its account is the
+	// member's. Nil: such callers are refused.
+	Sessions SessionChecker
 	// MaxTokenTTL, when positive, also refuses a token recorded to live
 	// longer, such as one minted before lifetimes were bounded.
 	MaxTokenTTL time.Duration
@@ -81,6 +87,13 @@ type Config struct {
 type TokenChecker interface {
 	Lookup(ctx context.Context, jti string) (tokens.Record, error)
 	Touch(ctx context.Context, jti string) error
+}
+
+// SessionChecker tells whether a console caller's session is live and
+// its account is the member's (services/sessions.Service is one); a
+// refusal is a domainerr Unauthenticated error saying what to do.
+type SessionChecker interface {
+	CheckCaller(ctx context.Context, c identity.Caller) error
 }
 
 // Validate reports whether c can build a Server.

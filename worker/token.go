@@ -11,6 +11,7 @@ import (
 
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
 )
 
 // notIssued is the answer to a token with no record, or whose claims
@@ -59,10 +60,14 @@ func (s *Server) security(ctx context.Context, msg string, attrs ...slog.Attr) {
 
 // checkKind refuses a token of the wrong kind for method: admin tokens
 // call the admin API only, and MCP tokens never administer. Front doors
-// refuse both first; this keeps a front door's bug from mixing them.
+// refuse both first; this keeps a front door's bug from mixing them. A
+// person in the console (a session) calls both: the admin API decides by
+// their role, as for their admin token.
 func (s *Server) checkKind(c identity.Caller, method string) error {
 	admin := s.adminMethod(method)
 	switch {
+	case c.IsSession():
+		return nil
 	case c.IsAdmin() && !admin:
 		return status.Error(codes.Unauthenticated, "this is an admin token, for the admin API only: use an MCP token here")
 	case !c.IsAdmin() && admin:
@@ -79,4 +84,22 @@ func (s *Server) adminMethod(method string) bool {
 		}
 	}
 	return false
+}
+
+// checkSession refuses a console caller whose session is over, or whose
+// account is not the member's. Its answer is the session service's
+// sentence ("sign in again"); an outage is Unavailable.
+func (s *Server) checkSession(ctx context.Context, method string, c identity.Caller) error {
+	if s.cfg.Sessions == nil {
+		return status.Error(codes.Unauthenticated, "this server does not take console sessions: use a token")
+	}
+	err := s.cfg.Sessions.CheckCaller(ctx, c)
+	switch {
+	case err == nil:
+		return nil
+	case domainerr.KindOf(err) == domainerr.Unauthenticated:
+		return status.Error(codes.Unauthenticated, domainerr.Message(err))
+	}
+	s.log.ErrorContext(ctx, "worker: cannot check the session", "method", method, "err", err)
+	return status.Error(codes.Unavailable, "the session could not be checked just now; try again")
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/node"
 )
 
 // config is what serve and token create read from flags and the
@@ -36,9 +37,13 @@ type config struct {
 	ShutdownGrace  time.Duration
 	MaxTokenTTL    time.Duration // the longest a token may live
 	Conformance    bool
-	Rate           rateConfig   // rate limits; the zero value has none
-	Limits         limitsConfig // the front door's other limits; the zero value has none
-	Quota          quota.Limits // what each tenant may hold; the zero value bounds nothing
+	Rate           rateConfig         // rate limits; the zero value has none
+	Limits         limitsConfig       // the front door's other limits; the zero value has none
+	Quota          quota.Limits       // what each tenant may hold; the zero value bounds nothing
+	Sessions       node.SessionLimits // serve, worker: how long console sign-ins last
+
+	// sessionsDeclared tells that the command takes the session flags.
+	sessionsDeclared bool
 
 	// envErr is a malformed numeric environment variable, reported by
 	// resolve: flags are declared before anything can fail.
@@ -95,6 +100,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	c.rateFlags(fs)
 	c.limitFlags(fs)
 	c.quotaFlags(fs)
+	c.sessionFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
 
@@ -206,6 +212,9 @@ func (c *config) resolve(listenAddr string) error {
 		return err
 	}
 	if err := c.checkQuota(); err != nil {
+		return err
+	}
+	if err := c.checkSessions(); err != nil {
 		return err
 	}
 	if c.DB == "" {

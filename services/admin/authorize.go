@@ -31,7 +31,7 @@ import (
 type actor struct {
 	operator bool
 	access   identity.Access // the calling member, unless operator
-	admin    bool            // the member calls with an admin token
+	admin    bool            // the member calls with an admin token or a console session
 }
 
 // actor returns who calls: the operator the worker let through, or the
@@ -53,7 +53,8 @@ func (s *Service) actor(ctx context.Context) (actor, error) {
 			return actor{}, err
 		}
 	}
-	return actor{access: a, admin: c.IsAdmin()}, nil
+	// A person in the console administers as with their admin token.
+	return actor{access: a, admin: c.IsAdmin() || c.IsSession()}, nil
 }
 
 // hasOwnerPowers reports whether a may act on owners.

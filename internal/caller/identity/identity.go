@@ -29,7 +29,7 @@ const (
 	// front doors older than the comparison.
 	MDExpires = "x-taskwire-token-exp"
 	// MDKind carries what the token is for: KindMCP (or absent) or
-	// KindAdmin.
+	// KindAdmin or KindSession.
 	MDKind = "x-taskwire-token-kind"
 
 	// MDSessionLabel carries the client's own name for its session, for
@@ -61,7 +61,7 @@ type Caller struct {
 	// Expires is the token's expiry as its claims say; zero when unknown
 	// (a call from an older front door).
 	Expires time.Time
-	// Kind is KindMCP or KindAdmin; empty means KindMCP.
+	// Kind is KindMCP, KindAdmin or KindSession; empty means KindMCP.
 	Kind string
 }
 
@@ -134,7 +134,7 @@ func FromIncoming(ctx context.Context) (Caller, error) {
 		c.Expires = time.Unix(sec, 0)
 	}
 	switch c.Kind {
-	case "", KindMCP, KindAdmin:
+	case "", KindMCP, KindAdmin, KindSession:
 	default:
 		return Caller{}, fmt.Errorf("identity: unknown token kind %q", c.Kind)
 	}

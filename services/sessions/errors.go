@@ -1,0 +1,22 @@
+package sessions
+
+import "github.com/taskwire/taskwire/internal/domainerr"
+
+// The answers to a failed sign-in or session check. Each says what to do;
+// none tells an email that has an account from one that has none.
+var (
+	errBadCredentials = domainerr.New(domainerr.Unauthenticated,
+		"The email or password is not right: check both and try again, or ask an owner or admin of your tenant for a sign-in link.")
+	errDisabled = domainerr.New(domainerr.Unauthenticated,
+		"This account is disabled and cannot sign in: ask an owner or admin of your tenant.")
+	errBadLink = domainerr.New(domainerr.Unauthenticated,
+		"This sign-in link is not valid: copy the whole link, or ask an owner or admin of your tenant for a new one.")
+	errUsedLink = domainerr.New(domainerr.Unauthenticated,
+		"This sign-in link was used already, and works only once: sign in with your password, or ask an owner or admin for a new link.")
+	errBadCookie = domainerr.New(domainerr.Unauthenticated,
+		"Your session is not known here: sign in again.")
+	errEnded = domainerr.New(domainerr.Unauthenticated,
+		"You signed out of this session: sign in again.")
+	errAccountGone = domainerr.New(domainerr.Unauthenticated,
+		"Your account was disabled, which ended its sessions: sign in again once an owner or admin has enabled it.")
+)
