@@ -23,6 +23,8 @@ func (s *Service) SignIn(ctx context.Context, req *taskwirev1.SignInRequest) (*t
 		resp, err = s.signInPassword(ctx, m.Password, req)
 	case *taskwirev1.SignInRequest_Link:
 		resp, err = s.signInLink(ctx, m.Link, req)
+	case *taskwirev1.SignInRequest_Oidc:
+		resp, err = s.signInOIDC(ctx, m.Oidc, req)
 	default:
 		err = domainerr.New(domainerr.Invalid, "Sign in with an email and password, or with a sign-in link.")
 	}

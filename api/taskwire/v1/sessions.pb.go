@@ -29,6 +29,7 @@ type SignInRequest struct {
 	//
 	//	*SignInRequest_Password
 	//	*SignInRequest_Link
+	//	*SignInRequest_Oidc
 	Method isSignInRequest_Method `protobuf_oneof:"method"`
 	// The client's address, as the front door sees it (for the audit log).
 	ClientAddr string `protobuf:"bytes,3,opt,name=client_addr,json=clientAddr,proto3" json:"client_addr,omitempty"`
@@ -93,6 +94,15 @@ func (x *SignInRequest) GetLink() string {
 	return ""
 }
 
+func (x *SignInRequest) GetOidc() *OIDCSignIn {
+	if x != nil {
+		if x, ok := x.Method.(*SignInRequest_Oidc); ok {
+			return x.Oidc
+		}
+	}
+	return nil
+}
+
 func (x *SignInRequest) GetClientAddr() string {
 	if x != nil {
 		return x.ClientAddr
@@ -121,9 +131,18 @@ type SignInRequest_Link struct {
 	Link string `protobuf:"bytes,2,opt,name=link,proto3,oneof"`
 }
 
+type SignInRequest_Oidc struct {
+	// A person the front door signed in at an OpenID provider (it checked
+	// the ID token: issuer, audience, expiry, nonce, the provider's email
+	// domains).
+	Oidc *OIDCSignIn `protobuf:"bytes,5,opt,name=oidc,proto3,oneof"`
+}
+
 func (*SignInRequest_Password) isSignInRequest_Method() {}
 
 func (*SignInRequest_Link) isSignInRequest_Method() {}
+
+func (*SignInRequest_Oidc) isSignInRequest_Method() {}
 
 // PasswordSignIn is an email and a password.
 type PasswordSignIn struct {
@@ -178,6 +197,96 @@ func (x *PasswordSignIn) GetPassword() string {
 	return ""
 }
 
+// OIDCSignIn is who an OpenID provider says signed in. The account is the
+// one linked to this issuer and subject; else, when the email is
+// verified, the account of that email (made by an invitation), which is
+// then linked. A person with neither is refused: nobody joins a tenant by
+// signing in, only by invitation.
+type OIDCSignIn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The provider's configured name, for the audit log.
+	Provider      string `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	Issuer        string `protobuf:"bytes,2,opt,name=issuer,proto3" json:"issuer,omitempty"`
+	Subject       string `protobuf:"bytes,3,opt,name=subject,proto3" json:"subject,omitempty"`
+	Email         string `protobuf:"bytes,4,opt,name=email,proto3" json:"email,omitempty"`
+	EmailVerified bool   `protobuf:"varint,5,opt,name=email_verified,json=emailVerified,proto3" json:"email_verified,omitempty"`
+	Name          string `protobuf:"bytes,6,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *OIDCSignIn) Reset() {
+	*x = OIDCSignIn{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *OIDCSignIn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*OIDCSignIn) ProtoMessage() {}
+
+func (x *OIDCSignIn) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use OIDCSignIn.ProtoReflect.Descriptor instead.
+func (*OIDCSignIn) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *OIDCSignIn) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *OIDCSignIn) GetIssuer() string {
+	if x != nil {
+		return x.Issuer
+	}
+	return ""
+}
+
+func (x *OIDCSignIn) GetSubject() string {
+	if x != nil {
+		return x.Subject
+	}
+	return ""
+}
+
+func (x *OIDCSignIn) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *OIDCSignIn) GetEmailVerified() bool {
+	if x != nil {
+		return x.EmailVerified
+	}
+	return false
+}
+
+func (x *OIDCSignIn) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
 // SignInResponse is a new session.
 type SignInResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -192,7 +301,7 @@ type SignInResponse struct {
 
 func (x *SignInResponse) Reset() {
 	*x = SignInResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[2]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -204,7 +313,7 @@ func (x *SignInResponse) String() string {
 func (*SignInResponse) ProtoMessage() {}
 
 func (x *SignInResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[2]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -217,7 +326,7 @@ func (x *SignInResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignInResponse.ProtoReflect.Descriptor instead.
 func (*SignInResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{2}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SignInResponse) GetCookie() string {
@@ -258,7 +367,7 @@ type CheckSessionRequest struct {
 
 func (x *CheckSessionRequest) Reset() {
 	*x = CheckSessionRequest{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -270,7 +379,7 @@ func (x *CheckSessionRequest) String() string {
 func (*CheckSessionRequest) ProtoMessage() {}
 
 func (x *CheckSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -283,7 +392,7 @@ func (x *CheckSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckSessionRequest.ProtoReflect.Descriptor instead.
 func (*CheckSessionRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{3}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *CheckSessionRequest) GetCookie() string {
@@ -306,7 +415,7 @@ type CheckSessionResponse struct {
 
 func (x *CheckSessionResponse) Reset() {
 	*x = CheckSessionResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -318,7 +427,7 @@ func (x *CheckSessionResponse) String() string {
 func (*CheckSessionResponse) ProtoMessage() {}
 
 func (x *CheckSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -331,7 +440,7 @@ func (x *CheckSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckSessionResponse.ProtoReflect.Descriptor instead.
 func (*CheckSessionResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{4}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CheckSessionResponse) GetSession() *Session {
@@ -368,7 +477,7 @@ type SignOutRequest struct {
 
 func (x *SignOutRequest) Reset() {
 	*x = SignOutRequest{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -380,7 +489,7 @@ func (x *SignOutRequest) String() string {
 func (*SignOutRequest) ProtoMessage() {}
 
 func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -393,7 +502,7 @@ func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignOutRequest.ProtoReflect.Descriptor instead.
 func (*SignOutRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{5}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *SignOutRequest) GetCookie() string {
@@ -427,7 +536,7 @@ type SignOutResponse struct {
 
 func (x *SignOutResponse) Reset() {
 	*x = SignOutResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -439,7 +548,7 @@ func (x *SignOutResponse) String() string {
 func (*SignOutResponse) ProtoMessage() {}
 
 func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -452,7 +561,7 @@ func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignOutResponse.ProtoReflect.Descriptor instead.
 func (*SignOutResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{6}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SignOutResponse) GetEnded() int32 {
@@ -478,7 +587,7 @@ type SetPasswordRequest struct {
 
 func (x *SetPasswordRequest) Reset() {
 	*x = SetPasswordRequest{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -490,7 +599,7 @@ func (x *SetPasswordRequest) String() string {
 func (*SetPasswordRequest) ProtoMessage() {}
 
 func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -503,7 +612,7 @@ func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordRequest.ProtoReflect.Descriptor instead.
 func (*SetPasswordRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{7}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SetPasswordRequest) GetCookie() string {
@@ -544,7 +653,7 @@ type SetPasswordResponse struct {
 
 func (x *SetPasswordResponse) Reset() {
 	*x = SetPasswordResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -556,7 +665,7 @@ func (x *SetPasswordResponse) String() string {
 func (*SetPasswordResponse) ProtoMessage() {}
 
 func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -569,7 +678,7 @@ func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordResponse.ProtoReflect.Descriptor instead.
 func (*SetPasswordResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{8}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SetPasswordResponse) GetAccount() *Account {
@@ -598,7 +707,7 @@ type Session struct {
 
 func (x *Session) Reset() {
 	*x = Session{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -610,7 +719,7 @@ func (x *Session) String() string {
 func (*Session) ProtoMessage() {}
 
 func (x *Session) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -623,7 +732,7 @@ func (x *Session) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Session.ProtoReflect.Descriptor instead.
 func (*Session) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{9}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *Session) GetId() string {
@@ -689,7 +798,7 @@ type Account struct {
 
 func (x *Account) Reset() {
 	*x = Account{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -701,7 +810,7 @@ func (x *Account) String() string {
 func (*Account) ProtoMessage() {}
 
 func (x *Account) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -714,7 +823,7 @@ func (x *Account) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Account.ProtoReflect.Descriptor instead.
 func (*Account) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{10}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Account) GetId() int64 {
@@ -762,7 +871,7 @@ type Membership struct {
 
 func (x *Membership) Reset() {
 	*x = Membership{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -774,7 +883,7 @@ func (x *Membership) String() string {
 func (*Membership) ProtoMessage() {}
 
 func (x *Membership) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -787,7 +896,7 @@ func (x *Membership) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Membership.ProtoReflect.Descriptor instead.
 func (*Membership) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{11}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *Membership) GetTenant() string {
@@ -836,10 +945,11 @@ var File_taskwire_v1_sessions_proto protoreflect.FileDescriptor
 
 const file_taskwire_v1_sessions_proto_rawDesc = "" +
 	"\n" +
-	"\x1ataskwire/v1/sessions.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"\xaa\x01\n" +
+	"\x1ataskwire/v1/sessions.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"\xd9\x01\n" +
 	"\rSignInRequest\x129\n" +
 	"\bpassword\x18\x01 \x01(\v2\x1b.taskwire.v1.PasswordSignInH\x00R\bpassword\x12\x14\n" +
-	"\x04link\x18\x02 \x01(\tH\x00R\x04link\x12\x1f\n" +
+	"\x04link\x18\x02 \x01(\tH\x00R\x04link\x12-\n" +
+	"\x04oidc\x18\x05 \x01(\v2\x17.taskwire.v1.OIDCSignInH\x00R\x04oidc\x12\x1f\n" +
 	"\vclient_addr\x18\x03 \x01(\tR\n" +
 	"clientAddr\x12\x1d\n" +
 	"\n" +
@@ -847,7 +957,15 @@ const file_taskwire_v1_sessions_proto_rawDesc = "" +
 	"\x06method\"B\n" +
 	"\x0ePasswordSignIn\x12\x14\n" +
 	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1a\n" +
-	"\bpassword\x18\x02 \x01(\tR\bpassword\"\xc3\x01\n" +
+	"\bpassword\x18\x02 \x01(\tR\bpassword\"\xab\x01\n" +
+	"\n" +
+	"OIDCSignIn\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x12\x16\n" +
+	"\x06issuer\x18\x02 \x01(\tR\x06issuer\x12\x18\n" +
+	"\asubject\x18\x03 \x01(\tR\asubject\x12\x14\n" +
+	"\x05email\x18\x04 \x01(\tR\x05email\x12%\n" +
+	"\x0eemail_verified\x18\x05 \x01(\bR\remailVerified\x12\x12\n" +
+	"\x04name\x18\x06 \x01(\tR\x04name\"\xc3\x01\n" +
 	"\x0eSignInResponse\x12\x16\n" +
 	"\x06cookie\x18\x01 \x01(\tR\x06cookie\x12.\n" +
 	"\asession\x18\x02 \x01(\v2\x14.taskwire.v1.SessionR\asession\x12.\n" +
@@ -918,50 +1036,52 @@ func file_taskwire_v1_sessions_proto_rawDescGZIP() []byte {
 	return file_taskwire_v1_sessions_proto_rawDescData
 }
 
-var file_taskwire_v1_sessions_proto_msgTypes = make([]protoimpl.MessageInfo, 12)
+var file_taskwire_v1_sessions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_taskwire_v1_sessions_proto_goTypes = []any{
 	(*SignInRequest)(nil),         // 0: taskwire.v1.SignInRequest
 	(*PasswordSignIn)(nil),        // 1: taskwire.v1.PasswordSignIn
-	(*SignInResponse)(nil),        // 2: taskwire.v1.SignInResponse
-	(*CheckSessionRequest)(nil),   // 3: taskwire.v1.CheckSessionRequest
-	(*CheckSessionResponse)(nil),  // 4: taskwire.v1.CheckSessionResponse
-	(*SignOutRequest)(nil),        // 5: taskwire.v1.SignOutRequest
-	(*SignOutResponse)(nil),       // 6: taskwire.v1.SignOutResponse
-	(*SetPasswordRequest)(nil),    // 7: taskwire.v1.SetPasswordRequest
-	(*SetPasswordResponse)(nil),   // 8: taskwire.v1.SetPasswordResponse
-	(*Session)(nil),               // 9: taskwire.v1.Session
-	(*Account)(nil),               // 10: taskwire.v1.Account
-	(*Membership)(nil),            // 11: taskwire.v1.Membership
-	(*timestamppb.Timestamp)(nil), // 12: google.protobuf.Timestamp
-	(MemberRole)(0),               // 13: taskwire.v1.MemberRole
+	(*OIDCSignIn)(nil),            // 2: taskwire.v1.OIDCSignIn
+	(*SignInResponse)(nil),        // 3: taskwire.v1.SignInResponse
+	(*CheckSessionRequest)(nil),   // 4: taskwire.v1.CheckSessionRequest
+	(*CheckSessionResponse)(nil),  // 5: taskwire.v1.CheckSessionResponse
+	(*SignOutRequest)(nil),        // 6: taskwire.v1.SignOutRequest
+	(*SignOutResponse)(nil),       // 7: taskwire.v1.SignOutResponse
+	(*SetPasswordRequest)(nil),    // 8: taskwire.v1.SetPasswordRequest
+	(*SetPasswordResponse)(nil),   // 9: taskwire.v1.SetPasswordResponse
+	(*Session)(nil),               // 10: taskwire.v1.Session
+	(*Account)(nil),               // 11: taskwire.v1.Account
+	(*Membership)(nil),            // 12: taskwire.v1.Membership
+	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
+	(MemberRole)(0),               // 14: taskwire.v1.MemberRole
 }
 var file_taskwire_v1_sessions_proto_depIdxs = []int32{
 	1,  // 0: taskwire.v1.SignInRequest.password:type_name -> taskwire.v1.PasswordSignIn
-	9,  // 1: taskwire.v1.SignInResponse.session:type_name -> taskwire.v1.Session
-	10, // 2: taskwire.v1.SignInResponse.account:type_name -> taskwire.v1.Account
-	11, // 3: taskwire.v1.SignInResponse.memberships:type_name -> taskwire.v1.Membership
-	9,  // 4: taskwire.v1.CheckSessionResponse.session:type_name -> taskwire.v1.Session
-	10, // 5: taskwire.v1.CheckSessionResponse.account:type_name -> taskwire.v1.Account
-	11, // 6: taskwire.v1.CheckSessionResponse.memberships:type_name -> taskwire.v1.Membership
-	10, // 7: taskwire.v1.SetPasswordResponse.account:type_name -> taskwire.v1.Account
-	12, // 8: taskwire.v1.Session.create_time:type_name -> google.protobuf.Timestamp
-	12, // 9: taskwire.v1.Session.last_seen_time:type_name -> google.protobuf.Timestamp
-	12, // 10: taskwire.v1.Session.idle_expire_time:type_name -> google.protobuf.Timestamp
-	12, // 11: taskwire.v1.Session.expire_time:type_name -> google.protobuf.Timestamp
-	13, // 12: taskwire.v1.Membership.role:type_name -> taskwire.v1.MemberRole
-	0,  // 13: taskwire.v1.SessionService.SignIn:input_type -> taskwire.v1.SignInRequest
-	3,  // 14: taskwire.v1.SessionService.CheckSession:input_type -> taskwire.v1.CheckSessionRequest
-	5,  // 15: taskwire.v1.SessionService.SignOut:input_type -> taskwire.v1.SignOutRequest
-	7,  // 16: taskwire.v1.SessionService.SetPassword:input_type -> taskwire.v1.SetPasswordRequest
-	2,  // 17: taskwire.v1.SessionService.SignIn:output_type -> taskwire.v1.SignInResponse
-	4,  // 18: taskwire.v1.SessionService.CheckSession:output_type -> taskwire.v1.CheckSessionResponse
-	6,  // 19: taskwire.v1.SessionService.SignOut:output_type -> taskwire.v1.SignOutResponse
-	8,  // 20: taskwire.v1.SessionService.SetPassword:output_type -> taskwire.v1.SetPasswordResponse
-	17, // [17:21] is the sub-list for method output_type
-	13, // [13:17] is the sub-list for method input_type
-	13, // [13:13] is the sub-list for extension type_name
-	13, // [13:13] is the sub-list for extension extendee
-	0,  // [0:13] is the sub-list for field type_name
+	2,  // 1: taskwire.v1.SignInRequest.oidc:type_name -> taskwire.v1.OIDCSignIn
+	10, // 2: taskwire.v1.SignInResponse.session:type_name -> taskwire.v1.Session
+	11, // 3: taskwire.v1.SignInResponse.account:type_name -> taskwire.v1.Account
+	12, // 4: taskwire.v1.SignInResponse.memberships:type_name -> taskwire.v1.Membership
+	10, // 5: taskwire.v1.CheckSessionResponse.session:type_name -> taskwire.v1.Session
+	11, // 6: taskwire.v1.CheckSessionResponse.account:type_name -> taskwire.v1.Account
+	12, // 7: taskwire.v1.CheckSessionResponse.memberships:type_name -> taskwire.v1.Membership
+	11, // 8: taskwire.v1.SetPasswordResponse.account:type_name -> taskwire.v1.Account
+	13, // 9: taskwire.v1.Session.create_time:type_name -> google.protobuf.Timestamp
+	13, // 10: taskwire.v1.Session.last_seen_time:type_name -> google.protobuf.Timestamp
+	13, // 11: taskwire.v1.Session.idle_expire_time:type_name -> google.protobuf.Timestamp
+	13, // 12: taskwire.v1.Session.expire_time:type_name -> google.protobuf.Timestamp
+	14, // 13: taskwire.v1.Membership.role:type_name -> taskwire.v1.MemberRole
+	0,  // 14: taskwire.v1.SessionService.SignIn:input_type -> taskwire.v1.SignInRequest
+	4,  // 15: taskwire.v1.SessionService.CheckSession:input_type -> taskwire.v1.CheckSessionRequest
+	6,  // 16: taskwire.v1.SessionService.SignOut:input_type -> taskwire.v1.SignOutRequest
+	8,  // 17: taskwire.v1.SessionService.SetPassword:input_type -> taskwire.v1.SetPasswordRequest
+	3,  // 18: taskwire.v1.SessionService.SignIn:output_type -> taskwire.v1.SignInResponse
+	5,  // 19: taskwire.v1.SessionService.CheckSession:output_type -> taskwire.v1.CheckSessionResponse
+	7,  // 20: taskwire.v1.SessionService.SignOut:output_type -> taskwire.v1.SignOutResponse
+	9,  // 21: taskwire.v1.SessionService.SetPassword:output_type -> taskwire.v1.SetPasswordResponse
+	18, // [18:22] is the sub-list for method output_type
+	14, // [14:18] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_sessions_proto_init() }
@@ -973,6 +1093,7 @@ func file_taskwire_v1_sessions_proto_init() {
 	file_taskwire_v1_sessions_proto_msgTypes[0].OneofWrappers = []any{
 		(*SignInRequest_Password)(nil),
 		(*SignInRequest_Link)(nil),
+		(*SignInRequest_Oidc)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -980,7 +1101,7 @@ func file_taskwire_v1_sessions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_sessions_proto_rawDesc), len(file_taskwire_v1_sessions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   12,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
