@@ -10,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/frontdoor/console"
+	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/internal/events"
 )
 
@@ -29,7 +30,18 @@ func newConsole(cfg FrontdoorConfig, conn grpc.ClientConnInterface, throttle *fr
 		// replica may be posted to any other.
 		CSRFKeys: cfg.derive("console-csrf v1"),
 		Throttle: throttle,
-		Logger:   cfg.Log,
+		// OpenID sign-ins' state cookies are sealed with a key derived
+		// alike, so the provider may send the browser back to any
+		// replica.
+		OIDCProviders: cfg.OIDCProviders,
+		Logger:        cfg.Log,
+	}
+	if len(cfg.OIDCProviders) > 0 {
+		states, err := sealed.NewBox(cfg.derive("console-oidc-state v1")...)
+		if err != nil {
+			return nil, err
+		}
+		cc.OIDCStates = states
 	}
 	// Without NATS the pages work, only not live. The console has its
 	// own Bus: its subscriptions come and go with open pages, apart from

@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/frontdoor/console"
+	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/telemetry"
@@ -84,6 +85,9 @@ type FrontdoorConfig struct {
 	Local func(fallback grpc.ClientConnInterface) (grpc.ClientConnInterface, error)
 	// Version is the server's version, told to MCP clients.
 	Version string
+	// OIDCProviders are the OpenID providers people may sign in to the
+	// console with; none: local accounts and sign-in links only.
+	OIDCProviders []oidcsignin.ProviderConfig
 }
 
 // Validate refuses a configuration a front door cannot start from.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
+	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/ent"
@@ -74,6 +75,8 @@ type SystemConfig struct {
 	MaxTokenTTL    time.Duration
 	Conformance    bool
 	Sessions       SessionLimits // of the console's sessions
+	// OIDCProviders are the OpenID providers people may sign in with.
+	OIDCProviders []oidcsignin.ProviderConfig
 
 	RateLimits      frontdoor.RateLimits
 	ListenLimits    frontdoor.StreamLimits
@@ -183,7 +186,7 @@ func (s *System) startNodes(ctx context.Context, retired []*authn.Key) (err erro
 		Conformance: cfg.Conformance, Anonymous: s.anonymous, Operator: s.operator,
 		RateLimits: cfg.RateLimits, ListenLimits: cfg.ListenLimits,
 		AdminRateLimits: cfg.AdminRateLimits, AuthThrottle: cfg.AuthThrottle, Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL,
-		Local: s.local(key), Version: cfg.Version,
+		Local: s.local(key), Version: cfg.Version, OIDCProviders: cfg.OIDCProviders,
 	})
 	if err != nil {
 		return err

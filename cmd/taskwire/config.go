@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/node"
@@ -48,6 +49,11 @@ type config struct {
 	// envErr is a malformed numeric environment variable, reported by
 	// resolve: flags are declared before anything can fail.
 	envErr error
+
+	// OIDCFile names the --oidc-providers file; oidc are its providers,
+	// read by resolve.
+	OIDCFile string
+	oidc     []oidcsignin.ProviderConfig
 
 	// OperatorSecretFile holds the platform operators' secret for the
 	// admin API; empty: <data>/operator.secret, created on first start.
@@ -100,6 +106,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	c.rateFlags(fs)
 	c.limitFlags(fs)
 	c.quotaFlags(fs)
+	c.oidcFlag(fs)
 	c.sessionFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
@@ -215,6 +222,9 @@ func (c *config) resolve(listenAddr string) error {
 		return err
 	}
 	if err := c.checkSessions(); err != nil {
+		return err
+	}
+	if err := c.loadOIDC(); err != nil {
 		return err
 	}
 	if c.DB == "" {

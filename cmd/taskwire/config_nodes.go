@@ -67,6 +67,7 @@ func (c *nodeConfig) frontdoorFlags(fs *flag.FlagSet) {
 	c.metricsFlag(fs)
 	c.rateFlags(fs)
 	c.limitFlags(fs)
+	c.oidcFlag(fs)
 }
 
 // envDuration is envFloat for durations.
@@ -115,6 +116,9 @@ func (c *nodeConfig) resolveNode(required map[string]string) error {
 		return err
 	}
 	if err := c.checkSessions(); err != nil {
+		return err
+	}
+	if err := c.loadOIDC(); err != nil {
 		return err
 	}
 	return c.checkPublicURL()

@@ -3,12 +3,26 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
 
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 )
+
+// oidcFlag declares --oidc-providers, on the commands that serve the
+// console.
+func (c *config) oidcFlag(fs *flag.FlagSet) {
+	fs.StringVar(&c.OIDCFile, "oidc-providers", env("TASKWIRE_OIDC_PROVIDERS", ""),
+		"JSON file naming the OpenID Connect providers people may sign in to the console with: name, title, issuer, client_id, client_secret_file or client_secret_env, domains (env TASKWIRE_OIDC_PROVIDERS; default: none, local accounts and sign-in links only)")
+}
+
+// loadOIDC reads the providers of --oidc-providers.
+func (c *config) loadOIDC() (err error) {
+	c.oidc, err = loadOIDCProviders(c.OIDCFile)
+	return err
+}
 
 // oidcFile is the file --oidc-providers names: the OpenID providers
 // people may sign in to the console with. Client secrets are never in it,

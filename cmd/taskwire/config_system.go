@@ -16,7 +16,7 @@ func (c *config) system(ln net.Listener, log *slog.Logger) node.SystemConfig {
 		PublicURL: c.PublicURL, NATS: c.NATS, NATSListen: c.NATSListen, AllowedOrigins: c.origins(),
 		MetricsAddr: c.MetricsAddr, Pprof: c.Pprof, ShutdownGrace: c.ShutdownGrace, MaxTokenTTL: c.MaxTokenTTL,
 		Conformance: c.Conformance, RateLimits: c.rateLimits(), ListenLimits: c.listenLimits(),
-		AdminRateLimits: c.adminRateLimits(), AuthThrottle: c.authThrottle(), Quota: c.Quota, Sessions: c.Sessions,
+		AdminRateLimits: c.adminRateLimits(), AuthThrottle: c.authThrottle(), Quota: c.Quota, Sessions: c.Sessions, OIDCProviders: c.oidc,
 		OperatorSecretFile: secret, CreateOperatorSecret: create, Log: log, Version: version,
 	}
 }
@@ -41,6 +41,7 @@ func (c *nodeConfig) frontdoorProcess() node.FrontdoorProcessConfig {
 			PublicURL: c.PublicURL, AllowedOrigins: c.origins(), Worker: c.Workers, Conformance: c.Conformance,
 			RateLimits: c.rateLimits(), MaxTokenTTL: c.MaxTokenTTL, ListenLimits: c.listenLimits(),
 			AdminRateLimits: c.adminRateLimits(), AuthThrottle: c.authThrottle(), Version: version,
+			OIDCProviders: c.oidc,
 		},
 		Addr: c.Addr, NATS: c.NATS, InternalKeyFile: c.InternalKeyFile, SigningKey: c.SigningKey,
 		RetiredKeys: c.retiredKeys(), OperatorSecretFile: c.OperatorSecretFile, MetricsAddr: c.MetricsAddr, Pprof: c.Pprof,

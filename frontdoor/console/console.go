@@ -19,6 +19,8 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
+	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/internal/events"
 )
 
@@ -41,6 +43,10 @@ type Config struct {
 	CSRFKeys [][]byte
 	// Events feeds /t/<tenant>/events; nil: pages are not updated live.
 	Events Events
+	// OIDCProviders are the OpenID providers people may sign in with;
+	// OIDCStates seals the sign-in's state cookie (required with them).
+	OIDCProviders []oidcsignin.ProviderConfig
+	OIDCStates    *sealed.Box
 	// Throttle limits failed sign-ins per client address; nil: none.
 	Throttle *frontdoor.AuthThrottle
 	Logger   *slog.Logger // required
@@ -73,6 +79,7 @@ type Console struct {
 	cookies   cookies
 	csrf      csrfKeys
 	pages     *pages
+	oidc      *oidcsignin.RP // nil: no OpenID providers
 	handler   http.Handler
 	stop      chan struct{} // closed by Shutdown
 	stopOnce  sync.Once
@@ -97,6 +104,9 @@ func New(cfg Config) (*Console, error) {
 		csrf:      csrfKeys(cfg.CSRFKeys),
 		pages:     pg,
 		stop:      make(chan struct{}),
+	}
+	if c.oidc, err = newOIDC(cfg, c.cookies); err != nil {
+		return nil, err
 	}
 	if c.handler, err = c.routes(); err != nil {
 		return nil, err

@@ -16,6 +16,8 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("POST /signin", c.signinPassword)
 	mux.HandleFunc("GET /signin/link", c.linkForm)
 	mux.HandleFunc("POST /signin/link", c.signinLink)
+	mux.HandleFunc("GET /signin/oidc/{provider}", c.oidcStart)
+	mux.HandleFunc("GET /signin/oidc/{provider}/callback", c.oidcCallback)
 	mux.HandleFunc("POST /signout", c.signedIn(c.signout))
 	mux.HandleFunc("GET /account", c.signedIn(c.account))
 	mux.HandleFunc("POST /account", c.signedIn(c.setPassword))

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 )
 
 // Sign-in is protected against login CSRF (another site signing a
@@ -20,9 +21,10 @@ import (
 
 // signinData is what the sign-in pages show.
 type signinData struct {
-	Email string
-	Next  string
-	Link  string // the link's secret, on the link page
+	Email     string
+	Next      string
+	Link      string // the link's secret, on the link page
+	Providers []oidcsignin.ProviderInfo
 }
 
 // signinForm shows the email and password form.
@@ -32,6 +34,7 @@ func (c *Console) signinForm(w http.ResponseWriter, r *http.Request) {
 
 func (c *Console) showSignin(w http.ResponseWriter, r *http.Request, code int, msg string, d signinData) {
 	pre := c.cookies.preSession(w, r)
+	d.Providers = c.providers()
 	c.render(w, r, code, "signin", page{Title: "Sign in", Message: msg, CSRF: c.csrf.token(csrfPreSession, pre), Data: d})
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/account"
 	"github.com/taskwire/taskwire/internal/ent/accountidentity"
+	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/store"
 )
 
@@ -22,7 +23,8 @@ const ByOIDC = "oidc"
 // to the provider's issuer and subject; else, when the provider vouches
 // for the email, the account of that email, which is linked from then on.
 // Nobody gets an account or a member by signing in: an account of that
-// email exists only when someone invited the person, or they set it.
+// email exists only when someone invited the person, or they set it; the
+// invitations still open are accepted, as following their links would.
 func (s *Service) signInOIDC(ctx context.Context, o *taskwirev1.OIDCSignIn, req *taskwirev1.SignInRequest) (*taskwirev1.SignInResponse, error) {
 	began := time.Now()
 	if o.GetIssuer() == "" || o.GetSubject() == "" {
@@ -37,6 +39,9 @@ func (s *Service) signInOIDC(ctx context.Context, o *taskwirev1.OIDCSignIn, req 
 		}
 		acc, err := liveAccount(ctx, tx.Client(), accID)
 		if err != nil {
+			return err
+		}
+		if err := s.acceptInvitations(ctx, tx, accID); err != nil {
 			return err
 		}
 		resp, err = s.start(ctx, tx, acc, ByOIDC, req, began)
@@ -85,4 +90,25 @@ func notInvited(email string, verified bool) error {
 	}
 	return domainerr.New(domainerr.Unauthenticated,
 		"No one has invited %s to this Taskwire: ask an owner or admin of your tenant to invite that email, then sign in again.", email)
+}
+
+// acceptInvitations makes the account the member of each invitation to
+// it still open: the provider vouched for the invited email (or for the
+// person who proved it before), which is what following the
+// invitation's link proves. Withdrawn invitations are passed over.
+func (s *Service) acceptInvitations(ctx context.Context, tx *ent.Tx, acc int) error {
+	links, err := tx.SignInLink.Query().Where(signinlink.AccountID(acc), signinlink.PurposeEQ(signinlink.PurposeInvitation),
+		signinlink.UsedAtIsNil(), signinlink.ExpiresAtGT(s.now())).All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, l := range links {
+		if err := s.useLink(ctx, tx, l); err != nil {
+			return err
+		}
+		if err := join(ctx, tx, l); err != nil && domainerr.KindOf(err) != domainerr.Unauthenticated {
+			return err
+		}
+	}
+	return nil
 }

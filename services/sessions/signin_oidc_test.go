@@ -3,6 +3,7 @@ package sessions_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/ent"
@@ -59,5 +60,25 @@ func TestSignInOIDCRefusals(t *testing.T) {
 		if n, _ := client.Account.Query().Count(context.Background()); n != 1 {
 			t.Errorf("accounts after refused sign-ins = %d, want alice's only", n)
 		}
+	})
+}
+
+// TestSignInOIDCAcceptsInvitations: a person invited by email who signs
+// in at a provider vouching for that email joins the tenant, as the
+// invitation's link would have made them; the link is used up.
+func TestSignInOIDCAcceptsInvitations(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, client *ent.Client) {
+		e := newEnv(t, client)
+		mia := e.account(t, "mia@example.com", "")
+		secret := e.newLink(t, mia, time.Hour, "acme/mia")
+		resp, err := e.svc.SignIn(context.Background(), oidcReq("sub-mia", "mia@example.com", true))
+		if err != nil {
+			t.Fatalf("SignIn(oidc, invited mia) = %v, want a session", err)
+		}
+		if len(resp.GetMemberships()) != 1 || resp.GetMemberships()[0].GetHandle() != "mia" || e.memberAccount(t, "acme/mia") != mia {
+			t.Errorf("SignIn(oidc, invited mia) memberships = %v, want acme/mia", resp.GetMemberships())
+		}
+		_, err = e.svc.SignIn(context.Background(), linkReq(secret))
+		wantUnauthenticated(t, "SignIn(the invitation's link, after the OpenID sign-in)", err, "")
 	})
 }
