@@ -94,9 +94,14 @@ func mayDecide(c caller, d *ent.Decision) error {
 	if d.RequestedBy == c.MemberID {
 		return domainerr.New(domainerr.PermissionDenied, "you asked for decision %s yourself: another person of the tenant must decide it", d.Key)
 	}
-	rule, ok := toolRule(d.Tool)
+	return mayUse(c, d.Tool)
+}
+
+// mayUse refuses c a tool its role or token does not permit.
+func mayUse(c caller, tool string) error {
+	rule, ok := toolRule(tool)
 	if !ok {
-		return domainerr.New(domainerr.PermissionDenied, "decision %s names tool %s, which this server no longer has: it cannot be decided", d.Key, d.Tool)
+		return domainerr.New(domainerr.PermissionDenied, "tool %s is not a tool of this server", tool)
 	}
 	r := rule.Refusal(c.Role, c.Tenant)
 	switch {
@@ -105,7 +110,7 @@ func mayDecide(c caller, d *ent.Decision) error {
 	case !authz.AtLeast(c.Role, rule.MinRole):
 		return domainerr.New(domainerr.PermissionDenied, "%s", r.LeastRoleSentence(rule.MinRole))
 	case !authz.Allows(c.token.Scopes, rule.Scope):
-		return domainerr.New(domainerr.PermissionDenied, "deciding %s needs the %s scope, which your sign-in lacks", d.Tool, rule.Scope)
+		return domainerr.New(domainerr.PermissionDenied, "%s needs the %s scope, which your token or sign-in lacks", tool, rule.Scope)
 	}
 	return nil
 }

@@ -78,6 +78,9 @@ func TestRequestDecisionInvalid(t *testing.T) {
 			_, err := e.svc.RequestDecision(e.claude, req)
 			wantErr(t, "RequestDecision("+name+")", err, domainerr.Invalid)
 		}
+		// A viewer could not delete anyway: no one is asked.
+		_, err := e.svc.RequestDecision(e.vic, deleteRequest("T-1"))
+		wantErr(t, "RequestDecision by a viewer", err, domainerr.PermissionDenied, "viewer")
 	})
 }
 

@@ -52,6 +52,11 @@ func (s *Service) request(ctx context.Context, c caller, req *taskwirev1.Request
 	if err := checkRequest(req); err != nil {
 		return nil, false, err
 	}
+	// A decision can only allow a call its asker may make: no one is
+	// asked about a tool the caller could not run anyway.
+	if err := mayUse(c, req.GetTool()); err != nil {
+		return nil, false, err
+	}
 	now := s.now()
 	err = store.WithTx(ctx, s.cfg.Client, func(tx *ent.Tx) error {
 		d, err = tx.Decision.Query().Where(
