@@ -8,6 +8,7 @@ import (
 	"google.golang.org/grpc"
 
 	"github.com/taskwire/taskwire/frontdoor"
+	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/frontdoor/console"
 	"github.com/taskwire/taskwire/internal/events"
 )
@@ -43,17 +44,27 @@ func newConsole(cfg FrontdoorConfig, conn grpc.ClientConnInterface, throttle *fr
 	return console.New(cc)
 }
 
-// withConsole sends the requests of the MCP endpoint (mcpPath) and of
-// /.well-known/ to mcp, and every other to the console. The admin API
-// and the JWKS are taken before this, by the admin edge's Wrap.
-func withConsole(mcpPath string, mcp, con http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if p := r.URL.Path; p == mcpPath || strings.HasPrefix(p, "/.well-known/") {
-			mcp.ServeHTTP(w, r)
-			return
-		}
-		con.ServeHTTP(w, r)
-	})
+// consoleRoute is the console's share of a front door's paths: every
+// request that the admin API (gRPC, /admin/v1/, the JWKS), the MCP
+// endpoint and /.well-known/ do not take. The front handler asks it
+// first instead of wrapping the MCP handler in one more layer, which
+// would deepen every listen stream's goroutine stack (see frontHandler).
+type consoleRoute struct {
+	mcpPath string
+	handler http.Handler // nil: no console
+}
+
+// takes reports whether r is the console's.
+func (c consoleRoute) takes(r *http.Request) bool {
+	p := r.URL.Path
+	return c.handler != nil && p != c.mcpPath && !strings.HasPrefix(p, "/.well-known/") &&
+		!strings.HasPrefix(p, adminedge.JSONPrefix) && !isGRPC(r)
+}
+
+// isGRPC reports whether r is a gRPC call, which the admin edge serves
+// on any path (as adminedge tells them apart).
+func isGRPC(r *http.Request) bool {
+	return r.ProtoMajor == 2 && strings.HasPrefix(r.Header.Get("Content-Type"), "application/grpc")
 }
 
 // endpointPath is the path of the MCP endpoint of publicURL.

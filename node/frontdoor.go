@@ -137,7 +137,8 @@ func (n *Frontdoor) Start(ctx context.Context) (err error) {
 	if err := n.handlers(calls, checks); err != nil {
 		return err
 	}
-	n.http = newHTTPServer(n.cfg.frontHandler(n.ready, n.admin.Wrap(withConsole(endpointPath(n.cfg.PublicURL), n.mcp, n.console))), n.idle.track)
+	con := consoleRoute{mcpPath: endpointPath(n.cfg.PublicURL), handler: n.console}
+	n.http = newHTTPServer(n.cfg.frontHandler(n.ready, con, n.admin.Wrap(n.mcp)), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.cfg.Listener) }()
 	return nil
 }

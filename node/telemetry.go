@@ -136,13 +136,15 @@ func (cfg FrontdoorConfig) dialOptions() []grpc.DialOption {
 	return cfg.Telemetry.GRPCDialOptions()
 }
 
-// frontHandler answers the probes, and hands everything else to next
-// with the trace context of its headers read (telemetry's
+// frontHandler answers the probes, and hands the console's requests to
+// it and everything else to next, each with the trace context of its headers read (telemetry's
 // RequestContext), in one layer of handlers instead of two. Every request
 // passes through it, a listen stream for as long as it is open, and its
 // goroutine keeps the deepest stack it needed: one layer less kept that
-// stack at 8 KB instead of 16 per stream (TestListenStreamStack).
-func (cfg FrontdoorConfig) frontHandler(ready func(context.Context) error, next http.Handler) http.Handler {
+// stack at 8 KB instead of 16 per stream (TestListenStreamStack). For
+// the same reason the console's requests are told apart here, not in a
+// layer of their own.
+func (cfg FrontdoorConfig) frontHandler(ready func(context.Context) error, con consoleRoute, next http.Handler) http.Handler {
 	tel := cfg.Telemetry
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if answerProbe(w, r, ready) {
@@ -150,6 +152,10 @@ func (cfg FrontdoorConfig) frontHandler(ready func(context.Context) error, next 
 		}
 		if tel != nil {
 			r = r.WithContext(tel.RequestContext(r))
+		}
+		if con.takes(r) {
+			con.handler.ServeHTTP(w, r)
+			return
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -1,11 +1,14 @@
 package tests
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/node/nodetest"
 )
 
@@ -66,6 +69,33 @@ func TestConsoleBoard(t *testing.T) {
 			comments := nodetest.CallOK(t, cs, "comments_list", map[string]any{"ref": ref})["items"].([]any)
 			if len(comments) != 1 || comments[0].(map[string]any)["author"] != "owner" {
 				t.Errorf("comments_list = %v, want the console's comment by owner", comments)
+			}
+		})
+	}
+}
+
+// TestConsoleRoleRefusal: a viewer signed in to the console sees the
+// board but cannot move a card: the worker refuses the session's member
+// as it refuses a viewer's token, and the page names the role.
+func TestConsoleRoleRefusal(t *testing.T) {
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
+			if _, err := tenancy.AddMember(context.Background(), h.Sys.DB, "default", tenancy.MemberSpec{Handle: "vera", Name: "Vera", Role: member.RoleViewer}); err != nil {
+				t.Fatal(err)
+			}
+			cs, _ := h.Client(t, h.Token, nil)
+			ref := nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Read only"})["task"].(map[string]any)["ref"].(string)
+
+			b := newBrowser(t, h.Sys.Config().PublicURL)
+			firstSignInAs(t, b, signInLink(t, h, "default", "vera"), "vera@example.com")
+			board := b.get("/t/default/")
+			code, _, body := b.submit(board, `data-ref="`+ref+`"`, url.Values{"lane": {"doing"}})
+			if code != http.StatusForbidden || !strings.Contains(body, "Your role (viewer) does not allow this.") {
+				t.Errorf("a viewer's move = %d, want 403 naming the role:\n%s", code, body)
+			}
+			if lane := nodetest.CallOK(t, cs, "tasks_get", map[string]any{"ref": ref})["task"].(map[string]any)["lane"]; lane != "backlog" {
+				t.Errorf("after a viewer's refused move the task is in %v, want backlog", lane)
 			}
 		})
 	}

@@ -54,3 +54,27 @@ func TestLiveEventsWithoutBus(t *testing.T) {
 		t.Errorf("GET events without a bus = %d, want 204 (EventSource stops retrying)", resp.Code)
 	}
 }
+
+// TestLiveEventsEndWithTheSession: a page left open stops hearing the
+// tenant once its session was signed out elsewhere.
+func TestLiveEventsEndWithTheSession(t *testing.T) {
+	saved := liveTimings
+	liveTimings.recheck = 20 * time.Millisecond
+	t.Cleanup(func() { liveTimings = saved })
+	e := newEnv(t, nil)
+	session, _ := e.signIn()
+	srv := httptest.NewServer(e.con)
+	defer srv.Close()
+	req, _ := http.NewRequest("GET", srv.URL+"/t/acme/events", nil)
+	req.AddCookie(session)
+	resp, err := srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	poll.Until(t, 5*time.Second, "the stream subscribes", func() bool { return e.events.subscribers() == 1 })
+	e.worker.mu.Lock()
+	e.worker.sessions = map[string]bool{}
+	e.worker.mu.Unlock()
+	poll.Until(t, 5*time.Second, "the stream ends with its session", func() bool { return e.events.subscribers() == 0 })
+}
