@@ -144,7 +144,7 @@ func TestSessionCallers(t *testing.T) {
 		if _, err := e.svc.SignOut(context.Background(), &taskwirev1.SignOutRequest{Cookie: cookie}); err != nil {
 			t.Fatal(err)
 		}
-		refused("a session signed out", call(tools, e.console(live, "alice")), "You signed out")
+		refused("a session signed out", call(tools, e.console(live, "alice")), "This session has ended")
 
 		_, idle := e.signIn(t, "alice")
 		kept, busy := e.signIn(t, "alice")

@@ -110,7 +110,7 @@ func TestSignOut(t *testing.T) {
 			t.Fatalf("SignOut(laptop) = %v, %v; want 1 ended", out, err)
 		}
 		_, err = e.check(laptop)
-		wantUnauthenticated(t, "CheckSession(signed out)", err, "You signed out")
+		wantUnauthenticated(t, "CheckSession(signed out)", err, "This session has ended")
 		if _, err := e.check(phone); err != nil {
 			t.Errorf("CheckSession(phone) after the laptop signed out = %v, want the session", err)
 		}
@@ -121,7 +121,7 @@ func TestSignOut(t *testing.T) {
 		}
 		for _, c := range []string{phone, tablet} {
 			_, err = e.check(c)
-			wantUnauthenticated(t, "CheckSession after signing out everywhere", err, "You signed out")
+			wantUnauthenticated(t, "CheckSession after signing out everywhere", err, "This session has ended")
 		}
 		if out, err := e.svc.SignOut(ctx, &taskwirev1.SignOutRequest{Cookie: phone}); err != nil || out.GetEnded() != 0 {
 			t.Errorf("SignOut again = %v, %v; want 0 ended, no error", out, err)
@@ -167,10 +167,16 @@ func TestSetPassword(t *testing.T) {
 		if err := set("", "wrong current pw", "another long password"); domainerr.KindOf(err) != domainerr.PermissionDenied {
 			t.Errorf("SetPassword with a wrong current one = %v, want PermissionDenied", err)
 		}
+		elsewhere := e.signIn(t, "mia@example.com", "long enough password").GetCookie()
 		if err := set("", "long enough password", "another long password"); err != nil {
 			t.Errorf("SetPassword with the current one = %v, want it set", err)
 		}
 		e.signIn(t, "mia@example.com", "another long password")
+		if _, err := e.check(cookie); err != nil {
+			t.Errorf("CheckSession of the session that set the password = %v, want it live", err)
+		}
+		_, err = e.check(elsewhere)
+		wantUnauthenticated(t, "CheckSession of another session after the password changed", err, "your password was changed")
 	})
 }
 

@@ -16,7 +16,7 @@ var (
 	errBadCookie = domainerr.New(domainerr.Unauthenticated,
 		"Your session is not known here: sign in again.")
 	errEnded = domainerr.New(domainerr.Unauthenticated,
-		"You signed out of this session: sign in again.")
+		"This session has ended (you signed out, or your password was changed): sign in again.")
 	errAccountGone = domainerr.New(domainerr.Unauthenticated,
 		"Your account was disabled, which ended its sessions: sign in again once an owner or admin has enabled it.")
 )

@@ -7,6 +7,8 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/session"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // SetPassword implements taskwirev1.SessionServiceServer.
@@ -15,9 +17,10 @@ func (s *Service) SetPassword(ctx context.Context, req *taskwirev1.SetPasswordRe
 	return done(ctx, resp, err)
 }
 
-// setPassword sets the email and password of a live session's account.
-// An account that has a password must give it: a browser left signed in
-// must not let a passer-by take the account over.
+// setPassword sets the email and password of a live session's account,
+// and ends the account's other sessions. An account that has a password
+// must give it: a browser left signed in must not let a passer-by take
+// the account over.
 func (s *Service) setPassword(ctx context.Context, req *taskwirev1.SetPasswordRequest) (*taskwirev1.SetPasswordResponse, error) {
 	row, err := s.byCookie(ctx, req.GetCookie())
 	if err != nil {
@@ -41,10 +44,19 @@ func (s *Service) setPassword(ctx context.Context, req *taskwirev1.SetPasswordRe
 	if err != nil {
 		return nil, err
 	}
-	acc, err = s.client.Account.UpdateOneID(acc.ID).SetEmail(email).SetPasswordHash(hash).Save(ctx)
-	if ent.IsConstraintError(err) {
-		return nil, domainerr.Wrap(domainerr.Conflict, err, "Another account signs in with %s: use another email.", email)
-	}
+	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
+		acc, err = tx.Account.UpdateOneID(acc.ID).SetEmail(email).SetPasswordHash(hash).Save(ctx)
+		if ent.IsConstraintError(err) {
+			return domainerr.Wrap(domainerr.Conflict, err, "Another account signs in with %s: use another email.", email)
+		}
+		if err != nil {
+			return err
+		}
+		// Whoever knew the old password is signed out everywhere else.
+		return tx.Session.Update().
+			Where(session.AccountID(acc.ID), session.IDNEQ(row.ID), session.EndedAtIsNil()).
+			SetEndedAt(s.now()).Exec(ctx)
+	})
 	if err != nil {
 		return nil, err
 	}
