@@ -70,10 +70,12 @@ func (b *Backend) askPerson(c identity.Caller, t *catalog.Tool, call *mcp.ToolCa
 		return nil, err
 	}
 	if !urlElicitation(call.ClientCapabilities) {
+		// The same words for every call: the page's address is random,
+		// and the console's inbox lists the decision anyway.
 		return nil, &jsonrpc.Error{
 			Code: jsonrpc.MissingRequiredClientCapability,
-			Message: fmt.Sprintf("%s needs a person of %s to approve it, and this request did not declare the elicitation capability (url mode) to send them to %s; the decision waits for them in the console",
-				t.Def.Name, c.Tenant, page),
+			Message: fmt.Sprintf("%s needs a person of %s to approve it, and this request did not declare the elicitation capability (url mode) to send them to the decision's page; the decision waits for them in the console's inbox",
+				t.Def.Name, c.Tenant),
 			Data: map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{"url": map[string]any{}}}},
 		}
 	}

@@ -184,8 +184,8 @@ func TestAssistantWithoutURLElicitation(t *testing.T) {
 		_, err := b.CallTool(context.Background(), assistant, call, nil)
 		var je *jsonrpc.Error
 		if !errors.As(err, &je) || je.Code != jsonrpc.MissingRequiredClientCapability || !strings.Contains(je.Message, "url mode") ||
-			!strings.Contains(je.Message, "https://board.example/t/acme/decisions/D1") {
-			t.Errorf("tasks_delete with %s = %v, want -32021 naming url mode and the page", caps, err)
+			!strings.Contains(je.Message, "inbox") {
+			t.Errorf("tasks_delete with %s = %v, want -32021 naming url mode and the inbox", caps, err)
 			continue
 		}
 		data, _ := json.Marshal(je.Data)
