@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/url"
-	"strings"
 	"time"
+
+	"github.com/taskwire/taskwire/internal/clientconfig"
 )
 
 // printWelcome shows the owner's one-time sign-in link to the console,
@@ -16,7 +17,7 @@ import (
 func printWelcome(out io.Writer, endpoint, dataDir, tenant, owner, board, token string, expires time.Time, signInLink string) {
 	data := ""
 	if dataDir != defaultDataDir {
-		data = " --data " + shellQuote(dataDir)
+		data = " --data " + clientconfig.ShellQuote(dataDir)
 	}
 	cfg, _ := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{"taskwire": map[string]any{
 		"type": "http", "url": endpoint,
@@ -45,15 +46,6 @@ This token is for MCP only: it never administers. To manage members and tokens t
 the admin API (taskwire admin), use the platform operator secret, or an admin token:
   taskwire token create%s --member %s --admin
 `, endpoint, tenant, owner, board, signInLink, expires.Format(time.DateOnly), token, endpoint, token, cfg, data, data, owner)
-}
-
-// shellQuote quotes s for a POSIX shell when it holds anything but the
-// characters paths are usually made of.
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-+:@,=") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // redactDSN drops the password from a database URL for logs.
