@@ -113,8 +113,14 @@ func TestBrowserLiveBoard(t *testing.T) {
 			if err := chromedp.Do(p.ctx, chromedp.Evaluate[chromedp.Void](`window.taskwireTestMark = 1`)); err != nil {
 				t.Fatal(err)
 			}
+			// A keyboard user's place survives the refresh.
+			laneSelect := jsString(`[data-ref="T-1"] select[name="lane"]`)
+			if err := chromedp.Do(p.ctx, chromedp.Evaluate[chromedp.Void](`document.querySelector(`+laneSelect+`).focus()`)); err != nil {
+				t.Fatal(err)
+			}
 			nodetest.CallOK(t, bot, "tasks_move", map[string]any{"ref": "T-1", "lane": "doing"})
 			p.waitFor("the assistant's move to show", cardIn("T-1", "doing"))
+			p.waitFor("the focus to stay on T-1's lane control", `document.activeElement === document.querySelector(`+laneSelect+`)`)
 			nodetest.CallOK(t, bot, "tasks_create", map[string]any{"title": "A new card", "lane": "next"})
 			p.waitFor("the assistant's new card to show", cardIn("T-2", "next"))
 			if p.eval(`window.taskwireTestMark || 0`) != 1 {

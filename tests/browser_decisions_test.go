@@ -46,6 +46,9 @@ func (d *decider) elicit(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitRe
 		if d.p.eval(`window.taskwireTestMark || 0`) != 1 {
 			d.t.Error("the inbox reloaded to show the new decision, want it shown in place")
 		}
+		if d.p.count("#inbox p.empty") != 0 {
+			d.t.Error(`the inbox still says "Nothing is waiting for a decision." beside the new one`)
+		}
 		d.p.checkPage("the decisions inbox", "")
 		d.watchInbox = false
 	}

@@ -37,6 +37,7 @@ func TestBrowserSignIn(t *testing.T) {
 	if p.path() != "/account" {
 		t.Fatalf("signing in with the link went to %s, want /account to set a password", p.path())
 	}
+	p.checkPage("the account page before an email is set", "")
 	p.submit("form#password", map[string]string{"email": browserEmail, "new_password": browserPassword}, "")
 	if got := p.text("#flash"); !strings.Contains(got, "password is set") {
 		t.Errorf("the account page after setting a password says %q, want that the password is set", got)

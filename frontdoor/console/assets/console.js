@@ -84,17 +84,35 @@
     if (region) region.textContent = "";
   });
 
+  // focusKey names the focused element so that it can be found again in
+  // a refreshed part of the page: by its id, or by its card's ref and its
+  // tag and name. Null when nothing in particular has the focus.
+  function focusKey() {
+    var el = document.activeElement;
+    if (!el || el === document.body) return null;
+    if (el.id) return "#" + CSS.escape(el.id);
+    var card = el.closest("[data-ref]");
+    if (!card) return null;
+    return '[data-ref="' + CSS.escape(card.dataset.ref) + '"] ' + el.tagName.toLowerCase() +
+      (el.name ? '[name="' + CSS.escape(el.name) + '"]' : "");
+  }
+
   // refresh reloads the part of the page that shows what changed: the
-  // board, or the decisions inbox. Bursts of events make one request.
+  // board, or the decisions inbox. Bursts of events make one request. A
+  // keyboard user keeps their place: the focus goes back to the same
+  // control in the new part.
   var pending = null;
   function refresh(selector) {
     if (!document.querySelector(selector) || pending) return;
     if (document.querySelector(".dragging")) return; // do not pull a card from under the pointer
     pending = setTimeout(function () {
       pending = null;
-      if (window.htmx) {
-        window.htmx.ajax("GET", window.location.href, { target: selector, select: selector, swap: "outerHTML" });
-      }
+      if (!window.htmx) return;
+      var key = focusKey();
+      window.htmx.ajax("GET", window.location.href, { target: selector, select: selector, swap: "outerHTML" }).then(function () {
+        var el = key && document.querySelector(key);
+        if (el && document.activeElement !== el) el.focus();
+      });
     }, 150);
   }
 
@@ -108,6 +126,6 @@
       else document.body.dataset.live = "reconnecting";
     });
     source.addEventListener("board", function () { refresh("#board"); });
-    source.addEventListener("decisions", function () { refresh("#decisions"); });
+    source.addEventListener("decisions", function () { refresh("#decision-list"); });
   }
 })();
