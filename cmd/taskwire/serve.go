@@ -76,7 +76,7 @@ func firstStart(ctx context.Context, sys *node.System, out io.Writer) error {
 		return err
 	}
 	if w == nil {
-		fmt.Fprintf(out, "Taskwire is serving MCP at %s\n", sys.Endpoint)
+		fmt.Fprintf(out, "Taskwire is serving MCP at %s and the console at %s\n", sys.Endpoint, cfg.PublicURL)
 		return nil
 	}
 	printWelcome(out, sys.Endpoint, cfg.DataDir, w.Tenant, w.Owner, w.Board, w.Token, w.Expires, w.SignInLink)
