@@ -5,7 +5,6 @@ import (
 	"log/slog"
 	"sync"
 
-	entboard "github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/events"
 )
 
@@ -30,9 +29,10 @@ type written struct {
 
 type writtenKey struct{}
 
-// withWritten returns ctx noting the tasks the call writes in w.
+// withWritten returns ctx noting the tasks the call writes in w. Its map
+// is made on the first note: most calls are reads and note nothing.
 func withWritten(ctx context.Context) (context.Context, *written) {
-	w := &written{tasks: map[int]map[string]bool{}}
+	w := &written{}
 	return context.WithValue(ctx, writtenKey{}, w), w
 }
 
@@ -44,6 +44,9 @@ func noteWritten(ctx context.Context, boardID int, ref string) {
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.tasks == nil {
+		w.tasks = map[int]map[string]bool{}
+	}
 	if w.tasks[boardID] == nil {
 		w.tasks[boardID] = map[string]bool{}
 	}
@@ -51,7 +54,8 @@ func noteWritten(ctx context.Context, boardID int, ref string) {
 }
 
 // announce publishes a BoardChanged event for each task w noted. The
-// writes are committed: a failure is logged, never the call's.
+// writes are committed: a failure is logged, never the call's. Board
+// slugs come from the worker's name cache, so a write costs no query.
 func (s *Service) announce(ctx context.Context, a actor, w *written) {
 	if s.events == nil || len(w.tasks) == 0 {
 		return
@@ -60,20 +64,20 @@ func (s *Service) announce(ctx context.Context, a actor, w *written) {
 	for id := range w.tasks {
 		ids = append(ids, id)
 	}
-	bs, err := s.client.Board.Query().Where(entboard.TenantID(a.tenant.ID), entboard.IDIn(ids...)).All(ctx)
-	if err != nil {
+	n := names{boards: map[int]string{}}
+	if err := s.names.addBoards(ctx, s.client, a, n, ids); err != nil {
 		s.log.WarnContext(ctx, "board: changes not announced: boards not read", "err", err)
 		return
 	}
-	for _, b := range bs {
-		refs := w.tasks[b.ID]
+	for id, slug := range n.boards {
+		refs := w.tasks[id]
 		if len(refs) > maxAnnounced {
 			refs = map[string]bool{"": true}
 		}
 		for ref := range refs {
-			ev := events.Event{Kind: events.BoardChanged, Board: b.Slug, Ref: ref, Member: a.member.ID}
+			ev := events.Event{Kind: events.BoardChanged, Board: slug, Ref: ref, Member: a.member.ID}
 			if err := s.events.Publish(a.tenant.Slug, ev); err != nil {
-				s.log.WarnContext(ctx, "board: change not announced", "board", b.Slug, "ref", ref, "err", err)
+				s.log.WarnContext(ctx, "board: change not announced", "board", slug, "ref", ref, "err", err)
 				return
 			}
 		}
