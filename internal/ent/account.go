@@ -26,7 +26,9 @@ type Account struct {
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// The account may no longer sign in; its sessions were ended.
-	DisabledAt   *time.Time `json:"disabled_at,omitempty"`
+	DisabledAt *time.Time `json:"disabled_at,omitempty"`
+	// A platform operator of the deployment: in the console, this person may act as the operator secret does (every tenant, signing keys). The first start's owner is one; `taskwire admin operators` changes who.
+	Operator     bool `json:"operator,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -35,6 +37,8 @@ func (*Account) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
+		case account.FieldOperator:
+			values[i] = new(sql.NullBool)
 		case account.FieldID:
 			values[i] = new(sql.NullInt64)
 		case account.FieldEmail, account.FieldDisplayName, account.FieldPasswordHash:
@@ -95,6 +99,12 @@ func (_m *Account) assignValues(columns []string, values []any) error {
 				_m.DisabledAt = new(time.Time)
 				*_m.DisabledAt = value.Time
 			}
+		case account.FieldOperator:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field operator", values[i])
+			} else if value.Valid {
+				_m.Operator = value.Bool
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -148,6 +158,9 @@ func (_m *Account) String() string {
 		builder.WriteString("disabled_at=")
 		builder.WriteString(v.Format(time.ANSIC))
 	}
+	builder.WriteString(", ")
+	builder.WriteString("operator=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Operator))
 	builder.WriteByte(')')
 	return builder.String()
 }

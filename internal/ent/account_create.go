@@ -90,6 +90,20 @@ func (_c *AccountCreate) SetNillableDisabledAt(v *time.Time) *AccountCreate {
 	return _c
 }
 
+// SetOperator sets the "operator" field.
+func (_c *AccountCreate) SetOperator(v bool) *AccountCreate {
+	_c.mutation.SetOperator(v)
+	return _c
+}
+
+// SetNillableOperator sets the "operator" field if the given value is not nil.
+func (_c *AccountCreate) SetNillableOperator(v *bool) *AccountCreate {
+	if v != nil {
+		_c.SetOperator(*v)
+	}
+	return _c
+}
+
 // Mutation returns the AccountMutation object of the builder.
 func (_c *AccountCreate) Mutation() *AccountMutation {
 	return _c.mutation
@@ -133,6 +147,10 @@ func (_c *AccountCreate) defaults() {
 		v := account.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Operator(); !ok {
+		v := account.DefaultOperator
+		_c.mutation.SetOperator(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -142,6 +160,9 @@ func (_c *AccountCreate) check() error {
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Account.created_at"`)}
+	}
+	if _, ok := _c.mutation.Operator(); !ok {
+		return &ValidationError{Name: "operator", err: errors.New(`ent: missing required field "Account.operator"`)}
 	}
 	return nil
 }
@@ -188,6 +209,10 @@ func (_c *AccountCreate) createSpec() (*Account, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.DisabledAt(); ok {
 		_spec.SetField(account.FieldDisabledAt, field.TypeTime, value)
 		_node.DisabledAt = &value
+	}
+	if value, ok := _c.mutation.Operator(); ok {
+		_spec.SetField(account.FieldOperator, field.TypeBool, value)
+		_node.Operator = value
 	}
 	return _node, _spec
 }

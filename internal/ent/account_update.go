@@ -102,6 +102,20 @@ func (_u *AccountUpdate) ClearDisabledAt() *AccountUpdate {
 	return _u
 }
 
+// SetOperator sets the "operator" field.
+func (_u *AccountUpdate) SetOperator(v bool) *AccountUpdate {
+	_u.mutation.SetOperator(v)
+	return _u
+}
+
+// SetNillableOperator sets the "operator" field if the given value is not nil.
+func (_u *AccountUpdate) SetNillableOperator(v *bool) *AccountUpdate {
+	if v != nil {
+		_u.SetOperator(*v)
+	}
+	return _u
+}
+
 // Mutation returns the AccountMutation object of the builder.
 func (_u *AccountUpdate) Mutation() *AccountMutation {
 	return _u.mutation
@@ -163,6 +177,9 @@ func (_u *AccountUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.DisabledAtCleared() {
 		_spec.ClearField(account.FieldDisabledAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Operator(); ok {
+		_spec.SetField(account.FieldOperator, field.TypeBool, value)
 	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -258,6 +275,20 @@ func (_u *AccountUpdateOne) ClearDisabledAt() *AccountUpdateOne {
 	return _u
 }
 
+// SetOperator sets the "operator" field.
+func (_u *AccountUpdateOne) SetOperator(v bool) *AccountUpdateOne {
+	_u.mutation.SetOperator(v)
+	return _u
+}
+
+// SetNillableOperator sets the "operator" field if the given value is not nil.
+func (_u *AccountUpdateOne) SetNillableOperator(v *bool) *AccountUpdateOne {
+	if v != nil {
+		_u.SetOperator(*v)
+	}
+	return _u
+}
+
 // Mutation returns the AccountMutation object of the builder.
 func (_u *AccountUpdateOne) Mutation() *AccountMutation {
 	return _u.mutation
@@ -349,6 +380,9 @@ func (_u *AccountUpdateOne) sqlSave(ctx context.Context) (_node *Account, err er
 	}
 	if _u.mutation.DisabledAtCleared() {
 		_spec.ClearField(account.FieldDisabledAt, field.TypeTime)
+	}
+	if value, ok := _u.mutation.Operator(); ok {
+		_spec.SetField(account.FieldOperator, field.TypeBool, value)
 	}
 	_node = &Account{config: _u.config}
 	_spec.Assign = _node.assignValues

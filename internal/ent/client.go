@@ -26,6 +26,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
@@ -63,6 +64,8 @@ type Client struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
+	// Passkey is the client for interacting with the Passkey builders.
+	Passkey *PasskeyClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// SignInLink is the client for interacting with the SignInLink builders.
@@ -101,6 +104,7 @@ func (c *Client) init() {
 	c.Decision = NewDecisionClient(c.config)
 	c.IdempotencyKey = NewIdempotencyKeyClient(c.config)
 	c.Member = NewMemberClient(c.config)
+	c.Passkey = NewPasskeyClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.SignInLink = NewSignInLinkClient(c.config)
 	c.SigningKey = NewSigningKeyClient(c.config)
@@ -212,6 +216,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Decision:        NewDecisionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Member:          NewMemberClient(cfg),
+		Passkey:         NewPasskeyClient(cfg),
 		Session:         NewSessionClient(cfg),
 		SignInLink:      NewSignInLinkClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
@@ -250,6 +255,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Decision:        NewDecisionClient(cfg),
 		IdempotencyKey:  NewIdempotencyKeyClient(cfg),
 		Member:          NewMemberClient(cfg),
+		Passkey:         NewPasskeyClient(cfg),
 		Session:         NewSessionClient(cfg),
 		SignInLink:      NewSignInLinkClient(cfg),
 		SigningKey:      NewSigningKeyClient(cfg),
@@ -289,8 +295,8 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
 		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
-		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant, c.Token,
-		c.WorkItem,
+		c.Passkey, c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant,
+		c.Token, c.WorkItem,
 	} {
 		n.Use(hooks...)
 	}
@@ -302,8 +308,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
 		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
-		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant, c.Token,
-		c.WorkItem,
+		c.Passkey, c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant,
+		c.Token, c.WorkItem,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -334,6 +340,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.IdempotencyKey.mutate(ctx, m)
 	case *MemberMutation:
 		return c.Member.mutate(ctx, m)
+	case *PasskeyMutation:
+		return c.Passkey.mutate(ctx, m)
 	case *SessionMutation:
 		return c.Session.mutate(ctx, m)
 	case *SignInLinkMutation:
@@ -2115,6 +2123,139 @@ func (c *MemberClient) mutate(ctx context.Context, m *MemberMutation) (Value, er
 	}
 }
 
+// PasskeyClient is a client for the Passkey schema.
+type PasskeyClient struct {
+	config
+}
+
+// NewPasskeyClient returns a client for the Passkey from the given config.
+func NewPasskeyClient(c config) *PasskeyClient {
+	return &PasskeyClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `passkey.Hooks(f(g(h())))`.
+func (c *PasskeyClient) Use(hooks ...Hook) {
+	c.hooks.Passkey = append(c.hooks.Passkey, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `passkey.Intercept(f(g(h())))`.
+func (c *PasskeyClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Passkey = append(c.inters.Passkey, interceptors...)
+}
+
+// Create returns a builder for creating a Passkey entity.
+func (c *PasskeyClient) Create() *PasskeyCreate {
+	mutation := newPasskeyMutation(c.config, OpCreate)
+	return &PasskeyCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Passkey entities.
+func (c *PasskeyClient) CreateBulk(builders ...*PasskeyCreate) *PasskeyCreateBulk {
+	return &PasskeyCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PasskeyClient) MapCreateBulk(slice any, setFunc func(*PasskeyCreate, int)) *PasskeyCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PasskeyCreateBulk{err: fmt.Errorf("calling to PasskeyClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PasskeyCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PasskeyCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Passkey.
+func (c *PasskeyClient) Update() *PasskeyUpdate {
+	mutation := newPasskeyMutation(c.config, OpUpdate)
+	return &PasskeyUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PasskeyClient) UpdateOne(_m *Passkey) *PasskeyUpdateOne {
+	mutation := newPasskeyMutation(c.config, OpUpdateOne, withPasskey(_m))
+	return &PasskeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PasskeyClient) UpdateOneID(id int) *PasskeyUpdateOne {
+	mutation := newPasskeyMutation(c.config, OpUpdateOne, withPasskeyID(id))
+	return &PasskeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Passkey.
+func (c *PasskeyClient) Delete() *PasskeyDelete {
+	mutation := newPasskeyMutation(c.config, OpDelete)
+	return &PasskeyDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PasskeyClient) DeleteOne(_m *Passkey) *PasskeyDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PasskeyClient) DeleteOneID(id int) *PasskeyDeleteOne {
+	builder := c.Delete().Where(passkey.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PasskeyDeleteOne{builder}
+}
+
+// Query returns a query builder for Passkey.
+func (c *PasskeyClient) Query() *PasskeyQuery {
+	return &PasskeyQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePasskey},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Passkey entity by its id.
+func (c *PasskeyClient) Get(ctx context.Context, id int) (*Passkey, error) {
+	return c.Query().Where(passkey.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PasskeyClient) GetX(ctx context.Context, id int) *Passkey {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PasskeyClient) Hooks() []Hook {
+	return c.hooks.Passkey
+}
+
+// Interceptors returns the client interceptors.
+func (c *PasskeyClient) Interceptors() []Interceptor {
+	return c.inters.Passkey
+}
+
+func (c *PasskeyClient) mutate(ctx context.Context, m *PasskeyMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PasskeyCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PasskeyUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PasskeyUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PasskeyDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Passkey mutation op: %q", m.Op())
+	}
+}
+
 // SessionClient is a client for the Session schema.
 type SessionClient struct {
 	config
@@ -3395,13 +3536,13 @@ func (c *WorkItemClient) mutate(ctx context.Context, m *WorkItemMutation) (Value
 type (
 	hooks struct {
 		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
-		ContextNote, Decision, IdempotencyKey, Member, Session, SignInLink, SigningKey,
-		Task, TaskLink, Tenant, Token, WorkItem []ent.Hook
+		ContextNote, Decision, IdempotencyKey, Member, Passkey, Session, SignInLink,
+		SigningKey, Task, TaskLink, Tenant, Token, WorkItem []ent.Hook
 	}
 	inters struct {
 		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
-		ContextNote, Decision, IdempotencyKey, Member, Session, SignInLink, SigningKey,
-		Task, TaskLink, Tenant, Token, WorkItem []ent.Interceptor
+		ContextNote, Decision, IdempotencyKey, Member, Passkey, Session, SignInLink,
+		SigningKey, Task, TaskLink, Tenant, Token, WorkItem []ent.Interceptor
 	}
 )
 

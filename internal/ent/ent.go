@@ -23,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
@@ -102,6 +103,7 @@ func checkColumn(t, c string) error {
 			decision.Table:        decision.ValidColumn,
 			idempotencykey.Table:  idempotencykey.ValidColumn,
 			member.Table:          member.ValidColumn,
+			passkey.Table:         passkey.ValidColumn,
 			session.Table:         session.ValidColumn,
 			signinlink.Table:      signinlink.ValidColumn,
 			signingkey.Table:      signingkey.ValidColumn,

@@ -14,6 +14,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
@@ -32,7 +33,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 19)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 20)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   account.Table,
@@ -49,6 +50,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			account.FieldPasswordHash: {Type: field.TypeString, Column: account.FieldPasswordHash},
 			account.FieldCreatedAt:    {Type: field.TypeTime, Column: account.FieldCreatedAt},
 			account.FieldDisabledAt:   {Type: field.TypeTime, Column: account.FieldDisabledAt},
+			account.FieldOperator:     {Type: field.TypeBool, Column: account.FieldOperator},
 		},
 	}
 	graph.Nodes[1] = &sqlgraph.Node{
@@ -268,6 +270,31 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   passkey.Table,
+			Columns: passkey.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: passkey.FieldID,
+			},
+		},
+		Type: "Passkey",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			passkey.FieldAccountID:       {Type: field.TypeInt, Column: passkey.FieldAccountID},
+			passkey.FieldCredentialID:    {Type: field.TypeBytes, Column: passkey.FieldCredentialID},
+			passkey.FieldPublicKey:       {Type: field.TypeBytes, Column: passkey.FieldPublicKey},
+			passkey.FieldAttestationType: {Type: field.TypeString, Column: passkey.FieldAttestationType},
+			passkey.FieldAaguid:          {Type: field.TypeBytes, Column: passkey.FieldAaguid},
+			passkey.FieldSignCount:       {Type: field.TypeUint32, Column: passkey.FieldSignCount},
+			passkey.FieldTransports:      {Type: field.TypeJSON, Column: passkey.FieldTransports},
+			passkey.FieldBackupEligible:  {Type: field.TypeBool, Column: passkey.FieldBackupEligible},
+			passkey.FieldBackupState:     {Type: field.TypeBool, Column: passkey.FieldBackupState},
+			passkey.FieldName:            {Type: field.TypeString, Column: passkey.FieldName},
+			passkey.FieldCreatedAt:       {Type: field.TypeTime, Column: passkey.FieldCreatedAt},
+			passkey.FieldLastUsedAt:      {Type: field.TypeTime, Column: passkey.FieldLastUsedAt},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   session.Table,
 			Columns: session.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -289,7 +316,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			session.FieldEndedAt:    {Type: field.TypeTime, Column: session.FieldEndedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[13] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signinlink.Table,
 			Columns: signinlink.Columns,
@@ -311,7 +338,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signinlink.FieldUsedAt:     {Type: field.TypeTime, Column: signinlink.FieldUsedAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[14] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signingkey.Table,
 			Columns: signingkey.Columns,
@@ -331,7 +358,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signingkey.FieldVerifyUntil: {Type: field.TypeTime, Column: signingkey.FieldVerifyUntil},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -364,7 +391,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldTextAuthorIds: {Type: field.TypeJSON, Column: task.FieldTextAuthorIds},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tasklink.Table,
 			Columns: tasklink.Columns,
@@ -383,7 +410,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tasklink.FieldCreatedAt:   {Type: field.TypeTime, Column: tasklink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -402,7 +429,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldCreatedAt:  {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -428,7 +455,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			token.FieldKid:        {Type: field.TypeString, Column: token.FieldKid},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   workitem.Table,
 			Columns: workitem.Columns,
@@ -902,6 +929,11 @@ func (f *AccountFilter) WhereCreatedAt(p entql.TimeP) {
 // WhereDisabledAt applies the entql time.Time predicate on the disabled_at field.
 func (f *AccountFilter) WhereDisabledAt(p entql.TimeP) {
 	f.Where(p.Field(account.FieldDisabledAt))
+}
+
+// WhereOperator applies the entql bool predicate on the operator field.
+func (f *AccountFilter) WhereOperator(p entql.BoolP) {
+	f.Where(p.Field(account.FieldOperator))
 }
 
 // addPredicate implements the predicateAdder interface.
@@ -1982,6 +2014,106 @@ func (f *MemberFilter) WhereHasSponsoredWith(preds ...predicate.Member) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *PasskeyQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the PasskeyQuery builder.
+func (_q *PasskeyQuery) Filter() *PasskeyFilter {
+	return &PasskeyFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *PasskeyMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the PasskeyMutation builder.
+func (m *PasskeyMutation) Filter() *PasskeyFilter {
+	return &PasskeyFilter{config: m.config, predicateAdder: m}
+}
+
+// PasskeyFilter provides a generic filtering capability at runtime for PasskeyQuery.
+type PasskeyFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *PasskeyFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *PasskeyFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(passkey.FieldID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *PasskeyFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(passkey.FieldAccountID))
+}
+
+// WhereCredentialID applies the entql []byte predicate on the credential_id field.
+func (f *PasskeyFilter) WhereCredentialID(p entql.BytesP) {
+	f.Where(p.Field(passkey.FieldCredentialID))
+}
+
+// WherePublicKey applies the entql []byte predicate on the public_key field.
+func (f *PasskeyFilter) WherePublicKey(p entql.BytesP) {
+	f.Where(p.Field(passkey.FieldPublicKey))
+}
+
+// WhereAttestationType applies the entql string predicate on the attestation_type field.
+func (f *PasskeyFilter) WhereAttestationType(p entql.StringP) {
+	f.Where(p.Field(passkey.FieldAttestationType))
+}
+
+// WhereAaguid applies the entql []byte predicate on the aaguid field.
+func (f *PasskeyFilter) WhereAaguid(p entql.BytesP) {
+	f.Where(p.Field(passkey.FieldAaguid))
+}
+
+// WhereSignCount applies the entql uint32 predicate on the sign_count field.
+func (f *PasskeyFilter) WhereSignCount(p entql.Uint32P) {
+	f.Where(p.Field(passkey.FieldSignCount))
+}
+
+// WhereTransports applies the entql json.RawMessage predicate on the transports field.
+func (f *PasskeyFilter) WhereTransports(p entql.BytesP) {
+	f.Where(p.Field(passkey.FieldTransports))
+}
+
+// WhereBackupEligible applies the entql bool predicate on the backup_eligible field.
+func (f *PasskeyFilter) WhereBackupEligible(p entql.BoolP) {
+	f.Where(p.Field(passkey.FieldBackupEligible))
+}
+
+// WhereBackupState applies the entql bool predicate on the backup_state field.
+func (f *PasskeyFilter) WhereBackupState(p entql.BoolP) {
+	f.Where(p.Field(passkey.FieldBackupState))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *PasskeyFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(passkey.FieldName))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *PasskeyFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(passkey.FieldCreatedAt))
+}
+
+// WhereLastUsedAt applies the entql time.Time predicate on the last_used_at field.
+func (f *PasskeyFilter) WhereLastUsedAt(p entql.TimeP) {
+	f.Where(p.Field(passkey.FieldLastUsedAt))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *SessionQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2010,7 +2142,7 @@ type SessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2100,7 +2232,7 @@ type SignInLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignInLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2185,7 +2317,7 @@ type SigningKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SigningKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2260,7 +2392,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2484,7 +2616,7 @@ type TaskLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2596,7 +2728,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2666,7 +2798,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2799,7 +2931,7 @@ type WorkItemFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WorkItemFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

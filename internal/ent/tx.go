@@ -34,6 +34,8 @@ type Tx struct {
 	IdempotencyKey *IdempotencyKeyClient
 	// Member is the client for interacting with the Member builders.
 	Member *MemberClient
+	// Passkey is the client for interacting with the Passkey builders.
+	Passkey *PasskeyClient
 	// Session is the client for interacting with the Session builders.
 	Session *SessionClient
 	// SignInLink is the client for interacting with the SignInLink builders.
@@ -192,6 +194,7 @@ func (tx *Tx) init() {
 	tx.Decision = NewDecisionClient(tx.config)
 	tx.IdempotencyKey = NewIdempotencyKeyClient(tx.config)
 	tx.Member = NewMemberClient(tx.config)
+	tx.Passkey = NewPasskeyClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.SignInLink = NewSignInLinkClient(tx.config)
 	tx.SigningKey = NewSigningKeyClient(tx.config)

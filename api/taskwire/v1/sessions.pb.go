@@ -791,7 +791,13 @@ type Account struct {
 	Email       string                 `protobuf:"bytes,2,opt,name=email,proto3" json:"email,omitempty"`
 	DisplayName string                 `protobuf:"bytes,3,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
 	// Whether the account can sign in with a password.
-	HasPassword   bool `protobuf:"varint,4,opt,name=has_password,json=hasPassword,proto3" json:"has_password,omitempty"`
+	HasPassword bool `protobuf:"varint,4,opt,name=has_password,json=hasPassword,proto3" json:"has_password,omitempty"`
+	// A platform operator of the deployment (accounts.operator): the console
+	// shows the operator pages, and the workers let the session act as the
+	// operator secret does.
+	Operator bool `protobuf:"varint,5,opt,name=operator,proto3" json:"operator,omitempty"`
+	// How many passkeys the account has registered.
+	Passkeys      int32 `protobuf:"varint,6,opt,name=passkeys,proto3" json:"passkeys,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -852,6 +858,20 @@ func (x *Account) GetHasPassword() bool {
 		return x.HasPassword
 	}
 	return false
+}
+
+func (x *Account) GetOperator() bool {
+	if x != nil {
+		return x.Operator
+	}
+	return false
+}
+
+func (x *Account) GetPasskeys() int32 {
+	if x != nil {
+		return x.Passkeys
+	}
+	return 0
 }
 
 // Membership is an account's member in one tenant.
@@ -1003,12 +1023,14 @@ const file_taskwire_v1_sessions_proto_rawDesc = "" +
 	"expireTime\x12\x16\n" +
 	"\x06method\x18\x06 \x01(\tR\x06method\x12\x1d\n" +
 	"\n" +
-	"user_agent\x18\a \x01(\tR\tuserAgent\"u\n" +
+	"user_agent\x18\a \x01(\tR\tuserAgent\"\xad\x01\n" +
 	"\aAccount\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x14\n" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12!\n" +
 	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12!\n" +
-	"\fhas_password\x18\x04 \x01(\bR\vhasPassword\"\xca\x01\n" +
+	"\fhas_password\x18\x04 \x01(\bR\vhasPassword\x12\x1a\n" +
+	"\boperator\x18\x05 \x01(\bR\boperator\x12\x1a\n" +
+	"\bpasskeys\x18\x06 \x01(\x05R\bpasskeys\"\xca\x01\n" +
 	"\n" +
 	"Membership\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\x12\x1f\n" +

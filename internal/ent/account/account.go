@@ -23,6 +23,8 @@ const (
 	FieldCreatedAt = "created_at"
 	// FieldDisabledAt holds the string denoting the disabled_at field in the database.
 	FieldDisabledAt = "disabled_at"
+	// FieldOperator holds the string denoting the operator field in the database.
+	FieldOperator = "operator"
 	// Table holds the table name of the account in the database.
 	Table = "accounts"
 )
@@ -35,6 +37,7 @@ var Columns = []string{
 	FieldPasswordHash,
 	FieldCreatedAt,
 	FieldDisabledAt,
+	FieldOperator,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -52,6 +55,8 @@ var (
 	DefaultDisplayName string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// DefaultOperator holds the default value on creation for the "operator" field.
+	DefaultOperator bool
 )
 
 // OrderOption defines the ordering options for the Account queries.
@@ -85,4 +90,9 @@ func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByDisabledAt orders the results by the disabled_at field.
 func ByDisabledAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldDisabledAt, opts...).ToFunc()
+}
+
+// ByOperator orders the results by the operator field.
+func ByOperator(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOperator, opts...).ToFunc()
 }

@@ -79,6 +79,11 @@ func DisabledAt(v time.Time) predicate.Account {
 	return predicate.Account(sql.FieldEQ(FieldDisabledAt, v))
 }
 
+// Operator applies equality check predicate on the "operator" field. It's identical to OperatorEQ.
+func Operator(v bool) predicate.Account {
+	return predicate.Account(sql.FieldEQ(FieldOperator, v))
+}
+
 // EmailEQ applies the EQ predicate on the "email" field.
 func EmailEQ(v string) predicate.Account {
 	return predicate.Account(sql.FieldEQ(FieldEmail, v))
@@ -382,6 +387,16 @@ func DisabledAtIsNil() predicate.Account {
 // DisabledAtNotNil applies the NotNil predicate on the "disabled_at" field.
 func DisabledAtNotNil() predicate.Account {
 	return predicate.Account(sql.FieldNotNull(FieldDisabledAt))
+}
+
+// OperatorEQ applies the EQ predicate on the "operator" field.
+func OperatorEQ(v bool) predicate.Account {
+	return predicate.Account(sql.FieldEQ(FieldOperator, v))
+}
+
+// OperatorNEQ applies the NEQ predicate on the "operator" field.
+func OperatorNEQ(v bool) predicate.Account {
+	return predicate.Account(sql.FieldNEQ(FieldOperator, v))
 }
 
 // And groups predicates with the AND operator between them.

@@ -16,6 +16,7 @@ var (
 		{Name: "password_hash", Type: field.TypeString, Nullable: true},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "disabled_at", Type: field.TypeTime, Nullable: true},
+		{Name: "operator", Type: field.TypeBool, Default: false},
 	}
 	// AccountsTable holds the schema information for the "accounts" table.
 	AccountsTable = &schema.Table{
@@ -432,6 +433,35 @@ var (
 			},
 		},
 	}
+	// PasskeysColumns holds the columns for the "passkeys" table.
+	PasskeysColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "credential_id", Type: field.TypeBytes, Unique: true},
+		{Name: "public_key", Type: field.TypeBytes},
+		{Name: "attestation_type", Type: field.TypeString, Default: ""},
+		{Name: "aaguid", Type: field.TypeBytes, Nullable: true},
+		{Name: "sign_count", Type: field.TypeUint32, Default: 0},
+		{Name: "transports", Type: field.TypeJSON, Nullable: true},
+		{Name: "backup_eligible", Type: field.TypeBool, Default: false},
+		{Name: "backup_state", Type: field.TypeBool, Default: false},
+		{Name: "name", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+	}
+	// PasskeysTable holds the schema information for the "passkeys" table.
+	PasskeysTable = &schema.Table{
+		Name:       "passkeys",
+		Columns:    PasskeysColumns,
+		PrimaryKey: []*schema.Column{PasskeysColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "passkey_account_id",
+				Unique:  false,
+				Columns: []*schema.Column{PasskeysColumns[1]},
+			},
+		},
+	}
 	// SessionsColumns holds the columns for the "sessions" table.
 	SessionsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -753,6 +783,7 @@ var (
 		DecisionsTable,
 		IdempotencyKeysTable,
 		MembersTable,
+		PasskeysTable,
 		SessionsTable,
 		SignInLinksTable,
 		SigningKeysTable,

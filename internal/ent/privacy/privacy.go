@@ -375,6 +375,30 @@ func (f MemberMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MemberMutation", m)
 }
 
+// The PasskeyQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type PasskeyQueryRuleFunc func(context.Context, *ent.PasskeyQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f PasskeyQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.PasskeyQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.PasskeyQuery", q)
+}
+
+// The PasskeyMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type PasskeyMutationRuleFunc func(context.Context, *ent.PasskeyMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f PasskeyMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.PasskeyMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.PasskeyMutation", m)
+}
+
 // The SessionQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type SessionQueryRuleFunc func(context.Context, *ent.SessionQuery) error
@@ -624,6 +648,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.MemberQuery:
 		return q.Filter(), nil
+	case *ent.PasskeyQuery:
+		return q.Filter(), nil
 	case *ent.SessionQuery:
 		return q.Filter(), nil
 	case *ent.SignInLinkQuery:
@@ -668,6 +694,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.IdempotencyKeyMutation:
 		return m.Filter(), nil
 	case *ent.MemberMutation:
+		return m.Filter(), nil
+	case *ent.PasskeyMutation:
 		return m.Filter(), nil
 	case *ent.SessionMutation:
 		return m.Filter(), nil

@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/schema"
 	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
@@ -45,6 +46,10 @@ func init() {
 	accountDescCreatedAt := accountFields[3].Descriptor()
 	// account.DefaultCreatedAt holds the default value on creation for the created_at field.
 	account.DefaultCreatedAt = accountDescCreatedAt.Default.(func() time.Time)
+	// accountDescOperator is the schema descriptor for operator field.
+	accountDescOperator := accountFields[5].Descriptor()
+	// account.DefaultOperator holds the default value on creation for the operator field.
+	account.DefaultOperator = accountDescOperator.Default.(bool)
 	accountidentityFields := schema.AccountIdentity{}.Fields()
 	_ = accountidentityFields
 	// accountidentityDescIssuer is the schema descriptor for issuer field.
@@ -332,6 +337,40 @@ func init() {
 	memberDescCreatedAt := memberFields[6].Descriptor()
 	// member.DefaultCreatedAt holds the default value on creation for the created_at field.
 	member.DefaultCreatedAt = memberDescCreatedAt.Default.(func() time.Time)
+	passkeyFields := schema.Passkey{}.Fields()
+	_ = passkeyFields
+	// passkeyDescCredentialID is the schema descriptor for credential_id field.
+	passkeyDescCredentialID := passkeyFields[1].Descriptor()
+	// passkey.CredentialIDValidator is a validator for the "credential_id" field. It is called by the builders before save.
+	passkey.CredentialIDValidator = passkeyDescCredentialID.Validators[0].(func([]byte) error)
+	// passkeyDescPublicKey is the schema descriptor for public_key field.
+	passkeyDescPublicKey := passkeyFields[2].Descriptor()
+	// passkey.PublicKeyValidator is a validator for the "public_key" field. It is called by the builders before save.
+	passkey.PublicKeyValidator = passkeyDescPublicKey.Validators[0].(func([]byte) error)
+	// passkeyDescAttestationType is the schema descriptor for attestation_type field.
+	passkeyDescAttestationType := passkeyFields[3].Descriptor()
+	// passkey.DefaultAttestationType holds the default value on creation for the attestation_type field.
+	passkey.DefaultAttestationType = passkeyDescAttestationType.Default.(string)
+	// passkeyDescSignCount is the schema descriptor for sign_count field.
+	passkeyDescSignCount := passkeyFields[5].Descriptor()
+	// passkey.DefaultSignCount holds the default value on creation for the sign_count field.
+	passkey.DefaultSignCount = passkeyDescSignCount.Default.(uint32)
+	// passkeyDescBackupEligible is the schema descriptor for backup_eligible field.
+	passkeyDescBackupEligible := passkeyFields[7].Descriptor()
+	// passkey.DefaultBackupEligible holds the default value on creation for the backup_eligible field.
+	passkey.DefaultBackupEligible = passkeyDescBackupEligible.Default.(bool)
+	// passkeyDescBackupState is the schema descriptor for backup_state field.
+	passkeyDescBackupState := passkeyFields[8].Descriptor()
+	// passkey.DefaultBackupState holds the default value on creation for the backup_state field.
+	passkey.DefaultBackupState = passkeyDescBackupState.Default.(bool)
+	// passkeyDescName is the schema descriptor for name field.
+	passkeyDescName := passkeyFields[9].Descriptor()
+	// passkey.DefaultName holds the default value on creation for the name field.
+	passkey.DefaultName = passkeyDescName.Default.(string)
+	// passkeyDescCreatedAt is the schema descriptor for created_at field.
+	passkeyDescCreatedAt := passkeyFields[10].Descriptor()
+	// passkey.DefaultCreatedAt holds the default value on creation for the created_at field.
+	passkey.DefaultCreatedAt = passkeyDescCreatedAt.Default.(func() time.Time)
 	sessionFields := schema.Session{}.Fields()
 	_ = sessionFields
 	// sessionDescSid is the schema descriptor for sid field.

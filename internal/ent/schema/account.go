@@ -24,6 +24,45 @@ func (Account) Fields() []ent.Field {
 		field.Time("created_at").Default(now).Immutable(),
 		field.Time("disabled_at").Optional().Nillable().
 			Comment("The account may no longer sign in; its sessions were ended."),
+		field.Bool("operator").Default(false).
+			Comment("A platform operator of the deployment: in the console, this person may act as the operator secret does (every tenant, signing keys). The first start's owner is one; `taskwire admin operators` changes who."),
+	}
+}
+
+// Passkey is a WebAuthn credential a person registered to sign in with,
+// instead of a password. Only the public key is stored.
+type Passkey struct {
+	ent.Schema
+}
+
+// Fields of the Passkey.
+func (Passkey) Fields() []ent.Field {
+	return []ent.Field{
+		field.Int("account_id").Immutable(),
+		field.Bytes("credential_id").NotEmpty().Unique().Immutable().
+			Comment("The authenticator's credential ID (raw bytes)."),
+		field.Bytes("public_key").NotEmpty().Immutable().
+			Comment("The COSE-encoded public key."),
+		field.String("attestation_type").Default("").Immutable(),
+		field.Bytes("aaguid").Optional().Immutable().
+			Comment("Names the authenticator's model, when it says."),
+		field.Uint32("sign_count").Default(0).
+			Comment("The last signature counter seen; a lower one means a cloned authenticator."),
+		field.Strings("transports").Optional().
+			Comment(`How the browser reaches the authenticator: "internal", "usb", "hybrid", ...`),
+		field.Bool("backup_eligible").Default(false).Immutable(),
+		field.Bool("backup_state").Default(false),
+		field.String("name").Default("").
+			Comment("What the person called it, e.g. \"Laptop\"."),
+		field.Time("created_at").Default(now).Immutable(),
+		field.Time("last_used_at").Optional().Nillable(),
+	}
+}
+
+// Indexes of the Passkey.
+func (Passkey) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("account_id"),
 	}
 }
 
