@@ -30,6 +30,13 @@ func (v *visit) Manages() bool {
 	return false
 }
 
+// Comments reports whether the member may comment and leave context
+// notes (any role but viewer); like Manages, it only decides which forms
+// a page offers.
+func (v *visit) Comments() bool {
+	return v.member != nil && v.member.GetRole() != taskwirev1.MemberRole_MEMBER_ROLE_VIEWER
+}
+
 // boardsPage lists the tenant's boards, archived ones too, with the form
 // that creates one.
 func (c *Console) boardsPage(w http.ResponseWriter, r *http.Request, v *visit) {

@@ -22,9 +22,11 @@ func TestBoardsPageByRole(t *testing.T) {
 		session, _ := e.signIn()
 		boards := e.do("GET", "/t/acme/boards", nil, session).Body.String()
 		board := e.do("GET", "/t/acme/", nil, session).Body.String()
+		settings := e.do("GET", "/t/acme/b/main/settings", nil, session).Body.String()
 		for page, links := range map[string][]string{
-			boards: {`<form id="create-board"`, `href="/t/acme/b/ops/settings"`, `href="/t/acme/audit"`},
-			board:  {`<a class="settings-link" href="/t/acme/b/main/settings">`, `href="/t/acme/audit"`},
+			boards:   {`<form id="create-board"`, `href="/t/acme/b/ops/settings"`, `href="/t/acme/audit"`},
+			board:    {`<a class="settings-link" href="/t/acme/b/main/settings">`, `href="/t/acme/audit"`},
+			settings: {`<form id="board-settings"`, `<form id="add-note"`, `<form id="archive"`},
 		} {
 			for _, l := range links {
 				if strings.Contains(page, l) != want {
