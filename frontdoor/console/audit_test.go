@@ -98,6 +98,27 @@ func TestAuditExportJSON(t *testing.T) {
 	}
 }
 
+// TestAuditExportFails: a page that cannot be read after the download
+// began ends the file with a line saying it is incomplete.
+func TestAuditExportFails(t *testing.T) {
+	w := newAdminWorker(owner)
+	w.events, w.failFrom = 250, exportPageSize
+	e := w.env(t)
+	session, _ := e.signIn()
+	csvBody := e.do("GET", "/t/acme/audit?format=csv", nil, session).Body.String()
+	if !strings.HasSuffix(csvBody, "# The export stopped after 100 events, so this file is incomplete: The audit log cannot be read now. Export again.\n") {
+		t.Errorf("the failed CSV export ends …%s", csvBody[len(csvBody)-150:])
+	}
+	var doc struct {
+		Count int    `json:"count"`
+		Error string `json:"error"`
+	}
+	resp := e.do("GET", "/t/acme/audit?format=json", nil, session)
+	if err := json.Unmarshal(resp.Body.Bytes(), &doc); err != nil || doc.Count != 100 || !strings.Contains(doc.Error, "incomplete") {
+		t.Errorf("the failed JSON export = %+v, %v; want 100 events and an error saying it is incomplete", doc, err)
+	}
+}
+
 func TestSpreadsheetSafe(t *testing.T) {
 	for in, want := range map[string]string{
 		"=1+1": "'=1+1", "+1": "'+1", "-1": "'-1", "@SUM(A1)": "'@SUM(A1)", "\tx": "'\tx", "\rx": "'\rx",

@@ -27,6 +27,7 @@ type adminWorker struct {
 	role     taskwirev1.MemberRole
 	name     string // the board's name
 	events   int    // how many events the audit log holds
+	failFrom int    // when set, reading from this event on fails
 	audits   []*taskwirev1.ListAuditRequest
 	archived bool
 }
@@ -115,6 +116,9 @@ func (w *adminWorker) ListAudit(ctx context.Context, req *taskwirev1.ListAuditRe
 	w.audits = append(w.audits, req)
 	w.mu.Unlock()
 	from, _ := strconv.Atoi(req.GetCursor())
+	if w.failFrom > 0 && from >= w.failFrom {
+		return nil, status.Error(codes.Unavailable, "The audit log cannot be read now.")
+	}
 	resp := &taskwirev1.ListAuditResponse{}
 	to := min(from+int(req.GetLimit()), w.events)
 	start := time.Date(2026, 12, 4, 12, 0, 0, 0, time.UTC)
