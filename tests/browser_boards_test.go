@@ -13,10 +13,13 @@ import (
 
 // TestBrowserBoards: in a real Chromium, the owner creates a board from
 // the boards list, sets its doing lane's WIP limit and standing rules and
-// leaves a context note on its settings page, and reads an assistant's
+// leaves a context note on its settings page, archives another board,
+// and reads an assistant's
 // refused call in the audit log; the three pages pass axe.
 func TestBrowserBoards(t *testing.T) {
-	s, _ := embeddedSite(t, nodetest.Setups()[0])
+	s, h := embeddedSite(t, nodetest.Setups()[0])
+	owner, _ := h.Client(t, h.Token, nil)
+	nodetest.CallOK(t, owner, "boards_create", map[string]any{"slug": "legacy", "name": "Legacy support"})
 	bot := s.assistant(t, "bot", nil)
 	nodetest.CallOK(t, bot, "tasks_create", map[string]any{"title": "Draft the release notes"})
 	if res, err := bot.CallTool(context.Background(), &mcp.CallToolParams{Name: "boards_create", Arguments: map[string]any{"slug": "bots", "name": "Bots"}}); err != nil || !res.IsError {
@@ -36,9 +39,14 @@ func TestBrowserBoards(t *testing.T) {
 		t.Errorf("the settings page lists note %q, want the owner's", got)
 	}
 	p.checkPage("the board settings", "board-settings")
+	p.open(tenant + "/b/legacy/settings")
+	p.submit("form#archive", nil, "")
+	if got := p.text("#board-state"); !strings.HasPrefix(got, "archived") {
+		t.Errorf("after archiving, the settings say the board is %q, want archived", got)
+	}
 	p.open(tenant + "/boards")
-	if p.count(`#board-list li[data-board="ops"]`) != 1 {
-		t.Error("the boards list does not list ops")
+	if p.count(`#board-list li[data-board="ops"]`) != 1 || p.count(`#board-list li[data-board="legacy"][data-archived] .badge.archived`) != 1 {
+		t.Error("the boards list does not list ops, and legacy as archived")
 	}
 	p.checkPage("the boards list", "boards")
 	p.open(tenant + "/b/ops/")
