@@ -42,12 +42,14 @@ func consoleAssistant(t *testing.T, h *nodetest.Harness, handle string) *mcp.Cli
 	return cs
 }
 
-// TestConsoleBoardSettings: the owner creates a board in the console,
-// renames it and sets a WIP limit that the board page then shows; a save
-// from a page opened before that change is refused with the typed text
-// kept; a context note she adds is what an assistant's context_get reads;
-// once she archives the board, the assistant's tasks_create on it is
-// refused and the boards list marks it archived.
+// TestConsoleBoardSettings: the owner creates a board in the console
+// (once, though the form is sent twice; a new form for the same slug is
+// refused with the typed name kept), renames it and sets a WIP limit that
+// the board page then shows; a save from a page opened before that change
+// is refused with the typed text kept; a context note she adds (sent
+// twice, kept once) is what an assistant's context_get reads; once she
+// archives the board, the assistant's tasks_create on it is refused and
+// the boards list marks it archived.
 func TestConsoleBoardSettings(t *testing.T) {
 	for _, s := range nodetest.Setups() {
 		t.Run(s.Name, func(t *testing.T) {
@@ -58,7 +60,10 @@ func TestConsoleBoardSettings(t *testing.T) {
 			if code != http.StatusSeeOther || loc != "/t/default/b/ops/settings" {
 				t.Fatalf("creating board ops = %d to %q, want 303 to its settings:\n%s", code, loc, body)
 			}
-			if code, _, body := b.submit(boards, `<form id="create-board"`, url.Values{"slug": {"ops"}, "name": {"Second ops"}}); code != http.StatusConflict ||
+			if code, again, _ := b.submit(boards, `<form id="create-board"`, url.Values{"slug": {"ops"}, "name": {"Operations"}}); code != http.StatusSeeOther || again != loc {
+				t.Errorf("sending the same form again = %d to %q, want the first answer, 303 to %s", code, again, loc)
+			}
+			if code, _, body := b.submit(b.get("/t/default/boards"), `<form id="create-board"`, url.Values{"slug": {"ops"}, "name": {"Second ops"}}); code != http.StatusConflict ||
 				!strings.Contains(body, `value="Second ops"`) {
 				t.Errorf("creating ops again = %d, want 409 with the typed name kept:\n%s", code, body)
 			}
@@ -89,6 +94,7 @@ func TestConsoleBoardSettings(t *testing.T) {
 			if code, loc, _ := b.submit(settings, `<form id="add-note"`, url.Values{"body": {"Deploys freeze on Fridays."}}); code != http.StatusSeeOther || loc != "/t/default/b/ops/settings#notes" {
 				t.Fatalf("adding a note = %d to %q, want 303 to the notes", code, loc)
 			}
+			b.submit(settings, `<form id="add-note"`, url.Values{"body": {"Deploys freeze on Fridays."}}) // sent twice, kept once
 			notes := nodetest.CallOK(t, bot, "context_get", map[string]any{"board": "ops"})["items"].([]any)
 			if len(notes) != 1 || notes[0].(map[string]any)["body"] != "Deploys freeze on Fridays." || notes[0].(map[string]any)["author"] != "owner" {
 				t.Errorf("context_get = %v, want the owner's note", notes)

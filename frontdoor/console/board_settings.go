@@ -25,7 +25,8 @@ type settingsData struct {
 	// what a person typed that could not be saved, so nothing is lost.
 	Form settingsForm
 	// Note is a context note that could not be added, kept likewise.
-	Note string
+	Note    string
+	NoteKey string // the note form's idempotency key
 }
 
 // settingsForm is the settings form's fields.
@@ -55,7 +56,7 @@ func (c *Console) showSettings(w http.ResponseWriter, r *http.Request, v *visit,
 		c.rpcFailed(w, r, v, err)
 		return
 	}
-	d := settingsData{Board: b, Context: cx, Kinds: kindNames(b.GetKinds()), Form: formOf(b, cx.GetRules()), Note: note}
+	d := settingsData{Board: b, Context: cx, Kinds: kindNames(b.GetKinds()), Form: formOf(b, cx.GetRules()), Note: note, NoteKey: formKey()}
 	if form != nil {
 		form.Version = d.Form.Version
 		d.Form = *form
@@ -164,7 +165,7 @@ func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v *visit)
 // addNote leaves a context note on the board, as the context_add tool.
 func (c *Console) addNote(w http.ResponseWriter, r *http.Request, v *visit) {
 	board, body := r.PathValue("board"), r.PostFormValue("body")
-	_, err := c.board.AddContextNote(v.ctx(r), &taskwirev1.AddContextNoteRequest{Board: board, Body: body})
+	_, err := c.board.AddContextNote(v.ctx(r), &taskwirev1.AddContextNoteRequest{Board: board, Body: body, IdempotencyKey: r.PostFormValue("key")})
 	switch status.Code(err) {
 	case codes.OK:
 		http.Redirect(w, r, boardPath(v.tenant(), board)+"settings#notes", http.StatusSeeOther)

@@ -1,6 +1,7 @@
 package console
 
 import (
+	"crypto/rand"
 	"net/http"
 
 	"google.golang.org/grpc/codes"
@@ -15,6 +16,7 @@ type boardsData struct {
 	// Draft is the new board a person asked for that could not be
 	// created: shown again in the form so that nothing typed is lost.
 	Draft newBoard
+	Key   string // the form's idempotency key
 }
 
 type newBoard struct{ Slug, Name string }
@@ -44,7 +46,7 @@ func (c *Console) boardsPage(w http.ResponseWriter, r *http.Request, v *visit) {
 }
 
 func (c *Console) showBoards(w http.ResponseWriter, r *http.Request, v *visit, code int, msg string, d newBoard) {
-	data := boardsData{Draft: d}
+	data := boardsData{Draft: d, Key: formKey()}
 	req := &taskwirev1.ListBoardsRequest{Limit: 100, IncludeArchived: true}
 	for range 20 {
 		resp, err := c.board.ListBoards(v.ctx(r), req)
@@ -64,7 +66,7 @@ func (c *Console) showBoards(w http.ResponseWriter, r *http.Request, v *visit, c
 // its settings; a refused slug or name shows the form again as typed.
 func (c *Console) createBoard(w http.ResponseWriter, r *http.Request, v *visit) {
 	d := newBoard{Slug: r.PostFormValue("slug"), Name: r.PostFormValue("name")}
-	resp, err := c.board.CreateBoard(v.ctx(r), &taskwirev1.CreateBoardRequest{Slug: d.Slug, Name: d.Name})
+	resp, err := c.board.CreateBoard(v.ctx(r), &taskwirev1.CreateBoardRequest{Slug: d.Slug, Name: d.Name, IdempotencyKey: r.PostFormValue("key")})
 	switch status.Code(err) {
 	case codes.OK:
 		http.Redirect(w, r, boardPath(v.tenant(), resp.GetBoard().GetBoard().GetSlug())+"settings", http.StatusSeeOther)
@@ -78,3 +80,8 @@ func (c *Console) createBoard(w http.ResponseWriter, r *http.Request, v *visit) 
 		c.rpcFailed(w, r, v, err)
 	}
 }
+
+// formKey is a fresh idempotency key for a form that creates something:
+// a form sent twice (a double click, a resend after a lost answer)
+// creates it once, and the second answer is the first's.
+func formKey() string { return rand.Text() }
