@@ -31,6 +31,14 @@ func newBrowser(t *testing.T, base string) *browser {
 // body.
 func (b *browser) do(method, path string, form url.Values) (code int, location, body string) {
 	b.t.Helper()
+	resp, data := b.exchange(method, path, form)
+	return resp.StatusCode, resp.Header.Get("Location"), string(data)
+}
+
+// exchange sends one request with the browser's cookies, keeps the
+// cookies the answer sets, and returns the answer with its body read.
+func (b *browser) exchange(method, path string, form url.Values) (*http.Response, []byte) {
+	b.t.Helper()
 	var r io.Reader
 	if form != nil {
 		r = strings.NewReader(form.Encode())
@@ -60,7 +68,7 @@ func (b *browser) do(method, path string, form url.Values) (code int, location, 
 			b.cookies[c.Name] = c.Value
 		}
 	}
-	return resp.StatusCode, resp.Header.Get("Location"), string(data)
+	return resp, data
 }
 
 // get GETs path and fails the test unless it answers 200.

@@ -61,11 +61,20 @@ func newFakeWorker() *fakeWorker {
 // start serves w on a bufconn and returns a client connection to it.
 func (w *fakeWorker) start(t *testing.T) *grpc.ClientConn {
 	t.Helper()
+	return serveFake(t, func(srv *grpc.Server) {
+		taskwirev1.RegisterSessionServiceServer(srv, w)
+		taskwirev1.RegisterBoardServiceServer(srv, w)
+		taskwirev1.RegisterDecisionServiceServer(srv, w)
+	})
+}
+
+// serveFake serves the services register registers on a bufconn and
+// returns a client connection to them.
+func serveFake(t *testing.T, register func(*grpc.Server)) *grpc.ClientConn {
+	t.Helper()
 	ln := bufconn.Listen(1 << 20)
 	srv := grpc.NewServer()
-	taskwirev1.RegisterSessionServiceServer(srv, w)
-	taskwirev1.RegisterBoardServiceServer(srv, w)
-	taskwirev1.RegisterDecisionServiceServer(srv, w)
+	register(srv)
 	go srv.Serve(ln)
 	t.Cleanup(srv.Stop)
 	conn, err := grpc.NewClient("passthrough:///bufnet",

@@ -31,6 +31,13 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("GET /t/{tenant}/decisions", c.member(c.decisionsPage))
 	mux.HandleFunc("GET /t/{tenant}/decisions/{id}", c.member(c.decisionPage))
 	mux.HandleFunc("POST /t/{tenant}/decisions/{id}", c.member(c.decide))
+	mux.HandleFunc("GET /t/{tenant}/boards", c.member(c.boardsPage))
+	mux.HandleFunc("POST /t/{tenant}/boards", c.member(c.createBoard))
+	mux.HandleFunc("GET /t/{tenant}/b/{board}/settings", c.member(c.settingsPage))
+	mux.HandleFunc("POST /t/{tenant}/b/{board}/settings", c.member(c.saveSettings))
+	mux.HandleFunc("POST /t/{tenant}/b/{board}/notes", c.member(c.addNote))
+	mux.HandleFunc("POST /t/{tenant}/b/{board}/archive", c.member(c.archiveBoard))
+	mux.HandleFunc("GET /t/{tenant}/audit", c.member(c.auditPage))
 	mux.HandleFunc("/", c.notFound)
 
 	// Go's cross-origin protection refuses a non-GET request a browser
