@@ -100,12 +100,17 @@ func workProto(ctx context.Context, c *ent.Client, a actor, t *ent.Task, w *ent.
 	for _, m := range ms {
 		handles[m.ID] = m.Handle
 	}
+	return workOut(t, w, func(id int) string { return handles[id] }), nil
+}
+
+// workOut converts w, the work on task t, with handle naming members.
+func workOut(t *ent.Task, w *ent.WorkItem, handle func(int) string) *taskwirev1.Work {
 	p := &taskwirev1.Work{
 		Ref:               Ref(t.Number),
 		State:             string(w.State),
 		Plan:              w.Plan,
 		PlanTrust:         taskwirev1.Trust_TRUST_INSTRUCTION,
-		ApprovedBy:        handles[w.ApprovedByID],
+		ApprovedBy:        handle(w.ApprovedByID),
 		LeaseMinutes:      int32(w.LeaseMinutes),
 		MaxClaims:         int32(w.MaxClaims),
 		Claims:            int32(w.Claims),
@@ -113,7 +118,7 @@ func workProto(ctx context.Context, c *ent.Client, a actor, t *ent.Task, w *ent.
 	}
 	if w.State == workitem.StateClaimed {
 		if w.HolderID != nil {
-			p.Holder = handles[*w.HolderID]
+			p.Holder = handle(*w.HolderID)
 		}
 		if w.LeaseExpiresAt != nil {
 			p.LeaseExpiresAt = timestamppb.New(*w.LeaseExpiresAt)
@@ -122,5 +127,5 @@ func workProto(ctx context.Context, c *ent.Client, a actor, t *ent.Task, w *ent.
 	if w.TestStatus != nil {
 		p.TestStatus = testStatuses[*w.TestStatus]
 	}
-	return p, nil
+	return p
 }
