@@ -61,6 +61,29 @@ func TestRequestDecision(t *testing.T) {
 	})
 }
 
+// TestRequestDecisionFindsApproval: asking again after a person approved
+// in the inbox returns the approval, until it is used.
+func TestRequestDecisionFindsApproval(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, c *ent.Client) {
+		e := newEnv(t, c)
+		d := e.ask(t, e.claude, "T-2")
+		e.decide(t, e.alice, d.Id, true, "")
+		if again := e.ask(t, e.claude, "T-2"); again.Id != d.Id || again.State != approved {
+			t.Errorf("RequestDecision after approval = %s (%v), want the approved %s", again.Id, again.State, d.Id)
+		}
+		err := store.WithTx(tenantscope.NewContext(context.Background(), e.acme.ID), c, func(tx *ent.Tx) error {
+			_, err := decisions.Use(tenantscope.NewContext(context.Background(), e.acme.ID), tx, e.acme.ID, e.claudeID, "tasks_delete", d.Id, e.clock.now())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fresh := e.ask(t, e.claude, "T-2"); fresh.Id == d.Id || fresh.State != pending {
+			t.Errorf("RequestDecision after the approval was used = %s (%v), want a new pending one", fresh.Id, fresh.State)
+		}
+	})
+}
+
 func TestRequestDecisionInvalid(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, c *ent.Client) {
 		e := newEnv(t, c)
