@@ -76,6 +76,7 @@ type Console struct {
 	sessions  taskwirev1.SessionServiceClient
 	board     taskwirev1.BoardServiceClient
 	decisions taskwirev1.DecisionServiceClient
+	work      taskwirev1.WorkServiceClient
 	cookies   cookies
 	csrf      csrfKeys
 	pages     *pages
@@ -100,6 +101,7 @@ func New(cfg Config) (*Console, error) {
 		sessions:  taskwirev1.NewSessionServiceClient(cfg.Conn),
 		board:     taskwirev1.NewBoardServiceClient(cfg.Conn),
 		decisions: taskwirev1.NewDecisionServiceClient(cfg.Conn),
+		work:      taskwirev1.NewWorkServiceClient(cfg.Conn),
 		cookies:   newCookies(cfg.PublicURL),
 		csrf:      csrfKeys(cfg.CSRFKeys),
 		pages:     pg,

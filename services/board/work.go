@@ -12,6 +12,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
+	"github.com/taskwire/taskwire/internal/worklimits"
 )
 
 // Actions of the work queue recorded in the activity log.
@@ -24,13 +25,13 @@ const (
 
 // Limits of approved work.
 const (
-	MaxPlan             = 10000 // characters of a plan
+	MaxPlan             = worklimits.MaxPlan
 	MaxReleaseReason    = 2000  // characters of the reason for a release
 	MaxCompletionNotes  = 20000 // characters of the notes of completed work
-	DefaultLeaseMinutes = 30
-	MaxLeaseMinutes     = 240
-	DefaultMaxClaims    = 3
-	MaxMaxClaims        = 20
+	DefaultLeaseMinutes = worklimits.DefaultLeaseMinutes
+	MaxLeaseMinutes     = worklimits.MaxLeaseMinutes
+	DefaultMaxClaims    = worklimits.DefaultMaxClaims
+	MaxMaxClaims        = worklimits.MaxMaxClaims
 )
 
 // workNow is the time of a work-queue operation: UTC to the microsecond,
