@@ -128,6 +128,17 @@ func TestListWorkToApprove(t *testing.T) {
 		if got := refs(); !slices.Equal(got, want[1:2]) {
 			t.Errorf("ListWorkToApprove after approving again = %q, want %q", got, want[1:2])
 		}
+		// Released with claims left: back in the queue, and listed with its reason.
+		claim = e.workNext(t, e.claude)
+		if claim.Task.GetRef() != "T-4" {
+			t.Fatalf("NextWork = %s, want T-4, the oldest approval", claim.Task.GetRef())
+		}
+		if _, err := e.svc.ReleaseWork(e.claude, &taskwirev1.ReleaseWorkRequest{Ref: "T-4", LeaseToken: claim.LeaseToken, Reason: "Blocked on review."}); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := refs(), []string{want[1], "T-4 Waiting approved Blocked on review."}; !slices.Equal(got, want) {
+			t.Errorf("ListWorkToApprove after a release = %q, want %q", got, want)
+		}
 		_, err := e.svc.ListWorkToApprove(e.claude, &taskwirev1.ListWorkToApproveRequest{})
 		wantErr(t, "ListWorkToApprove by an assistant", err, domainerr.PermissionDenied, "only people")
 	})
