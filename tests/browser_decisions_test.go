@@ -25,6 +25,11 @@ type decider struct {
 	// watchInbox: the person has the inbox open when the next question
 	// comes, and sees it arrive there.
 	watchInbox bool
+	// shot names the decision page's screenshot; "" for "decision".
+	shot string
+	// sees, if set, checks what the person reads on the decision page
+	// before deciding.
+	sees func()
 }
 
 // elicit is the assistant's elicitation handler.
@@ -53,7 +58,14 @@ func (d *decider) elicit(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitRe
 		d.watchInbox = false
 	}
 	d.p.open(u.RequestURI())
-	d.p.checkPage("the decision page", "decision")
+	shot := d.shot
+	if shot == "" {
+		shot = "decision"
+	}
+	if d.sees != nil {
+		d.sees()
+	}
+	d.p.checkPage("the decision page", shot)
 	d.p.submit("form#decide", map[string]string{"reason": d.reason}, `button[name="decision"][value="`+d.choice+`"]`)
 	return &mcp.ElicitResult{Action: "accept"}, nil
 }

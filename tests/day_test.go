@@ -153,8 +153,11 @@ func testADayOnTheBoard(t *testing.T, s nodetest.Setup) {
 	// Two tasks are approved for assistants, each with a plan.
 	owner.ok("work_approve", map[string]any{"ref": login, "plan": "Raise the session timeout to 30 minutes; add a test.", "lease_minutes": 30})
 	owner.ok("work_approve", map[string]any{"ref": docs, "plan": "Document every field of tasks_import in the README."})
-	if msg := claude.refused("work_approve", map[string]any{"ref": ci, "plan": "Anything."}); !strings.Contains(msg, "owner") {
-		t.Errorf("work_approve by an assistant = %q, want a refusal pointing to its sponsor", msg)
+	// Claude may only propose work, which a person approves on the decision's page;
+	// its client cannot show one, so the proposal waits in the inbox.
+	_, err := claude.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "work_approve", Arguments: map[string]any{"ref": ci, "plan": "Anything."}})
+	if err == nil || !strings.Contains(err.Error(), "url mode") {
+		t.Errorf("work_approve by an assistant = %v, want -32021: a person approves it in the console", err)
 	}
 
 	// Claude reads its context: rules are instructions, notes are not.

@@ -2,6 +2,7 @@ package tests
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"path"
 	"slices"
@@ -43,11 +44,7 @@ func TestAssistantDeleteNeedsPerson(t *testing.T) {
 			ctx := context.Background()
 			first := h.Sys.First()
 			tenant, owner := first.Tenant.Slug, first.Owner
-			bot, err := tenancy.AddMember(ctx, h.Sys.DB, tenant, tenancy.MemberSpec{
-				Handle: "bot", Name: "Bot", Kind: member.KindAssistant, SponsorHandle: owner.Handle})
-			if err != nil {
-				t.Fatal(err)
-			}
+			bot := addBot(t, h)
 			heard := listen(t, h, tenant)
 			people := newDirectWorker(t, h)
 			ownerCtx := people.as(t, h, tenant, owner)
@@ -162,11 +159,7 @@ func TestAssistantDeleteNeedsPerson(t *testing.T) {
 func TestAssistantWithoutURLElicitation(t *testing.T) {
 	h := nodetest.Start(t, nodetest.Setups()[0])
 	first := h.Sys.First()
-	bot, err := tenancy.AddMember(context.Background(), h.Sys.DB, first.Tenant.Slug, tenancy.MemberSpec{
-		Handle: "bot", Name: "Bot", Kind: member.KindAssistant, SponsorHandle: first.Owner.Handle})
-	if err != nil {
-		t.Fatal(err)
-	}
+	bot := addBot(t, h)
 	boss, _ := h.Client(t, h.Token, nil)
 	nodetest.CallOK(t, boss, "tasks_create", map[string]any{"title": "Obsolete"})
 	var asked atomic.Bool
@@ -176,7 +169,7 @@ func TestAssistantWithoutURLElicitation(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
 		},
 	})
-	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_delete", Arguments: map[string]any{"ref": "T-1"}})
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_delete", Arguments: map[string]any{"ref": "T-1"}})
 	if err == nil || !strings.Contains(err.Error(), "url mode") {
 		t.Errorf("tasks_delete from a form-only assistant = %v, want -32021 naming url mode", err)
 	}
@@ -184,6 +177,156 @@ func TestAssistantWithoutURLElicitation(t *testing.T) {
 		t.Error("the assistant's client was asked to answer a form")
 	}
 	nodetest.CallOK(t, boss, "tasks_get", map[string]any{"ref": "T-1"})
+}
+
+// TestAssistantWorkApproveNeedsPerson: an assistant's work_approve
+// proposes a plan a person approves or declines in the console; the
+// approved retry puts the work in the queue as approved by that person,
+// and work_next hands out the plan. The assistant's own answer approves
+// nothing; a person's token approves directly, unasked.
+func TestAssistantWorkApproveNeedsPerson(t *testing.T) {
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
+			ctx := context.Background()
+			first := h.Sys.First()
+			tenant, owner := first.Tenant.Slug, first.Owner
+			bot := addBot(t, h)
+			people := newDirectWorker(t, h)
+			ownerCtx := people.as(t, h, tenant, owner)
+			decisions := taskwirev1.NewDecisionServiceClient(people.conn)
+			boss, _ := h.Client(t, h.Token, nil)
+			nodetest.CallOK(t, boss, "tasks_create", map[string]any{"title": "Fix the login redirect"})
+			nodetest.CallOK(t, boss, "tasks_create", map[string]any{"title": "Rotate the keys"})
+
+			// A person's own token approves directly: no question, no decision.
+			direct := nodetest.CallOK(t, boss, "work_approve", map[string]any{"ref": "T-2", "plan": "Rotate them."})
+			if by := direct["work"].(map[string]any)["approved_by"]; by != owner.Handle {
+				t.Errorf("work_approve by a person: approved_by = %v, want %s", by, owner.Handle)
+			}
+
+			var mu sync.Mutex
+			decide := func(string) {} // nothing: the assistant's own answer
+			botToken := nodetest.RecordToken(t, h.Sys.DB, h.Sys.Issuer, tenant, bot.ID, authz.AllScopes)
+			cs, _ := h.Client(t, botToken, &mcp.ClientOptions{
+				Capabilities: &mcp.ClientCapabilities{Elicitation: &mcp.ElicitationCapabilities{
+					Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}}},
+				ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+					mu.Lock()
+					d := decide
+					mu.Unlock()
+					d(path.Base(r.Params.URL))
+					return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"confirm": true}}, nil
+				},
+			})
+			setDecide := func(fn func(id string)) {
+				mu.Lock()
+				defer mu.Unlock()
+				decide = fn
+			}
+			const plan = "Fix the redirect in auth/login.go. Do not touch sessions. Done when the login test passes."
+			args := map[string]any{"ref": "T-1", "plan": plan, "lease_minutes": 45, "max_claims": 2}
+			approveCall := func() (*mcp.CallToolResult, error) {
+				return cs.CallTool(ctx, &mcp.CallToolParams{Name: "work_approve", Arguments: args})
+			}
+			workState := func() any {
+				return nodetest.CallOK(t, boss, "tasks_get", map[string]any{"ref": "T-1"})["task"].(map[string]any)["work_state"]
+			}
+
+			// The assistant answers for itself, even a form: asked again, never approved.
+			if res, err := approveCall(); err == nil {
+				t.Fatalf("work_approve answered only by the assistant = %v, want the client to give up", nodetest.Text(res))
+			}
+			if st := workState(); st != nil && st != "" {
+				t.Fatalf("work state after the assistant's own answer = %v, want none", st)
+			}
+
+			setDecide(func(id string) {
+				if _, err := decisions.Decide(ownerCtx, &taskwirev1.DecideRequest{Id: id, Reason: "Sessions need a look first."}); err != nil {
+					t.Errorf("Decide(decline %s) = %v", id, err)
+				}
+			})
+			res, err := approveCall()
+			want := "Not done: " + owner.Handle + " declined: Sessions need a look first. Do not retry unless they ask you to."
+			if err != nil || !res.IsError || nodetest.Text(res) != want {
+				t.Fatalf("declined work_approve = %v, %v; want isError %q", res, err, want)
+			}
+
+			var asked *taskwirev1.Decision
+			setDecide(func(id string) {
+				got, err := decisions.GetDecision(ownerCtx, &taskwirev1.GetDecisionRequest{Id: id})
+				if err != nil {
+					t.Errorf("GetDecision(%s) = %v", id, err)
+					return
+				}
+				asked = got.Decision
+				if _, err := decisions.Decide(ownerCtx, &taskwirev1.DecideRequest{Id: id, Approve: true}); err != nil {
+					t.Errorf("Decide(approve %s) = %v", id, err)
+				}
+			})
+			work := nodetest.CallOK(t, cs, "work_approve", args)["work"].(map[string]any)
+			if work["approved_by"] != owner.Handle || work["plan"] != plan || work["lease_minutes"] != 45.0 || work["max_claims"] != 2.0 {
+				t.Errorf("approved work_approve = %v, want approved by %s with the plan, 45 minutes, 2 claims", work, owner.Handle)
+			}
+			if asked == nil || asked.Tool != "work_approve" || !strings.Contains(asked.ArgumentsJson, "auth/login.go") || asked.Question != "Let assistants work on T-1 with this plan and these limits?" {
+				t.Errorf("decision the person saw = %v, want work_approve on T-1 with the plan", asked)
+			}
+			next := nodetest.CallOK(t, cs, "work_next", nil)
+			if next["task"].(map[string]any)["ref"] != "T-2" {
+				t.Errorf("work_next = %v, want T-2 first (approved first)", next["task"])
+			}
+			next = nodetest.CallOK(t, cs, "work_next", nil)
+			if next["task"].(map[string]any)["ref"] != "T-1" || next["work"].(map[string]any)["plan"] != plan {
+				t.Errorf("work_next = %v, want T-1 with the approved plan", next)
+			}
+			history := nodetest.CallOK(t, boss, "tasks_get", map[string]any{"ref": "T-1", "include_history": true})
+			if h := fmt.Sprint(history["history"]); !strings.Contains(h, "approved_by") || !strings.Contains(h, owner.Handle) {
+				t.Errorf("T-1's history = %s, want the approval by %s", h, owner.Handle)
+			}
+		})
+	}
+}
+
+// TestAssistantWorkApproveFromInbox: an assistant whose client cannot
+// show the page gets -32021 naming url mode; a person approves the
+// proposal in the inbox, and the assistant's next call approves the work.
+func TestAssistantWorkApproveFromInbox(t *testing.T) {
+	h := nodetest.Start(t, nodetest.Setups()[0])
+	first := h.Sys.First()
+	bot := addBot(t, h)
+	people := newDirectWorker(t, h)
+	ownerCtx := people.as(t, h, first.Tenant.Slug, first.Owner)
+	boss, _ := h.Client(t, h.Token, nil)
+	nodetest.CallOK(t, boss, "tasks_create", map[string]any{"title": "Fix the login redirect"})
+	cs, _ := h.Client(t, nodetest.RecordToken(t, h.Sys.DB, h.Sys.Issuer, first.Tenant.Slug, bot.ID, authz.AllScopes), nil)
+	args := map[string]any{"ref": "T-1", "plan": "Fix the redirect."}
+	_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "work_approve", Arguments: args})
+	if err == nil || !strings.Contains(err.Error(), "url mode") {
+		t.Fatalf("work_approve from an assistant without URL elicitation = %v, want -32021 naming url mode", err)
+	}
+	inbox, err := taskwirev1.NewDecisionServiceClient(people.conn).ListDecisions(ownerCtx, &taskwirev1.ListDecisionsRequest{State: taskwirev1.DecisionState_DECISION_STATE_PENDING})
+	if err != nil || len(inbox.Decisions) != 1 || inbox.Decisions[0].Tool != "work_approve" {
+		t.Fatalf("pending decisions = %v, %v; want the work_approve", inbox, err)
+	}
+	if _, err := taskwirev1.NewDecisionServiceClient(people.conn).Decide(ownerCtx, &taskwirev1.DecideRequest{Id: inbox.Decisions[0].Id, Approve: true}); err != nil {
+		t.Fatal(err)
+	}
+	work := nodetest.CallOK(t, cs, "work_approve", args)["work"].(map[string]any)
+	if work["approved_by"] != first.Owner.Handle || work["state"] != "approved" {
+		t.Errorf("work_approve after the inbox approval = %v, want approved by %s", work, first.Owner.Handle)
+	}
+}
+
+// addBot adds the assistant bot, sponsored by the first tenant's owner.
+func addBot(t *testing.T, h *nodetest.Harness) *ent.Member {
+	t.Helper()
+	first := h.Sys.First()
+	bot, err := tenancy.AddMember(context.Background(), h.Sys.DB, first.Tenant.Slug, tenancy.MemberSpec{
+		Handle: "bot", Name: "Bot", Kind: member.KindAssistant, SponsorHandle: first.Owner.Handle})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bot
 }
 
 // directWorker is a second worker node over the system's database and

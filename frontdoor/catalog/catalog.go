@@ -34,6 +34,9 @@ type Tool struct {
 	// Confirm is the question a person must answer yes to before each
 	// call, with "{arg}" placeholders; empty for tools that need none.
 	Confirm string
+	// ConfirmAssistantsOnly says only an assistant's call is confirmed
+	// (by a person's decision); a person's own call runs unasked.
+	ConfirmAssistantsOnly bool
 	// ConfirmationField receives the id of the person's confirmation.
 	ConfirmationField protoreflect.FieldDescriptor
 	// ClientInputField, when set, is the request field (of type
@@ -119,6 +122,9 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 	if err != nil {
 		return nil, err
 	}
+	if opt.GetConfirmAssistantsOnly() && opt.GetConfirm() == "" {
+		return nil, fmt.Errorf("confirm_assistants_only needs the confirm question the person answers")
+	}
 	if opt.GetConfirm() != "" && sh.clientInput != nil {
 		// Both would carry their rounds in the one requestState.
 		return nil, fmt.Errorf("a tool that asks for confirmation cannot also take %s", clientInputName)
@@ -140,12 +146,13 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 		return nil, err
 	}
 	return &Tool{
-		always:             always,
-		Confirm:            opt.GetConfirm(),
-		ConfirmationField:  cf,
-		ClientInputField:   sh.clientInput,
-		OutputField:        sh.output,
-		InputRequiredField: sh.inputRequired,
+		always:                always,
+		Confirm:               opt.GetConfirm(),
+		ConfirmAssistantsOnly: opt.GetConfirmAssistantsOnly(),
+		ConfirmationField:     cf,
+		ClientInputField:      sh.clientInput,
+		OutputField:           sh.output,
+		InputRequiredField:    sh.inputRequired,
 		Def: mcp.Tool{
 			Name:         opt.GetName(),
 			Title:        opt.GetTitle(),

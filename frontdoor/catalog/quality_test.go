@@ -102,6 +102,7 @@ var sharedToolsetNouns = map[string]bool{
 // destroy nothing, with the reason they ask.
 var notDestructive = map[string]string{
 	"tasks_restore": "it brings a deleted task back onto the board, where people and assistants act on it again",
+	"work_approve":  "it lets assistants act on a task with a plan: only a person may allow that, so an assistant's proposal waits for one",
 }
 
 // TestHintsAreHonest: the annotations say what the tools do. A read-only

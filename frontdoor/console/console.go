@@ -79,6 +79,7 @@ type Console struct {
 	decisions taskwirev1.DecisionServiceClient
 	admin     adminv1.AdminServiceClient
 	audit     taskwirev1.AuditServiceClient
+	work      taskwirev1.WorkServiceClient
 	cookies   cookies
 	csrf      csrfKeys
 	pages     *pages
@@ -105,6 +106,7 @@ func New(cfg Config) (*Console, error) {
 		decisions: taskwirev1.NewDecisionServiceClient(cfg.Conn),
 		admin:     adminv1.NewAdminServiceClient(cfg.Conn),
 		audit:     taskwirev1.NewAuditServiceClient(cfg.Conn),
+		work:      taskwirev1.NewWorkServiceClient(cfg.Conn),
 		cookies:   newCookies(cfg.PublicURL),
 		csrf:      csrfKeys(cfg.CSRFKeys),
 		pages:     pg,

@@ -15,10 +15,13 @@ type decisionView struct {
 	*taskwirev1.Decision
 	State     string // "pending", "approved", …
 	Arguments string // the arguments, indented
+	// Work is the proposal of an assistant's work_approve, nil for other
+	// tools.
+	Work *workProposal
 }
 
 func viewDecision(d *taskwirev1.Decision) decisionView {
-	dv := decisionView{Decision: d, State: enumName(d.GetState().String(), "DECISION_STATE_"), Arguments: d.GetArgumentsJson()}
+	dv := decisionView{Decision: d, State: enumName(d.GetState().String(), "DECISION_STATE_"), Arguments: d.GetArgumentsJson(), Work: proposalOf(d)}
 	var buf bytes.Buffer
 	if json.Indent(&buf, []byte(d.GetArgumentsJson()), "", "  ") == nil {
 		dv.Arguments = buf.String()
@@ -26,22 +29,36 @@ func viewDecision(d *taskwirev1.Decision) decisionView {
 	return dv
 }
 
+// inbox is what the decisions page shows.
+type inbox struct {
+	Decisions []decisionView
+	// Work waits for a person to approve it again: its claims ran out,
+	// or an assistant released it with a reason.
+	Work []*taskwirev1.WorkToApprove
+}
+
 // decisionsPage is the inbox: the tenant's decisions, pending first,
-// newest first within each.
+// newest first within each, and the work waiting to be approved again.
 func (c *Console) decisionsPage(w http.ResponseWriter, r *http.Request, v *visit) {
 	resp, err := c.decisions.ListDecisions(v.ctx(r), &taskwirev1.ListDecisionsRequest{Limit: 200})
 	if err != nil {
 		c.rpcFailed(w, r, v, err)
 		return
 	}
-	var list []decisionView
-	for _, d := range resp.GetDecisions() {
-		list = append(list, viewDecision(d))
+	work, err := c.work.ListWorkToApprove(v.ctx(r), &taskwirev1.ListWorkToApproveRequest{})
+	if err != nil {
+		c.rpcFailed(w, r, v, err)
+		return
 	}
-	slices.SortStableFunc(list, func(a, b decisionView) int {
+	var in inbox
+	for _, d := range resp.GetDecisions() {
+		in.Decisions = append(in.Decisions, viewDecision(d))
+	}
+	slices.SortStableFunc(in.Decisions, func(a, b decisionView) int {
 		return pendingFirst(a) - pendingFirst(b)
 	})
-	c.render(w, r, http.StatusOK, "decisions", page{Title: "Decisions", Visit: v, Data: list})
+	in.Work = work.GetItems()
+	c.render(w, r, http.StatusOK, "decisions", page{Title: "Decisions", Visit: v, Data: in})
 }
 
 func pendingFirst(d decisionView) int {

@@ -18,6 +18,11 @@ func TestDecisionsInbox(t *testing.T) {
 	if !strings.Contains(page, `<ul id="decisions">`) || !strings.Contains(page, `href="/t/acme/decisions/dec1"`) {
 		t.Error("the inbox lacks ul#decisions or the link to the decision")
 	}
+	for _, want := range []string{`<section id="work-to-approve">`, `href="/t/acme/tasks/T-2#approve-work"`, `claims ran out (3 of 3)`, `released because: Needs a person.`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the inbox's work waiting to be approved again lacks %s", want)
+		}
+	}
 }
 
 func TestDecide(t *testing.T) {

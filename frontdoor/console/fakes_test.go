@@ -17,12 +17,13 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
-// fakeWorker serves the three services the console calls, from memory,
+// fakeWorker serves the four services the console calls, from memory,
 // and records the caller metadata of every board and decision call.
 type fakeWorker struct {
 	taskwirev1.UnimplementedSessionServiceServer
 	taskwirev1.UnimplementedBoardServiceServer
 	taskwirev1.UnimplementedDecisionServiceServer
+	taskwirev1.UnimplementedWorkServiceServer
 
 	mu        sync.Mutex
 	sessions  map[string]bool // live cookies
@@ -65,6 +66,7 @@ func (w *fakeWorker) start(t *testing.T) *grpc.ClientConn {
 		taskwirev1.RegisterSessionServiceServer(srv, w)
 		taskwirev1.RegisterBoardServiceServer(srv, w)
 		taskwirev1.RegisterDecisionServiceServer(srv, w)
+		taskwirev1.RegisterWorkServiceServer(srv, w)
 	})
 }
 
@@ -288,4 +290,12 @@ func identityOf(ctx context.Context) (identity.Caller, error) {
 	md = md.Copy()
 	md.Delete(identity.MDKind)
 	return identity.FromIncoming(metadata.NewIncomingContext(ctx, md))
+}
+
+func (w *fakeWorker) ListWorkToApprove(ctx context.Context, _ *taskwirev1.ListWorkToApproveRequest) (*taskwirev1.ListWorkToApproveResponse, error) {
+	w.record(ctx)
+	return &taskwirev1.ListWorkToApproveResponse{Items: []*taskwirev1.WorkToApprove{{
+		Title: "Ship it", Board: "main",
+		Work: &taskwirev1.Work{Ref: "T-2", State: "exhausted", Claims: 3, MaxClaims: 3, LastReleaseReason: "Needs a person."},
+	}}}, nil
 }

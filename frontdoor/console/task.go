@@ -19,6 +19,8 @@ type taskData struct {
 	// Draft is the edit a person sent that could not be saved: shown
 	// again in the form so that nothing typed is lost.
 	Draft *draft
+	// Work is the form approving the task for assistants (work.go).
+	Work *workForm
 }
 
 type draft struct{ Title, Note string }
@@ -29,6 +31,11 @@ func (c *Console) taskPage(w http.ResponseWriter, r *http.Request, v *visit) {
 }
 
 func (c *Console) showTask(w http.ResponseWriter, r *http.Request, v *visit, code int, msg string, d *draft) {
+	c.showTaskWith(w, r, v, code, msg, d, newWorkForm())
+}
+
+// showTaskWith is showTask with the approval form wf.
+func (c *Console) showTaskWith(w http.ResponseWriter, r *http.Request, v *visit, code int, msg string, d *draft, wf *workForm) {
 	ctx := v.ctx(r)
 	resp, err := c.board.GetTask(ctx, &taskwirev1.GetTaskRequest{
 		Ref: r.PathValue("ref"), IncludeComments: true, IncludeHistory: true, IncludeLinks: true,
@@ -42,7 +49,7 @@ func (c *Console) showTask(w http.ResponseWriter, r *http.Request, v *visit, cod
 		c.rpcFailed(w, r, v, err)
 		return
 	}
-	data := taskData{GetTaskResponse: resp, Card: cardOf(resp.GetTask(), kinds), Draft: d}
+	data := taskData{GetTaskResponse: resp, Card: cardOf(resp.GetTask(), kinds), Draft: d, Work: wf}
 	if d == nil {
 		data.Draft = &draft{Title: resp.GetTask().GetTitle(), Note: resp.GetTask().GetNote()}
 	}

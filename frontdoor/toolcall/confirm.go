@@ -22,7 +22,10 @@ import (
 // bound to the caller, the tool and the arguments, expires, and names a
 // confirmation id that the worker uses up in the same transaction as the
 // change, so it allows one change only. An assistant cannot answer for a
-// person: it is sent to a decision's page instead (decide.go).
+// person: it is sent to a decision's page instead (decide.go). A tool
+// marked confirm_assistants_only (work_approve) asks only for
+// assistants: a person's own call runs without a question, and the
+// worker refuses an assistant's call that carries no decision.
 
 // statePurpose keeps request states apart from anything else sealed with
 // the same keys.
@@ -64,6 +67,9 @@ func (b *Backend) confirm(ctx context.Context, c identity.Caller, t *catalog.Too
 			return "", nil, err
 		}
 		return b.confirmByPerson(ctx, c, t, call, digest, st)
+	}
+	if t.ConfirmAssistantsOnly {
+		return "", nil, nil // a person's own call needs no question
 	}
 	if st == nil {
 		res, err := b.ask(c, t, call, digest)

@@ -26,7 +26,10 @@ import (
 // retry reads the decision: still pending, the same elicitation again;
 // declined, a tool error with the person's reason; expired or used, a new
 // decision; approved, the tool runs with the decision's id as its
-// confirmation, which the worker uses up. An assistant that declares form
+// confirmation, which the worker uses up. A call without the state (a
+// client without URL elicitation calling again) runs on the approved,
+// unused decision of the same caller, tool and arguments, if a person
+// approved it in the inbox. An assistant that declares form
 // elicitation cannot answer for the person: the form is never offered.
 
 const (
@@ -57,6 +60,9 @@ func (b *Backend) confirmByPerson(ctx context.Context, c identity.Caller, t *cat
 		if d, err = b.requestDecision(ctx, c, t, call, digest); err != nil {
 			res, err := b.failure(ctx, t.Def.Name, err)
 			return "", res, err
+		}
+		if d.GetState() == approved { // approved in the inbox meanwhile
+			return d.GetId(), nil, nil
 		}
 	}
 	res, err := b.askPerson(c, t, call, digest, d)

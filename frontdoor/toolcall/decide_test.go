@@ -24,7 +24,8 @@ import (
 )
 
 // testDecisions is a DecisionService over a map, whose decisions the
-// tests decide by setting their state.
+// tests decide by setting their state. Asked again, it returns the live
+// decision of the same call, pending or approved, as DecisionService does.
 type testDecisions struct {
 	taskwirev1.UnimplementedDecisionServiceServer
 	mu        sync.Mutex
@@ -37,7 +38,7 @@ func (s *testDecisions) RequestDecision(ctx context.Context, req *taskwirev1.Req
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.byID {
-		if d.State == pending && d.Tool == req.Tool && d.Digest == req.Digest {
+		if (d.State == pending || d.State == approved) && d.Tool == req.Tool && d.Digest == req.Digest {
 			return &taskwirev1.RequestDecisionResponse{Decision: d}, nil
 		}
 	}
@@ -82,10 +83,20 @@ func (s *testDecisions) set(id string, st taskwirev1.DecisionState, by, reason s
 // testDecisions.
 func decisionEnv(t *testing.T, cfg Config) (*Backend, *deleteBoard, *testDecisions) {
 	t.Helper()
-	board, decided := &deleteBoard{}, &testDecisions{}
+	return decisionEnvWith(t, cfg, nil, &testDecisions{})
+}
+
+// decisionEnvWith is decisionEnv with decided, and more services
+// registered by more (if not nil).
+func decisionEnvWith(t *testing.T, cfg Config, more func(grpc.ServiceRegistrar), decided *testDecisions) (*Backend, *deleteBoard, *testDecisions) {
+	t.Helper()
+	board := &deleteBoard{}
 	conn := startServices(t, nil, func(r grpc.ServiceRegistrar) {
 		taskwirev1.RegisterBoardServiceServer(r, board)
 		taskwirev1.RegisterDecisionServiceServer(r, decided)
+		if more != nil {
+			more(r)
+		}
 	})
 	cfg.States, _ = sealed.NewBox(bytes.Repeat([]byte{7}, sealed.KeySize))
 	if cfg.PublicURL == "" {

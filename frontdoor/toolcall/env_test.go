@@ -134,15 +134,18 @@ var testCatalog = sync.OnceValues(func() (*catalog.Catalog, error) {
 	return catalog.New(taskwirev1.SourceDescriptor, taskwirev1.BoardService_ServiceDesc.ServiceName)
 })
 
-// newBackend returns a Backend over conn with the real catalogue; cfg
-// supplies the rest.
+// newBackend returns a Backend over conn with the real catalogue of the
+// board, unless cfg has another; cfg supplies the rest.
 func newBackend(t *testing.T, conn grpc.ClientConnInterface, cfg Config) *Backend {
 	t.Helper()
-	cat, err := testCatalog()
-	if err != nil {
-		t.Fatalf("catalog.New: %v", err)
+	if cfg.Catalog == nil {
+		cat, err := testCatalog()
+		if err != nil {
+			t.Fatalf("catalog.New: %v", err)
+		}
+		cfg.Catalog = cat
 	}
-	cfg.Catalog, cfg.Conn = cat, conn
+	cfg.Conn = conn
 	if cfg.ID == "" {
 		cfg.ID = "fd-test"
 	}

@@ -2,6 +2,7 @@ package board_test
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"slices"
 	"sync"
@@ -22,15 +23,21 @@ import (
 // approve is nil, has decider decide it; it returns the decision's id.
 func (e *env) decision(t *testing.T, asker context.Context, tool, ref string, decider context.Context, approve *bool) string {
 	t.Helper()
+	return e.decisionOn(t, asker, tool, `{"ref":"`+ref+`"}`, decider, approve)
+}
+
+// decisionOn is decision for a call with the arguments args (JSON).
+func (e *env) decisionOn(t *testing.T, asker context.Context, tool, args string, decider context.Context, approve *bool) string {
+	t.Helper()
 	svc, err := decisions.New(decisions.Config{Client: e.client, Logger: storetest.Logger()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp, err := svc.RequestDecision(asker, &taskwirev1.RequestDecisionRequest{
-		Tool: tool, Question: "Change " + ref + "?", ArgumentsJson: `{"ref":"` + ref + `"}`, Digest: tool + ref,
+		Tool: tool, Question: "Allow " + tool + "?", ArgumentsJson: args, Digest: fmt.Sprintf("%x", sha256.Sum256([]byte(tool+args))),
 	})
 	if err != nil {
-		t.Fatalf("RequestDecision(%s %s) = %v", tool, ref, err)
+		t.Fatalf("RequestDecision(%s %s) = %v", tool, args, err)
 	}
 	if approve != nil {
 		if _, err := svc.Decide(decider, &taskwirev1.DecideRequest{Id: resp.Decision.Id, Approve: *approve, Reason: "because"}); err != nil {

@@ -161,7 +161,7 @@ func useConfirmation(ctx context.Context, tx *ent.Tx, a actor, id, action string
 	if !del {
 		tool = restoreTool
 	}
-	if isDecision, err := decisions.Use(ctx, tx, a.tenant.ID, a.member.ID, tool, id, time.Now()); isDecision || err != nil {
+	if d, err := decisions.Use(ctx, tx, a.tenant.ID, a.member.ID, tool, id, time.Now()); d != nil || err != nil {
 		return err
 	}
 	if a.member.Kind != member.KindHuman {

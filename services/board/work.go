@@ -12,6 +12,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
+	"github.com/taskwire/taskwire/internal/worklimits"
 )
 
 // Actions of the work queue recorded in the activity log.
@@ -24,13 +25,13 @@ const (
 
 // Limits of approved work.
 const (
-	MaxPlan             = 10000 // characters of a plan
+	MaxPlan             = worklimits.MaxPlan
 	MaxReleaseReason    = 2000  // characters of the reason for a release
 	MaxCompletionNotes  = 20000 // characters of the notes of completed work
-	DefaultLeaseMinutes = 30
-	MaxLeaseMinutes     = 240
-	DefaultMaxClaims    = 3
-	MaxMaxClaims        = 20
+	DefaultLeaseMinutes = worklimits.DefaultLeaseMinutes
+	MaxLeaseMinutes     = worklimits.MaxLeaseMinutes
+	DefaultMaxClaims    = worklimits.DefaultMaxClaims
+	MaxMaxClaims        = worklimits.MaxMaxClaims
 )
 
 // workNow is the time of a work-queue operation: UTC to the microsecond,
@@ -100,12 +101,17 @@ func workProto(ctx context.Context, c *ent.Client, a actor, t *ent.Task, w *ent.
 	for _, m := range ms {
 		handles[m.ID] = m.Handle
 	}
+	return workOut(t, w, func(id int) string { return handles[id] }), nil
+}
+
+// workOut converts w, the work on task t, with handle naming members.
+func workOut(t *ent.Task, w *ent.WorkItem, handle func(int) string) *taskwirev1.Work {
 	p := &taskwirev1.Work{
 		Ref:               Ref(t.Number),
 		State:             string(w.State),
 		Plan:              w.Plan,
 		PlanTrust:         taskwirev1.Trust_TRUST_INSTRUCTION,
-		ApprovedBy:        handles[w.ApprovedByID],
+		ApprovedBy:        handle(w.ApprovedByID),
 		LeaseMinutes:      int32(w.LeaseMinutes),
 		MaxClaims:         int32(w.MaxClaims),
 		Claims:            int32(w.Claims),
@@ -113,7 +119,7 @@ func workProto(ctx context.Context, c *ent.Client, a actor, t *ent.Task, w *ent.
 	}
 	if w.State == workitem.StateClaimed {
 		if w.HolderID != nil {
-			p.Holder = handles[*w.HolderID]
+			p.Holder = handle(*w.HolderID)
 		}
 		if w.LeaseExpiresAt != nil {
 			p.LeaseExpiresAt = timestamppb.New(*w.LeaseExpiresAt)
@@ -122,5 +128,5 @@ func workProto(ctx context.Context, c *ent.Client, a actor, t *ent.Task, w *ent.
 	if w.TestStatus != nil {
 		p.TestStatus = testStatuses[*w.TestStatus]
 	}
-	return p, nil
+	return p
 }

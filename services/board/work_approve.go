@@ -36,7 +36,7 @@ func (s *Service) approveWork(ctx context.Context, a actor, req *taskwirev1.Appr
 	if err := checkExpected(req.GetExpectedVersion()); err != nil {
 		return nil, err
 	}
-	if a.member.Kind != member.KindHuman {
+	if a.member.Kind != member.KindHuman && req.GetConfirmation() == "" {
 		return nil, s.notAPerson(ctx, a, Ref(mustNumber(req.GetRef())))
 	}
 	method := taskwirev1.WorkService_ApproveWork_FullMethodName
@@ -52,11 +52,19 @@ func (s *Service) approveWork(ctx context.Context, a actor, req *taskwirev1.Appr
 		if err := checkVersion(t, req.GetExpectedVersion()); err != nil {
 			return nil, err
 		}
-		w, err := approve(ctx, tx, a, t, ap, workNow())
+		now := workNow()
+		approver, decided, err := approverOf(ctx, tx, a, t, ap, req.GetConfirmation(), now)
+		if err != nil {
+			return nil, err
+		}
+		w, err := approve(ctx, tx, a, t, ap, approver, now)
 		if err != nil {
 			return nil, err
 		}
 		detail := map[string]any{"ref": Ref(t.Number), "lease_minutes": w.LeaseMinutes, "max_claims": w.MaxClaims}
+		if decided != nil {
+			detail["approved_by"], detail["decision"] = decided.approver, decided.id
+		}
 		if err := record(ctx, tx, a, ActionWorkApproved, t, detail); err != nil {
 			return nil, err
 		}
@@ -98,8 +106,8 @@ func mustNumber(ref string) int {
 	return n
 }
 
-// notAPerson refuses an approval by an assistant, naming the person who
-// answers for it.
+// notAPerson refuses an approval by an assistant that carries no
+// person's decision, naming the person who answers for it.
 func (s *Service) notAPerson(ctx context.Context, a actor, ref string) error {
 	who := "a person in tenant " + a.tenant.Slug
 	if id := a.member.SponsorID; id != nil {
@@ -111,15 +119,17 @@ func (s *Service) notAPerson(ctx context.Context, a actor, ref string) error {
 			who = sponsor.Handle
 		}
 	}
-	return domainerr.New(domainerr.PermissionDenied, "Only people can approve work for assistants; ask %s to approve %s", who, ref)
+	return domainerr.New(domainerr.PermissionDenied,
+		"Only people can approve work for assistants: call %s over MCP to ask %s to approve your plan for %s in the console", workApproveTool, who, ref)
 }
 
-// approve creates the work item of t, or puts the existing one back in the
-// queue with the new plan and limits. Work held under a live lease is
-// refused: its holder must finish, release or lapse first. The count of
-// claims starts again when the work was finished or used up its claims, so
-// approving again always makes it claimable.
-func approve(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, ap approval, now time.Time) (*ent.WorkItem, error) {
+// approve creates the work item of t, approved by member approver, or
+// puts the existing one back in the queue with the new plan and limits.
+// Work held under a live lease is refused: its holder must finish,
+// release or lapse first. The count of claims starts again when the work
+// was finished or used up its claims, so approving again always makes it
+// claimable; a release's reason is answered by approving again.
+func approve(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, ap approval, approver int, now time.Time) (*ent.WorkItem, error) {
 	w, err := workOf(ctx, tx, a, t)
 	if err != nil {
 		return nil, err
@@ -128,7 +138,7 @@ func approve(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, ap approval,
 		return tx.WorkItem.Create().
 			SetTenantID(a.tenant.ID).SetTaskID(t.ID).SetBoardID(t.BoardID).
 			SetPlan(ap.plan).SetLeaseMinutes(ap.leaseMinutes).SetMaxClaims(ap.maxClaim).
-			SetApprovedByID(a.member.ID).SetApprovedAt(now).
+			SetApprovedByID(approver).SetApprovedAt(now).
 			Save(ctx)
 	}
 	if w.State == workitem.StateClaimed && !lapsed(w, now) {
@@ -139,7 +149,7 @@ func approve(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task, ap approval,
 	u := endLease(tx, a, w).
 		SetState(workitem.StateApproved).SetBoardID(t.BoardID).
 		SetPlan(ap.plan).SetLeaseMinutes(ap.leaseMinutes).SetMaxClaims(ap.maxClaim).
-		SetApprovedByID(a.member.ID).SetApprovedAt(now).
+		SetApprovedByID(approver).SetApprovedAt(now).SetLastReleaseReason("").
 		ClearTestStatus().ClearCompletedAt()
 	if w.State == workitem.StateExhausted || w.State == workitem.StateCompleted || w.Claims >= ap.maxClaim {
 		u.SetClaims(0)

@@ -220,7 +220,7 @@ func TestWorkApproveRefusals(t *testing.T) {
 		}
 		plan := "Rotate the keys with the admin API."
 		wantErr(t, "ApproveWork(by an assistant)", approve(e.claude, &taskwirev1.ApproveWorkRequest{Ref: "T-1", Plan: plan}),
-			domainerr.PermissionDenied, "Only people can approve work for assistants; ask alice to approve T-1")
+			domainerr.PermissionDenied, "Only people can approve work for assistants", "ask alice to approve your plan for T-1")
 		wantErr(t, "ApproveWork(deleted)", approve(e.alice, &taskwirev1.ApproveWorkRequest{Ref: "T-2", Plan: plan}), domainerr.NotFound, "T-2")
 		wantErr(t, "ApproveWork(done)", approve(e.alice, &taskwirev1.ApproveWorkRequest{Ref: "T-3", Plan: plan}), domainerr.Conflict, "done lane")
 		wantErr(t, "ApproveWork(unknown)", approve(e.alice, &taskwirev1.ApproveWorkRequest{Ref: "T-99", Plan: plan}), domainerr.NotFound, "T-99")

@@ -61,6 +61,29 @@ func TestRequestDecision(t *testing.T) {
 	})
 }
 
+// TestRequestDecisionFindsApproval: asking again after a person approved
+// in the inbox returns the approval, until it is used.
+func TestRequestDecisionFindsApproval(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, c *ent.Client) {
+		e := newEnv(t, c)
+		d := e.ask(t, e.claude, "T-2")
+		e.decide(t, e.alice, d.Id, true, "")
+		if again := e.ask(t, e.claude, "T-2"); again.Id != d.Id || again.State != approved {
+			t.Errorf("RequestDecision after approval = %s (%v), want the approved %s", again.Id, again.State, d.Id)
+		}
+		err := store.WithTx(tenantscope.NewContext(context.Background(), e.acme.ID), c, func(tx *ent.Tx) error {
+			_, err := decisions.Use(tenantscope.NewContext(context.Background(), e.acme.ID), tx, e.acme.ID, e.claudeID, "tasks_delete", d.Id, e.clock.now())
+			return err
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fresh := e.ask(t, e.claude, "T-2"); fresh.Id == d.Id || fresh.State != pending {
+			t.Errorf("RequestDecision after the approval was used = %s (%v), want a new pending one", fresh.Id, fresh.State)
+		}
+	})
+}
+
 func TestRequestDecisionInvalid(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, c *ent.Client) {
 		e := newEnv(t, c)
@@ -213,18 +236,18 @@ func TestDecideExpired(t *testing.T) {
 func TestUse(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, c *ent.Client) {
 		e := newEnv(t, c)
-		use := func(member int, tool, id string) (bool, error) {
+		use := func(member int, tool, id string) (*ent.Decision, error) {
 			ctx := tenantscope.NewContext(context.Background(), e.acme.ID)
-			var ok bool
+			var d *ent.Decision
 			err := store.WithTx(ctx, c, func(tx *ent.Tx) error {
 				var err error
-				ok, err = decisions.Use(ctx, tx, e.acme.ID, member, tool, id, e.clock.now())
+				d, err = decisions.Use(ctx, tx, e.acme.ID, member, tool, id, e.clock.now())
 				return err
 			})
-			return ok, err
+			return d, err
 		}
-		if ok, err := use(e.claudeID, "tasks_delete", "not-a-decision"); ok || err != nil {
-			t.Errorf("Use(unknown id) = %v, %v, want false, nil", ok, err)
+		if d, err := use(e.claudeID, "tasks_delete", "not-a-decision"); d != nil || err != nil {
+			t.Errorf("Use(unknown id) = %v, %v, want nil, nil", d, err)
 		}
 		pend := e.ask(t, e.claude, "T-1")
 		_, err := use(e.claudeID, "tasks_delete", pend.Id)
@@ -241,8 +264,9 @@ func TestUse(t *testing.T) {
 		wantErr(t, "Use(other tool)", err, domainerr.PermissionDenied, "another call")
 		_, err = use(e.claudeID+1, "tasks_delete", yes.Id)
 		wantErr(t, "Use(other member)", err, domainerr.PermissionDenied, "another call")
-		if ok, err := use(e.claudeID, "tasks_delete", yes.Id); !ok || err != nil {
-			t.Fatalf("Use(approved) = %v, %v, want true, nil", ok, err)
+		d, err := use(e.claudeID, "tasks_delete", yes.Id)
+		if err != nil || d == nil || d.Key != yes.Id || d.DecidedBy == nil || *d.DecidedBy != e.aliceID {
+			t.Fatalf("Use(approved) = %v, %v, want decision %s decided by alice", d, err, yes.Id)
 		}
 		_, err = use(e.claudeID, "tasks_delete", yes.Id)
 		wantErr(t, "Use(used)", err, domainerr.Conflict, "already used")

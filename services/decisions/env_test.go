@@ -30,7 +30,7 @@ type env struct {
 	acme   *ent.Tenant
 
 	alice, bob, vic, claude, robo, gina context.Context
-	claudeID                            int
+	claudeID, aliceID                   int
 }
 
 func newEnv(t *testing.T, c *ent.Client) *env {
@@ -54,7 +54,7 @@ func newEnv(t *testing.T, c *ent.Client) *env {
 	}
 	e.alice, e.bob, e.vic = callerContext("acme", boot.Owner), callerContext("acme", bob), callerContext("acme", vic)
 	e.claude, e.robo, e.gina = callerContext("acme", claude), callerContext("acme", robo), callerContext("globex", gina)
-	e.claudeID = claude.ID
+	e.claudeID, e.aliceID = claude.ID, boot.Owner.ID
 	return e
 }
 

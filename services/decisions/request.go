@@ -29,7 +29,10 @@ const (
 )
 
 // RequestDecision records a pending decision for the caller's call, or
-// returns the live pending one for the same member, tool and arguments.
+// returns the live one, pending or approved and unused, for the same
+// member, tool and arguments: a client that cannot carry the decision's
+// id from one call to the next (no URL elicitation) still finds the
+// approval a person gave in the inbox when it calls again.
 func (s *Service) RequestDecision(ctx context.Context, req *taskwirev1.RequestDecisionRequest) (*taskwirev1.RequestDecisionResponse, error) {
 	var created bool
 	var tenant string
@@ -61,7 +64,8 @@ func (s *Service) request(ctx context.Context, c caller, req *taskwirev1.Request
 	err = store.WithTx(ctx, s.cfg.Client, func(tx *ent.Tx) error {
 		d, err = tx.Decision.Query().Where(
 			decision.TenantID(c.TenantID), decision.RequestedBy(c.MemberID), decision.Tool(req.GetTool()),
-			decision.Digest(req.GetDigest()), decision.StateEQ(decision.StatePending), decision.ExpiresAtGT(now),
+			decision.Digest(req.GetDigest()), decision.ExpiresAtGT(now), decision.UsedAtIsNil(),
+			decision.StateIn(decision.StatePending, decision.StateApproved),
 		).Order(ent.Desc(decision.FieldID)).First(ctx)
 		if err == nil || !ent.IsNotFound(err) {
 			return err

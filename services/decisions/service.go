@@ -1,8 +1,9 @@
 // Package decisions is the DecisionService: calls only a person may allow.
 // An assistant that calls a tool with a confirm question (tasks_delete,
-// tasks_restore) cannot answer that question itself; the front door asks
-// for a decision instead, which waits until a person of the tenant, with a
-// role that permits the tool, approves or declines it in the console. An
+// tasks_restore, and work_approve, which asks assistants only) cannot
+// answer that question itself; the front door asks for a decision
+// instead, which waits until a person of the tenant, with a role that
+// permits the tool, approves or declines it in the console. An
 // approved decision allows its one call once: the board uses it up (Use)
 // in the same transaction as the change.
 package decisions

@@ -14,32 +14,37 @@ import (
 // tenant tenantID, in tx, the transaction of the change it allows: the
 // decision must be approved, unused and unexpired, and asked for by that
 // member for that tool. A second use is refused, since the first set
-// used_at. The refusals say what the caller can do; ok is false when no
-// decision has id at all (it may then be a person's confirmation).
-func Use(ctx context.Context, tx *ent.Tx, tenantID, memberID int, tool, id string, now time.Time) (ok bool, err error) {
+// used_at. The refusals say what the caller can do. It returns the
+// decision used, which names who decided and the arguments they saw, or
+// nil and no error when no decision has id at all (it may then be a
+// person's confirmation).
+func Use(ctx context.Context, tx *ent.Tx, tenantID, memberID int, tool, id string, now time.Time) (*ent.Decision, error) {
 	d, err := tx.Decision.Query().Where(decision.TenantID(tenantID), decision.Key(id)).Only(ctx)
 	switch {
 	case ent.IsNotFound(err):
-		return false, nil
+		return nil, nil
 	case err != nil:
-		return true, err
+		return nil, err
 	case d.RequestedBy != memberID || d.Tool != tool:
-		return true, domainerr.New(domainerr.PermissionDenied,
+		return nil, domainerr.New(domainerr.PermissionDenied,
 			"this confirmation was given for another call: call %s again and wait for a person to approve it in the console", tool)
 	}
 	switch st := StateAt(d, now); st {
 	case taskwirev1.DecisionState_DECISION_STATE_APPROVED:
 	case taskwirev1.DecisionState_DECISION_STATE_PENDING:
-		return true, domainerr.New(domainerr.PermissionDenied, "a person has not decided on %s yet: wait until they approve it in the console", tool)
+		return nil, domainerr.New(domainerr.PermissionDenied, "a person has not decided on %s yet: wait until they approve it in the console", tool)
 	case taskwirev1.DecisionState_DECISION_STATE_USED:
-		return true, domainerr.New(domainerr.Conflict, "this approval was already used: call %s again to ask a person anew", tool)
+		return nil, domainerr.New(domainerr.Conflict, "this approval was already used: call %s again to ask a person anew", tool)
 	default:
-		return true, domainerr.New(domainerr.PermissionDenied, "the decision on this call is %s: call %s again to ask a person anew", stateWord(st), tool)
+		return nil, domainerr.New(domainerr.PermissionDenied, "the decision on this call is %s: call %s again to ask a person anew", stateWord(st), tool)
 	}
 	n, err := tx.Decision.Update().Where(decision.ID(d.ID), decision.TenantID(tenantID), decision.UsedAtIsNil()).
 		SetUsedAt(now.UTC().Truncate(time.Microsecond)).Save(ctx)
-	if err == nil && n == 0 {
-		err = domainerr.New(domainerr.Conflict, "this approval was already used: call %s again to ask a person anew", tool)
+	switch {
+	case err != nil:
+		return nil, err
+	case n == 0:
+		return nil, domainerr.New(domainerr.Conflict, "this approval was already used: call %s again to ask a person anew", tool)
 	}
-	return true, err
+	return d, nil
 }

@@ -41,8 +41,8 @@ const (
 // once: the worker uses it up in the same transaction as the change.
 type DecisionServiceClient interface {
 	// RequestDecision records a pending decision for the caller's call of
-	// tool with these arguments, or returns the pending one already
-	// recorded for the same member, tool and digest.
+	// tool with these arguments, or returns the live one already recorded
+	// for the same member, tool and digest: pending, or approved and unused.
 	RequestDecision(ctx context.Context, in *RequestDecisionRequest, opts ...grpc.CallOption) (*RequestDecisionResponse, error)
 	// GetDecision returns one decision of the caller's tenant. An
 	// assistant sees only the decisions it asked for.
@@ -119,8 +119,8 @@ func (c *decisionServiceClient) Decide(ctx context.Context, in *DecideRequest, o
 // once: the worker uses it up in the same transaction as the change.
 type DecisionServiceServer interface {
 	// RequestDecision records a pending decision for the caller's call of
-	// tool with these arguments, or returns the pending one already
-	// recorded for the same member, tool and digest.
+	// tool with these arguments, or returns the live one already recorded
+	// for the same member, tool and digest: pending, or approved and unused.
 	RequestDecision(context.Context, *RequestDecisionRequest) (*RequestDecisionResponse, error)
 	// GetDecision returns one decision of the caller's tenant. An
 	// assistant sees only the decisions it asked for.

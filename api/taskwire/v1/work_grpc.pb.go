@@ -19,11 +19,12 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	WorkService_ApproveWork_FullMethodName   = "/taskwire.v1.WorkService/ApproveWork"
-	WorkService_NextWork_FullMethodName      = "/taskwire.v1.WorkService/NextWork"
-	WorkService_HeartbeatWork_FullMethodName = "/taskwire.v1.WorkService/HeartbeatWork"
-	WorkService_ReleaseWork_FullMethodName   = "/taskwire.v1.WorkService/ReleaseWork"
-	WorkService_CompleteWork_FullMethodName  = "/taskwire.v1.WorkService/CompleteWork"
+	WorkService_ApproveWork_FullMethodName       = "/taskwire.v1.WorkService/ApproveWork"
+	WorkService_ListWorkToApprove_FullMethodName = "/taskwire.v1.WorkService/ListWorkToApprove"
+	WorkService_NextWork_FullMethodName          = "/taskwire.v1.WorkService/NextWork"
+	WorkService_HeartbeatWork_FullMethodName     = "/taskwire.v1.WorkService/HeartbeatWork"
+	WorkService_ReleaseWork_FullMethodName       = "/taskwire.v1.WorkService/ReleaseWork"
+	WorkService_CompleteWork_FullMethodName      = "/taskwire.v1.WorkService/CompleteWork"
 )
 
 // WorkServiceClient is the client API for WorkService service.
@@ -39,6 +40,10 @@ const (
 type WorkServiceClient interface {
 	// ApproveWork puts a task in the queue for assistants.
 	ApproveWork(ctx context.Context, in *ApproveWorkRequest, opts ...grpc.CallOption) (*ApproveWorkResponse, error)
+	// ListWorkToApprove lists the tenant's work that waits for a person to
+	// approve it again: its claims ran out, or its last holder released it
+	// with a reason. People only; not a tool (the console's inbox).
+	ListWorkToApprove(ctx context.Context, in *ListWorkToApproveRequest, opts ...grpc.CallOption) (*ListWorkToApproveResponse, error)
 	// NextWork claims the next approved task.
 	NextWork(ctx context.Context, in *NextWorkRequest, opts ...grpc.CallOption) (*NextWorkResponse, error)
 	// HeartbeatWork extends a lease.
@@ -61,6 +66,16 @@ func (c *workServiceClient) ApproveWork(ctx context.Context, in *ApproveWorkRequ
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(ApproveWorkResponse)
 	err := c.cc.Invoke(ctx, WorkService_ApproveWork_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *workServiceClient) ListWorkToApprove(ctx context.Context, in *ListWorkToApproveRequest, opts ...grpc.CallOption) (*ListWorkToApproveResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListWorkToApproveResponse)
+	err := c.cc.Invoke(ctx, WorkService_ListWorkToApprove_FullMethodName, in, out, cOpts...)
 	if err != nil {
 		return nil, err
 	}
@@ -120,6 +135,10 @@ func (c *workServiceClient) CompleteWork(ctx context.Context, in *CompleteWorkRe
 type WorkServiceServer interface {
 	// ApproveWork puts a task in the queue for assistants.
 	ApproveWork(context.Context, *ApproveWorkRequest) (*ApproveWorkResponse, error)
+	// ListWorkToApprove lists the tenant's work that waits for a person to
+	// approve it again: its claims ran out, or its last holder released it
+	// with a reason. People only; not a tool (the console's inbox).
+	ListWorkToApprove(context.Context, *ListWorkToApproveRequest) (*ListWorkToApproveResponse, error)
 	// NextWork claims the next approved task.
 	NextWork(context.Context, *NextWorkRequest) (*NextWorkResponse, error)
 	// HeartbeatWork extends a lease.
@@ -140,6 +159,9 @@ type UnimplementedWorkServiceServer struct{}
 
 func (UnimplementedWorkServiceServer) ApproveWork(context.Context, *ApproveWorkRequest) (*ApproveWorkResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ApproveWork not implemented")
+}
+func (UnimplementedWorkServiceServer) ListWorkToApprove(context.Context, *ListWorkToApproveRequest) (*ListWorkToApproveResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListWorkToApprove not implemented")
 }
 func (UnimplementedWorkServiceServer) NextWork(context.Context, *NextWorkRequest) (*NextWorkResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method NextWork not implemented")
@@ -188,6 +210,24 @@ func _WorkService_ApproveWork_Handler(srv interface{}, ctx context.Context, dec 
 	}
 	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
 		return srv.(WorkServiceServer).ApproveWork(ctx, req.(*ApproveWorkRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _WorkService_ListWorkToApprove_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListWorkToApproveRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WorkServiceServer).ListWorkToApprove(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WorkService_ListWorkToApprove_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WorkServiceServer).ListWorkToApprove(ctx, req.(*ListWorkToApproveRequest))
 	}
 	return interceptor(ctx, in, info, handler)
 }
@@ -274,6 +314,10 @@ var WorkService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ApproveWork",
 			Handler:    _WorkService_ApproveWork_Handler,
+		},
+		{
+			MethodName: "ListWorkToApprove",
+			Handler:    _WorkService_ListWorkToApprove_Handler,
 		},
 		{
 			MethodName: "NextWork",

@@ -57,9 +57,14 @@ type Tool struct {
 	// The toolset the tool belongs to: "context", "tasks", "comments",
 	// "work" or "audit". A token limited to toolsets sees and may call only
 	// their tools.
-	Toolset       string `protobuf:"bytes,11,opt,name=toolset,proto3" json:"toolset,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Toolset string `protobuf:"bytes,11,opt,name=toolset,proto3" json:"toolset,omitempty"`
+	// With confirm: only an assistant's call waits for a person, who
+	// decides it in the console; a person's own call runs without a
+	// question. For calls a person may make freely but must allow an
+	// assistant, e.g. approving work for assistants.
+	ConfirmAssistantsOnly bool `protobuf:"varint,12,opt,name=confirm_assistants_only,json=confirmAssistantsOnly,proto3" json:"confirm_assistants_only,omitempty"`
+	unknownFields         protoimpl.UnknownFields
+	sizeCache             protoimpl.SizeCache
 }
 
 func (x *Tool) Reset() {
@@ -167,6 +172,13 @@ func (x *Tool) GetToolset() string {
 		return x.Toolset
 	}
 	return ""
+}
+
+func (x *Tool) GetConfirmAssistantsOnly() bool {
+	if x != nil {
+		return x.ConfirmAssistantsOnly
+	}
+	return false
 }
 
 // Field refines how a request field appears in a tool's inputSchema, and
@@ -317,7 +329,7 @@ var File_taskwire_mcp_v1_options_proto protoreflect.FileDescriptor
 
 const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\xb5\x02\n" +
+	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\xed\x02\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -333,7 +345,8 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\aconfirm\x18\t \x01(\tR\aconfirm\x12\x19\n" +
 	"\bmin_role\x18\n" +
 	" \x01(\tR\aminRole\x12\x18\n" +
-	"\atoolset\x18\v \x01(\tR\atoolset\"\xb0\x02\n" +
+	"\atoolset\x18\v \x01(\tR\atoolset\x126\n" +
+	"\x17confirm_assistants_only\x18\f \x01(\bR\x15confirmAssistantsOnly\"\xb0\x02\n" +
 	"\x05Field\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
 	"\aminimum\x18\x02 \x01(\x03H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +

@@ -84,7 +84,10 @@ func hints(t *catalog.Tool) string {
 			out = append(out, "open world")
 		}
 	}
-	if t.Confirm != "" {
+	switch {
+	case t.ConfirmAssistantsOnly:
+		out = append(out, "an assistant's call approved by a person")
+	case t.Confirm != "":
 		out = append(out, "confirmed by a person")
 	}
 	if len(out) == 0 {
