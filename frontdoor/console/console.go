@@ -47,6 +47,10 @@ type Config struct {
 	// OIDCStates seals the sign-in's state cookie (required with them).
 	OIDCProviders []oidcsignin.ProviderConfig
 	OIDCStates    *sealed.Box
+	// PasskeyStates seals the passkey ceremonies' state cookies; nil: a
+	// key of this process's, which a ceremony begun at another front
+	// door cannot use.
+	PasskeyStates *sealed.Box
 	// Throttle limits failed sign-ins per client address; nil: none.
 	Throttle *frontdoor.AuthThrottle
 	Logger   *slog.Logger // required
@@ -80,6 +84,7 @@ type Console struct {
 	csrf      csrfKeys
 	pages     *pages
 	oidc      *oidcsignin.RP // nil: no OpenID providers
+	passkeys  *sealed.Box
 	handler   http.Handler
 	stop      chan struct{} // closed by Shutdown
 	stopOnce  sync.Once
@@ -106,6 +111,9 @@ func New(cfg Config) (*Console, error) {
 		stop:      make(chan struct{}),
 	}
 	if c.oidc, err = newOIDC(cfg, c.cookies); err != nil {
+		return nil, err
+	}
+	if c.passkeys, err = passkeyBox(cfg.PasskeyStates); err != nil {
 		return nil, err
 	}
 	if c.handler, err = c.routes(); err != nil {
