@@ -17,7 +17,8 @@ func (c *Console) account(w http.ResponseWriter, r *http.Request, v *visit) {
 
 // accountData is what the account page shows beside the visit.
 type accountData struct {
-	Passkeys []*taskwirev1.Passkey
+	Passkeys   []*taskwirev1.Passkey
+	PasskeysOn bool // passkeys can be added here
 }
 
 func (c *Console) showAccount(w http.ResponseWriter, r *http.Request, v *visit, code int, msg string) {
@@ -26,10 +27,12 @@ func (c *Console) showAccount(w http.ResponseWriter, r *http.Request, v *visit, 
 	case msg != "":
 	case r.Method == http.MethodGet && r.URL.Query().Get("passkey") == "added":
 		msg = "Your passkey is added: sign in with it from now on, no password needed."
-	case !a.GetHasPassword() && a.GetPasskeys() == 0:
+	case !a.GetHasPassword() && a.GetPasskeys() == 0 && c.passkeysOn:
 		msg = "Add a passkey or set a password below, so that you can sign in again once this session ends."
+	case !a.GetHasPassword() && a.GetPasskeys() == 0:
+		msg = "Set a password below, so that you can sign in again once this session ends."
 	}
-	var d accountData
+	d := accountData{PasskeysOn: c.passkeysOn}
 	if a.GetPasskeys() > 0 {
 		resp, err := c.sessions.ListPasskeys(r.Context(), &taskwirev1.ListPasskeysRequest{Cookie: v.cookie})
 		if err != nil {

@@ -85,9 +85,12 @@ type Console struct {
 	pages     *pages
 	oidc      *oidcsignin.RP // nil: no OpenID providers
 	passkeys  *sealed.Box
-	handler   http.Handler
-	stop      chan struct{} // closed by Shutdown
-	stopOnce  sync.Once
+	// passkeysOn: the public URL names a host, which passkeys need
+	// (browsers refuse an IP address as a relying party's ID).
+	passkeysOn bool
+	handler    http.Handler
+	stop       chan struct{} // closed by Shutdown
+	stopOnce   sync.Once
 }
 
 // New returns the console of cfg.
@@ -116,6 +119,7 @@ func New(cfg Config) (*Console, error) {
 	if c.passkeys, err = passkeyBox(cfg.PasskeyStates); err != nil {
 		return nil, err
 	}
+	c.passkeysOn = passkeyHost(cfg.PublicURL)
 	if c.handler, err = c.routes(); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,9 @@ package console
 import (
 	"crypto/rand"
 	"encoding/json"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"google.golang.org/grpc/codes"
@@ -37,6 +39,14 @@ func passkeyBox(box *sealed.Box) (*sealed.Box, error) {
 	key := make([]byte, sealed.KeySize)
 	rand.Read(key)
 	return sealed.NewBox(key)
+}
+
+// passkeyHost reports whether publicURL names a host passkeys can belong
+// to: a name, not an IP address. The workers decide the same from the
+// same URL; the pages only leave out what cannot work.
+func passkeyHost(publicURL string) bool {
+	u, err := url.Parse(publicURL)
+	return err == nil && u.Hostname() != "" && net.ParseIP(u.Hostname()) == nil
 }
 
 // passkeyCookie is the name of the ceremony's state cookie.

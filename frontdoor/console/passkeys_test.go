@@ -38,7 +38,7 @@ func TestPasskeyStateBound(t *testing.T) {
 // passkeys in the browser; posted without it, the add form says what is
 // needed, and the sign-in page's options need its CSRF token.
 func TestPasskeyNeedsScript(t *testing.T) {
-	e := newEnv(t, nil)
+	e := newEnv(t, func(cfg *Config) { cfg.PublicURL = "https://taskwire.example" })
 	page := e.do("GET", "/signin", nil).Body.String()
 	if !strings.Contains(page, `<form id="passkey-signin" class="passkey" method="post" action="/signin/passkey" data-passkey="get" data-options="/signin/passkey/options" hidden>`) {
 		t.Errorf("the sign-in page has no hidden passkey form:\n%s", page)
@@ -50,5 +50,19 @@ func TestPasskeyNeedsScript(t *testing.T) {
 	w := e.do("POST", "/account/passkeys", url.Values{"csrf": {csrf}, "name": {"Laptop"}}, session)
 	if w.Code != http.StatusBadRequest || !strings.Contains(w.Body.String(), "needs JavaScript") || !strings.Contains(w.Body.String(), `<main id="account"`) {
 		t.Errorf("the add form posted without the script = %d, want 400 on the account page saying JavaScript is needed:\n%s", w.Code, w.Body)
+	}
+}
+
+// TestPasskeysNeedAHost: on a console reached by an IP address, which
+// browsers refuse passkeys for, the pages offer none and say why.
+func TestPasskeysNeedAHost(t *testing.T) {
+	e := newEnv(t, nil) // http://127.0.0.1:8080
+	if page := e.do("GET", "/signin", nil).Body.String(); strings.Contains(page, "passkey-signin") {
+		t.Errorf("the sign-in page on an IP address offers passkeys:\n%s", page)
+	}
+	session, _ := e.signIn()
+	page := e.do("GET", "/account", nil, session).Body.String()
+	if strings.Contains(page, "passkey-add") || !strings.Contains(page, "passkeys need a host name") {
+		t.Errorf("the account page on an IP address offers to add a passkey, or does not say why not:\n%s", page)
 	}
 }
