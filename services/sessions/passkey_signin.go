@@ -50,10 +50,14 @@ func (s *Service) signInPasskey(ctx context.Context, p *taskwirev1.PasskeySignIn
 	if err != nil {
 		return nil, s.ceremonyFailed(ctx, "sign-in", err, errBadPasskey)
 	}
-	var u *passkeyUser
+	var u *passkeyUser // the account the passkey names, once found
 	_, cred, err := s.rp.ValidatePasskeyLogin(func(rawID, handle []byte) (webauthn.User, error) {
-		u, err = s.handleUser(ctx, rawID, handle)
-		return u, err
+		found, err := s.handleUser(ctx, rawID, handle)
+		if err != nil {
+			return nil, err
+		}
+		u = found
+		return found, nil
 	}, state, parsed)
 	switch {
 	case errors.Is(err, errUnknownPasskey):
