@@ -3,6 +3,7 @@ package sessions_test
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/passkeytest"
 	"github.com/taskwire/taskwire/internal/store/storetest"
+	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/sessions"
 )
 
@@ -92,6 +94,10 @@ func TestPasskeySignIn(t *testing.T) {
 		if err != nil || row.SignCount != 2 || row.LastUsedAt == nil || !row.LastUsedAt.Equal(e.clock.Now()) {
 			t.Errorf("the passkey after signing in = %+v, %v, want sign_count 2 and last used now", row, err)
 		}
+		events, _, err := e.audit.List(context.Background(), "acme", audit.Filter{}, "", 1)
+		if err != nil || len(events) != 1 || events[0].TokenID != resp.GetSession().GetId() || !slices.Contains(events[0].Targets, "method=passkey") {
+			t.Errorf("the last audit event of acme = %+v, %v, want the passkey sign-in with method=passkey", events, err)
+		}
 		list, err := e.svc.ListPasskeys(context.Background(), &taskwirev1.ListPasskeysRequest{Cookie: cookie})
 		if err != nil || len(list.GetPasskeys()) != 1 || list.GetPasskeys()[0].GetLastUseTime() == nil {
 			t.Errorf("ListPasskeys = %v, %v, want the one passkey, used", list, err)
@@ -146,6 +152,16 @@ func TestPasskeyRefusals(t *testing.T) {
 		wantUnauthenticated(t, "SignIn(passkey) with a removed passkey", err, "not registered here")
 		if n, _ := client.Session.Query().Count(ctx); n != 1 {
 			t.Errorf("sessions after the refusals = %d, want only the password's", n)
+		}
+		want := []string{
+			"alice " + sessions.MethodSignIn + " ok false ",
+			"alice " + sessions.MethodSignIn + " refused false passkey signature counter went back (cloned authenticator?)",
+		}
+		if got := e.auditLines(t, "acme", ""); strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Errorf("audit log of acme =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		if got := e.logs.String(); !strings.Contains(got, "security: a passkey whose signature counter went back was refused") {
+			t.Errorf("service log = %q, want a security warning for the cloned passkey", got)
 		}
 	})
 }
