@@ -7,13 +7,13 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
-	"github.com/taskwire/taskwire/services/sessions"
 )
 
 // Passkeys: the workers run the WebAuthn ceremonies; the console carries
@@ -24,6 +24,11 @@ import (
 // script (console.js) asks for the options, lets the authenticator answer
 // and posts the answer; these answers are JSON, and failures a sentence
 // of text it shows in #flash.
+
+// stateTTL is how long the state cookie lives: as long as the workers
+// accept the ceremony (sessions.PasskeyTTL; the front door links no
+// worker package, which would bring the database with it).
+const stateTTL = 5 * time.Minute
 
 // The purposes of sealed ceremony states, bound to one browser.
 const (
@@ -57,9 +62,9 @@ func (c cookies) passkeyCookie() string {
 	return "taskwire-passkey"
 }
 
-// keepState seals a ceremony's state into its cookie, for PasskeyTTL.
+// keepState seals a ceremony's state into its cookie, for stateTTL.
 func (c *Console) keepState(w http.ResponseWriter, purpose string, state []byte) {
-	http.SetCookie(w, c.cookies.cookie(c.cookies.passkeyCookie(), c.passkeys.Seal(purpose, state), int(sessions.PasskeyTTL.Seconds())))
+	http.SetCookie(w, c.cookies.cookie(c.cookies.passkeyCookie(), c.passkeys.Seal(purpose, state), int(stateTTL.Seconds())))
 }
 
 // takeState opens the ceremony's state and deletes its cookie: a state
