@@ -36,6 +36,13 @@ func newConsole(cfg FrontdoorConfig, conn grpc.ClientConnInterface, throttle *fr
 		OIDCProviders: cfg.OIDCProviders,
 		Logger:        cfg.Log,
 	}
+	// Passkey ceremonies' state cookies too: a ceremony begun at one
+	// replica may finish at another.
+	passkeys, err := sealed.NewBox(cfg.derive("console-passkey-state v1")...)
+	if err != nil {
+		return nil, err
+	}
+	cc.PasskeyStates = passkeys
 	if len(cfg.OIDCProviders) > 0 {
 		states, err := sealed.NewBox(cfg.derive("console-oidc-state v1")...)
 		if err != nil {

@@ -173,7 +173,7 @@ func (s *System) startNodes(ctx context.Context, retired []*authn.Key) (err erro
 	s.worker, err = NewWorker(WorkerConfig{
 		DB: s.DB, NATS: s.bus.Conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: s.log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
-		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
+		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions, PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		return err

@@ -70,6 +70,9 @@ type WorkerConfig struct {
 	// Sessions bounds the console's sessions (--session-lifetime,
 	// --session-idle-timeout); zero: the defaults of package sessions.
 	Sessions SessionLimits
+	// PublicURL is the deployment's URL: console passkeys belong to its
+	// host. "": the workers offer no passkeys.
+	PublicURL string
 }
 
 // SessionLimits bound how long a console session lives.
@@ -181,7 +184,7 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 	// caller to name yet; their sessions then call like tokens.
 	if svc.sessions, err = sessions.New(sessions.Config{
 		Client: cfg.DB, Audit: svc.audit, Logger: cfg.Log,
-		Lifetime: cfg.Sessions.Lifetime, IdleTimeout: cfg.Sessions.IdleTimeout,
+		Lifetime: cfg.Sessions.Lifetime, IdleTimeout: cfg.Sessions.IdleTimeout, PublicURL: cfg.PublicURL,
 	}); err != nil {
 		return nil, err
 	}

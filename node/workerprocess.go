@@ -142,7 +142,7 @@ func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: signing.Issuer, Keys: signing.Keys,
 		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
-		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
+		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions, PublicURL: cfg.PublicURL,
 	}, nil
 }
 

@@ -50,11 +50,7 @@ func (p *person) submit(form string, fields map[string]string, button string) in
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, pageWait)
 	defer cancel()
-	for name, v := range fields {
-		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(form+` [name="`+name+`"]`), v)); err != nil {
-			p.t.Fatalf("filling %s of %s: %v", name, form, err)
-		}
-	}
+	p.fill(ctx, form, fields)
 	if button == "" {
 		button = `button[type="submit"]`
 	}
@@ -63,6 +59,16 @@ func (p *person) submit(form string, fields map[string]string, button string) in
 		p.t.Fatalf("submitting %s: %v", form, err)
 	}
 	return resp.Status
+}
+
+// fill sets the fields of the form the CSS selector form names.
+func (p *person) fill(ctx context.Context, form string, fields map[string]string) {
+	p.t.Helper()
+	for name, v := range fields {
+		if err := chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(form+` [name="`+name+`"]`), v)); err != nil {
+			p.t.Fatalf("filling %s of %s: %v", name, form, err)
+		}
+	}
 }
 
 // path is the path (and query) of the page the browser shows.

@@ -15,11 +15,33 @@ func (c *Console) account(w http.ResponseWriter, r *http.Request, v *visit) {
 	c.showAccount(w, r, v, http.StatusOK, "")
 }
 
+// accountData is what the account page shows beside the visit.
+type accountData struct {
+	Passkeys   []*taskwirev1.Passkey
+	PasskeysOn bool // passkeys can be added here
+}
+
 func (c *Console) showAccount(w http.ResponseWriter, r *http.Request, v *visit, code int, msg string) {
-	if msg == "" && !v.session.GetAccount().GetHasPassword() {
+	a := v.session.GetAccount()
+	switch {
+	case msg != "":
+	case r.Method == http.MethodGet && r.URL.Query().Get("passkey") == "added":
+		msg = "Your passkey is added: sign in with it from now on, no password needed."
+	case !a.GetHasPassword() && a.GetPasskeys() == 0 && c.passkeysOn:
+		msg = "Add a passkey or set a password below, so that you can sign in again once this session ends."
+	case !a.GetHasPassword() && a.GetPasskeys() == 0:
 		msg = "Set a password below, so that you can sign in again once this session ends."
 	}
-	c.render(w, r, code, "account", page{Title: "Your account", Visit: v, Message: msg})
+	d := accountData{PasskeysOn: c.passkeysOn}
+	if a.GetPasskeys() > 0 {
+		resp, err := c.sessions.ListPasskeys(r.Context(), &taskwirev1.ListPasskeysRequest{Cookie: v.cookie})
+		if err != nil {
+			c.rpcFailed(w, r, v, err)
+			return
+		}
+		d.Passkeys = resp.GetPasskeys()
+	}
+	c.render(w, r, code, "account", page{Title: "Your account", Visit: v, Message: msg, Data: d})
 }
 
 // setPassword sets the account's email and password.

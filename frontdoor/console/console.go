@@ -48,6 +48,10 @@ type Config struct {
 	// OIDCStates seals the sign-in's state cookie (required with them).
 	OIDCProviders []oidcsignin.ProviderConfig
 	OIDCStates    *sealed.Box
+	// PasskeyStates seals the passkey ceremonies' state cookies; nil: a
+	// key of this process's, which a ceremony begun at another front
+	// door cannot use.
+	PasskeyStates *sealed.Box
 	// Throttle limits failed sign-ins per client address; nil: none.
 	Throttle *frontdoor.AuthThrottle
 	Logger   *slog.Logger // required
@@ -84,9 +88,13 @@ type Console struct {
 	csrf      csrfKeys
 	pages     *pages
 	oidc      *oidcsignin.RP // nil: no OpenID providers
-	handler   http.Handler
-	stop      chan struct{} // closed by Shutdown
-	stopOnce  sync.Once
+	passkeys  *sealed.Box
+	// passkeysOn: the public URL names a host, which passkeys need
+	// (browsers refuse an IP address as a relying party's ID).
+	passkeysOn bool
+	handler    http.Handler
+	stop       chan struct{} // closed by Shutdown
+	stopOnce   sync.Once
 }
 
 // New returns the console of cfg.
@@ -115,6 +123,10 @@ func New(cfg Config) (*Console, error) {
 	if c.oidc, err = newOIDC(cfg, c.cookies); err != nil {
 		return nil, err
 	}
+	if c.passkeys, err = passkeyBox(cfg.PasskeyStates); err != nil {
+		return nil, err
+	}
+	c.passkeysOn = passkeyHost(cfg.PublicURL)
 	if c.handler, err = c.routes(); err != nil {
 		return nil, err
 	}

@@ -15,6 +15,12 @@ import (
 // written for whoever called (it names the task, the limit, the role);
 // internal errors carry only a reference.
 func (c *Console) rpcFailed(w http.ResponseWriter, r *http.Request, v *visit, err error) {
+	code, msg := c.rpcMessage(r, v, err)
+	c.fail(w, r, v, code, msg)
+}
+
+// rpcMessage is the HTTP status and the sentence of a worker's refusal.
+func (c *Console) rpcMessage(r *http.Request, v *visit, err error) (int, string) {
 	st := status.Convert(err)
 	code, msg := http.StatusInternalServerError, st.Message()
 	switch st.Code() {
@@ -36,7 +42,7 @@ func (c *Console) rpcFailed(w http.ResponseWriter, r *http.Request, v *visit, er
 		c.log.ErrorContext(r.Context(), "console call failed", "path", r.URL.Path, "err", err)
 		msg = "Something went wrong on our side (" + msg + "). Try again; if it keeps happening, tell your administrator."
 	}
-	c.fail(w, r, v, code, msg)
+	return code, msg
 }
 
 // fail answers with code and a page saying msg; v, when known, keeps the
@@ -45,9 +51,7 @@ func (c *Console) fail(w http.ResponseWriter, r *http.Request, v *visit, code in
 	w.Header().Set("Cache-Control", "no-store")
 	if r.Header.Get("HX-Request") != "" {
 		// htmx swaps nothing on an error: the script shows the message.
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.WriteHeader(code)
-		w.Write([]byte(msg))
+		plain(w, code, msg)
 		return
 	}
 	c.render(w, r, code, "error", page{Title: http.StatusText(code), Visit: v, Message: msg})
@@ -64,4 +68,11 @@ func roleName(v *visit) string {
 // roleOf is the role of a membership, for templates.
 func roleOf(m *taskwirev1.Membership) string {
 	return strings.ToLower(strings.TrimPrefix(m.GetRole().String(), "MEMBER_ROLE_"))
+}
+
+// plain answers with code and msg as text, for the script to show.
+func plain(w http.ResponseWriter, code int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(code)
+	w.Write([]byte(msg))
 }

@@ -25,6 +25,7 @@ type signinData struct {
 	Next      string
 	Link      string // the link's secret, on the link page
 	Providers []oidcsignin.ProviderInfo
+	Passkeys  bool // offer to sign in with a passkey
 }
 
 // signinForm shows the email and password form.
@@ -34,7 +35,7 @@ func (c *Console) signinForm(w http.ResponseWriter, r *http.Request) {
 
 func (c *Console) showSignin(w http.ResponseWriter, r *http.Request, code int, msg string, d signinData) {
 	pre := c.cookies.preSession(w, r)
-	d.Providers = c.providers()
+	d.Providers, d.Passkeys = c.providers(), c.passkeysOn
 	c.render(w, r, code, "signin", page{Title: "Sign in", Message: msg, CSRF: c.csrf.token(csrfPreSession, pre), Data: d})
 }
 

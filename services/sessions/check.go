@@ -33,7 +33,11 @@ func (s *Service) checkSession(ctx context.Context, cookie string) (*taskwirev1.
 	if err != nil {
 		return nil, err
 	}
-	return &taskwirev1.CheckSessionResponse{Session: s.sessionToProto(row), Account: accountToProto(acc), Memberships: membershipsToProto(ms)}, nil
+	out := accountToProto(acc)
+	if out.Passkeys, err = s.passkeyCount(ctx, acc.ID); err != nil {
+		return nil, err
+	}
+	return &taskwirev1.CheckSessionResponse{Session: s.sessionToProto(row), Account: out, Memberships: membershipsToProto(ms)}, nil
 }
 
 // byCookie returns the session a cookie names, if the cookie holds its

@@ -19,4 +19,10 @@ var (
 		"This session has ended (you signed out, or your password was changed): sign in again.")
 	errAccountGone = domainerr.New(domainerr.Unauthenticated,
 		"Your account was disabled, which ended its sessions: sign in again once an owner or admin has enabled it.")
+	errBadPasskey = domainerr.New(domainerr.Unauthenticated,
+		"This passkey did not sign you in: try again, use another passkey, or sign in another way.")
+	errUnknownPasskey = domainerr.New(domainerr.Unauthenticated,
+		"This passkey is not registered here (any more): sign in another way, then add it again on your account page.")
+	errClonedPasskey = domainerr.New(domainerr.Unauthenticated,
+		"This passkey's signature counter went back, so the authenticator may have been cloned: sign in another way and remove this passkey on your account page.")
 )

@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"google.golang.org/grpc"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -56,6 +57,10 @@ type Config struct {
 	// DefaultIdleTimeout.
 	IdleTimeout time.Duration
 	Now         func() time.Time // nil means time.Now
+	// PublicURL is the deployment's URL: passkeys belong to its host (the
+	// WebAuthn relying party) and are accepted only from its origin. ""
+	// or an IP address: the workers offer no passkeys.
+	PublicURL string
 }
 
 // Validate reports whether c is complete.
@@ -84,6 +89,7 @@ type Service struct {
 	lifetime time.Duration
 	idle     time.Duration
 	clock    func() time.Time
+	rp       *webauthn.WebAuthn // nil: no passkeys
 	// dummy is a hash verified when no account's hash is, so that an
 	// unknown email costs as much time as a wrong password.
 	dummy string
@@ -113,6 +119,12 @@ func New(cfg Config) (*Service, error) {
 	if s.dummy, err = HashPassword(newSecret()); err != nil {
 		return nil, err
 	}
+	if cfg.PublicURL == "" {
+		return s, nil
+	}
+	if s.rp, err = newRelyingParty(cfg.PublicURL); err != nil {
+		s.log.Info("sessions: console passkeys are off: "+err.Error(), "public_url", cfg.PublicURL)
+	}
 	return s, nil
 }
 
@@ -128,6 +140,11 @@ var Methods = []string{
 	taskwirev1.SessionService_CheckSession_FullMethodName,
 	taskwirev1.SessionService_SignOut_FullMethodName,
 	taskwirev1.SessionService_SetPassword_FullMethodName,
+	taskwirev1.SessionService_BeginPasskeyRegistration_FullMethodName,
+	taskwirev1.SessionService_FinishPasskeyRegistration_FullMethodName,
+	taskwirev1.SessionService_BeginPasskeySignIn_FullMethodName,
+	taskwirev1.SessionService_ListPasskeys_FullMethodName,
+	taskwirev1.SessionService_DeletePasskey_FullMethodName,
 }
 
 // now is the clock in UTC to the microsecond, as stored.

@@ -25,8 +25,10 @@ func (s *Service) SignIn(ctx context.Context, req *taskwirev1.SignInRequest) (*t
 		resp, err = s.signInLink(ctx, m.Link, req)
 	case *taskwirev1.SignInRequest_Oidc:
 		resp, err = s.signInOIDC(ctx, m.Oidc, req)
+	case *taskwirev1.SignInRequest_Passkey:
+		resp, err = s.signInPasskey(ctx, m.Passkey, req)
 	default:
-		err = domainerr.New(domainerr.Invalid, "Sign in with an email and password, or with a sign-in link.")
+		err = domainerr.New(domainerr.Invalid, "Sign in with an email and password, a passkey, or a sign-in link.")
 	}
 	return done(ctx, resp, err)
 }

@@ -30,6 +30,7 @@ type SignInRequest struct {
 	//	*SignInRequest_Password
 	//	*SignInRequest_Link
 	//	*SignInRequest_Oidc
+	//	*SignInRequest_Passkey
 	Method isSignInRequest_Method `protobuf_oneof:"method"`
 	// The client's address, as the front door sees it (for the audit log).
 	ClientAddr string `protobuf:"bytes,3,opt,name=client_addr,json=clientAddr,proto3" json:"client_addr,omitempty"`
@@ -103,6 +104,15 @@ func (x *SignInRequest) GetOidc() *OIDCSignIn {
 	return nil
 }
 
+func (x *SignInRequest) GetPasskey() *PasskeySignIn {
+	if x != nil {
+		if x, ok := x.Method.(*SignInRequest_Passkey); ok {
+			return x.Passkey
+		}
+	}
+	return nil
+}
+
 func (x *SignInRequest) GetClientAddr() string {
 	if x != nil {
 		return x.ClientAddr
@@ -138,11 +148,18 @@ type SignInRequest_Oidc struct {
 	Oidc *OIDCSignIn `protobuf:"bytes,5,opt,name=oidc,proto3,oneof"`
 }
 
+type SignInRequest_Passkey struct {
+	// What a passkey signed, for BeginPasskeySignIn's challenge.
+	Passkey *PasskeySignIn `protobuf:"bytes,6,opt,name=passkey,proto3,oneof"`
+}
+
 func (*SignInRequest_Password) isSignInRequest_Method() {}
 
 func (*SignInRequest_Link) isSignInRequest_Method() {}
 
 func (*SignInRequest_Oidc) isSignInRequest_Method() {}
+
+func (*SignInRequest_Passkey) isSignInRequest_Method() {}
 
 // PasswordSignIn is an email and a password.
 type PasswordSignIn struct {
@@ -287,6 +304,63 @@ func (x *OIDCSignIn) GetName() string {
 	return ""
 }
 
+// PasskeySignIn is the answer of an authenticator to BeginPasskeySignIn.
+// A passkey whose signature counter went back is refused: the
+// authenticator may have been cloned.
+type PasskeySignIn struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// BeginPasskeySignInResponse.state, as the front door kept it.
+	State []byte `protobuf:"bytes,1,opt,name=state,proto3" json:"state,omitempty"`
+	// The browser's PublicKeyCredential (an assertion) as JSON.
+	CredentialJson string `protobuf:"bytes,2,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
+}
+
+func (x *PasskeySignIn) Reset() {
+	*x = PasskeySignIn{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PasskeySignIn) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PasskeySignIn) ProtoMessage() {}
+
+func (x *PasskeySignIn) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PasskeySignIn.ProtoReflect.Descriptor instead.
+func (*PasskeySignIn) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *PasskeySignIn) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *PasskeySignIn) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
 // SignInResponse is a new session.
 type SignInResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -301,7 +375,7 @@ type SignInResponse struct {
 
 func (x *SignInResponse) Reset() {
 	*x = SignInResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -313,7 +387,7 @@ func (x *SignInResponse) String() string {
 func (*SignInResponse) ProtoMessage() {}
 
 func (x *SignInResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[3]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -326,7 +400,7 @@ func (x *SignInResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignInResponse.ProtoReflect.Descriptor instead.
 func (*SignInResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{3}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SignInResponse) GetCookie() string {
@@ -367,7 +441,7 @@ type CheckSessionRequest struct {
 
 func (x *CheckSessionRequest) Reset() {
 	*x = CheckSessionRequest{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -379,7 +453,7 @@ func (x *CheckSessionRequest) String() string {
 func (*CheckSessionRequest) ProtoMessage() {}
 
 func (x *CheckSessionRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[4]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -392,7 +466,7 @@ func (x *CheckSessionRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckSessionRequest.ProtoReflect.Descriptor instead.
 func (*CheckSessionRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{4}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CheckSessionRequest) GetCookie() string {
@@ -415,7 +489,7 @@ type CheckSessionResponse struct {
 
 func (x *CheckSessionResponse) Reset() {
 	*x = CheckSessionResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -427,7 +501,7 @@ func (x *CheckSessionResponse) String() string {
 func (*CheckSessionResponse) ProtoMessage() {}
 
 func (x *CheckSessionResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[5]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -440,7 +514,7 @@ func (x *CheckSessionResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CheckSessionResponse.ProtoReflect.Descriptor instead.
 func (*CheckSessionResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{5}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CheckSessionResponse) GetSession() *Session {
@@ -477,7 +551,7 @@ type SignOutRequest struct {
 
 func (x *SignOutRequest) Reset() {
 	*x = SignOutRequest{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -489,7 +563,7 @@ func (x *SignOutRequest) String() string {
 func (*SignOutRequest) ProtoMessage() {}
 
 func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[6]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -502,7 +576,7 @@ func (x *SignOutRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignOutRequest.ProtoReflect.Descriptor instead.
 func (*SignOutRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{6}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *SignOutRequest) GetCookie() string {
@@ -536,7 +610,7 @@ type SignOutResponse struct {
 
 func (x *SignOutResponse) Reset() {
 	*x = SignOutResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +622,7 @@ func (x *SignOutResponse) String() string {
 func (*SignOutResponse) ProtoMessage() {}
 
 func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[7]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +635,7 @@ func (x *SignOutResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SignOutResponse.ProtoReflect.Descriptor instead.
 func (*SignOutResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{7}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *SignOutResponse) GetEnded() int32 {
@@ -587,7 +661,7 @@ type SetPasswordRequest struct {
 
 func (x *SetPasswordRequest) Reset() {
 	*x = SetPasswordRequest{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -599,7 +673,7 @@ func (x *SetPasswordRequest) String() string {
 func (*SetPasswordRequest) ProtoMessage() {}
 
 func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[8]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -612,7 +686,7 @@ func (x *SetPasswordRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordRequest.ProtoReflect.Descriptor instead.
 func (*SetPasswordRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{8}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *SetPasswordRequest) GetCookie() string {
@@ -653,7 +727,7 @@ type SetPasswordResponse struct {
 
 func (x *SetPasswordResponse) Reset() {
 	*x = SetPasswordResponse{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -665,7 +739,7 @@ func (x *SetPasswordResponse) String() string {
 func (*SetPasswordResponse) ProtoMessage() {}
 
 func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[9]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -678,7 +752,7 @@ func (x *SetPasswordResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetPasswordResponse.ProtoReflect.Descriptor instead.
 func (*SetPasswordResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{9}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *SetPasswordResponse) GetAccount() *Account {
@@ -686,6 +760,585 @@ func (x *SetPasswordResponse) GetAccount() *Account {
 		return x.Account
 	}
 	return nil
+}
+
+// BeginPasskeyRegistrationRequest names the account to add a passkey to.
+type BeginPasskeyRegistrationRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cookie        string                 `protobuf:"bytes,1,opt,name=cookie,proto3" json:"cookie,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationRequest) Reset() {
+	*x = BeginPasskeyRegistrationRequest{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *BeginPasskeyRegistrationRequest) GetCookie() string {
+	if x != nil {
+		return x.Cookie
+	}
+	return ""
+}
+
+// BeginPasskeyRegistrationResponse is the start of a registration.
+type BeginPasskeyRegistrationResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The PublicKeyCredentialCreationOptions as JSON ({"publicKey": …}),
+	// binary values in base64url.
+	OptionsJson string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	// The ceremony's state: opaque to the front door, which must keep it
+	// from the browser (sealed) and send it back unchanged.
+	State         []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeyRegistrationResponse) Reset() {
+	*x = BeginPasskeyRegistrationResponse{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *BeginPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+func (x *BeginPasskeyRegistrationResponse) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// FinishPasskeyRegistrationRequest is what the authenticator made.
+type FinishPasskeyRegistrationRequest struct {
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Cookie string                 `protobuf:"bytes,1,opt,name=cookie,proto3" json:"cookie,omitempty"`
+	// BeginPasskeyRegistrationResponse.state.
+	State []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	// The browser's PublicKeyCredential (an attestation) as JSON.
+	CredentialJson string `protobuf:"bytes,3,opt,name=credential_json,json=credentialJson,proto3" json:"credential_json,omitempty"`
+	// What the person calls the passkey, e.g. "Laptop"; empty: "Passkey".
+	Name          string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationRequest) Reset() {
+	*x = FinishPasskeyRegistrationRequest{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[13]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationRequest) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[13]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationRequest.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{13}
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetCookie() string {
+	if x != nil {
+		return x.Cookie
+	}
+	return ""
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetCredentialJson() string {
+	if x != nil {
+		return x.CredentialJson
+	}
+	return ""
+}
+
+func (x *FinishPasskeyRegistrationRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// FinishPasskeyRegistrationResponse is the passkey kept.
+type FinishPasskeyRegistrationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Passkey       *Passkey               `protobuf:"bytes,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FinishPasskeyRegistrationResponse) Reset() {
+	*x = FinishPasskeyRegistrationResponse{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[14]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FinishPasskeyRegistrationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FinishPasskeyRegistrationResponse) ProtoMessage() {}
+
+func (x *FinishPasskeyRegistrationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[14]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FinishPasskeyRegistrationResponse.ProtoReflect.Descriptor instead.
+func (*FinishPasskeyRegistrationResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{14}
+}
+
+func (x *FinishPasskeyRegistrationResponse) GetPasskey() *Passkey {
+	if x != nil {
+		return x.Passkey
+	}
+	return nil
+}
+
+// BeginPasskeySignInRequest starts a passkey sign-in; nobody is named.
+type BeginPasskeySignInRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInRequest) Reset() {
+	*x = BeginPasskeySignInRequest{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[15]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInRequest) ProtoMessage() {}
+
+func (x *BeginPasskeySignInRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[15]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInRequest.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{15}
+}
+
+// BeginPasskeySignInResponse is the start of a passkey sign-in.
+type BeginPasskeySignInResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The PublicKeyCredentialRequestOptions as JSON ({"publicKey": …}).
+	OptionsJson string `protobuf:"bytes,1,opt,name=options_json,json=optionsJson,proto3" json:"options_json,omitempty"`
+	// The ceremony's state, as in BeginPasskeyRegistrationResponse.
+	State         []byte `protobuf:"bytes,2,opt,name=state,proto3" json:"state,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *BeginPasskeySignInResponse) Reset() {
+	*x = BeginPasskeySignInResponse{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[16]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *BeginPasskeySignInResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*BeginPasskeySignInResponse) ProtoMessage() {}
+
+func (x *BeginPasskeySignInResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[16]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use BeginPasskeySignInResponse.ProtoReflect.Descriptor instead.
+func (*BeginPasskeySignInResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{16}
+}
+
+func (x *BeginPasskeySignInResponse) GetOptionsJson() string {
+	if x != nil {
+		return x.OptionsJson
+	}
+	return ""
+}
+
+func (x *BeginPasskeySignInResponse) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+// ListPasskeysRequest names the account.
+type ListPasskeysRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cookie        string                 `protobuf:"bytes,1,opt,name=cookie,proto3" json:"cookie,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysRequest) Reset() {
+	*x = ListPasskeysRequest{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[17]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysRequest) ProtoMessage() {}
+
+func (x *ListPasskeysRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[17]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysRequest.ProtoReflect.Descriptor instead.
+func (*ListPasskeysRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{17}
+}
+
+func (x *ListPasskeysRequest) GetCookie() string {
+	if x != nil {
+		return x.Cookie
+	}
+	return ""
+}
+
+// ListPasskeysResponse is the account's passkeys, oldest first.
+type ListPasskeysResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Passkeys      []*Passkey             `protobuf:"bytes,1,rep,name=passkeys,proto3" json:"passkeys,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPasskeysResponse) Reset() {
+	*x = ListPasskeysResponse{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPasskeysResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPasskeysResponse) ProtoMessage() {}
+
+func (x *ListPasskeysResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPasskeysResponse.ProtoReflect.Descriptor instead.
+func (*ListPasskeysResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *ListPasskeysResponse) GetPasskeys() []*Passkey {
+	if x != nil {
+		return x.Passkeys
+	}
+	return nil
+}
+
+// DeletePasskeyRequest names a passkey of the cookie's account.
+type DeletePasskeyRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Cookie        string                 `protobuf:"bytes,1,opt,name=cookie,proto3" json:"cookie,omitempty"`
+	Id            int64                  `protobuf:"varint,2,opt,name=id,proto3" json:"id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePasskeyRequest) Reset() {
+	*x = DeletePasskeyRequest{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePasskeyRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePasskeyRequest) ProtoMessage() {}
+
+func (x *DeletePasskeyRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePasskeyRequest.ProtoReflect.Descriptor instead.
+func (*DeletePasskeyRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *DeletePasskeyRequest) GetCookie() string {
+	if x != nil {
+		return x.Cookie
+	}
+	return ""
+}
+
+func (x *DeletePasskeyRequest) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+// DeletePasskeyResponse says which passkey was removed.
+type DeletePasskeyResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Passkey       *Passkey               `protobuf:"bytes,1,opt,name=passkey,proto3" json:"passkey,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *DeletePasskeyResponse) Reset() {
+	*x = DeletePasskeyResponse{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *DeletePasskeyResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*DeletePasskeyResponse) ProtoMessage() {}
+
+func (x *DeletePasskeyResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use DeletePasskeyResponse.ProtoReflect.Descriptor instead.
+func (*DeletePasskeyResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *DeletePasskeyResponse) GetPasskey() *Passkey {
+	if x != nil {
+		return x.Passkey
+	}
+	return nil
+}
+
+// Passkey is a WebAuthn credential an account signs in with. Only its
+// public key is kept, and it is never sent.
+type Passkey struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	Id         int64                  `protobuf:"varint,1,opt,name=id,proto3" json:"id,omitempty"`
+	Name       string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// Unset until it is first used to sign in.
+	LastUseTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=last_use_time,json=lastUseTime,proto3" json:"last_use_time,omitempty"`
+	// Whether the authenticator says the passkey is backed up (synced).
+	BackedUp      bool `protobuf:"varint,5,opt,name=backed_up,json=backedUp,proto3" json:"backed_up,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Passkey) Reset() {
+	*x = Passkey{}
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Passkey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Passkey) ProtoMessage() {}
+
+func (x *Passkey) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Passkey.ProtoReflect.Descriptor instead.
+func (*Passkey) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *Passkey) GetId() int64 {
+	if x != nil {
+		return x.Id
+	}
+	return 0
+}
+
+func (x *Passkey) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *Passkey) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+func (x *Passkey) GetLastUseTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.LastUseTime
+	}
+	return nil
+}
+
+func (x *Passkey) GetBackedUp() bool {
+	if x != nil {
+		return x.BackedUp
+	}
+	return false
 }
 
 // Session is one signed-in browser.
@@ -698,7 +1351,7 @@ type Session struct {
 	// The session ends at the earlier of these two.
 	IdleExpireTime *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=idle_expire_time,json=idleExpireTime,proto3" json:"idle_expire_time,omitempty"`
 	ExpireTime     *timestamppb.Timestamp `protobuf:"bytes,5,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
-	// How it signed in: "password", "link" or "oidc".
+	// How it signed in: "password", "link", "oidc" or "passkey".
 	Method        string `protobuf:"bytes,6,opt,name=method,proto3" json:"method,omitempty"`
 	UserAgent     string `protobuf:"bytes,7,opt,name=user_agent,json=userAgent,proto3" json:"user_agent,omitempty"`
 	unknownFields protoimpl.UnknownFields
@@ -707,7 +1360,7 @@ type Session struct {
 
 func (x *Session) Reset() {
 	*x = Session{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -719,7 +1372,7 @@ func (x *Session) String() string {
 func (*Session) ProtoMessage() {}
 
 func (x *Session) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[10]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -732,7 +1385,7 @@ func (x *Session) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Session.ProtoReflect.Descriptor instead.
 func (*Session) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{10}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *Session) GetId() string {
@@ -804,7 +1457,7 @@ type Account struct {
 
 func (x *Account) Reset() {
 	*x = Account{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -816,7 +1469,7 @@ func (x *Account) String() string {
 func (*Account) ProtoMessage() {}
 
 func (x *Account) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[11]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -829,7 +1482,7 @@ func (x *Account) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Account.ProtoReflect.Descriptor instead.
 func (*Account) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{11}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *Account) GetId() int64 {
@@ -891,7 +1544,7 @@ type Membership struct {
 
 func (x *Membership) Reset() {
 	*x = Membership{}
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[12]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -903,7 +1556,7 @@ func (x *Membership) String() string {
 func (*Membership) ProtoMessage() {}
 
 func (x *Membership) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_v1_sessions_proto_msgTypes[12]
+	mi := &file_taskwire_v1_sessions_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -916,7 +1569,7 @@ func (x *Membership) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Membership.ProtoReflect.Descriptor instead.
 func (*Membership) Descriptor() ([]byte, []int) {
-	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{12}
+	return file_taskwire_v1_sessions_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Membership) GetTenant() string {
@@ -965,11 +1618,12 @@ var File_taskwire_v1_sessions_proto protoreflect.FileDescriptor
 
 const file_taskwire_v1_sessions_proto_rawDesc = "" +
 	"\n" +
-	"\x1ataskwire/v1/sessions.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"\xd9\x01\n" +
+	"\x1ataskwire/v1/sessions.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"\x91\x02\n" +
 	"\rSignInRequest\x129\n" +
 	"\bpassword\x18\x01 \x01(\v2\x1b.taskwire.v1.PasswordSignInH\x00R\bpassword\x12\x14\n" +
 	"\x04link\x18\x02 \x01(\tH\x00R\x04link\x12-\n" +
-	"\x04oidc\x18\x05 \x01(\v2\x17.taskwire.v1.OIDCSignInH\x00R\x04oidc\x12\x1f\n" +
+	"\x04oidc\x18\x05 \x01(\v2\x17.taskwire.v1.OIDCSignInH\x00R\x04oidc\x126\n" +
+	"\apasskey\x18\x06 \x01(\v2\x1a.taskwire.v1.PasskeySignInH\x00R\apasskey\x12\x1f\n" +
 	"\vclient_addr\x18\x03 \x01(\tR\n" +
 	"clientAddr\x12\x1d\n" +
 	"\n" +
@@ -985,7 +1639,10 @@ const file_taskwire_v1_sessions_proto_rawDesc = "" +
 	"\asubject\x18\x03 \x01(\tR\asubject\x12\x14\n" +
 	"\x05email\x18\x04 \x01(\tR\x05email\x12%\n" +
 	"\x0eemail_verified\x18\x05 \x01(\bR\remailVerified\x12\x12\n" +
-	"\x04name\x18\x06 \x01(\tR\x04name\"\xc3\x01\n" +
+	"\x04name\x18\x06 \x01(\tR\x04name\"N\n" +
+	"\rPasskeySignIn\x12\x14\n" +
+	"\x05state\x18\x01 \x01(\fR\x05state\x12'\n" +
+	"\x0fcredential_json\x18\x02 \x01(\tR\x0ecredentialJson\"\xc3\x01\n" +
 	"\x0eSignInResponse\x12\x16\n" +
 	"\x06cookie\x18\x01 \x01(\tR\x06cookie\x12.\n" +
 	"\asession\x18\x02 \x01(\v2\x14.taskwire.v1.SessionR\asession\x12.\n" +
@@ -1012,7 +1669,39 @@ const file_taskwire_v1_sessions_proto_rawDesc = "" +
 	"\x10current_password\x18\x03 \x01(\tR\x0fcurrentPassword\x12!\n" +
 	"\fnew_password\x18\x04 \x01(\tR\vnewPassword\"E\n" +
 	"\x13SetPasswordResponse\x12.\n" +
-	"\aaccount\x18\x01 \x01(\v2\x14.taskwire.v1.AccountR\aaccount\"\xd2\x02\n" +
+	"\aaccount\x18\x01 \x01(\v2\x14.taskwire.v1.AccountR\aaccount\"9\n" +
+	"\x1fBeginPasskeyRegistrationRequest\x12\x16\n" +
+	"\x06cookie\x18\x01 \x01(\tR\x06cookie\"[\n" +
+	" BeginPasskeyRegistrationResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\"\x8d\x01\n" +
+	" FinishPasskeyRegistrationRequest\x12\x16\n" +
+	"\x06cookie\x18\x01 \x01(\tR\x06cookie\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\x12'\n" +
+	"\x0fcredential_json\x18\x03 \x01(\tR\x0ecredentialJson\x12\x12\n" +
+	"\x04name\x18\x04 \x01(\tR\x04name\"S\n" +
+	"!FinishPasskeyRegistrationResponse\x12.\n" +
+	"\apasskey\x18\x01 \x01(\v2\x14.taskwire.v1.PasskeyR\apasskey\"\x1b\n" +
+	"\x19BeginPasskeySignInRequest\"U\n" +
+	"\x1aBeginPasskeySignInResponse\x12!\n" +
+	"\foptions_json\x18\x01 \x01(\tR\voptionsJson\x12\x14\n" +
+	"\x05state\x18\x02 \x01(\fR\x05state\"-\n" +
+	"\x13ListPasskeysRequest\x12\x16\n" +
+	"\x06cookie\x18\x01 \x01(\tR\x06cookie\"H\n" +
+	"\x14ListPasskeysResponse\x120\n" +
+	"\bpasskeys\x18\x01 \x03(\v2\x14.taskwire.v1.PasskeyR\bpasskeys\">\n" +
+	"\x14DeletePasskeyRequest\x12\x16\n" +
+	"\x06cookie\x18\x01 \x01(\tR\x06cookie\x12\x0e\n" +
+	"\x02id\x18\x02 \x01(\x03R\x02id\"G\n" +
+	"\x15DeletePasskeyResponse\x12.\n" +
+	"\apasskey\x18\x01 \x01(\v2\x14.taskwire.v1.PasskeyR\apasskey\"\xc7\x01\n" +
+	"\aPasskey\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\x03R\x02id\x12\x12\n" +
+	"\x04name\x18\x02 \x01(\tR\x04name\x12;\n" +
+	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\x12>\n" +
+	"\rlast_use_time\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\vlastUseTime\x12\x1b\n" +
+	"\tbacked_up\x18\x05 \x01(\bR\bbackedUp\"\xd2\x02\n" +
 	"\aSession\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12;\n" +
 	"\vcreate_time\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
@@ -1039,12 +1728,17 @@ const file_taskwire_v1_sessions_proto_rawDesc = "" +
 	"\tmember_id\x18\x03 \x01(\x03R\bmemberId\x12\x16\n" +
 	"\x06handle\x18\x04 \x01(\tR\x06handle\x12!\n" +
 	"\fdisplay_name\x18\x05 \x01(\tR\vdisplayName\x12+\n" +
-	"\x04role\x18\x06 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role2\xc0\x02\n" +
+	"\x04role\x18\x06 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role2\xc9\x06\n" +
 	"\x0eSessionService\x12A\n" +
 	"\x06SignIn\x12\x1a.taskwire.v1.SignInRequest\x1a\x1b.taskwire.v1.SignInResponse\x12S\n" +
 	"\fCheckSession\x12 .taskwire.v1.CheckSessionRequest\x1a!.taskwire.v1.CheckSessionResponse\x12D\n" +
 	"\aSignOut\x12\x1b.taskwire.v1.SignOutRequest\x1a\x1c.taskwire.v1.SignOutResponse\x12P\n" +
-	"\vSetPassword\x12\x1f.taskwire.v1.SetPasswordRequest\x1a .taskwire.v1.SetPasswordResponseB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
+	"\vSetPassword\x12\x1f.taskwire.v1.SetPasswordRequest\x1a .taskwire.v1.SetPasswordResponse\x12w\n" +
+	"\x18BeginPasskeyRegistration\x12,.taskwire.v1.BeginPasskeyRegistrationRequest\x1a-.taskwire.v1.BeginPasskeyRegistrationResponse\x12z\n" +
+	"\x19FinishPasskeyRegistration\x12-.taskwire.v1.FinishPasskeyRegistrationRequest\x1a..taskwire.v1.FinishPasskeyRegistrationResponse\x12e\n" +
+	"\x12BeginPasskeySignIn\x12&.taskwire.v1.BeginPasskeySignInRequest\x1a'.taskwire.v1.BeginPasskeySignInResponse\x12S\n" +
+	"\fListPasskeys\x12 .taskwire.v1.ListPasskeysRequest\x1a!.taskwire.v1.ListPasskeysResponse\x12V\n" +
+	"\rDeletePasskey\x12!.taskwire.v1.DeletePasskeyRequest\x1a\".taskwire.v1.DeletePasskeyResponseB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
 var (
 	file_taskwire_v1_sessions_proto_rawDescOnce sync.Once
@@ -1058,52 +1752,80 @@ func file_taskwire_v1_sessions_proto_rawDescGZIP() []byte {
 	return file_taskwire_v1_sessions_proto_rawDescData
 }
 
-var file_taskwire_v1_sessions_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
+var file_taskwire_v1_sessions_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_taskwire_v1_sessions_proto_goTypes = []any{
-	(*SignInRequest)(nil),         // 0: taskwire.v1.SignInRequest
-	(*PasswordSignIn)(nil),        // 1: taskwire.v1.PasswordSignIn
-	(*OIDCSignIn)(nil),            // 2: taskwire.v1.OIDCSignIn
-	(*SignInResponse)(nil),        // 3: taskwire.v1.SignInResponse
-	(*CheckSessionRequest)(nil),   // 4: taskwire.v1.CheckSessionRequest
-	(*CheckSessionResponse)(nil),  // 5: taskwire.v1.CheckSessionResponse
-	(*SignOutRequest)(nil),        // 6: taskwire.v1.SignOutRequest
-	(*SignOutResponse)(nil),       // 7: taskwire.v1.SignOutResponse
-	(*SetPasswordRequest)(nil),    // 8: taskwire.v1.SetPasswordRequest
-	(*SetPasswordResponse)(nil),   // 9: taskwire.v1.SetPasswordResponse
-	(*Session)(nil),               // 10: taskwire.v1.Session
-	(*Account)(nil),               // 11: taskwire.v1.Account
-	(*Membership)(nil),            // 12: taskwire.v1.Membership
-	(*timestamppb.Timestamp)(nil), // 13: google.protobuf.Timestamp
-	(MemberRole)(0),               // 14: taskwire.v1.MemberRole
+	(*SignInRequest)(nil),                     // 0: taskwire.v1.SignInRequest
+	(*PasswordSignIn)(nil),                    // 1: taskwire.v1.PasswordSignIn
+	(*OIDCSignIn)(nil),                        // 2: taskwire.v1.OIDCSignIn
+	(*PasskeySignIn)(nil),                     // 3: taskwire.v1.PasskeySignIn
+	(*SignInResponse)(nil),                    // 4: taskwire.v1.SignInResponse
+	(*CheckSessionRequest)(nil),               // 5: taskwire.v1.CheckSessionRequest
+	(*CheckSessionResponse)(nil),              // 6: taskwire.v1.CheckSessionResponse
+	(*SignOutRequest)(nil),                    // 7: taskwire.v1.SignOutRequest
+	(*SignOutResponse)(nil),                   // 8: taskwire.v1.SignOutResponse
+	(*SetPasswordRequest)(nil),                // 9: taskwire.v1.SetPasswordRequest
+	(*SetPasswordResponse)(nil),               // 10: taskwire.v1.SetPasswordResponse
+	(*BeginPasskeyRegistrationRequest)(nil),   // 11: taskwire.v1.BeginPasskeyRegistrationRequest
+	(*BeginPasskeyRegistrationResponse)(nil),  // 12: taskwire.v1.BeginPasskeyRegistrationResponse
+	(*FinishPasskeyRegistrationRequest)(nil),  // 13: taskwire.v1.FinishPasskeyRegistrationRequest
+	(*FinishPasskeyRegistrationResponse)(nil), // 14: taskwire.v1.FinishPasskeyRegistrationResponse
+	(*BeginPasskeySignInRequest)(nil),         // 15: taskwire.v1.BeginPasskeySignInRequest
+	(*BeginPasskeySignInResponse)(nil),        // 16: taskwire.v1.BeginPasskeySignInResponse
+	(*ListPasskeysRequest)(nil),               // 17: taskwire.v1.ListPasskeysRequest
+	(*ListPasskeysResponse)(nil),              // 18: taskwire.v1.ListPasskeysResponse
+	(*DeletePasskeyRequest)(nil),              // 19: taskwire.v1.DeletePasskeyRequest
+	(*DeletePasskeyResponse)(nil),             // 20: taskwire.v1.DeletePasskeyResponse
+	(*Passkey)(nil),                           // 21: taskwire.v1.Passkey
+	(*Session)(nil),                           // 22: taskwire.v1.Session
+	(*Account)(nil),                           // 23: taskwire.v1.Account
+	(*Membership)(nil),                        // 24: taskwire.v1.Membership
+	(*timestamppb.Timestamp)(nil),             // 25: google.protobuf.Timestamp
+	(MemberRole)(0),                           // 26: taskwire.v1.MemberRole
 }
 var file_taskwire_v1_sessions_proto_depIdxs = []int32{
 	1,  // 0: taskwire.v1.SignInRequest.password:type_name -> taskwire.v1.PasswordSignIn
 	2,  // 1: taskwire.v1.SignInRequest.oidc:type_name -> taskwire.v1.OIDCSignIn
-	10, // 2: taskwire.v1.SignInResponse.session:type_name -> taskwire.v1.Session
-	11, // 3: taskwire.v1.SignInResponse.account:type_name -> taskwire.v1.Account
-	12, // 4: taskwire.v1.SignInResponse.memberships:type_name -> taskwire.v1.Membership
-	10, // 5: taskwire.v1.CheckSessionResponse.session:type_name -> taskwire.v1.Session
-	11, // 6: taskwire.v1.CheckSessionResponse.account:type_name -> taskwire.v1.Account
-	12, // 7: taskwire.v1.CheckSessionResponse.memberships:type_name -> taskwire.v1.Membership
-	11, // 8: taskwire.v1.SetPasswordResponse.account:type_name -> taskwire.v1.Account
-	13, // 9: taskwire.v1.Session.create_time:type_name -> google.protobuf.Timestamp
-	13, // 10: taskwire.v1.Session.last_seen_time:type_name -> google.protobuf.Timestamp
-	13, // 11: taskwire.v1.Session.idle_expire_time:type_name -> google.protobuf.Timestamp
-	13, // 12: taskwire.v1.Session.expire_time:type_name -> google.protobuf.Timestamp
-	14, // 13: taskwire.v1.Membership.role:type_name -> taskwire.v1.MemberRole
-	0,  // 14: taskwire.v1.SessionService.SignIn:input_type -> taskwire.v1.SignInRequest
-	4,  // 15: taskwire.v1.SessionService.CheckSession:input_type -> taskwire.v1.CheckSessionRequest
-	6,  // 16: taskwire.v1.SessionService.SignOut:input_type -> taskwire.v1.SignOutRequest
-	8,  // 17: taskwire.v1.SessionService.SetPassword:input_type -> taskwire.v1.SetPasswordRequest
-	3,  // 18: taskwire.v1.SessionService.SignIn:output_type -> taskwire.v1.SignInResponse
-	5,  // 19: taskwire.v1.SessionService.CheckSession:output_type -> taskwire.v1.CheckSessionResponse
-	7,  // 20: taskwire.v1.SessionService.SignOut:output_type -> taskwire.v1.SignOutResponse
-	9,  // 21: taskwire.v1.SessionService.SetPassword:output_type -> taskwire.v1.SetPasswordResponse
-	18, // [18:22] is the sub-list for method output_type
-	14, // [14:18] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	3,  // 2: taskwire.v1.SignInRequest.passkey:type_name -> taskwire.v1.PasskeySignIn
+	22, // 3: taskwire.v1.SignInResponse.session:type_name -> taskwire.v1.Session
+	23, // 4: taskwire.v1.SignInResponse.account:type_name -> taskwire.v1.Account
+	24, // 5: taskwire.v1.SignInResponse.memberships:type_name -> taskwire.v1.Membership
+	22, // 6: taskwire.v1.CheckSessionResponse.session:type_name -> taskwire.v1.Session
+	23, // 7: taskwire.v1.CheckSessionResponse.account:type_name -> taskwire.v1.Account
+	24, // 8: taskwire.v1.CheckSessionResponse.memberships:type_name -> taskwire.v1.Membership
+	23, // 9: taskwire.v1.SetPasswordResponse.account:type_name -> taskwire.v1.Account
+	21, // 10: taskwire.v1.FinishPasskeyRegistrationResponse.passkey:type_name -> taskwire.v1.Passkey
+	21, // 11: taskwire.v1.ListPasskeysResponse.passkeys:type_name -> taskwire.v1.Passkey
+	21, // 12: taskwire.v1.DeletePasskeyResponse.passkey:type_name -> taskwire.v1.Passkey
+	25, // 13: taskwire.v1.Passkey.create_time:type_name -> google.protobuf.Timestamp
+	25, // 14: taskwire.v1.Passkey.last_use_time:type_name -> google.protobuf.Timestamp
+	25, // 15: taskwire.v1.Session.create_time:type_name -> google.protobuf.Timestamp
+	25, // 16: taskwire.v1.Session.last_seen_time:type_name -> google.protobuf.Timestamp
+	25, // 17: taskwire.v1.Session.idle_expire_time:type_name -> google.protobuf.Timestamp
+	25, // 18: taskwire.v1.Session.expire_time:type_name -> google.protobuf.Timestamp
+	26, // 19: taskwire.v1.Membership.role:type_name -> taskwire.v1.MemberRole
+	0,  // 20: taskwire.v1.SessionService.SignIn:input_type -> taskwire.v1.SignInRequest
+	5,  // 21: taskwire.v1.SessionService.CheckSession:input_type -> taskwire.v1.CheckSessionRequest
+	7,  // 22: taskwire.v1.SessionService.SignOut:input_type -> taskwire.v1.SignOutRequest
+	9,  // 23: taskwire.v1.SessionService.SetPassword:input_type -> taskwire.v1.SetPasswordRequest
+	11, // 24: taskwire.v1.SessionService.BeginPasskeyRegistration:input_type -> taskwire.v1.BeginPasskeyRegistrationRequest
+	13, // 25: taskwire.v1.SessionService.FinishPasskeyRegistration:input_type -> taskwire.v1.FinishPasskeyRegistrationRequest
+	15, // 26: taskwire.v1.SessionService.BeginPasskeySignIn:input_type -> taskwire.v1.BeginPasskeySignInRequest
+	17, // 27: taskwire.v1.SessionService.ListPasskeys:input_type -> taskwire.v1.ListPasskeysRequest
+	19, // 28: taskwire.v1.SessionService.DeletePasskey:input_type -> taskwire.v1.DeletePasskeyRequest
+	4,  // 29: taskwire.v1.SessionService.SignIn:output_type -> taskwire.v1.SignInResponse
+	6,  // 30: taskwire.v1.SessionService.CheckSession:output_type -> taskwire.v1.CheckSessionResponse
+	8,  // 31: taskwire.v1.SessionService.SignOut:output_type -> taskwire.v1.SignOutResponse
+	10, // 32: taskwire.v1.SessionService.SetPassword:output_type -> taskwire.v1.SetPasswordResponse
+	12, // 33: taskwire.v1.SessionService.BeginPasskeyRegistration:output_type -> taskwire.v1.BeginPasskeyRegistrationResponse
+	14, // 34: taskwire.v1.SessionService.FinishPasskeyRegistration:output_type -> taskwire.v1.FinishPasskeyRegistrationResponse
+	16, // 35: taskwire.v1.SessionService.BeginPasskeySignIn:output_type -> taskwire.v1.BeginPasskeySignInResponse
+	18, // 36: taskwire.v1.SessionService.ListPasskeys:output_type -> taskwire.v1.ListPasskeysResponse
+	20, // 37: taskwire.v1.SessionService.DeletePasskey:output_type -> taskwire.v1.DeletePasskeyResponse
+	29, // [29:38] is the sub-list for method output_type
+	20, // [20:29] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_sessions_proto_init() }
@@ -1116,6 +1838,7 @@ func file_taskwire_v1_sessions_proto_init() {
 		(*SignInRequest_Password)(nil),
 		(*SignInRequest_Link)(nil),
 		(*SignInRequest_Oidc)(nil),
+		(*SignInRequest_Passkey)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1123,7 +1846,7 @@ func file_taskwire_v1_sessions_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_sessions_proto_rawDesc), len(file_taskwire_v1_sessions_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   13,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,10 +19,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	SessionService_SignIn_FullMethodName       = "/taskwire.v1.SessionService/SignIn"
-	SessionService_CheckSession_FullMethodName = "/taskwire.v1.SessionService/CheckSession"
-	SessionService_SignOut_FullMethodName      = "/taskwire.v1.SessionService/SignOut"
-	SessionService_SetPassword_FullMethodName  = "/taskwire.v1.SessionService/SetPassword"
+	SessionService_SignIn_FullMethodName                    = "/taskwire.v1.SessionService/SignIn"
+	SessionService_CheckSession_FullMethodName              = "/taskwire.v1.SessionService/CheckSession"
+	SessionService_SignOut_FullMethodName                   = "/taskwire.v1.SessionService/SignOut"
+	SessionService_SetPassword_FullMethodName               = "/taskwire.v1.SessionService/SetPassword"
+	SessionService_BeginPasskeyRegistration_FullMethodName  = "/taskwire.v1.SessionService/BeginPasskeyRegistration"
+	SessionService_FinishPasskeyRegistration_FullMethodName = "/taskwire.v1.SessionService/FinishPasskeyRegistration"
+	SessionService_BeginPasskeySignIn_FullMethodName        = "/taskwire.v1.SessionService/BeginPasskeySignIn"
+	SessionService_ListPasskeys_FullMethodName              = "/taskwire.v1.SessionService/ListPasskeys"
+	SessionService_DeletePasskey_FullMethodName             = "/taskwire.v1.SessionService/DeletePasskey"
 )
 
 // SessionServiceClient is the client API for SessionService service.
@@ -58,6 +63,27 @@ type SessionServiceClient interface {
 	// that a person who came in by a one-time link can sign in again. An
 	// account that has a password must give it as current_password.
 	SetPassword(ctx context.Context, in *SetPasswordRequest, opts ...grpc.CallOption) (*SetPasswordResponse, error)
+	// BeginPasskeyRegistration starts adding a passkey (a WebAuthn
+	// credential, discoverable) to the cookie's account: the options for
+	// the browser's navigator.credentials.create, and the ceremony's state,
+	// which the front door keeps sealed for this browser and hands back to
+	// FinishPasskeyRegistration. The state lives 5 minutes.
+	BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error)
+	// FinishPasskeyRegistration checks what the authenticator answered
+	// (challenge, origin, relying party, expiry) and keeps the passkey.
+	FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error)
+	// BeginPasskeySignIn starts signing in with a passkey, with no email
+	// typed: the options for navigator.credentials.get (no credentials
+	// listed, so the authenticator offers the passkeys it holds for this
+	// site) and the ceremony's state, for SignIn's passkey method.
+	BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error)
+	// ListPasskeys lists the passkeys of the cookie's account.
+	ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error)
+	// DeletePasskey removes one passkey of the cookie's account. The last
+	// way an account has to sign in is kept: NOT_FOUND names no passkey of
+	// the account's, FAILED_PRECONDITION the last one of an account with
+	// no password and no OpenID provider.
+	DeletePasskey(ctx context.Context, in *DeletePasskeyRequest, opts ...grpc.CallOption) (*DeletePasskeyResponse, error)
 }
 
 type sessionServiceClient struct {
@@ -108,6 +134,56 @@ func (c *sessionServiceClient) SetPassword(ctx context.Context, in *SetPasswordR
 	return out, nil
 }
 
+func (c *sessionServiceClient) BeginPasskeyRegistration(ctx context.Context, in *BeginPasskeyRegistrationRequest, opts ...grpc.CallOption) (*BeginPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, SessionService_BeginPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sessionServiceClient) FinishPasskeyRegistration(ctx context.Context, in *FinishPasskeyRegistrationRequest, opts ...grpc.CallOption) (*FinishPasskeyRegistrationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FinishPasskeyRegistrationResponse)
+	err := c.cc.Invoke(ctx, SessionService_FinishPasskeyRegistration_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sessionServiceClient) BeginPasskeySignIn(ctx context.Context, in *BeginPasskeySignInRequest, opts ...grpc.CallOption) (*BeginPasskeySignInResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(BeginPasskeySignInResponse)
+	err := c.cc.Invoke(ctx, SessionService_BeginPasskeySignIn_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sessionServiceClient) ListPasskeys(ctx context.Context, in *ListPasskeysRequest, opts ...grpc.CallOption) (*ListPasskeysResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPasskeysResponse)
+	err := c.cc.Invoke(ctx, SessionService_ListPasskeys_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *sessionServiceClient) DeletePasskey(ctx context.Context, in *DeletePasskeyRequest, opts ...grpc.CallOption) (*DeletePasskeyResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(DeletePasskeyResponse)
+	err := c.cc.Invoke(ctx, SessionService_DeletePasskey_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // SessionServiceServer is the server API for SessionService service.
 // All implementations must embed UnimplementedSessionServiceServer
 // for forward compatibility.
@@ -141,6 +217,27 @@ type SessionServiceServer interface {
 	// that a person who came in by a one-time link can sign in again. An
 	// account that has a password must give it as current_password.
 	SetPassword(context.Context, *SetPasswordRequest) (*SetPasswordResponse, error)
+	// BeginPasskeyRegistration starts adding a passkey (a WebAuthn
+	// credential, discoverable) to the cookie's account: the options for
+	// the browser's navigator.credentials.create, and the ceremony's state,
+	// which the front door keeps sealed for this browser and hands back to
+	// FinishPasskeyRegistration. The state lives 5 minutes.
+	BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error)
+	// FinishPasskeyRegistration checks what the authenticator answered
+	// (challenge, origin, relying party, expiry) and keeps the passkey.
+	FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error)
+	// BeginPasskeySignIn starts signing in with a passkey, with no email
+	// typed: the options for navigator.credentials.get (no credentials
+	// listed, so the authenticator offers the passkeys it holds for this
+	// site) and the ceremony's state, for SignIn's passkey method.
+	BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error)
+	// ListPasskeys lists the passkeys of the cookie's account.
+	ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error)
+	// DeletePasskey removes one passkey of the cookie's account. The last
+	// way an account has to sign in is kept: NOT_FOUND names no passkey of
+	// the account's, FAILED_PRECONDITION the last one of an account with
+	// no password and no OpenID provider.
+	DeletePasskey(context.Context, *DeletePasskeyRequest) (*DeletePasskeyResponse, error)
 	mustEmbedUnimplementedSessionServiceServer()
 }
 
@@ -162,6 +259,21 @@ func (UnimplementedSessionServiceServer) SignOut(context.Context, *SignOutReques
 }
 func (UnimplementedSessionServiceServer) SetPassword(context.Context, *SetPasswordRequest) (*SetPasswordResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method SetPassword not implemented")
+}
+func (UnimplementedSessionServiceServer) BeginPasskeyRegistration(context.Context, *BeginPasskeyRegistrationRequest) (*BeginPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeyRegistration not implemented")
+}
+func (UnimplementedSessionServiceServer) FinishPasskeyRegistration(context.Context, *FinishPasskeyRegistrationRequest) (*FinishPasskeyRegistrationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FinishPasskeyRegistration not implemented")
+}
+func (UnimplementedSessionServiceServer) BeginPasskeySignIn(context.Context, *BeginPasskeySignInRequest) (*BeginPasskeySignInResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method BeginPasskeySignIn not implemented")
+}
+func (UnimplementedSessionServiceServer) ListPasskeys(context.Context, *ListPasskeysRequest) (*ListPasskeysResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPasskeys not implemented")
+}
+func (UnimplementedSessionServiceServer) DeletePasskey(context.Context, *DeletePasskeyRequest) (*DeletePasskeyResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method DeletePasskey not implemented")
 }
 func (UnimplementedSessionServiceServer) mustEmbedUnimplementedSessionServiceServer() {}
 func (UnimplementedSessionServiceServer) testEmbeddedByValue()                        {}
@@ -256,6 +368,96 @@ func _SessionService_SetPassword_Handler(srv interface{}, ctx context.Context, d
 	return interceptor(ctx, in, info, handler)
 }
 
+func _SessionService_BeginPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionServiceServer).BeginPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionService_BeginPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionServiceServer).BeginPasskeyRegistration(ctx, req.(*BeginPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SessionService_FinishPasskeyRegistration_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FinishPasskeyRegistrationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionServiceServer).FinishPasskeyRegistration(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionService_FinishPasskeyRegistration_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionServiceServer).FinishPasskeyRegistration(ctx, req.(*FinishPasskeyRegistrationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SessionService_BeginPasskeySignIn_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(BeginPasskeySignInRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionServiceServer).BeginPasskeySignIn(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionService_BeginPasskeySignIn_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionServiceServer).BeginPasskeySignIn(ctx, req.(*BeginPasskeySignInRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SessionService_ListPasskeys_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPasskeysRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionServiceServer).ListPasskeys(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionService_ListPasskeys_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionServiceServer).ListPasskeys(ctx, req.(*ListPasskeysRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _SessionService_DeletePasskey_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(DeletePasskeyRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(SessionServiceServer).DeletePasskey(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: SessionService_DeletePasskey_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(SessionServiceServer).DeletePasskey(ctx, req.(*DeletePasskeyRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // SessionService_ServiceDesc is the grpc.ServiceDesc for SessionService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -278,6 +480,26 @@ var SessionService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "SetPassword",
 			Handler:    _SessionService_SetPassword_Handler,
+		},
+		{
+			MethodName: "BeginPasskeyRegistration",
+			Handler:    _SessionService_BeginPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "FinishPasskeyRegistration",
+			Handler:    _SessionService_FinishPasskeyRegistration_Handler,
+		},
+		{
+			MethodName: "BeginPasskeySignIn",
+			Handler:    _SessionService_BeginPasskeySignIn_Handler,
+		},
+		{
+			MethodName: "ListPasskeys",
+			Handler:    _SessionService_ListPasskeys_Handler,
+		},
+		{
+			MethodName: "DeletePasskey",
+			Handler:    _SessionService_DeletePasskey_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

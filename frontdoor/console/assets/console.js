@@ -116,6 +116,102 @@
     }, 150);
   }
 
+  // Passkeys: a form with data-passkey="create" or "get" asks the
+  // console for the ceremony's options (data-options), lets the
+  // authenticator answer, and posts the answer with the form's fields.
+  // The console answers JSON {location}, or a sentence to show.
+  function fromB64url(s) {
+    var b = atob(s.replace(/-/g, "+").replace(/_/g, "/"));
+    var out = new Uint8Array(b.length);
+    for (var i = 0; i < b.length; i++) out[i] = b.charCodeAt(i);
+    return out.buffer;
+  }
+  function toB64url(buf) {
+    var bytes = new Uint8Array(buf), s = "";
+    for (var i = 0; i < bytes.length; i++) s += String.fromCharCode(bytes[i]);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function withIds(list) {
+    return (list || []).map(function (c) { return Object.assign({}, c, { id: fromB64url(c.id) }); });
+  }
+  // publicKeyOptions turns the options' JSON into what the browser takes.
+  function publicKeyOptions(kind, o) {
+    var PKC = window.PublicKeyCredential;
+    if (kind === "create" && PKC.parseCreationOptionsFromJSON) return PKC.parseCreationOptionsFromJSON(o);
+    if (kind === "get" && PKC.parseRequestOptionsFromJSON) return PKC.parseRequestOptionsFromJSON(o);
+    var out = Object.assign({}, o, { challenge: fromB64url(o.challenge) });
+    if (kind === "create") {
+      out.user = Object.assign({}, o.user, { id: fromB64url(o.user.id) });
+      out.excludeCredentials = withIds(o.excludeCredentials);
+    } else {
+      out.allowCredentials = withIds(o.allowCredentials);
+    }
+    return out;
+  }
+  // credentialJSON is the authenticator's answer as the console reads it.
+  function credentialJSON(cred) {
+    if (cred.toJSON) return cred.toJSON();
+    var r = cred.response, resp = { clientDataJSON: toB64url(r.clientDataJSON) };
+    if (r.attestationObject) {
+      resp.attestationObject = toB64url(r.attestationObject);
+      if (r.getTransports) resp.transports = r.getTransports();
+    } else {
+      resp.authenticatorData = toB64url(r.authenticatorData);
+      resp.signature = toB64url(r.signature);
+      if (r.userHandle) resp.userHandle = toB64url(r.userHandle);
+    }
+    return {
+      id: cred.id, rawId: toB64url(cred.rawId), type: cred.type, response: resp,
+      authenticatorAttachment: cred.authenticatorAttachment || undefined,
+      clientExtensionResults: cred.getClientExtensionResults()
+    };
+  }
+  // post sends fields to url as the console's script does (answered as
+  // htmx's requests are: failures as a sentence, sign-in as HX-Redirect).
+  function post(url, fields) {
+    return fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "HX-Request": "true", "Accept": "application/json" },
+      body: new URLSearchParams(fields)
+    }).then(function (resp) {
+      var to = resp.headers.get("HX-Redirect");
+      if (to) { window.location.assign(to); return new Promise(function () {}); }
+      if (!resp.ok) return resp.text().then(function (t) { throw new Error(t || "The request failed: reload the page and try again."); });
+      return resp.json();
+    });
+  }
+  function passkey(form) {
+    var kind = form.dataset.passkey, button = form.querySelector("button[type=submit]");
+    var fields = {};
+    new FormData(form).forEach(function (v, k) { fields[k] = v; });
+    button.disabled = true;
+    post(form.dataset.options, { csrf: fields.csrf }).then(function (o) {
+      var opts = { publicKey: publicKeyOptions(kind, o.publicKey) };
+      return kind === "create" ? navigator.credentials.create(opts) : navigator.credentials.get(opts);
+    }).then(function (cred) {
+      fields.credential = JSON.stringify(credentialJSON(cred));
+      return post(form.action, fields);
+    }).then(function (done) {
+      window.location.assign(done.location);
+    }).catch(function (err) {
+      button.disabled = false;
+      if (err && (err.name === "NotAllowedError" || err.name === "AbortError")) {
+        flash("The passkey request was cancelled or timed out: try again when you are ready.");
+      } else if (err && err.name === "InvalidStateError") {
+        flash("This authenticator holds a passkey of yours already: use another one, or sign in with it.");
+      } else {
+        flash((err && err.message) || "The passkey did not work: try again.");
+      }
+    });
+  }
+  if (window.PublicKeyCredential && navigator.credentials && window.fetch) {
+    document.querySelectorAll("form[data-passkey]").forEach(function (form) {
+      form.hidden = false;
+      form.addEventListener("submit", function (e) { e.preventDefault(); passkey(form); });
+    });
+    document.querySelectorAll(".passkey-fallback").forEach(function (p) { p.hidden = true; });
+  }
+
   // Live updates: the tenant's events stream, where the page has one.
   var url = document.body.dataset.events;
   if (url && window.EventSource) {
