@@ -127,3 +127,14 @@ func TestViewerSelfService(t *testing.T) {
 		t.Errorf("a viewer mints a token for their assistant = %v", err)
 	}
 }
+
+// TestSelfServiceRefusalSentence: a member refused another's token is
+// told what they may do, not the rule of admins.
+func TestSelfServiceRefusalSentence(t *testing.T) {
+	e := newEnv(t, storetest.Open(t, storetest.SQLite))
+	_, err := e.svc.RevokeToken(e.console(t, "acme/mia"), &adminv1.RevokeTokenRequest{Id: e.mint(t, "acme/alice")})
+	want := "You may revoke tokens of yourself and the assistants you sponsor only, and alice is neither: ask an owner or admin of acme."
+	if domainerr.Message(err) != want {
+		t.Errorf("RevokeToken of the owner's token as mia = %v, want %q", err, want)
+	}
+}

@@ -41,10 +41,10 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 	if err != nil {
 		return nil, err
 	}
-	if err := a.mayActOn(m, "mint tokens for"); err != nil {
+	if err := a.mayServe(m, "mint tokens for"); err != nil {
 		return nil, err
 	}
-	if err := a.mayServe(m, "mint tokens for"); err != nil {
+	if err := a.mayActOn(m, "mint tokens for"); err != nil {
 		return nil, err
 	}
 	if err := s.canMint(); err != nil {
@@ -161,10 +161,10 @@ func (s *Service) revokeToken(ctx context.Context, a actor, req *adminv1.RevokeT
 	if err != nil {
 		return nil, err
 	}
-	if err := a.mayActOn(row.Edges.Member, "revoke tokens of"); err != nil {
+	if err := a.mayServe(row.Edges.Member, "revoke tokens of"); err != nil {
 		return nil, err
 	}
-	if err := a.mayServe(row.Edges.Member, "revoke tokens of"); err != nil {
+	if err := a.mayActOn(row.Edges.Member, "revoke tokens of"); err != nil {
 		return nil, err
 	}
 	if err := s.tokens.Revoke(ctx, t.Slug, row.Jti); err != nil {
