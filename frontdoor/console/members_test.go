@@ -12,10 +12,10 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
-// asOwner makes the session's member an owner.
-func asOwner(w *fakeWorker) {
+// asRole makes the session's member one of role.
+func asRole(w *fakeWorker, role taskwirev1.MemberRole) {
 	m := proto.CloneOf(membership)
-	m.Role = taskwirev1.MemberRole_MEMBER_ROLE_OWNER
+	m.Role = role
 	w.member = m
 }
 
@@ -64,7 +64,7 @@ func TestMembersPageForAViewer(t *testing.T) {
 // removes only once the box is ticked.
 func TestMembersPageForAnOwner(t *testing.T) {
 	e := newEnv(t, nil)
-	asOwner(e.worker)
+	asRole(e.worker, taskwirev1.MemberRole_MEMBER_ROLE_OWNER)
 	session, csrf := e.signIn()
 	inv := e.do("POST", "/t/acme/members/invite", url.Values{"csrf": {csrf}, "email": {"pat@example.com"}, "role": {"member"}}, session)
 	page := inv.Body.String()
@@ -105,7 +105,7 @@ func TestMembersPageForAnOwner(t *testing.T) {
 // nothing.
 func TestMembersChangesNeedCSRF(t *testing.T) {
 	e := newEnv(t, nil)
-	asOwner(e.worker)
+	asRole(e.worker, taskwirev1.MemberRole_MEMBER_ROLE_OWNER)
 	session, _ := e.signIn()
 	resp := e.do("POST", "/t/acme/members/bot/remove", url.Values{"confirm": {"yes"}}, session)
 	if member, _ := e.worker.admin.lastIdentity(); resp.Code != http.StatusForbidden || member != 0 {

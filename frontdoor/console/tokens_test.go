@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 )
 
 // TestTokenShownOnce: a minted token is on the response to the form
@@ -84,5 +86,18 @@ func TestTokenExpiriesWithinMax(t *testing.T) {
 	page := e.do("GET", "/t/acme/tokens", nil, session).Body.String()
 	if !strings.Contains(page, `<option value="7" selected>7 days</option>`) || strings.Contains(page, `value="30"`) {
 		t.Errorf("with a 10-day maximum the form offers other than 1 and 7 days:\n%s", page)
+	}
+}
+
+// TestTokenMembersOffered: the form offers whom the service lets the
+// person mint for: an admin anyone but owners.
+func TestTokenMembersOffered(t *testing.T) {
+	e := newEnv(t, nil)
+	asRole(e.worker, taskwirev1.MemberRole_MEMBER_ROLE_ADMIN)
+	session, _ := e.signIn()
+	page := e.do("GET", "/t/acme/tokens", nil, session).Body.String()
+	if !strings.Contains(page, `<option value="ada">ada (you)</option>`) || !strings.Contains(page, `<option value="bot">bot</option>`) ||
+		strings.Contains(page, `<option value="olga">`) {
+		t.Errorf("an admin's form offers other than ada and bot (never the owner olga):\n%s", page)
 	}
 }
