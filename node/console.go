@@ -30,6 +30,8 @@ func newConsole(cfg FrontdoorConfig, conn grpc.ClientConnInterface, throttle *fr
 		// replica may be posted to any other.
 		CSRFKeys: cfg.derive("console-csrf v1"),
 		Throttle: throttle,
+		// The Tokens page offers no expiry beyond the deployment's maximum.
+		MaxTokenTTL: cfg.MaxTokenTTL,
 		// OpenID sign-ins' state cookies are sealed with a key derived
 		// alike, so the provider may send the browser back to any
 		// replica.

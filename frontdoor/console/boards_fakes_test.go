@@ -48,7 +48,7 @@ func (w *adminWorker) start(t *testing.T) *grpc.ClientConn {
 		taskwirev1.RegisterSessionServiceServer(srv, w)
 		taskwirev1.RegisterBoardServiceServer(srv, w)
 		taskwirev1.RegisterAuditServiceServer(srv, w)
-		adminv1.RegisterAdminServiceServer(srv, fakeAdmin{w: w})
+		adminv1.RegisterAdminServiceServer(srv, archiveAdmin{w: w})
 	})
 }
 
@@ -91,14 +91,14 @@ func (w *adminWorker) UpdateBoard(_ context.Context, req *taskwirev1.UpdateBoard
 	return &taskwirev1.UpdateBoardResponse{}, nil
 }
 
-// fakeAdmin is the admin API of an adminWorker (apart, since its
+// archiveAdmin is the admin API of an adminWorker (apart, since its
 // methods' names are the board service's).
-type fakeAdmin struct {
+type archiveAdmin struct {
 	adminv1.UnimplementedAdminServiceServer
 	w *adminWorker
 }
 
-func (a fakeAdmin) ArchiveBoard(_ context.Context, req *adminv1.ArchiveBoardRequest) (*adminv1.ArchiveBoardResponse, error) {
+func (a archiveAdmin) ArchiveBoard(_ context.Context, req *adminv1.ArchiveBoardRequest) (*adminv1.ArchiveBoardResponse, error) {
 	a.w.mu.Lock()
 	defer a.w.mu.Unlock()
 	a.w.archived = req.GetArchived()

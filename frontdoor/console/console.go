@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/url"
 	"sync"
+	"time"
 
 	"google.golang.org/grpc"
 
@@ -34,7 +35,7 @@ type Events interface {
 // Config is what a console is built from.
 type Config struct {
 	// Conn reaches the workers, which serve SessionService, BoardService,
-	// DecisionService, AuditService and AdminService.
+	// DecisionService, AuditService, WorkService and AdminService.
 	Conn grpc.ClientConnInterface
 	// PublicURL is the deployment's URL: it decides the cookie's name and
 	// Secure flag, and is the origin forms may be posted from.
@@ -52,6 +53,10 @@ type Config struct {
 	// key of this process's, which a ceremony begun at another front
 	// door cannot use.
 	PasskeyStates *sealed.Box
+	// MaxTokenTTL is the longest a token may live (--max-token-ttl): the
+	// Tokens page offers no longer expiry. 0: every expiry is offered
+	// (the workers still refuse what exceeds their maximum).
+	MaxTokenTTL time.Duration
 	// Throttle limits failed sign-ins per client address; nil: none.
 	Throttle *frontdoor.AuthThrottle
 	Logger   *slog.Logger // required

@@ -13,12 +13,14 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
+	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 )
 
-// fakeWorker serves the four services the console calls, from memory,
-// and records the caller metadata of every board and decision call.
+// fakeWorker serves the services the console calls, from memory, and
+// records the caller metadata of every board and decision call (admin
+// calls: fakeAdmin).
 type fakeWorker struct {
 	taskwirev1.UnimplementedSessionServiceServer
 	taskwirev1.UnimplementedBoardServiceServer
@@ -34,6 +36,8 @@ type fakeWorker struct {
 	moves     []*taskwirev1.MoveTaskRequest
 	callers   []metadata.MD
 	nextLogin int
+	member    *taskwirev1.Membership // what the session is a member as
+	admin     *fakeAdmin
 }
 
 const (
@@ -46,6 +50,8 @@ func newFakeWorker() *fakeWorker {
 	return &fakeWorker{
 		sessions: map[string]bool{},
 		hasPass:  true,
+		member:   membership,
+		admin:    newFakeAdmin(),
 		tasks: map[string]*taskwirev1.Task{
 			"T-1": {Ref: "T-1", Board: "main", Title: hostileTitle, Lane: taskwirev1.Lane_LANE_BACKLOG, Version: 1,
 				Kind: taskwirev1.TaskKind_TASK_KIND_BUG, Assignees: []string{"ada", "bot"},
@@ -67,6 +73,7 @@ func (w *fakeWorker) start(t *testing.T) *grpc.ClientConn {
 		taskwirev1.RegisterBoardServiceServer(srv, w)
 		taskwirev1.RegisterDecisionServiceServer(srv, w)
 		taskwirev1.RegisterWorkServiceServer(srv, w)
+		adminv1.RegisterAdminServiceServer(srv, w.admin)
 	})
 }
 
@@ -136,7 +143,7 @@ func (w *fakeWorker) CheckSession(_ context.Context, req *taskwirev1.CheckSessio
 	}
 	return &taskwirev1.CheckSessionResponse{Session: &taskwirev1.Session{Id: sessionID(req.GetCookie())},
 		Account:     &taskwirev1.Account{Id: 1, Email: "ada@example.com", HasPassword: w.hasPass},
-		Memberships: []*taskwirev1.Membership{membership}}, nil
+		Memberships: []*taskwirev1.Membership{w.member}}, nil
 }
 
 func (w *fakeWorker) SignOut(_ context.Context, req *taskwirev1.SignOutRequest) (*taskwirev1.SignOutResponse, error) {

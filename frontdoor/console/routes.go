@@ -44,6 +44,14 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("POST /t/{tenant}/b/{board}/notes", c.member(c.addNote))
 	mux.HandleFunc("POST /t/{tenant}/b/{board}/archive", c.member(c.archiveBoard))
 	mux.HandleFunc("GET /t/{tenant}/audit", c.member(c.auditPage))
+	mux.HandleFunc("GET /t/{tenant}/members", c.member(c.membersPage))
+	mux.HandleFunc("POST /t/{tenant}/members/invite", c.member(c.invitePerson))
+	mux.HandleFunc("POST /t/{tenant}/members/assistants", c.member(c.addAssistant))
+	mux.HandleFunc("POST /t/{tenant}/members/{handle}/role", c.member(c.setRole))
+	mux.HandleFunc("POST /t/{tenant}/members/{handle}/remove", c.member(c.removeMember))
+	mux.HandleFunc("GET /t/{tenant}/tokens", c.member(c.tokensPage))
+	mux.HandleFunc("POST /t/{tenant}/tokens", c.member(c.createToken))
+	mux.HandleFunc("POST /t/{tenant}/tokens/{id}/revoke", c.member(c.revokeToken))
 	mux.HandleFunc("/", c.notFound)
 
 	// Go's cross-origin protection refuses a non-GET request a browser

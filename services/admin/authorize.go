@@ -2,6 +2,7 @@ package admin
 
 import (
 	"context"
+	"slices"
 
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/caller/identity"
@@ -9,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/services/tokens"
 )
 
 // The rules of the admin API, in one place:
@@ -26,12 +28,23 @@ import (
 //     an owner. So no admin can make themselves or anyone an owner, nor
 //     get hold of an owner's power through a token.
 //   - No one demotes or removes a tenant's last owner (members.go).
+//   - Self-service: a person in the console (a session, never a token)
+//     who is no owner or admin manages only what is theirs: themselves
+//     and the assistants they sponsor. They may list the members (the
+//     console's Members page); add an assistant they sponsor, with a role
+//     no stronger than theirs and at most member; mint MCP tokens (never
+//     admin tokens) for themselves or those assistants; and list and
+//     revoke those tokens only. A viewer may do the same: their role
+//     already narrows every token they mint to reading (authz.Permits), so
+//     a viewer's tokens and assistants read and nothing more. Everything
+//     else still needs an owner or admin.
 
 // actor is who makes an admin call.
 type actor struct {
 	operator bool
 	access   identity.Access // the calling member, unless operator
 	admin    bool            // the member calls with an admin token or a console session
+	session  bool            // the member calls from the console
 }
 
 // actor returns who calls: the operator the worker let through, or the
@@ -54,7 +67,50 @@ func (s *Service) actor(ctx context.Context) (actor, error) {
 		}
 	}
 	// A person in the console administers as with their admin token.
-	return actor{access: a, admin: c.IsAdmin() || c.IsSession()}, nil
+	return actor{access: a, admin: c.IsAdmin() || c.IsSession(), session: c.IsSession()}, nil
+}
+
+// selfService reports whether a manages only what is theirs: a person in
+// the console who is no owner or admin.
+func (a actor) selfService() bool {
+	r := a.access.Role
+	return !a.operator && a.session && r != authz.RoleOwner && r != authz.RoleAdmin
+}
+
+// theirs reports whether m is the calling member or an assistant they
+// sponsor.
+func (a actor) theirs(m *ent.Member) bool {
+	id := a.access.MemberID
+	return m.ID == id || (m.SponsorID != nil && *m.SponsorID == id)
+}
+
+// mayServe refuses a self-service member acting on m when m is not
+// theirs; owners, admins and operators pass. doing says what, e.g.
+// "mint tokens for".
+func (a actor) mayServe(m *ent.Member, doing string) error {
+	if !a.selfService() || a.theirs(m) {
+		return nil
+	}
+	return domainerr.New(domainerr.PermissionDenied,
+		"You may %s yourself and the assistants you sponsor only, and %s is neither: ask an owner or admin of %s.", doing, m.Handle, a.access.Tenant)
+}
+
+// maySponsor refuses a self-service member adding anything but an
+// assistant they sponsor, with a role no stronger than theirs and at
+// most member.
+func (a actor) maySponsor(kind member.Kind, sponsor string, role member.Role) error {
+	if !a.selfService() {
+		return nil
+	}
+	if kind != member.KindAssistant || sponsor != a.access.Handle {
+		return domainerr.New(domainerr.PermissionDenied,
+			"You may add only assistants you sponsor yourself (sponsor %s): ask an owner or admin of %s to add anyone else.", a.access.Handle, a.access.Tenant)
+	}
+	if !authz.AtLeast(authz.RoleMember, string(role)) || !authz.AtLeast(a.access.Role, string(role)) {
+		return domainerr.New(domainerr.PermissionDenied,
+			"Your assistant may have your role (%s) or a weaker one, and at most member: pick another role.", a.access.Role)
+	}
+	return nil
 }
 
 // hasOwnerPowers reports whether a may act on owners.
@@ -125,6 +181,53 @@ func (s *Service) manage(ctx context.Context, a actor, slug string) (*ent.Tenant
 		return nil, ctx, domainerr.New(domainerr.Invalid, "name the tenant: operators act on every tenant, so each call names one")
 	}
 	return tenancy.Tenant(ctx, s.client, slug)
+}
+
+// mayMintAdmin refuses a self-service member an admin token: the
+// console is where they manage what is theirs.
+func (a actor) mayMintAdmin(admin bool) error {
+	if !admin || !a.selfService() {
+		return nil
+	}
+	return domainerr.New(domainerr.PermissionDenied,
+		"Admin tokens are for owners and admins of %s: mint an MCP token, or manage your assistants here in the console.", a.access.Tenant)
+}
+
+// onlyTheirs keeps of list the tokens a self-service member may see:
+// their own and their assistants' (removed ones too, for the record).
+func (s *Service) onlyTheirs(ctx context.Context, a actor, t *ent.Tenant, list []tokens.Info) ([]tokens.Info, error) {
+	if !a.selfService() {
+		return list, nil
+	}
+	id := a.access.MemberID
+	ids, err := s.client.Member.Query().
+		Where(member.TenantID(t.ID), member.Or(member.ID(id), member.SponsorID(id))).IDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.DeleteFunc(list, func(i tokens.Info) bool { return !slices.Contains(ids, i.MemberID) }), nil
+}
+
+// newRole is the role a new member gets when the call names none: member,
+// or for a viewer's own assistant, viewer.
+func (a actor) newRole() member.Role {
+	if a.selfService() && a.access.Role == authz.RoleViewer {
+		return member.RoleViewer
+	}
+	return member.RoleMember
+}
+
+// serve is manage for the calls a self-service member may make too (see
+// selfService): they reach their own tenant, and each call then limits
+// them to what is theirs.
+func (s *Service) serve(ctx context.Context, a actor, slug string) (*ent.Tenant, context.Context, error) {
+	if !a.selfService() {
+		return s.manage(ctx, a, slug)
+	}
+	if slug != "" && slug != a.access.Tenant {
+		return nil, ctx, noTenant(slug)
+	}
+	return tenancy.Tenant(ctx, s.client, a.access.Tenant)
 }
 
 // noTenant is the answer for a tenant the caller may not see: the words

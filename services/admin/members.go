@@ -19,7 +19,7 @@ func (s *Service) AddMember(ctx context.Context, req *adminv1.AddMemberRequest) 
 }
 
 func (s *Service) addMember(ctx context.Context, a actor, req *adminv1.AddMemberRequest) (*adminv1.AddMemberResponse, error) {
-	t, ctx, err := s.manage(ctx, a, req.GetTenant())
+	t, ctx, err := s.serve(ctx, a, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
@@ -27,11 +27,14 @@ func (s *Service) addMember(ctx context.Context, a actor, req *adminv1.AddMember
 	if err != nil {
 		return nil, err
 	}
-	role, err := roleFromProto(req.GetRole(), member.RoleMember)
+	role, err := roleFromProto(req.GetRole(), a.newRole())
 	if err != nil {
 		return nil, err
 	}
 	if err := a.mayGrant(role); err != nil {
+		return nil, err
+	}
+	if err := a.maySponsor(kind, req.GetSponsor(), role); err != nil {
 		return nil, err
 	}
 	var sponsor *ent.Member
@@ -58,7 +61,7 @@ func (s *Service) ListMembers(ctx context.Context, req *adminv1.ListMembersReque
 }
 
 func (s *Service) listMembers(ctx context.Context, a actor, req *adminv1.ListMembersRequest) (*adminv1.ListMembersResponse, error) {
-	t, ctx, err := s.manage(ctx, a, req.GetTenant())
+	t, ctx, err := s.serve(ctx, a, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}

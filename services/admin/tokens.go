@@ -19,8 +19,11 @@ func (s *Service) CreateToken(ctx context.Context, req *adminv1.CreateTokenReque
 }
 
 func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateTokenRequest) (*adminv1.CreateTokenResponse, error) {
-	t, ctx, err := s.manage(ctx, a, req.GetTenant())
+	t, ctx, err := s.serve(ctx, a, req.GetTenant())
 	if err != nil {
+		return nil, err
+	}
+	if err := a.mayMintAdmin(req.GetAdmin()); err != nil {
 		return nil, err
 	}
 	if err := checkGrant(req); err != nil {
@@ -36,6 +39,9 @@ func (s *Service) createToken(ctx context.Context, a actor, req *adminv1.CreateT
 	}
 	m, err := managedMember(ctx, s.client, t, req.GetMember(), false)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.mayServe(m, "mint tokens for"); err != nil {
 		return nil, err
 	}
 	if err := a.mayActOn(m, "mint tokens for"); err != nil {
@@ -85,7 +91,7 @@ func (s *Service) ListTokens(ctx context.Context, req *adminv1.ListTokensRequest
 }
 
 func (s *Service) listTokens(ctx context.Context, a actor, req *adminv1.ListTokensRequest) (*adminv1.ListTokensResponse, error) {
-	t, ctx, err := s.manage(ctx, a, req.GetTenant())
+	t, ctx, err := s.serve(ctx, a, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
@@ -99,10 +105,16 @@ func (s *Service) listTokens(ctx context.Context, a actor, req *adminv1.ListToke
 		if err != nil {
 			return nil, err
 		}
+		if err := a.mayServe(m, "list the tokens of"); err != nil {
+			return nil, err
+		}
 		memberID = m.ID
 	}
 	list, err := s.tokens.List(ctx, t.Slug, memberID)
 	if err != nil {
+		return nil, err
+	}
+	if list, err = s.onlyTheirs(ctx, a, t, list); err != nil {
 		return nil, err
 	}
 	// Pages go by token id: the list is one tenant's, read whole anyway.
@@ -135,7 +147,7 @@ func (s *Service) RevokeToken(ctx context.Context, req *adminv1.RevokeTokenReque
 }
 
 func (s *Service) revokeToken(ctx context.Context, a actor, req *adminv1.RevokeTokenRequest) (*adminv1.RevokeTokenResponse, error) {
-	t, ctx, err := s.manage(ctx, a, req.GetTenant())
+	t, ctx, err := s.serve(ctx, a, req.GetTenant())
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +159,9 @@ func (s *Service) revokeToken(ctx context.Context, a actor, req *adminv1.RevokeT
 		return nil, domainerr.Wrap(domainerr.NotFound, err, "no token %q in tenant %s", req.GetId(), t.Slug)
 	}
 	if err != nil {
+		return nil, err
+	}
+	if err := a.mayServe(row.Edges.Member, "revoke tokens of"); err != nil {
 		return nil, err
 	}
 	if err := a.mayActOn(row.Edges.Member, "revoke tokens of"); err != nil {

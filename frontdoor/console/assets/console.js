@@ -211,6 +211,27 @@
     });
     document.querySelectorAll(".passkey-fallback").forEach(function (p) { p.hidden = true; });
   }
+  // Copy buttons (data-copy names the element whose text or value is
+  // copied): a token, an invitation link, a client's configuration.
+  document.addEventListener("click", function (e) {
+    var button = e.target.closest && e.target.closest("button[data-copy]");
+    if (!button) return;
+    var el = document.getElementById(button.dataset.copy);
+    if (!el) return;
+    var text = el.value !== undefined ? el.value : el.textContent;
+    if (!navigator.clipboard) {
+      if (el.select) el.select();
+      flash("Copying needs a secure connection here: the text is selected, copy it with your keyboard.");
+      return;
+    }
+    navigator.clipboard.writeText(text).then(function () {
+      button.dataset.copied = "true";
+      flash("Copied.");
+    }, function () {
+      if (el.select) el.select();
+      flash("The browser did not allow copying: the text is selected, copy it with your keyboard.");
+    });
+  });
 
   // Live updates: the tenant's events stream, where the page has one.
   var url = document.body.dataset.events;

@@ -48,7 +48,8 @@ const (
 // RPCs is an MCP tool. Front doors serve it as gRPC and as JSON over HTTP
 // (POST /admin/v1/<Method>), and workers run it.
 //
-// Two kinds of caller may use it, each with a bearer token:
+// Two kinds of caller may use it, each with a bearer token (and people
+// in the web console, with their session, as said below):
 //
 //   - an owner or admin of a tenant, who is a person, with an admin token
 //     (a JWT whose audience is this API; CreateToken with admin set, or
@@ -60,6 +61,13 @@ const (
 //     of an owner.
 //   - a platform operator, with the operator secret of the deployment,
 //     acts on every tenant and alone may create and list tenants.
+//
+// A person signed in to the console calls as their member, with their
+// session: an owner or admin as with their admin token; any other member
+// only on what is theirs (themselves and the assistants they sponsor):
+// ListMembers, AddMember of an assistant they sponsor (at most member and
+// no stronger than themselves), CreateToken of MCP tokens for those, and
+// ListTokens and RevokeToken of those tokens.
 //
 // No one may demote or remove a tenant's last owner. Refusals are
 // PERMISSION_DENIED (the caller may not) or FAILED_PRECONDITION (no caller
@@ -328,7 +336,8 @@ func (c *adminServiceClient) InvitePerson(ctx context.Context, in *InvitePersonR
 // RPCs is an MCP tool. Front doors serve it as gRPC and as JSON over HTTP
 // (POST /admin/v1/<Method>), and workers run it.
 //
-// Two kinds of caller may use it, each with a bearer token:
+// Two kinds of caller may use it, each with a bearer token (and people
+// in the web console, with their session, as said below):
 //
 //   - an owner or admin of a tenant, who is a person, with an admin token
 //     (a JWT whose audience is this API; CreateToken with admin set, or
@@ -340,6 +349,13 @@ func (c *adminServiceClient) InvitePerson(ctx context.Context, in *InvitePersonR
 //     of an owner.
 //   - a platform operator, with the operator secret of the deployment,
 //     acts on every tenant and alone may create and list tenants.
+//
+// A person signed in to the console calls as their member, with their
+// session: an owner or admin as with their admin token; any other member
+// only on what is theirs (themselves and the assistants they sponsor):
+// ListMembers, AddMember of an assistant they sponsor (at most member and
+// no stronger than themselves), CreateToken of MCP tokens for those, and
+// ListTokens and RevokeToken of those tokens.
 //
 // No one may demote or remove a tenant's last owner. Refusals are
 // PERMISSION_DENIED (the caller may not) or FAILED_PRECONDITION (no caller
