@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/loopback"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/node"
 )
@@ -256,19 +256,10 @@ func (c *config) checkPublicURL() error {
 		return fmt.Errorf("--public-url %q must be an absolute http(s) URL, e.g. https://board.example.com", c.PublicURL)
 	}
 	c.PublicURL = strings.TrimSuffix(u.String(), "/")
-	if c.Conformance && !isLoopback(u.Hostname()) {
+	if c.Conformance && !loopback.Host(u.Hostname()) {
 		return fmt.Errorf("--conformance opens the board to requests without a token, so it needs a loopback public URL (localhost, 127.0.0.1 or [::1]), not %q", c.PublicURL)
 	}
 	return nil
-}
-
-// isLoopback reports whether host names this machine only.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // retiredKeys are the key files of --retired-signing-keys.
