@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/callercache"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/telemetry"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -70,6 +71,10 @@ type WorkerConfig struct {
 	// Sessions bounds the console's sessions (--session-lifetime,
 	// --session-idle-timeout); zero: the defaults of package sessions.
 	Sessions SessionLimits
+	// Mail emails invitations with links to the console at PublicURL;
+	// nil: nothing is emailed, and the inviter passes each link on.
+	Mail      *mail.Sender
+	PublicURL string
 }
 
 // SessionLimits bound how long a console session lives.
@@ -171,7 +176,8 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 	}
 	// The admin API: tenants, members and tokens, for their admins and
 	// the platform operators.
-	adminSvc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: svc.tokens, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Quota: cfg.Quota, Logger: cfg.Log})
+	adminSvc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: svc.tokens, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Quota: cfg.Quota,
+		Mail: cfg.Mail, PublicURL: cfg.PublicURL, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/loopback"
+	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/node"
 )
@@ -54,6 +55,11 @@ type config struct {
 	// read by resolve.
 	OIDCFile string
 	oidc     []oidcsignin.ProviderConfig
+
+	// SMTP is how invitations are emailed (serve, worker); mail is its
+	// sender, made by resolve, nil when no mail server is named.
+	SMTP smtpConfig
+	mail *mail.Sender
 
 	// OperatorSecretFile holds the platform operators' secret for the
 	// admin API; empty: <data>/operator.secret, created on first start.
@@ -108,6 +114,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	c.quotaFlags(fs)
 	c.oidcFlag(fs)
 	c.sessionFlags(fs)
+	c.mailFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
 
@@ -225,6 +232,9 @@ func (c *config) resolve(listenAddr string) error {
 		return err
 	}
 	if err := c.loadOIDC(); err != nil {
+		return err
+	}
+	if err := c.loadMail(); err != nil {
 		return err
 	}
 	if c.DB == "" {
