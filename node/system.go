@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/telemetry"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -75,6 +76,8 @@ type SystemConfig struct {
 	MaxTokenTTL    time.Duration
 	Conformance    bool
 	Sessions       SessionLimits // of the console's sessions
+	// Mail emails invitations; nil: the inviter passes each link on.
+	Mail *mail.Sender
 	// OIDCProviders are the OpenID providers people may sign in with.
 	OIDCProviders []oidcsignin.ProviderConfig
 
@@ -173,7 +176,8 @@ func (s *System) startNodes(ctx context.Context, retired []*authn.Key) (err erro
 	s.worker, err = NewWorker(WorkerConfig{
 		DB: s.DB, NATS: s.bus.Conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: s.log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
-		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions, PublicURL: cfg.PublicURL,
+		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
+		Mail: cfg.Mail, PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		return err

@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/callercache"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/telemetry"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -70,8 +71,12 @@ type WorkerConfig struct {
 	// Sessions bounds the console's sessions (--session-lifetime,
 	// --session-idle-timeout); zero: the defaults of package sessions.
 	Sessions SessionLimits
+	// Mail emails invitations with links to the console at PublicURL;
+	// nil: nothing is emailed, and the inviter passes each link on.
+	Mail *mail.Sender
 	// PublicURL is the deployment's URL: console passkeys belong to its
-	// host. "": the workers offer no passkeys.
+	// host, and emailed links point at it. "": the workers offer no
+	// passkeys.
 	PublicURL string
 }
 
@@ -174,7 +179,8 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 	}
 	// The admin API: tenants, members and tokens, for their admins and
 	// the platform operators.
-	adminSvc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: svc.tokens, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Quota: cfg.Quota, Logger: cfg.Log})
+	adminSvc, err := admin.New(admin.Config{Client: cfg.DB, Tokens: svc.tokens, Issuer: cfg.Issuer, Keys: cfg.Keys, Events: bus, Quota: cfg.Quota,
+		Mail: cfg.Mail, PublicURL: cfg.PublicURL, Logger: cfg.Log})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"google.golang.org/grpc"
 	grpckeepalive "google.golang.org/grpc/keepalive"
 
+	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/telemetry"
@@ -43,6 +44,7 @@ type WorkerProcessConfig struct {
 	MaxTokenTTL     time.Duration
 	Quota           quota.Limits
 	Sessions        SessionLimits // of the console's sessions
+	Mail            *mail.Sender  // emails invitations; nil: none are
 	// MaxConnectionAge closes each front door's connection after about
 	// this long (see Keepalive); 0: never.
 	MaxConnectionAge time.Duration
@@ -142,7 +144,8 @@ func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: signing.Issuer, Keys: signing.Keys,
 		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
-		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions, PublicURL: cfg.PublicURL,
+		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
+		Mail: cfg.Mail, PublicURL: cfg.PublicURL,
 	}, nil
 }
 

@@ -63,7 +63,7 @@ func TestConsoleBoard(t *testing.T) {
 			if !strings.Contains(page, `<li class="comment"`) || !strings.Contains(page, "Looks &lt;b&gt;good&lt;/b&gt; to me") {
 				t.Errorf("the task page does not show the comment, escaped:\n%s", page)
 			}
-			if !strings.Contains(page, `<ol id="history">`) || !strings.Contains(page, "task.moved") {
+			if !strings.Contains(page, `<ol id="history">`) || !strings.Contains(page, "moved "+ref+" from backlog to doing") {
 				t.Errorf("the task page's history does not show the move:\n%s", page)
 			}
 			comments := nodetest.CallOK(t, cs, "comments_list", map[string]any{"ref": ref})["items"].([]any)

@@ -62,7 +62,18 @@ func (a *adminCmd) invite(args []string) error {
 	}
 	fmt.Fprintln(a.stdout, sessions.LinkURL(a.url, resp.GetSecret()))
 	m := resp.GetMember()
-	fmt.Fprintf(a.stderr, "Invited %s as %s (%s). No email was sent: send them this link yourself. It works once, until %s.\n",
-		*email, m.GetHandle(), *role, resp.GetExpireTime().AsTime().Local().Format(time.DateTime))
+	fmt.Fprintf(a.stderr, "Invited %s as %s (%s). %s It works once, until %s.\n",
+		*email, m.GetHandle(), *role, emailed(resp, *email), resp.GetExpireTime().AsTime().Local().Format(time.DateTime))
 	return nil
+}
+
+// emailed says whether the invitation went by email, and if not, why.
+func emailed(resp *adminv1.InvitePersonResponse, email string) string {
+	switch {
+	case resp.GetEmailed():
+		return "The link was emailed to " + email + "."
+	case resp.GetEmailError() != "":
+		return resp.GetEmailError()
+	}
+	return "No email was sent (the deployment has no mail server): send them this link yourself."
 }

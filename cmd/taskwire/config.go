@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -16,6 +15,8 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/loopback"
+	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/node"
 )
@@ -54,6 +55,11 @@ type config struct {
 	// read by resolve.
 	OIDCFile string
 	oidc     []oidcsignin.ProviderConfig
+
+	// SMTP is how invitations are emailed (serve, worker); mail is its
+	// sender, made by resolve, nil when no mail server is named.
+	SMTP smtpConfig
+	mail *mail.Sender
 
 	// OperatorSecretFile holds the platform operators' secret for the
 	// admin API; empty: <data>/operator.secret, created on first start.
@@ -108,6 +114,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	c.quotaFlags(fs)
 	c.oidcFlag(fs)
 	c.sessionFlags(fs)
+	c.mailFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
 
@@ -227,6 +234,9 @@ func (c *config) resolve(listenAddr string) error {
 	if err := c.loadOIDC(); err != nil {
 		return err
 	}
+	if err := c.loadMail(); err != nil {
+		return err
+	}
 	if c.DB == "" {
 		c.DB = c.ownDB()
 	}
@@ -256,19 +266,10 @@ func (c *config) checkPublicURL() error {
 		return fmt.Errorf("--public-url %q must be an absolute http(s) URL, e.g. https://board.example.com", c.PublicURL)
 	}
 	c.PublicURL = strings.TrimSuffix(u.String(), "/")
-	if c.Conformance && !isLoopback(u.Hostname()) {
+	if c.Conformance && !loopback.Host(u.Hostname()) {
 		return fmt.Errorf("--conformance opens the board to requests without a token, so it needs a loopback public URL (localhost, 127.0.0.1 or [::1]), not %q", c.PublicURL)
 	}
 	return nil
-}
-
-// isLoopback reports whether host names this machine only.
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // retiredKeys are the key files of --retired-signing-keys.

@@ -105,21 +105,8 @@ func (c *Console) boardTasks(ctx context.Context, board string, f filters) (task
 
 // memberKinds maps each member's handle to "person" or "assistant".
 func (c *Console) memberKinds(ctx context.Context) (map[string]string, error) {
-	kinds := map[string]string{}
-	req := &taskwirev1.ListMembersRequest{Limit: 100}
-	for range 20 {
-		resp, err := c.board.ListMembers(ctx, req)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range resp.GetItems() {
-			kinds[m.GetHandle()] = memberKind(m.GetKind())
-		}
-		if req.Cursor = resp.GetNextCursor(); req.Cursor == "" {
-			break
-		}
-	}
-	return kinds, nil
+	members, err := c.members(ctx)
+	return kindsOf(members), err
 }
 
 // lanesOf puts the tasks in the board's lanes, in order.
@@ -161,6 +148,18 @@ func cardOf(t *taskwirev1.Task, kinds map[string]string) cardView {
 // filters are the board page's filters, from its query.
 type filters struct {
 	Assignee, Label, Project, Kind, Flagged, Q string
+}
+
+// Set counts the filters in use: the filter panel is open when any is,
+// so that what hides cards is in sight.
+func (f filters) Set() int {
+	n := 0
+	for _, v := range []string{f.Assignee, f.Label, f.Project, f.Kind, f.Flagged, f.Q} {
+		if v != "" {
+			n++
+		}
+	}
+	return n
 }
 
 func readFilters(q url.Values) filters {

@@ -153,3 +153,26 @@ func TestMoveRefusedByRole(t *testing.T) {
 		t.Errorf("htmx POST move refused = %d %q, want 403 with the message as text", w.Code, w.Body)
 	}
 }
+
+// TestBoardHeader: the board's name is shown once, other boards are
+// offered apart, and the filters fold away until one is set.
+func TestBoardHeader(t *testing.T) {
+	e := newEnv(t, nil)
+	session, _ := e.signIn()
+	page := e.do("GET", "/t/acme/", nil, session).Body.String()
+	if n := strings.Count(page, ">Main board<"); n != 1 {
+		t.Errorf("the board page names the board %d times, want once", n)
+	}
+	if !strings.Contains(page, `<nav id="boards" aria-label="Other boards">`) || !strings.Contains(page, `<a href="/t/acme/b/ops/">Ops</a>`) {
+		t.Error("the board page does not offer the other board, ops")
+	}
+	if !strings.Contains(page, `<details id="filter-panel">`) || !strings.Contains(page, `<summary>Filters</summary>`) {
+		t.Error("without a filter set, the filter panel is not folded away")
+	}
+	page = e.do("GET", "/t/acme/?label=ui&q=login", nil, session).Body.String()
+	for _, want := range []string{`<details id="filter-panel" open>`, `<summary>Filters (2 set)</summary>`, `<a class="clear-filters" href="/t/acme/b/main/">Clear</a>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("with two filters set, the board page lacks %s", want)
+		}
+	}
+}

@@ -32,6 +32,10 @@ type membersData struct {
 type invitation struct {
 	Member *adminv1.Member
 	Link   string
+	// Emailed: the link was also sent to the person; else EmailError
+	// says why not, when the deployment sends mail at all.
+	Emailed    bool
+	EmailError string
 }
 
 // memberView is a member as the page shows it.
@@ -115,7 +119,7 @@ func (c *Console) invitePerson(w http.ResponseWriter, r *http.Request, v *visit)
 		c.refused(w, r, v, err, func(code int, msg string) { c.showMembers(w, r, v, code, msg, nil) })
 		return
 	}
-	inv := &invitation{Member: resp.GetMember(), Link: c.linkURL(resp.GetSecret())}
+	inv := &invitation{Member: resp.GetMember(), Link: c.linkURL(resp.GetSecret()), Emailed: resp.GetEmailed(), EmailError: resp.GetEmailError()}
 	c.showMembers(w, r, v, http.StatusOK, "", inv)
 }
 

@@ -16,6 +16,8 @@ import (
 type taskData struct {
 	*taskwirev1.GetTaskResponse
 	Card cardView
+	// Entries are the task's history as sentences.
+	Entries []historyEntry
 	// Draft is the edit a person sent that could not be saved: shown
 	// again in the form so that nothing typed is lost.
 	Draft *draft
@@ -44,12 +46,13 @@ func (c *Console) showTaskWith(w http.ResponseWriter, r *http.Request, v *visit,
 		c.rpcFailed(w, r, v, err)
 		return
 	}
-	kinds, err := c.memberKinds(ctx)
+	members, err := c.members(ctx)
 	if err != nil {
 		c.rpcFailed(w, r, v, err)
 		return
 	}
-	data := taskData{GetTaskResponse: resp, Card: cardOf(resp.GetTask(), kinds), Draft: d, Work: wf}
+	data := taskData{GetTaskResponse: resp, Card: cardOf(resp.GetTask(), kindsOf(members)), Draft: d, Work: wf,
+		Entries: historyOf(resp.GetTask().GetRef(), resp.GetHistory(), members)}
 	if d == nil {
 		data.Draft = &draft{Title: resp.GetTask().GetTitle(), Note: resp.GetTask().GetNote()}
 	}

@@ -19,7 +19,7 @@ func TestTaskPage(t *testing.T) {
 		`<h1 class="task-title"><span class="ref">T-1</span> &lt;script&gt;alert(1)&lt;/script&gt;</h1>`,
 		`<div class="task-note">Run javascript:alert(1) or read <a href="https://example.com/doc?a=1&amp;b=2" rel="noopener noreferrer nofollow ugc">https://example.com/doc?a=1&amp;b=2</a> now.</div>`,
 		`<ul id="comments">`, `<li class="comment"`, `&lt;img src=x onerror=alert(1)&gt; see javascript:alert(2)`,
-		`<ol id="history">`, `<span class="actor">bot</span> <span class="action">task.created</span>`,
+		`<ol id="history">`, `<span class="actor" data-kind="assistant">bot (assistant of ada)</span> created T-1 in backlog <time>`,
 		`<form id="comment" method="post" action="/t/acme/tasks/T-1/comments">`, `<textarea id="comment-body" name="body"`,
 		`<input type="hidden" name="version" value="1">`,
 	} {

@@ -35,8 +35,9 @@ func (s *Service) InvitePerson(ctx context.Context, req *adminv1.InvitePersonReq
 
 // invitePerson adds a person member for an email, with the account of
 // that email (made when there is none), and a 7-day invitation link. The
-// invitation is not sent: it is returned for the inviter to pass on, until
-// the deployment can send mail.
+// link is returned for the inviter to pass on, and emailed when the
+// deployment sends mail: after the commit, so a mail server that is slow
+// or down holds no transaction and loses no invitation.
 func (s *Service) invitePerson(ctx context.Context, a actor, req *adminv1.InvitePersonRequest) (*adminv1.InvitePersonResponse, error) {
 	t, ctx, err := s.manage(ctx, a, req.GetTenant())
 	if err != nil {
@@ -70,7 +71,9 @@ func (s *Service) invitePerson(ctx context.Context, a actor, req *adminv1.Invite
 	if err != nil {
 		return nil, err
 	}
-	return &adminv1.InvitePersonResponse{Member: memberToProto(m), Secret: secret, ExpireTime: timestamppb.New(expires)}, nil
+	resp := &adminv1.InvitePersonResponse{Member: memberToProto(m), Secret: secret, ExpireTime: timestamppb.New(expires)}
+	resp.Emailed, resp.EmailError = s.emailInvitation(ctx, a, t, email, secret, expires)
+	return resp, nil
 }
 
 // inviteSpec is the member to add for req, and the email normalised.

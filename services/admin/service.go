@@ -23,6 +23,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/events"
+	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -53,9 +54,13 @@ type Config struct {
 	Events Publisher
 	// Quota bounds what each tenant holds: AddMember checks Members;
 	// the token store checks tokens. Zero: no bound.
-	Quota  quota.Limits
-	Now    func() time.Time // nil means time.Now
-	Logger *slog.Logger     // required
+	Quota quota.Limits
+	// Mail emails invitations (InvitePerson) with links to the console at
+	// PublicURL. Nil: nothing is emailed; the inviter passes the link on.
+	Mail      *mail.Sender
+	PublicURL string           // required with Mail
+	Now       func() time.Time // nil means time.Now
+	Logger    *slog.Logger     // required
 }
 
 // Validate reports whether c is complete.
@@ -67,6 +72,8 @@ func (c Config) Validate() error {
 		return errors.New("admin: Config.Tokens is nil")
 	case c.Logger == nil:
 		return errors.New("admin: Config.Logger is required")
+	case c.Mail != nil && c.PublicURL == "":
+		return errors.New("admin: Config.PublicURL is required with Config.Mail, for the links invitations carry")
 	}
 	return c.Quota.Validate()
 }
@@ -80,6 +87,8 @@ type Service struct {
 	keys     *keys.Ring
 	events   Publisher
 	quota    quota.Limits
+	mail     *mail.Sender
+	linkBase string // the public URL invitation links start with
 	resolver *tenancy.Resolver
 	clock    func() time.Time
 	log      *slog.Logger
@@ -98,7 +107,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{
 		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, keys: cfg.Keys, events: cfg.Events, quota: cfg.Quota,
-		resolver: resolver, clock: cfg.Now, log: cfg.Logger,
+		mail: cfg.Mail, linkBase: cfg.PublicURL, resolver: resolver, clock: cfg.Now, log: cfg.Logger,
 	}
 	if s.clock == nil {
 		s.clock = time.Now

@@ -2618,9 +2618,13 @@ type InvitePersonResponse struct {
 	// CreateSignInLinkResponse.secret); it lives 7 days.
 	Secret     string                 `protobuf:"bytes,2,opt,name=secret,proto3" json:"secret,omitempty"`
 	ExpireTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=expire_time,json=expireTime,proto3" json:"expire_time,omitempty"`
-	// Whether the invitation was also sent by email. Always false for now:
-	// the deployment sends no mail yet, so the inviter passes the link on.
-	Emailed       bool `protobuf:"varint,4,opt,name=emailed,proto3" json:"emailed,omitempty"`
+	// Whether the invitation was also sent by email: only when the
+	// deployment has SMTP configured and the mail server accepted it.
+	// Otherwise the inviter passes the link on.
+	Emailed bool `protobuf:"varint,4,opt,name=emailed,proto3" json:"emailed,omitempty"`
+	// Why the invitation was not emailed, one sentence for the inviter;
+	// empty when it was, or when the deployment sends no mail.
+	EmailError    string `protobuf:"bytes,5,opt,name=email_error,json=emailError,proto3" json:"email_error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -2681,6 +2685,13 @@ func (x *InvitePersonResponse) GetEmailed() bool {
 		return x.Emailed
 	}
 	return false
+}
+
+func (x *InvitePersonResponse) GetEmailError() string {
+	if x != nil {
+		return x.EmailError
+	}
+	return ""
 }
 
 var File_taskwire_admin_v1_admin_proto protoreflect.FileDescriptor
@@ -2867,13 +2878,15 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x05email\x18\x02 \x01(\tR\x05email\x12!\n" +
 	"\fdisplay_name\x18\x03 \x01(\tR\vdisplayName\x12+\n" +
 	"\x04role\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x16\n" +
-	"\x06handle\x18\x05 \x01(\tR\x06handle\"\xb8\x01\n" +
+	"\x06handle\x18\x05 \x01(\tR\x06handle\"\xd9\x01\n" +
 	"\x14InvitePersonResponse\x121\n" +
 	"\x06member\x18\x01 \x01(\v2\x19.taskwire.admin.v1.MemberR\x06member\x12\x16\n" +
 	"\x06secret\x18\x02 \x01(\tR\x06secret\x12;\n" +
 	"\vexpire_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
 	"expireTime\x12\x18\n" +
-	"\aemailed\x18\x04 \x01(\bR\aemailed*q\n" +
+	"\aemailed\x18\x04 \x01(\bR\aemailed\x12\x1f\n" +
+	"\vemail_error\x18\x05 \x01(\tR\n" +
+	"emailError*q\n" +
 	"\n" +
 	"TokenState\x12\x1b\n" +
 	"\x17TOKEN_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
