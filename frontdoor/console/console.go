@@ -17,6 +17,7 @@ import (
 
 	"google.golang.org/grpc"
 
+	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
@@ -32,8 +33,8 @@ type Events interface {
 
 // Config is what a console is built from.
 type Config struct {
-	// Conn reaches the workers, which serve SessionService, BoardService
-	// and DecisionService.
+	// Conn reaches the workers, which serve SessionService, BoardService,
+	// DecisionService and AdminService.
 	Conn grpc.ClientConnInterface
 	// PublicURL is the deployment's URL: it decides the cookie's name and
 	// Secure flag, and is the origin forms may be posted from.
@@ -76,6 +77,7 @@ type Console struct {
 	sessions  taskwirev1.SessionServiceClient
 	board     taskwirev1.BoardServiceClient
 	decisions taskwirev1.DecisionServiceClient
+	admin     adminv1.AdminServiceClient
 	cookies   cookies
 	csrf      csrfKeys
 	pages     *pages
@@ -100,6 +102,7 @@ func New(cfg Config) (*Console, error) {
 		sessions:  taskwirev1.NewSessionServiceClient(cfg.Conn),
 		board:     taskwirev1.NewBoardServiceClient(cfg.Conn),
 		decisions: taskwirev1.NewDecisionServiceClient(cfg.Conn),
+		admin:     adminv1.NewAdminServiceClient(cfg.Conn),
 		cookies:   newCookies(cfg.PublicURL),
 		csrf:      csrfKeys(cfg.CSRFKeys),
 		pages:     pg,

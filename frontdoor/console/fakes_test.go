@@ -33,6 +33,7 @@ type fakeWorker struct {
 	moves     []*taskwirev1.MoveTaskRequest
 	callers   []metadata.MD
 	nextLogin int
+	others    []*taskwirev1.Membership // the person's tenants beside acme
 }
 
 const (
@@ -125,7 +126,7 @@ func (w *fakeWorker) CheckSession(_ context.Context, req *taskwirev1.CheckSessio
 	}
 	return &taskwirev1.CheckSessionResponse{Session: &taskwirev1.Session{Id: sessionID(req.GetCookie())},
 		Account:     &taskwirev1.Account{Id: 1, Email: "ada@example.com", HasPassword: w.hasPass},
-		Memberships: []*taskwirev1.Membership{membership}}, nil
+		Memberships: append([]*taskwirev1.Membership{membership}, w.others...)}, nil
 }
 
 func (w *fakeWorker) SignOut(_ context.Context, req *taskwirev1.SignOutRequest) (*taskwirev1.SignOutResponse, error) {

@@ -31,6 +31,11 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("GET /t/{tenant}/decisions", c.member(c.decisionsPage))
 	mux.HandleFunc("GET /t/{tenant}/decisions/{id}", c.member(c.decisionPage))
 	mux.HandleFunc("POST /t/{tenant}/decisions/{id}", c.member(c.decide))
+	mux.HandleFunc("GET /operator/tenants", c.operator(c.operatorTenants))
+	mux.HandleFunc("POST /operator/tenants", c.operator(c.createTenant))
+	mux.HandleFunc("GET /operator/keys", c.operator(c.operatorKeys))
+	mux.HandleFunc("GET /operator/keys/rotate", c.operator(c.confirmRotate))
+	mux.HandleFunc("POST /operator/keys/rotate", c.operator(c.rotateKey))
 	mux.HandleFunc("/", c.notFound)
 
 	// Go's cross-origin protection refuses a non-GET request a browser

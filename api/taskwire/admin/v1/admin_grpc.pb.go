@@ -60,8 +60,10 @@ const (
 //     everything owners may except act on owners: they cannot make a
 //     member owner, nor change, remove, mint tokens for or revoke tokens
 //     of an owner.
-//   - a platform operator, with the operator secret of the deployment,
-//     acts on every tenant and alone may create and list tenants.
+//   - a platform operator, with the operator secret of the deployment or
+//     as a person whose console account is an operator's (SetOperator),
+//     acts on every tenant and alone may create and list tenants. A
+//     person's call naming no tenant acts on their session's.
 //
 // No one may demote or remove a tenant's last owner. Refusals are
 // PERMISSION_DENIED (the caller may not) or FAILED_PRECONDITION (no caller
@@ -369,8 +371,10 @@ func (c *adminServiceClient) ListOperators(ctx context.Context, in *ListOperator
 //     everything owners may except act on owners: they cannot make a
 //     member owner, nor change, remove, mint tokens for or revoke tokens
 //     of an owner.
-//   - a platform operator, with the operator secret of the deployment,
-//     acts on every tenant and alone may create and list tenants.
+//   - a platform operator, with the operator secret of the deployment or
+//     as a person whose console account is an operator's (SetOperator),
+//     acts on every tenant and alone may create and list tenants. A
+//     person's call naming no tenant acts on their session's.
 //
 // No one may demote or remove a tenant's last owner. Refusals are
 // PERMISSION_DENIED (the caller may not) or FAILED_PRECONDITION (no caller
