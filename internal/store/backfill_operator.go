@@ -33,7 +33,7 @@ func FirstOperator(ctx context.Context, client *ent.Client, log *slog.Logger) er
 	}
 	owner, err := client.Member.Query().
 		Where(member.TenantID(first.ID), member.RoleEQ(member.RoleOwner), member.RemovedAtIsNil(), member.AccountIDNotNil()).
-		Order(ent.Asc(member.FieldID)).First(ctx)
+		Order(ent.Asc(member.FieldCreatedAt), ent.Asc(member.FieldID)).First(ctx)
 	if ent.IsNotFound(err) {
 		return nil
 	}

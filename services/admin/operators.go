@@ -49,7 +49,11 @@ func (s *Service) setOperator(ctx context.Context, a actor, req *adminv1.SetOper
 	if err != nil {
 		return nil, err
 	}
-	s.log.InfoContext(ctx, "admin: operator flag set", "account", acc.ID, "email", email, "operator", acc.Operator, "by", a.person)
+	by := a.person
+	if by == "" {
+		by = "the operator secret"
+	}
+	s.log.InfoContext(ctx, "admin: operator flag set", "account", acc.ID, "email", email, "operator", acc.Operator, "by", by)
 	return &adminv1.SetOperatorResponse{Account: operatorToProto(acc), Operator: acc.Operator}, nil
 }
 
