@@ -18,13 +18,8 @@ import (
 func TestMigrationMarksFirstOperator(t *testing.T) {
 	for _, b := range storetest.Backends() {
 		t.Run(string(b), func(t *testing.T) {
-			dsn := storetest.DSN(t, b)
+			db, dsn := openForBackfill(t, b)
 			ctx := context.Background()
-			db, err := store.Open(ctx, dsn, quiet)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
 			all := privacy.DecisionContext(ctx, privacy.Allow)
 			owner := func(tenant int, handle string, withAccount bool) int {
 				m := db.Member.Create().SetTenantID(tenant).SetHandle(handle).SetDisplayName(handle).
