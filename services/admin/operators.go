@@ -57,11 +57,12 @@ func (s *Service) setOperator(ctx context.Context, a actor, req *adminv1.SetOper
 	return &adminv1.SetOperatorResponse{Account: operatorToProto(acc), Operator: acc.Operator}, nil
 }
 
-// keepAnOperator refuses to revoke the last operator: the deployment
-// would be left with no one in the console who can create tenants or
-// rotate keys (the operator secret still could).
+// keepAnOperator refuses to revoke the last operator who can sign in (a
+// disabled account counts for none): the deployment would be left with
+// no one in the console who can create tenants or rotate keys (the
+// operator secret still could).
 func keepAnOperator(ctx context.Context, tx *ent.Tx, email string) error {
-	n, err := tx.Account.Query().Where(account.Operator(true)).Count(ctx)
+	n, err := tx.Account.Query().Where(account.Operator(true), account.DisabledAtIsNil()).Count(ctx)
 	if err != nil {
 		return err
 	}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/account"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 )
 
@@ -58,6 +60,13 @@ func TestSetOperator(t *testing.T) {
 		}
 		if got := operatorEmails(t, e, op); got != "pat@example.com" {
 			t.Errorf("operators = %q, want pat still", got)
+		}
+		// olga again, but disabled: pat is still the last who can sign in.
+		if err := client.Account.Update().Where(account.Email("olga@example.com")).SetOperator(true).SetDisabledAt(time.Now()).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.SetOperator(op, &adminv1.SetOperatorRequest{Email: "pat@example.com"}); domainerr.KindOf(err) != domainerr.Conflict {
+			t.Errorf("revoking pat beside a disabled operator = %v, want a conflict", err)
 		}
 		for name, req := range map[string]*adminv1.SetOperatorRequest{
 			"no email":      {Operator: true},
