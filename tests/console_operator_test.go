@@ -46,8 +46,8 @@ func TestConsoleOperator(t *testing.T) {
 				t.Errorf("the owner's board has no Operator link in the header:\n%s", board)
 			}
 			tenants := b.get("/operator/tenants")
-			if !strings.Contains(tenants, `<tr data-tenant="default">`) {
-				t.Errorf("the tenants page lacks the first tenant:\n%s", tenants)
+			if !strings.Contains(tenants, `<tr data-tenant="default"><td>default</td><td>Default</td><td>1</td>`) {
+				t.Errorf("the tenants page lacks the first tenant with its one member:\n%s", tenants)
 			}
 			code, _, created := b.submit(tenants, `<form id="create-tenant"`, url.Values{
 				"slug": {"initech"}, "name": {"Initech <Ltd>"}, "owner": {"peter"}, "owner_name": {"Peter"}})

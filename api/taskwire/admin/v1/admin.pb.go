@@ -88,7 +88,10 @@ type Tenant struct {
 	// The tenant's display name, e.g. "Acme Inc.".
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// When the tenant was created.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// How many current (not removed) members it has, people and assistants;
+	// set by ListTenants only.
+	MemberCount   int32 `protobuf:"varint,4,opt,name=member_count,json=memberCount,proto3" json:"member_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -142,6 +145,13 @@ func (x *Tenant) GetCreateTime() *timestamppb.Timestamp {
 		return x.CreateTime
 	}
 	return nil
+}
+
+func (x *Tenant) GetMemberCount() int32 {
+	if x != nil {
+		return x.MemberCount
+	}
+	return 0
 }
 
 // Board is a set of lanes holding a tenant's tasks.
@@ -2941,12 +2951,13 @@ var File_taskwire_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1dtaskwire/admin/v1/admin.proto\x12\x11taskwire.admin.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"m\n" +
+	"\x1dtaskwire/admin/v1/admin.proto\x12\x11taskwire.admin.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"\x90\x01\n" +
 	"\x06Tenant\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12;\n" +
 	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"\xca\x01\n" +
+	"createTime\x12!\n" +
+	"\fmember_count\x18\x04 \x01(\x05R\vmemberCount\"\xca\x01\n" +
 	"\x05Board\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
