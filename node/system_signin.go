@@ -8,6 +8,7 @@ import (
 
 	adminv1 "github.com/taskwire/taskwire/api/taskwire/admin/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/services/admin"
 	"github.com/taskwire/taskwire/services/sessions"
 )
@@ -15,7 +16,8 @@ import (
 // firstSignInLink makes the owner's one-time link to the console, as a
 // platform operator would through the admin API (CreateSignInLink): the
 // person who started the first start is the owner, and has no password
-// yet. It lives sessions.DefaultLinkTTL.
+// yet. It lives sessions.DefaultLinkTTL. The link made the owner's
+// account, which becomes the first platform operator's.
 func (s *System) firstSignInLink(ctx context.Context, tenant, owner string) (string, time.Time, error) {
 	recorded, err := s.tokenStore()
 	if err != nil {
@@ -27,6 +29,9 @@ func (s *System) firstSignInLink(ctx context.Context, tenant, owner string) (str
 	}
 	resp, err := svc.CreateSignInLink(identity.NewOperatorContext(ctx), &adminv1.CreateSignInLinkRequest{Tenant: tenant, Handle: owner})
 	if err != nil {
+		return "", time.Time{}, err
+	}
+	if err := store.FirstOperator(ctx, s.DB, s.log); err != nil {
 		return "", time.Time{}, err
 	}
 	return sessions.LinkURL(s.cfg.PublicURL, resp.GetSecret()), resp.GetExpireTime().AsTime(), nil

@@ -18,8 +18,9 @@ const (
 // printed, which signs in only when she presses its button (a GET never
 // uses it), sets an email and password on the account page, signs out,
 // and signs in with the password to the board; a wrong password and the
-// used link sign no one in. axe finds nothing serious on the link, account
-// and sign-in pages.
+// used link sign no one in. As the first start's owner she is a platform
+// operator, and creates a tenant on the operator pages. axe finds nothing
+// serious on the link, account, sign-in and operator pages.
 func TestBrowserSignIn(t *testing.T) {
 	s, _ := embeddedSite(t, nodetest.Setups()[0])
 	p := newPerson(t, s)
@@ -62,6 +63,17 @@ func TestBrowserSignIn(t *testing.T) {
 	if got := p.text("header"); !strings.Contains(got, browserEmail) {
 		t.Errorf("header = %q, want the signed-in account %s", got, browserEmail)
 	}
+	// The first start's owner is a platform operator.
+	if p.open("/operator/tenants"); p.count("form#create-tenant") != 1 {
+		t.Fatalf("the owner's /operator/tenants has no form#create-tenant")
+	}
+	p.submit("form#create-tenant", map[string]string{"slug": "initech", "name": "Initech", "owner": "peter", "owner_name": "Peter"}, "")
+	if p.count("#owner-link") != 1 || p.count(`tr[data-tenant="initech"]`) != 1 {
+		t.Errorf("creating initech shows %d owner links and %d rows for it, want 1 and 1", p.count("#owner-link"), p.count(`tr[data-tenant="initech"]`))
+	}
+	p.checkPage("the operator's tenants page", "operator-tenants")
+	p.open("/operator/keys")
+	p.checkPage("the operator's signing keys page", "operator-keys")
 
 	other := newPerson(t, s)
 	other.open(link)

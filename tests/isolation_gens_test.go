@@ -291,5 +291,9 @@ func isoAdminGens() []isoGen {
 		}},
 		{"RotateSigningKey", func(g *isoGenCtx) *isoProbe { return refused(g.rpc("RotateSigningKey", map[string]any{})) }},
 		{"ListSigningKeys", func(g *isoGenCtx) *isoProbe { return refused(g.rpc("ListSigningKeys", map[string]any{})) }},
+		{"SetOperator", func(g *isoGenCtx) *isoProbe {
+			return refused(g.rpc("SetOperator", map[string]any{"email": g.name() + "@example.com", "operator": g.rng.IntN(2) == 0}))
+		}},
+		{"ListOperators", func(g *isoGenCtx) *isoProbe { return refused(g.rpc("ListOperators", map[string]any{})) }},
 	}
 }

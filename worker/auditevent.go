@@ -54,8 +54,16 @@ func (c *auditedCall) event(err error) audit.Event {
 	}
 	switch id, ok := identity.FromContext(ctx); {
 	case identity.IsOperator(ctx):
-		// An operator acts on the tenant the request names.
-		e.Kind, e.Tenant = audit.KindOperator, operatorTenant(c.req)
+		// An operator acts on the tenant the request names, or on their
+		// session's when it names none; a person is named, with their
+		// session as the token.
+		e.Kind, e.Tenant, e.Member = audit.KindOperator, operatorTenant(c.req), identity.OperatorPerson(ctx)
+		if e.Tenant == "" && ok {
+			e.Tenant = id.Tenant
+		}
+		if ok {
+			e.TokenID = id.TokenID
+		}
 	case ok:
 		e.Tenant, e.MemberID, e.TokenID = id.Tenant, id.Member, id.TokenID
 	}

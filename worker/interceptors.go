@@ -40,7 +40,9 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     is live) and of the kind the method takes (an admin token for
 //     Config.OperatorServices, an MCP token elsewhere); a console
 //     session's caller is checked against its session instead
-//     (Config.Sessions) and may call both. Health is exempt.
+//     (Config.Sessions) and may call both; an operator's session calls
+//     Config.OperatorServices as an operator (sessionContext). Health is
+//     exempt.
 //     A call of Config.OperatorServices may instead carry the operator
 //     mark, and then skips steps 5 and 6 (see operatorCall).
 //  4. audit: every named call, with its outcome, into the audit log
@@ -182,19 +184,22 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 	if err := s.checkKind(c, info.FullMethod); err != nil {
 		return nil, err
 	}
-	if err := s.checkCredential(ctx, info.FullMethod, c); err != nil {
+	if c.IsSession() {
+		acc, err := s.checkSession(ctx, info.FullMethod, c)
+		if err != nil {
+			return nil, err
+		}
+		return handler(s.sessionContext(ctx, info.FullMethod, c, acc), req)
+	}
+	if err := s.checkCredential(ctx, c); err != nil {
 		return nil, err
 	}
 	return handler(identity.NewContext(ctx, c), req)
 }
 
-// checkCredential checks what c calls with: its session for a person in
-// the console, else its token (when Config.Tokens is set), noting the
-// token's use.
-func (s *Server) checkCredential(ctx context.Context, method string, c identity.Caller) error {
-	if c.IsSession() {
-		return s.checkSession(ctx, method, c)
-	}
+// checkCredential checks the token c calls with (when Config.Tokens is
+// set), noting the token's use.
+func (s *Server) checkCredential(ctx context.Context, c identity.Caller) error {
 	if s.cfg.Tokens == nil {
 		return nil
 	}

@@ -90,10 +90,11 @@ type TokenChecker interface {
 }
 
 // SessionChecker tells whether a console caller's session is live and
-// its account is the member's (services/sessions.Service is one); a
-// refusal is a domainerr Unauthenticated error saying what to do.
+// its account is the member's, and whether that account is a platform
+// operator (services/sessions.Service is one); a refusal is a domainerr
+// Unauthenticated error saying what to do.
 type SessionChecker interface {
-	CheckCaller(ctx context.Context, c identity.Caller) error
+	CheckCaller(ctx context.Context, c identity.Caller) (identity.SessionAccount, error)
 }
 
 // Validate reports whether c can build a Server.

@@ -89,17 +89,33 @@ func (s *Server) adminMethod(method string) bool {
 // checkSession refuses a console caller whose session is over, or whose
 // account is not the member's. Its answer is the session service's
 // sentence ("sign in again"); an outage is Unavailable.
-func (s *Server) checkSession(ctx context.Context, method string, c identity.Caller) error {
+func (s *Server) checkSession(ctx context.Context, method string, c identity.Caller) (identity.SessionAccount, error) {
 	if s.cfg.Sessions == nil {
-		return status.Error(codes.Unauthenticated, "this server does not take console sessions: use a token")
+		return identity.SessionAccount{}, status.Error(codes.Unauthenticated, "this server does not take console sessions: use a token")
 	}
-	err := s.cfg.Sessions.CheckCaller(ctx, c)
+	acc, err := s.cfg.Sessions.CheckCaller(ctx, c)
 	switch {
 	case err == nil:
-		return nil
+		return acc, nil
 	case domainerr.KindOf(err) == domainerr.Unauthenticated:
-		return status.Error(codes.Unauthenticated, domainerr.Message(err))
+		return acc, status.Error(codes.Unauthenticated, domainerr.Message(err))
 	}
 	s.log.ErrorContext(ctx, "worker: cannot check the session", "method", method, "err", err)
-	return status.Error(codes.Unavailable, "the session could not be checked just now; try again")
+	return acc, status.Error(codes.Unavailable, "the session could not be checked just now; try again")
+}
+
+// sessionContext is the context of a console caller's call, and the one
+// place where a person becomes a platform operator: when their account
+// is an operator's (accounts.operator, read with their session on this
+// very call) and the method is one of Config.OperatorServices, the call
+// carries the operator mark, naming the person, beside their Caller, so
+// the admin API lets them act on every tenant and the audit log names
+// them. Every other method (the tools' RPCs: the board) sees them as the
+// member they are, with that member's role.
+func (s *Server) sessionContext(ctx context.Context, method string, c identity.Caller, acc identity.SessionAccount) context.Context {
+	ctx = identity.NewContext(ctx, c)
+	if acc.Operator && s.adminMethod(method) {
+		ctx = identity.NewOperatorPersonContext(ctx, acc.Person)
+	}
+	return ctx
 }

@@ -22,7 +22,7 @@ import (
 	"github.com/taskwire/taskwire/node"
 )
 
-const adminUsage = `usage: taskwire admin <tenants|members|boards|tokens|keys> <command> [flags]
+const adminUsage = `usage: taskwire admin <tenants|members|boards|tokens|keys|operators> <command> [flags]
        taskwire admin <signin-link|invite> [flags]
 
   tenants create SLUG --owner HANDLE [--name NAME] [--owner-name NAME] [--owner-token-ttl 2160h]
@@ -43,6 +43,11 @@ const adminUsage = `usage: taskwire admin <tenants|members|boards|tokens|keys> <
   tokens revoke-member HANDLE
   keys rotate                (operators)
   keys list                  (operators)
+  operators grant --email ADDRESS
+                             let the person of that console account act as a platform operator (operators)
+  operators revoke --email ADDRESS
+                             no longer; the last operator cannot be revoked (operators)
+  operators list             (operators)
   signin-link --member HANDLE [--ttl 24h]
                              a one-time link to the console for a person (who lost their password)
   invite --email ADDRESS [--role member] [--name NAME] [--handle HANDLE]
@@ -75,6 +80,9 @@ var adminCommands = map[string]map[string]func(*adminCmd, []string) error{
 		"revoke": (*adminCmd).tokensRevoke, "revoke-member": (*adminCmd).tokensRevokeMember,
 	},
 	"keys": {"rotate": (*adminCmd).keysRotate, "list": (*adminCmd).keysList},
+	"operators": {
+		"grant": (*adminCmd).operatorsGrant, "revoke": (*adminCmd).operatorsRevoke, "list": (*adminCmd).operatorsList,
+	},
 }
 
 // runAdmin runs `taskwire admin <group> <command>` against the admin API

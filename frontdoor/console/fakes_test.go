@@ -38,6 +38,7 @@ type fakeWorker struct {
 	nextLogin int
 	member    *taskwirev1.Membership // what the session is a member as
 	admin     *fakeAdmin
+	others    []*taskwirev1.Membership // the person's tenants beside acme
 }
 
 const (
@@ -143,7 +144,7 @@ func (w *fakeWorker) CheckSession(_ context.Context, req *taskwirev1.CheckSessio
 	}
 	return &taskwirev1.CheckSessionResponse{Session: &taskwirev1.Session{Id: sessionID(req.GetCookie())},
 		Account:     &taskwirev1.Account{Id: 1, Email: "ada@example.com", HasPassword: w.hasPass},
-		Memberships: []*taskwirev1.Membership{w.member}}, nil
+		Memberships: append([]*taskwirev1.Membership{w.member}, w.others...)}, nil
 }
 
 func (w *fakeWorker) SignOut(_ context.Context, req *taskwirev1.SignOutRequest) (*taskwirev1.SignOutResponse, error) {

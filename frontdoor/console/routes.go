@@ -52,6 +52,11 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("GET /t/{tenant}/tokens", c.member(c.tokensPage))
 	mux.HandleFunc("POST /t/{tenant}/tokens", c.member(c.createToken))
 	mux.HandleFunc("POST /t/{tenant}/tokens/{id}/revoke", c.member(c.revokeToken))
+	mux.HandleFunc("GET /operator/tenants", c.operator(c.operatorTenants))
+	mux.HandleFunc("POST /operator/tenants", c.operator(c.createTenant))
+	mux.HandleFunc("GET /operator/keys", c.operator(c.operatorKeys))
+	mux.HandleFunc("GET /operator/keys/rotate", c.operator(c.confirmRotate))
+	mux.HandleFunc("POST /operator/keys/rotate", c.operator(c.rotateKey))
 	mux.HandleFunc("/", c.notFound)
 
 	// Go's cross-origin protection refuses a non-GET request a browser

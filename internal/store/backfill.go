@@ -19,5 +19,8 @@ func backfill(ctx context.Context, client *ent.Client, drv *entsql.Driver, log *
 	if err := lowerAssistants(ctx, client, log); err != nil {
 		return err
 	}
+	if err := FirstOperator(ctx, client, log); err != nil {
+		return wrapBackfill(err)
+	}
 	return numberRowsPerTenant(ctx, drv)
 }

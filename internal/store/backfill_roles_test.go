@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/store"
@@ -20,13 +21,8 @@ import (
 func TestMigrationLowersAssistants(t *testing.T) {
 	for _, b := range storetest.Backends() {
 		t.Run(string(b), func(t *testing.T) {
-			dsn := storetest.DSN(t, b)
+			db, dsn := openForBackfill(t, b)
 			ctx := context.Background()
-			db, err := store.Open(ctx, dsn, quiet)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer db.Close()
 			all := privacy.DecisionContext(ctx, privacy.Allow)
 			tn := db.Tenant.Create().SetSlug("acme").SetName("Acme").SaveX(all)
 			add := func(handle string, kind member.Kind, role member.Role) int {
@@ -80,4 +76,17 @@ func setVersion(t *testing.T, dsn string, v int) {
 	if _, err := db.Exec(`UPDATE taskwire_schema SET version = $1`, v); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// openForBackfill opens a new, migrated database of backend b, closed at
+// the test's end, and returns it with its DSN.
+func openForBackfill(t *testing.T, b storetest.Backend) (*ent.Client, string) {
+	t.Helper()
+	dsn := storetest.DSN(t, b)
+	db, err := store.Open(context.Background(), dsn, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db, dsn
 }

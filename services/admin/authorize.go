@@ -42,9 +42,13 @@ import (
 // actor is who makes an admin call.
 type actor struct {
 	operator bool
-	access   identity.Access // the calling member, unless operator
-	admin    bool            // the member calls with an admin token or a console session
-	session  bool            // the member calls from the console
+	// person names an operator signed in to the console (their email),
+	// "" for the operator secret; home is the tenant their session acts
+	// in, which calls naming no tenant act on.
+	person, home string
+	access       identity.Access // the calling member, unless operator
+	admin        bool            // the member calls with an admin token or a console session
+	session      bool            // the member calls from the console
 }
 
 // actor returns who calls: the operator the worker let through, or the
@@ -52,7 +56,11 @@ type actor struct {
 // here only when the worker did not, as in tests calling directly).
 func (s *Service) actor(ctx context.Context) (actor, error) {
 	if identity.IsOperator(ctx) {
-		return actor{operator: true}, nil
+		a := actor{operator: true, person: identity.OperatorPerson(ctx)}
+		if c, ok := identity.FromContext(ctx); ok {
+			a.home = c.Tenant
+		}
+		return a, nil
 	}
 	c, ok := identity.FromContext(ctx)
 	if !ok || c.Validate() != nil {
@@ -165,7 +173,8 @@ func (a actor) mayGrant(role member.Role) error {
 }
 
 // manage returns the tenant with slug for a to manage, with ctx scoped to
-// it. An empty slug is the caller's own tenant; an operator must name one.
+// it. An empty slug is the caller's own tenant; an operator must name one,
+// unless a console session of theirs acts in one.
 func (s *Service) manage(ctx context.Context, a actor, slug string) (*ent.Tenant, context.Context, error) {
 	if !a.operator {
 		if slug == "" {
@@ -177,6 +186,8 @@ func (s *Service) manage(ctx context.Context, a actor, slug string) (*ent.Tenant
 		if err := a.mayManage(); err != nil {
 			return nil, ctx, err
 		}
+	} else if slug == "" && a.home != "" {
+		slug = a.home
 	} else if slug == "" {
 		return nil, ctx, domainerr.New(domainerr.Invalid, "name the tenant: operators act on every tenant, so each call names one")
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store"
@@ -125,10 +126,39 @@ func (s *Service) listTenants(ctx context.Context, a actor, req *adminv1.ListTen
 	}
 	resp := &adminv1.ListTenantsResponse{}
 	rows, resp.NextPageToken = idPageEnd(rows, size, func(t *ent.Tenant) int { return t.ID })
+	counts, err := s.memberCounts(ctx, rows)
+	if err != nil {
+		return nil, err
+	}
 	for _, t := range rows {
-		resp.Tenants = append(resp.Tenants, tenantToProto(t))
+		p := tenantToProto(t)
+		p.MemberCount = int32(counts[t.ID])
+		resp.Tenants = append(resp.Tenants, p)
 	}
 	return resp, nil
+}
+
+// memberCounts counts the current members of each tenant of rows, in one
+// query across them (operators only: it reads every tenant's members).
+func (s *Service) memberCounts(ctx context.Context, rows []*ent.Tenant) (map[int]int, error) {
+	ids := make([]int, len(rows))
+	for i, t := range rows {
+		ids[i] = t.ID
+	}
+	var counts []struct {
+		TenantID int `json:"tenant_id"`
+		Count    int `json:"count"`
+	}
+	err := s.client.Member.Query().Where(member.TenantIDIn(ids...), member.RemovedAtIsNil()).
+		GroupBy(member.FieldTenantID).Aggregate(ent.Count()).Scan(privacy.DecisionContext(ctx, privacy.Allow), &counts)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int]int, len(counts))
+	for _, c := range counts {
+		out[c.TenantID] = c.Count
+	}
+	return out, nil
 }
 
 // idPage reads a page of rows ordered by id: its size and the id after

@@ -181,7 +181,8 @@ func TestSetPassword(t *testing.T) {
 }
 
 // The worker's check of a console caller: the session is live and the
-// member acting is its account's.
+// member acting is its account's; it says whether the account is an
+// operator as the database says now.
 func TestCheckCaller(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, client *ent.Client) {
 		e := newEnv(t, client)
@@ -191,20 +192,30 @@ func TestCheckCaller(t *testing.T) {
 			tenant, _, _ := strings.Cut(key, "/")
 			return identity.Caller{Tenant: tenant, Member: e.members[key], TokenID: resp.GetSession().GetId(), Kind: identity.KindSession}
 		}
+		check := func(c identity.Caller) error {
+			_, err := e.svc.CheckCaller(ctx, c)
+			return err
+		}
 		for _, key := range []string{"acme/alice", "globex/al"} {
-			if err := e.svc.CheckCaller(ctx, caller(key)); err != nil {
-				t.Errorf("CheckCaller(%s) = %v, want nil", key, err)
+			if acc, err := e.svc.CheckCaller(ctx, caller(key)); err != nil || acc.Operator {
+				t.Errorf("CheckCaller(%s) = %+v, %v; want no operator, nil", key, acc, err)
 			}
 		}
-		wantUnauthenticated(t, "CheckCaller(acme/mia, not alice's)", e.svc.CheckCaller(ctx, caller("acme/mia")), "not a member of tenant acme")
+		if err := client.Account.Update().SetOperator(true).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if acc, err := e.svc.CheckCaller(ctx, caller("acme/alice")); err != nil || !acc.Operator || acc.Person != aliceEmail {
+			t.Errorf("CheckCaller(acme/alice, an operator now) = %+v, %v; want the operator %s", acc, err, aliceEmail)
+		}
+		wantUnauthenticated(t, "CheckCaller(acme/mia, not alice's)", check(caller("acme/mia")), "not a member of tenant acme")
 		other := caller("acme/alice")
 		other.Tenant = "globex"
-		wantUnauthenticated(t, "CheckCaller(alice's member id in another tenant)", e.svc.CheckCaller(ctx, other), "not a member of tenant globex")
+		wantUnauthenticated(t, "CheckCaller(alice's member id in another tenant)", check(other), "not a member of tenant globex")
 		unknown := caller("acme/alice")
 		unknown.TokenID = "nosuchsession"
-		wantUnauthenticated(t, "CheckCaller(unknown session)", e.svc.CheckCaller(ctx, unknown), "sign in again")
+		wantUnauthenticated(t, "CheckCaller(unknown session)", check(unknown), "sign in again")
 
 		e.clock.Add(13 * time.Hour)
-		wantUnauthenticated(t, "CheckCaller(idle)", e.svc.CheckCaller(ctx, caller("acme/alice")), "without use")
+		wantUnauthenticated(t, "CheckCaller(idle)", check(caller("acme/alice")), "without use")
 	})
 }

@@ -21,7 +21,7 @@ func (s *Service) sessionToProto(row *ent.Session) *taskwirev1.Session {
 }
 
 func accountToProto(a *ent.Account) *taskwirev1.Account {
-	out := &taskwirev1.Account{Id: int64(a.ID), DisplayName: a.DisplayName, HasPassword: a.PasswordHash != nil}
+	out := &taskwirev1.Account{Id: int64(a.ID), DisplayName: a.DisplayName, HasPassword: a.PasswordHash != nil, Operator: a.Operator}
 	if a.Email != nil {
 		out.Email = *a.Email
 	}

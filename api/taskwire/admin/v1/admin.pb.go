@@ -88,7 +88,10 @@ type Tenant struct {
 	// The tenant's display name, e.g. "Acme Inc.".
 	Name string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	// When the tenant was created.
-	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	CreateTime *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	// How many current (not removed) members it has, people and assistants;
+	// set by ListTenants only.
+	MemberCount   int32 `protobuf:"varint,4,opt,name=member_count,json=memberCount,proto3" json:"member_count,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -142,6 +145,13 @@ func (x *Tenant) GetCreateTime() *timestamppb.Timestamp {
 		return x.CreateTime
 	}
 	return nil
+}
+
+func (x *Tenant) GetMemberCount() int32 {
+	if x != nil {
+		return x.MemberCount
+	}
+	return 0
 }
 
 // Board is a set of lanes holding a tenant's tasks.
@@ -2694,16 +2704,271 @@ func (x *InvitePersonResponse) GetEmailError() string {
 	return ""
 }
 
+// Operator is an account that is a platform operator of the deployment.
+type Operator struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The email the person signs in with; empty for an owner who came in by
+	// the first start's link and has set none yet.
+	Email string `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// The person's display name.
+	DisplayName string `protobuf:"bytes,2,opt,name=display_name,json=displayName,proto3" json:"display_name,omitempty"`
+	// When the account was made.
+	CreateTime    *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=create_time,json=createTime,proto3" json:"create_time,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Operator) Reset() {
+	*x = Operator{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[41]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Operator) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Operator) ProtoMessage() {}
+
+func (x *Operator) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[41]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Operator.ProtoReflect.Descriptor instead.
+func (*Operator) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
+}
+
+func (x *Operator) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *Operator) GetDisplayName() string {
+	if x != nil {
+		return x.DisplayName
+	}
+	return ""
+}
+
+func (x *Operator) GetCreateTime() *timestamppb.Timestamp {
+	if x != nil {
+		return x.CreateTime
+	}
+	return nil
+}
+
+type SetOperatorRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The email of the account, as the person signs in with it.
+	Email string `protobuf:"bytes,1,opt,name=email,proto3" json:"email,omitempty"`
+	// True to grant, false to revoke.
+	Operator      bool `protobuf:"varint,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetOperatorRequest) Reset() {
+	*x = SetOperatorRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[42]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetOperatorRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetOperatorRequest) ProtoMessage() {}
+
+func (x *SetOperatorRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[42]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetOperatorRequest.ProtoReflect.Descriptor instead.
+func (*SetOperatorRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
+}
+
+func (x *SetOperatorRequest) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+func (x *SetOperatorRequest) GetOperator() bool {
+	if x != nil {
+		return x.Operator
+	}
+	return false
+}
+
+type SetOperatorResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The account as it is now, whether or not it changed.
+	Account *Operator `protobuf:"bytes,1,opt,name=account,proto3" json:"account,omitempty"`
+	// Whether the account is an operator now.
+	Operator      bool `protobuf:"varint,2,opt,name=operator,proto3" json:"operator,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SetOperatorResponse) Reset() {
+	*x = SetOperatorResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[43]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SetOperatorResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SetOperatorResponse) ProtoMessage() {}
+
+func (x *SetOperatorResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[43]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SetOperatorResponse.ProtoReflect.Descriptor instead.
+func (*SetOperatorResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{43}
+}
+
+func (x *SetOperatorResponse) GetAccount() *Operator {
+	if x != nil {
+		return x.Account
+	}
+	return nil
+}
+
+func (x *SetOperatorResponse) GetOperator() bool {
+	if x != nil {
+		return x.Operator
+	}
+	return false
+}
+
+type ListOperatorsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOperatorsRequest) Reset() {
+	*x = ListOperatorsRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[44]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOperatorsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOperatorsRequest) ProtoMessage() {}
+
+func (x *ListOperatorsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[44]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOperatorsRequest.ProtoReflect.Descriptor instead.
+func (*ListOperatorsRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{44}
+}
+
+type ListOperatorsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The operators, oldest first.
+	Operators     []*Operator `protobuf:"bytes,1,rep,name=operators,proto3" json:"operators,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListOperatorsResponse) Reset() {
+	*x = ListOperatorsResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[45]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListOperatorsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListOperatorsResponse) ProtoMessage() {}
+
+func (x *ListOperatorsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[45]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListOperatorsResponse.ProtoReflect.Descriptor instead.
+func (*ListOperatorsResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{45}
+}
+
+func (x *ListOperatorsResponse) GetOperators() []*Operator {
+	if x != nil {
+		return x.Operators
+	}
+	return nil
+}
+
 var File_taskwire_admin_v1_admin_proto protoreflect.FileDescriptor
 
 const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\n" +
-	"\x1dtaskwire/admin/v1/admin.proto\x12\x11taskwire.admin.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"m\n" +
+	"\x1dtaskwire/admin/v1/admin.proto\x12\x11taskwire.admin.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x17taskwire/v1/board.proto\"\x90\x01\n" +
 	"\x06Tenant\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12;\n" +
 	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
-	"createTime\"\xca\x01\n" +
+	"createTime\x12!\n" +
+	"\fmember_count\x18\x04 \x01(\x05R\vmemberCount\"\xca\x01\n" +
 	"\x05Board\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x1d\n" +
@@ -2886,13 +3151,27 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"expireTime\x12\x18\n" +
 	"\aemailed\x18\x04 \x01(\bR\aemailed\x12\x1f\n" +
 	"\vemail_error\x18\x05 \x01(\tR\n" +
-	"emailError*q\n" +
+	"emailError\"\x80\x01\n" +
+	"\bOperator\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12!\n" +
+	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12;\n" +
+	"\vcreate_time\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"createTime\"F\n" +
+	"\x12SetOperatorRequest\x12\x14\n" +
+	"\x05email\x18\x01 \x01(\tR\x05email\x12\x1a\n" +
+	"\boperator\x18\x02 \x01(\bR\boperator\"h\n" +
+	"\x13SetOperatorResponse\x125\n" +
+	"\aaccount\x18\x01 \x01(\v2\x1b.taskwire.admin.v1.OperatorR\aaccount\x12\x1a\n" +
+	"\boperator\x18\x02 \x01(\bR\boperator\"\x16\n" +
+	"\x14ListOperatorsRequest\"R\n" +
+	"\x15ListOperatorsResponse\x129\n" +
+	"\toperators\x18\x01 \x03(\v2\x1b.taskwire.admin.v1.OperatorR\toperators*q\n" +
 	"\n" +
 	"TokenState\x12\x1b\n" +
 	"\x17TOKEN_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10TOKEN_STATE_LIVE\x10\x01\x12\x17\n" +
 	"\x13TOKEN_STATE_REVOKED\x10\x02\x12\x17\n" +
-	"\x13TOKEN_STATE_EXPIRED\x10\x032\xe9\r\n" +
+	"\x13TOKEN_STATE_EXPIRED\x10\x032\xab\x0f\n" +
 	"\fAdminService\x12_\n" +
 	"\fCreateTenant\x12&.taskwire.admin.v1.CreateTenantRequest\x1a'.taskwire.admin.v1.CreateTenantResponse\x12V\n" +
 	"\tGetTenant\x12#.taskwire.admin.v1.GetTenantRequest\x1a$.taskwire.admin.v1.GetTenantResponse\x12\\\n" +
@@ -2913,7 +3192,9 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"ListBoards\x12$.taskwire.admin.v1.ListBoardsRequest\x1a%.taskwire.admin.v1.ListBoardsResponse\x12_\n" +
 	"\fArchiveBoard\x12&.taskwire.admin.v1.ArchiveBoardRequest\x1a'.taskwire.admin.v1.ArchiveBoardResponse\x12k\n" +
 	"\x10CreateSignInLink\x12*.taskwire.admin.v1.CreateSignInLinkRequest\x1a+.taskwire.admin.v1.CreateSignInLinkResponse\x12_\n" +
-	"\fInvitePerson\x12&.taskwire.admin.v1.InvitePersonRequest\x1a'.taskwire.admin.v1.InvitePersonResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
+	"\fInvitePerson\x12&.taskwire.admin.v1.InvitePersonRequest\x1a'.taskwire.admin.v1.InvitePersonResponse\x12\\\n" +
+	"\vSetOperator\x12%.taskwire.admin.v1.SetOperatorRequest\x1a&.taskwire.admin.v1.SetOperatorResponse\x12b\n" +
+	"\rListOperators\x12'.taskwire.admin.v1.ListOperatorsRequest\x1a(.taskwire.admin.v1.ListOperatorsResponseB<Z:github.com/taskwire/taskwire/api/taskwire/admin/v1;adminv1b\x06proto3"
 
 var (
 	file_taskwire_admin_v1_admin_proto_rawDescOnce sync.Once
@@ -2928,7 +3209,7 @@ func file_taskwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 41)
+var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
 var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(TokenState)(0),                    // 0: taskwire.admin.v1.TokenState
 	(*Tenant)(nil),                     // 1: taskwire.admin.v1.Tenant
@@ -2972,98 +3253,110 @@ var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(*CreateSignInLinkResponse)(nil),   // 39: taskwire.admin.v1.CreateSignInLinkResponse
 	(*InvitePersonRequest)(nil),        // 40: taskwire.admin.v1.InvitePersonRequest
 	(*InvitePersonResponse)(nil),       // 41: taskwire.admin.v1.InvitePersonResponse
-	(*timestamppb.Timestamp)(nil),      // 42: google.protobuf.Timestamp
-	(v1.MemberKind)(0),                 // 43: taskwire.v1.MemberKind
-	(v1.MemberRole)(0),                 // 44: taskwire.v1.MemberRole
-	(*durationpb.Duration)(nil),        // 45: google.protobuf.Duration
-	(*v1.WipLimit)(nil),                // 46: taskwire.v1.WipLimit
+	(*Operator)(nil),                   // 42: taskwire.admin.v1.Operator
+	(*SetOperatorRequest)(nil),         // 43: taskwire.admin.v1.SetOperatorRequest
+	(*SetOperatorResponse)(nil),        // 44: taskwire.admin.v1.SetOperatorResponse
+	(*ListOperatorsRequest)(nil),       // 45: taskwire.admin.v1.ListOperatorsRequest
+	(*ListOperatorsResponse)(nil),      // 46: taskwire.admin.v1.ListOperatorsResponse
+	(*timestamppb.Timestamp)(nil),      // 47: google.protobuf.Timestamp
+	(v1.MemberKind)(0),                 // 48: taskwire.v1.MemberKind
+	(v1.MemberRole)(0),                 // 49: taskwire.v1.MemberRole
+	(*durationpb.Duration)(nil),        // 50: google.protobuf.Duration
+	(*v1.WipLimit)(nil),                // 51: taskwire.v1.WipLimit
 }
 var file_taskwire_admin_v1_admin_proto_depIdxs = []int32{
-	42, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
-	42, // 1: taskwire.admin.v1.Board.create_time:type_name -> google.protobuf.Timestamp
-	42, // 2: taskwire.admin.v1.Board.archive_time:type_name -> google.protobuf.Timestamp
-	43, // 3: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
-	44, // 4: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
-	42, // 5: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
-	42, // 6: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
-	42, // 7: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
-	42, // 8: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
-	42, // 9: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
-	42, // 10: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
+	47, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
+	47, // 1: taskwire.admin.v1.Board.create_time:type_name -> google.protobuf.Timestamp
+	47, // 2: taskwire.admin.v1.Board.archive_time:type_name -> google.protobuf.Timestamp
+	48, // 3: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
+	49, // 4: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
+	47, // 5: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
+	47, // 6: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
+	47, // 7: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
+	47, // 8: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
+	47, // 9: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
+	47, // 10: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
 	0,  // 11: taskwire.admin.v1.Token.state:type_name -> taskwire.admin.v1.TokenState
-	45, // 12: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
+	50, // 12: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
 	1,  // 13: taskwire.admin.v1.CreateTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	3,  // 14: taskwire.admin.v1.CreateTenantResponse.owner:type_name -> taskwire.admin.v1.Member
 	4,  // 15: taskwire.admin.v1.CreateTenantResponse.owner_token_info:type_name -> taskwire.admin.v1.Token
 	1,  // 16: taskwire.admin.v1.GetTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	1,  // 17: taskwire.admin.v1.ListTenantsResponse.tenants:type_name -> taskwire.admin.v1.Tenant
-	43, // 18: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
-	44, // 19: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
+	48, // 18: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
+	49, // 19: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 20: taskwire.admin.v1.AddMemberResponse.member:type_name -> taskwire.admin.v1.Member
 	3,  // 21: taskwire.admin.v1.ListMembersResponse.members:type_name -> taskwire.admin.v1.Member
-	44, // 22: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
+	49, // 22: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 23: taskwire.admin.v1.SetMemberRoleResponse.member:type_name -> taskwire.admin.v1.Member
 	3,  // 24: taskwire.admin.v1.RemoveMemberResponse.member:type_name -> taskwire.admin.v1.Member
-	45, // 25: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
+	50, // 25: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
 	4,  // 26: taskwire.admin.v1.CreateTokenResponse.info:type_name -> taskwire.admin.v1.Token
 	4,  // 27: taskwire.admin.v1.ListTokensResponse.tokens:type_name -> taskwire.admin.v1.Token
-	42, // 28: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
-	42, // 29: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
-	42, // 30: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
+	47, // 28: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
+	47, // 29: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
+	47, // 30: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
 	27, // 31: taskwire.admin.v1.RotateSigningKeyResponse.current:type_name -> taskwire.admin.v1.SigningKey
 	27, // 32: taskwire.admin.v1.RotateSigningKeyResponse.previous:type_name -> taskwire.admin.v1.SigningKey
 	27, // 33: taskwire.admin.v1.ListSigningKeysResponse.keys:type_name -> taskwire.admin.v1.SigningKey
-	46, // 34: taskwire.admin.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
+	51, // 34: taskwire.admin.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
 	2,  // 35: taskwire.admin.v1.CreateBoardResponse.board:type_name -> taskwire.admin.v1.Board
 	2,  // 36: taskwire.admin.v1.ListBoardsResponse.boards:type_name -> taskwire.admin.v1.Board
 	2,  // 37: taskwire.admin.v1.ArchiveBoardResponse.board:type_name -> taskwire.admin.v1.Board
-	45, // 38: taskwire.admin.v1.CreateSignInLinkRequest.ttl:type_name -> google.protobuf.Duration
-	42, // 39: taskwire.admin.v1.CreateSignInLinkResponse.expire_time:type_name -> google.protobuf.Timestamp
+	50, // 38: taskwire.admin.v1.CreateSignInLinkRequest.ttl:type_name -> google.protobuf.Duration
+	47, // 39: taskwire.admin.v1.CreateSignInLinkResponse.expire_time:type_name -> google.protobuf.Timestamp
 	3,  // 40: taskwire.admin.v1.CreateSignInLinkResponse.member:type_name -> taskwire.admin.v1.Member
-	44, // 41: taskwire.admin.v1.InvitePersonRequest.role:type_name -> taskwire.v1.MemberRole
+	49, // 41: taskwire.admin.v1.InvitePersonRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 42: taskwire.admin.v1.InvitePersonResponse.member:type_name -> taskwire.admin.v1.Member
-	42, // 43: taskwire.admin.v1.InvitePersonResponse.expire_time:type_name -> google.protobuf.Timestamp
-	5,  // 44: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
-	7,  // 45: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
-	9,  // 46: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
-	11, // 47: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
-	13, // 48: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
-	15, // 49: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
-	17, // 50: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
-	19, // 51: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
-	21, // 52: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
-	23, // 53: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
-	25, // 54: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
-	28, // 55: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
-	30, // 56: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
-	32, // 57: taskwire.admin.v1.AdminService.CreateBoard:input_type -> taskwire.admin.v1.CreateBoardRequest
-	34, // 58: taskwire.admin.v1.AdminService.ListBoards:input_type -> taskwire.admin.v1.ListBoardsRequest
-	36, // 59: taskwire.admin.v1.AdminService.ArchiveBoard:input_type -> taskwire.admin.v1.ArchiveBoardRequest
-	38, // 60: taskwire.admin.v1.AdminService.CreateSignInLink:input_type -> taskwire.admin.v1.CreateSignInLinkRequest
-	40, // 61: taskwire.admin.v1.AdminService.InvitePerson:input_type -> taskwire.admin.v1.InvitePersonRequest
-	6,  // 62: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
-	8,  // 63: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
-	10, // 64: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
-	12, // 65: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
-	14, // 66: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
-	16, // 67: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
-	18, // 68: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
-	20, // 69: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
-	22, // 70: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
-	24, // 71: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
-	26, // 72: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
-	29, // 73: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
-	31, // 74: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
-	33, // 75: taskwire.admin.v1.AdminService.CreateBoard:output_type -> taskwire.admin.v1.CreateBoardResponse
-	35, // 76: taskwire.admin.v1.AdminService.ListBoards:output_type -> taskwire.admin.v1.ListBoardsResponse
-	37, // 77: taskwire.admin.v1.AdminService.ArchiveBoard:output_type -> taskwire.admin.v1.ArchiveBoardResponse
-	39, // 78: taskwire.admin.v1.AdminService.CreateSignInLink:output_type -> taskwire.admin.v1.CreateSignInLinkResponse
-	41, // 79: taskwire.admin.v1.AdminService.InvitePerson:output_type -> taskwire.admin.v1.InvitePersonResponse
-	62, // [62:80] is the sub-list for method output_type
-	44, // [44:62] is the sub-list for method input_type
-	44, // [44:44] is the sub-list for extension type_name
-	44, // [44:44] is the sub-list for extension extendee
-	0,  // [0:44] is the sub-list for field type_name
+	47, // 43: taskwire.admin.v1.InvitePersonResponse.expire_time:type_name -> google.protobuf.Timestamp
+	47, // 44: taskwire.admin.v1.Operator.create_time:type_name -> google.protobuf.Timestamp
+	42, // 45: taskwire.admin.v1.SetOperatorResponse.account:type_name -> taskwire.admin.v1.Operator
+	42, // 46: taskwire.admin.v1.ListOperatorsResponse.operators:type_name -> taskwire.admin.v1.Operator
+	5,  // 47: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
+	7,  // 48: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
+	9,  // 49: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
+	11, // 50: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
+	13, // 51: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
+	15, // 52: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
+	17, // 53: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
+	19, // 54: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
+	21, // 55: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
+	23, // 56: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
+	25, // 57: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
+	28, // 58: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
+	30, // 59: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
+	32, // 60: taskwire.admin.v1.AdminService.CreateBoard:input_type -> taskwire.admin.v1.CreateBoardRequest
+	34, // 61: taskwire.admin.v1.AdminService.ListBoards:input_type -> taskwire.admin.v1.ListBoardsRequest
+	36, // 62: taskwire.admin.v1.AdminService.ArchiveBoard:input_type -> taskwire.admin.v1.ArchiveBoardRequest
+	38, // 63: taskwire.admin.v1.AdminService.CreateSignInLink:input_type -> taskwire.admin.v1.CreateSignInLinkRequest
+	40, // 64: taskwire.admin.v1.AdminService.InvitePerson:input_type -> taskwire.admin.v1.InvitePersonRequest
+	43, // 65: taskwire.admin.v1.AdminService.SetOperator:input_type -> taskwire.admin.v1.SetOperatorRequest
+	45, // 66: taskwire.admin.v1.AdminService.ListOperators:input_type -> taskwire.admin.v1.ListOperatorsRequest
+	6,  // 67: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
+	8,  // 68: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
+	10, // 69: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
+	12, // 70: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
+	14, // 71: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
+	16, // 72: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
+	18, // 73: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
+	20, // 74: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
+	22, // 75: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
+	24, // 76: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
+	26, // 77: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
+	29, // 78: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
+	31, // 79: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
+	33, // 80: taskwire.admin.v1.AdminService.CreateBoard:output_type -> taskwire.admin.v1.CreateBoardResponse
+	35, // 81: taskwire.admin.v1.AdminService.ListBoards:output_type -> taskwire.admin.v1.ListBoardsResponse
+	37, // 82: taskwire.admin.v1.AdminService.ArchiveBoard:output_type -> taskwire.admin.v1.ArchiveBoardResponse
+	39, // 83: taskwire.admin.v1.AdminService.CreateSignInLink:output_type -> taskwire.admin.v1.CreateSignInLinkResponse
+	41, // 84: taskwire.admin.v1.AdminService.InvitePerson:output_type -> taskwire.admin.v1.InvitePersonResponse
+	44, // 85: taskwire.admin.v1.AdminService.SetOperator:output_type -> taskwire.admin.v1.SetOperatorResponse
+	46, // 86: taskwire.admin.v1.AdminService.ListOperators:output_type -> taskwire.admin.v1.ListOperatorsResponse
+	67, // [67:87] is the sub-list for method output_type
+	47, // [47:67] is the sub-list for method input_type
+	47, // [47:47] is the sub-list for extension type_name
+	47, // [47:47] is the sub-list for extension extendee
+	0,  // [0:47] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_admin_v1_admin_proto_init() }
@@ -3079,7 +3372,7 @@ func file_taskwire_admin_v1_admin_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_admin_v1_admin_proto_rawDesc), len(file_taskwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   41,
+			NumMessages:   46,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

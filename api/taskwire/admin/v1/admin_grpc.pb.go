@@ -37,6 +37,8 @@ const (
 	AdminService_ArchiveBoard_FullMethodName       = "/taskwire.admin.v1.AdminService/ArchiveBoard"
 	AdminService_CreateSignInLink_FullMethodName   = "/taskwire.admin.v1.AdminService/CreateSignInLink"
 	AdminService_InvitePerson_FullMethodName       = "/taskwire.admin.v1.AdminService/InvitePerson"
+	AdminService_SetOperator_FullMethodName        = "/taskwire.admin.v1.AdminService/SetOperator"
+	AdminService_ListOperators_FullMethodName      = "/taskwire.admin.v1.AdminService/ListOperators"
 )
 
 // AdminServiceClient is the client API for AdminService service.
@@ -59,8 +61,10 @@ const (
 //     everything owners may except act on owners: they cannot make a
 //     member owner, nor change, remove, mint tokens for or revoke tokens
 //     of an owner.
-//   - a platform operator, with the operator secret of the deployment,
-//     acts on every tenant and alone may create and list tenants.
+//   - a platform operator, with the operator secret of the deployment or
+//     as a person whose console account is an operator's (SetOperator),
+//     acts on every tenant and alone may create and list tenants. A
+//     person's call naming no tenant acts on their session's.
 //
 // A person signed in to the console calls as their member, with their
 // session: an owner or admin as with their admin token; any other member
@@ -137,6 +141,15 @@ type AdminServiceClient interface {
 	// once to copy; sent by email when the deployment has SMTP). A person
 	// already in the tenant is ALREADY_EXISTS.
 	InvitePerson(ctx context.Context, in *InvitePersonRequest, opts ...grpc.CallOption) (*InvitePersonResponse, error)
+	// SetOperator makes the account that signs in with email a platform
+	// operator of the deployment, or no longer one with operator false: an
+	// operator's console session may do what the operator secret does here
+	// (every tenant, signing keys). The last operator cannot be revoked
+	// (FAILED_PRECONDITION): grant another first. Platform operators only.
+	SetOperator(ctx context.Context, in *SetOperatorRequest, opts ...grpc.CallOption) (*SetOperatorResponse, error)
+	// ListOperators lists the accounts that are platform operators, oldest
+	// first. Platform operators only.
+	ListOperators(ctx context.Context, in *ListOperatorsRequest, opts ...grpc.CallOption) (*ListOperatorsResponse, error)
 }
 
 type adminServiceClient struct {
@@ -327,6 +340,26 @@ func (c *adminServiceClient) InvitePerson(ctx context.Context, in *InvitePersonR
 	return out, nil
 }
 
+func (c *adminServiceClient) SetOperator(ctx context.Context, in *SetOperatorRequest, opts ...grpc.CallOption) (*SetOperatorResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SetOperatorResponse)
+	err := c.cc.Invoke(ctx, AdminService_SetOperator_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *adminServiceClient) ListOperators(ctx context.Context, in *ListOperatorsRequest, opts ...grpc.CallOption) (*ListOperatorsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListOperatorsResponse)
+	err := c.cc.Invoke(ctx, AdminService_ListOperators_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // AdminServiceServer is the server API for AdminService service.
 // All implementations must embed UnimplementedAdminServiceServer
 // for forward compatibility.
@@ -347,8 +380,10 @@ func (c *adminServiceClient) InvitePerson(ctx context.Context, in *InvitePersonR
 //     everything owners may except act on owners: they cannot make a
 //     member owner, nor change, remove, mint tokens for or revoke tokens
 //     of an owner.
-//   - a platform operator, with the operator secret of the deployment,
-//     acts on every tenant and alone may create and list tenants.
+//   - a platform operator, with the operator secret of the deployment or
+//     as a person whose console account is an operator's (SetOperator),
+//     acts on every tenant and alone may create and list tenants. A
+//     person's call naming no tenant acts on their session's.
 //
 // A person signed in to the console calls as their member, with their
 // session: an owner or admin as with their admin token; any other member
@@ -425,6 +460,15 @@ type AdminServiceServer interface {
 	// once to copy; sent by email when the deployment has SMTP). A person
 	// already in the tenant is ALREADY_EXISTS.
 	InvitePerson(context.Context, *InvitePersonRequest) (*InvitePersonResponse, error)
+	// SetOperator makes the account that signs in with email a platform
+	// operator of the deployment, or no longer one with operator false: an
+	// operator's console session may do what the operator secret does here
+	// (every tenant, signing keys). The last operator cannot be revoked
+	// (FAILED_PRECONDITION): grant another first. Platform operators only.
+	SetOperator(context.Context, *SetOperatorRequest) (*SetOperatorResponse, error)
+	// ListOperators lists the accounts that are platform operators, oldest
+	// first. Platform operators only.
+	ListOperators(context.Context, *ListOperatorsRequest) (*ListOperatorsResponse, error)
 	mustEmbedUnimplementedAdminServiceServer()
 }
 
@@ -488,6 +532,12 @@ func (UnimplementedAdminServiceServer) CreateSignInLink(context.Context, *Create
 }
 func (UnimplementedAdminServiceServer) InvitePerson(context.Context, *InvitePersonRequest) (*InvitePersonResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method InvitePerson not implemented")
+}
+func (UnimplementedAdminServiceServer) SetOperator(context.Context, *SetOperatorRequest) (*SetOperatorResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SetOperator not implemented")
+}
+func (UnimplementedAdminServiceServer) ListOperators(context.Context, *ListOperatorsRequest) (*ListOperatorsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListOperators not implemented")
 }
 func (UnimplementedAdminServiceServer) mustEmbedUnimplementedAdminServiceServer() {}
 func (UnimplementedAdminServiceServer) testEmbeddedByValue()                      {}
@@ -834,6 +884,42 @@ func _AdminService_InvitePerson_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _AdminService_SetOperator_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SetOperatorRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).SetOperator(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_SetOperator_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).SetOperator(ctx, req.(*SetOperatorRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _AdminService_ListOperators_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListOperatorsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(AdminServiceServer).ListOperators(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: AdminService_ListOperators_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(AdminServiceServer).ListOperators(ctx, req.(*ListOperatorsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // AdminService_ServiceDesc is the grpc.ServiceDesc for AdminService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -912,6 +998,14 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "InvitePerson",
 			Handler:    _AdminService_InvitePerson_Handler,
+		},
+		{
+			MethodName: "SetOperator",
+			Handler:    _AdminService_SetOperator_Handler,
+		},
+		{
+			MethodName: "ListOperators",
+			Handler:    _AdminService_ListOperators_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
