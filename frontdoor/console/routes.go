@@ -32,6 +32,7 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("POST /t/{tenant}/tasks/{ref}", c.member(c.editTask))
 	mux.HandleFunc("POST /t/{tenant}/tasks/{ref}/move", c.member(c.moveTask))
 	mux.HandleFunc("POST /t/{tenant}/tasks/{ref}/comments", c.member(c.addComment))
+	mux.HandleFunc("POST /t/{tenant}/tasks/{ref}/comments/{id}", c.member(c.editComment))
 	mux.HandleFunc("POST /t/{tenant}/tasks/{ref}/work", c.member(c.approveWork))
 	mux.HandleFunc("GET /t/{tenant}/events", c.member(c.liveEvents))
 	mux.HandleFunc("GET /t/{tenant}/decisions", c.member(c.decisionsPage))
