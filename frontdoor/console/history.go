@@ -14,9 +14,10 @@ import (
 )
 
 // historyEntry is one line of a task's History: who, in words a person
-// reads ("bot (assistant of alice)"), and what they did, as a sentence
-// ("moved T-3 from next to doing"). Both are text, escaped by the
-// template: assistants write titles, reasons and labels.
+// reads ("bot (assistant of alice, via Claude Code)"), and what they did,
+// as a sentence ("moved T-3 from next to doing"). Both are text, escaped
+// by the template: assistants write titles, reasons and labels, and
+// clients name themselves.
 type historyEntry struct {
 	Who, Kind, Did string
 	At             *timestamppb.Timestamp
@@ -28,11 +29,18 @@ func historyOf(ref string, entries []*taskwirev1.HistoryEntry, members map[strin
 	out := make([]historyEntry, 0, len(entries))
 	for _, e := range entries {
 		h := historyEntry{Who: e.GetActor(), Kind: "person", Did: didWhat(ref, e), At: e.GetAt()}
+		var about []string
 		if m := members[e.GetActor()]; m != nil {
 			h.Kind = memberKind(m.GetKind())
 			if s := m.GetSponsor(); s != "" {
-				h.Who += " (assistant of " + s + ")"
+				about = append(about, "assistant of "+s)
 			}
+		}
+		if c := e.GetClient(); c != "" {
+			about = append(about, "via "+c)
+		}
+		if len(about) > 0 {
+			h.Who += " (" + strings.Join(about, ", ") + ")"
 		}
 		out = append(out, h)
 	}

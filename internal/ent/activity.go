@@ -33,6 +33,8 @@ type Activity struct {
 	Action string `json:"action,omitempty"`
 	// Detail holds the value of the "detail" field.
 	Detail map[string]interface{} `json:"detail,omitempty"`
+	// The client the actor acted through, in its own words (the session label); empty from the console. Information only.
+	Client string `json:"client,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -96,7 +98,7 @@ func (*Activity) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case activity.FieldID, activity.FieldTenantID, activity.FieldActorID, activity.FieldTaskID:
 			values[i] = new(sql.NullInt64)
-		case activity.FieldActorKind, activity.FieldAction:
+		case activity.FieldActorKind, activity.FieldAction, activity.FieldClient:
 			values[i] = new(sql.NullString)
 		case activity.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -159,6 +161,12 @@ func (_m *Activity) assignValues(columns []string, values []any) error {
 				if err := json.Unmarshal(*value, &_m.Detail); err != nil {
 					return fmt.Errorf("unmarshal field detail: %w", err)
 				}
+			}
+		case activity.FieldClient:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field client", values[i])
+			} else if value.Valid {
+				_m.Client = value.String
 			}
 		case activity.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -236,6 +244,9 @@ func (_m *Activity) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("detail=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Detail))
+	builder.WriteString(", ")
+	builder.WriteString("client=")
+	builder.WriteString(_m.Client)
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))

@@ -67,6 +67,20 @@ func (_c *ActivityCreate) SetDetail(v map[string]interface{}) *ActivityCreate {
 	return _c
 }
 
+// SetClient sets the "client" field.
+func (_c *ActivityCreate) SetClient(v string) *ActivityCreate {
+	_c.mutation.SetClient(v)
+	return _c
+}
+
+// SetNillableClient sets the "client" field if the given value is not nil.
+func (_c *ActivityCreate) SetNillableClient(v *string) *ActivityCreate {
+	if v != nil {
+		_c.SetClient(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *ActivityCreate) SetCreatedAt(v time.Time) *ActivityCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -133,6 +147,10 @@ func (_c *ActivityCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *ActivityCreate) defaults() error {
+	if _, ok := _c.mutation.GetClient(); !ok {
+		v := activity.DefaultClient
+		_c.mutation.SetClient(v)
+	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		if activity.DefaultCreatedAt == nil {
 			return fmt.Errorf("ent: uninitialized activity.DefaultCreatedAt (forgotten import ent/runtime?)")
@@ -166,6 +184,9 @@ func (_c *ActivityCreate) check() error {
 		if err := activity.ActionValidator(v); err != nil {
 			return &ValidationError{Name: "action", err: fmt.Errorf(`ent: validator failed for field "Activity.action": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.GetClient(); !ok {
+		return &ValidationError{Name: "client", err: errors.New(`ent: missing required field "Activity.client"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Activity.created_at"`)}
@@ -213,6 +234,10 @@ func (_c *ActivityCreate) createSpec() (*Activity, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Detail(); ok {
 		_spec.SetField(activity.FieldDetail, field.TypeJSON, value)
 		_node.Detail = value
+	}
+	if value, ok := _c.mutation.GetClient(); ok {
+		_spec.SetField(activity.FieldClient, field.TypeString, value)
+		_node.Client = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(activity.FieldCreatedAt, field.TypeTime, value)

@@ -33,6 +33,10 @@ type Board struct {
 	WipLimits map[string]int `json:"wip_limits,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
+	// The task kinds the board takes ("task", "bug", "feature", "chore"); empty: every kind.
+	Kinds []string `json:"kinds,omitempty"`
+	// Counts changes to name, rules, WIP limits and kinds, for boards_update's expected_version.
+	Version int `json:"version,omitempty"`
 	// When the board was archived: still readable, but it takes no new tasks, moves or imports. Nil while it is in use.
 	ArchivedAt *time.Time `json:"archived_at,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
@@ -77,11 +81,11 @@ func (*Board) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case board.FieldWipLimits:
+		case board.FieldWipLimits, board.FieldKinds:
 			values[i] = new([]byte)
 		case board.FieldIsDefault:
 			values[i] = new(sql.NullBool)
-		case board.FieldID, board.FieldTenantID:
+		case board.FieldID, board.FieldTenantID, board.FieldVersion:
 			values[i] = new(sql.NullInt64)
 		case board.FieldSlug, board.FieldName, board.FieldRules:
 			values[i] = new(sql.NullString)
@@ -151,6 +155,20 @@ func (_m *Board) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field created_at", values[i])
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
+			}
+		case board.FieldKinds:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field kinds", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Kinds); err != nil {
+					return fmt.Errorf("unmarshal field kinds: %w", err)
+				}
+			}
+		case board.FieldVersion:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field version", values[i])
+			} else if value.Valid {
+				_m.Version = int(value.Int64)
 			}
 		case board.FieldArchivedAt:
 			if value, ok := values[i].(*sql.NullTime); !ok {
@@ -225,6 +243,12 @@ func (_m *Board) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("kinds=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Kinds))
+	builder.WriteString(", ")
+	builder.WriteString("version=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Version))
 	builder.WriteString(", ")
 	if v := _m.ArchivedAt; v != nil {
 		builder.WriteString("archived_at=")

@@ -88,6 +88,26 @@ func (_c *BoardCreate) SetNillableCreatedAt(v *time.Time) *BoardCreate {
 	return _c
 }
 
+// SetKinds sets the "kinds" field.
+func (_c *BoardCreate) SetKinds(v []string) *BoardCreate {
+	_c.mutation.SetKinds(v)
+	return _c
+}
+
+// SetVersion sets the "version" field.
+func (_c *BoardCreate) SetVersion(v int) *BoardCreate {
+	_c.mutation.SetVersion(v)
+	return _c
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_c *BoardCreate) SetNillableVersion(v *int) *BoardCreate {
+	if v != nil {
+		_c.SetVersion(*v)
+	}
+	return _c
+}
+
 // SetArchivedAt sets the "archived_at" field.
 func (_c *BoardCreate) SetArchivedAt(v time.Time) *BoardCreate {
 	_c.mutation.SetArchivedAt(v)
@@ -178,6 +198,10 @@ func (_c *BoardCreate) defaults() error {
 		v := board.DefaultCreatedAt()
 		_c.mutation.SetCreatedAt(v)
 	}
+	if _, ok := _c.mutation.Version(); !ok {
+		v := board.DefaultVersion
+		_c.mutation.SetVersion(v)
+	}
 	return nil
 }
 
@@ -208,6 +232,9 @@ func (_c *BoardCreate) check() error {
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Board.created_at"`)}
+	}
+	if _, ok := _c.mutation.Version(); !ok {
+		return &ValidationError{Name: "version", err: errors.New(`ent: missing required field "Board.version"`)}
 	}
 	if len(_c.mutation.TenantIDs()) == 0 {
 		return &ValidationError{Name: "tenant", err: errors.New(`ent: missing required edge "Board.tenant"`)}
@@ -261,6 +288,14 @@ func (_c *BoardCreate) createSpec() (*Board, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(board.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.Kinds(); ok {
+		_spec.SetField(board.FieldKinds, field.TypeJSON, value)
+		_node.Kinds = value
+	}
+	if value, ok := _c.mutation.Version(); ok {
+		_spec.SetField(board.FieldVersion, field.TypeInt, value)
+		_node.Version = value
 	}
 	if value, ok := _c.mutation.ArchivedAt(); ok {
 		_spec.SetField(board.FieldArchivedAt, field.TypeTime, value)

@@ -10,6 +10,7 @@ import (
 
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"entgo.io/ent/dialect/sql/sqljson"
 	"entgo.io/ent/schema/field"
 	"github.com/taskwire/taskwire/internal/ent/board"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
@@ -74,6 +75,45 @@ func (_u *BoardUpdate) SetNillableRules(v *string) *BoardUpdate {
 // SetWipLimits sets the "wip_limits" field.
 func (_u *BoardUpdate) SetWipLimits(v map[string]int) *BoardUpdate {
 	_u.mutation.SetWipLimits(v)
+	return _u
+}
+
+// SetKinds sets the "kinds" field.
+func (_u *BoardUpdate) SetKinds(v []string) *BoardUpdate {
+	_u.mutation.SetKinds(v)
+	return _u
+}
+
+// AppendKinds appends value to the "kinds" field.
+func (_u *BoardUpdate) AppendKinds(v []string) *BoardUpdate {
+	_u.mutation.AppendKinds(v)
+	return _u
+}
+
+// ClearKinds clears the value of the "kinds" field.
+func (_u *BoardUpdate) ClearKinds() *BoardUpdate {
+	_u.mutation.ClearKinds()
+	return _u
+}
+
+// SetVersion sets the "version" field.
+func (_u *BoardUpdate) SetVersion(v int) *BoardUpdate {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *BoardUpdate) SetNillableVersion(v *int) *BoardUpdate {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *BoardUpdate) AddVersion(v int) *BoardUpdate {
+	_u.mutation.AddVersion(v)
 	return _u
 }
 
@@ -197,6 +237,23 @@ func (_u *BoardUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.WipLimits(); ok {
 		_spec.SetField(board.FieldWipLimits, field.TypeJSON, value)
 	}
+	if value, ok := _u.mutation.Kinds(); ok {
+		_spec.SetField(board.FieldKinds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedKinds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, board.FieldKinds, value)
+		})
+	}
+	if _u.mutation.KindsCleared() {
+		_spec.ClearField(board.FieldKinds, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(board.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(board.FieldVersion, field.TypeInt, value)
+	}
 	if value, ok := _u.mutation.ArchivedAt(); ok {
 		_spec.SetField(board.FieldArchivedAt, field.TypeTime, value)
 	}
@@ -313,6 +370,45 @@ func (_u *BoardUpdateOne) SetNillableRules(v *string) *BoardUpdateOne {
 // SetWipLimits sets the "wip_limits" field.
 func (_u *BoardUpdateOne) SetWipLimits(v map[string]int) *BoardUpdateOne {
 	_u.mutation.SetWipLimits(v)
+	return _u
+}
+
+// SetKinds sets the "kinds" field.
+func (_u *BoardUpdateOne) SetKinds(v []string) *BoardUpdateOne {
+	_u.mutation.SetKinds(v)
+	return _u
+}
+
+// AppendKinds appends value to the "kinds" field.
+func (_u *BoardUpdateOne) AppendKinds(v []string) *BoardUpdateOne {
+	_u.mutation.AppendKinds(v)
+	return _u
+}
+
+// ClearKinds clears the value of the "kinds" field.
+func (_u *BoardUpdateOne) ClearKinds() *BoardUpdateOne {
+	_u.mutation.ClearKinds()
+	return _u
+}
+
+// SetVersion sets the "version" field.
+func (_u *BoardUpdateOne) SetVersion(v int) *BoardUpdateOne {
+	_u.mutation.ResetVersion()
+	_u.mutation.SetVersion(v)
+	return _u
+}
+
+// SetNillableVersion sets the "version" field if the given value is not nil.
+func (_u *BoardUpdateOne) SetNillableVersion(v *int) *BoardUpdateOne {
+	if v != nil {
+		_u.SetVersion(*v)
+	}
+	return _u
+}
+
+// AddVersion adds value to the "version" field.
+func (_u *BoardUpdateOne) AddVersion(v int) *BoardUpdateOne {
+	_u.mutation.AddVersion(v)
 	return _u
 }
 
@@ -465,6 +561,23 @@ func (_u *BoardUpdateOne) sqlSave(ctx context.Context) (_node *Board, err error)
 	}
 	if value, ok := _u.mutation.WipLimits(); ok {
 		_spec.SetField(board.FieldWipLimits, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.Kinds(); ok {
+		_spec.SetField(board.FieldKinds, field.TypeJSON, value)
+	}
+	if value, ok := _u.mutation.AppendedKinds(); ok {
+		_spec.AddModifier(func(u *sql.UpdateBuilder) {
+			sqljson.Append(u, board.FieldKinds, value)
+		})
+	}
+	if _u.mutation.KindsCleared() {
+		_spec.ClearField(board.FieldKinds, field.TypeJSON)
+	}
+	if value, ok := _u.mutation.Version(); ok {
+		_spec.SetField(board.FieldVersion, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedVersion(); ok {
+		_spec.AddField(board.FieldVersion, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.ArchivedAt(); ok {
 		_spec.SetField(board.FieldArchivedAt, field.TypeTime, value)

@@ -89,6 +89,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			activity.FieldTaskID:    {Type: field.TypeInt, Column: activity.FieldTaskID},
 			activity.FieldAction:    {Type: field.TypeString, Column: activity.FieldAction},
 			activity.FieldDetail:    {Type: field.TypeJSON, Column: activity.FieldDetail},
+			activity.FieldClient:    {Type: field.TypeString, Column: activity.FieldClient},
 			activity.FieldCreatedAt: {Type: field.TypeTime, Column: activity.FieldCreatedAt},
 		},
 	}
@@ -138,6 +139,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			board.FieldRules:      {Type: field.TypeString, Column: board.FieldRules},
 			board.FieldWipLimits:  {Type: field.TypeJSON, Column: board.FieldWipLimits},
 			board.FieldCreatedAt:  {Type: field.TypeTime, Column: board.FieldCreatedAt},
+			board.FieldKinds:      {Type: field.TypeJSON, Column: board.FieldKinds},
+			board.FieldVersion:    {Type: field.TypeInt, Column: board.FieldVersion},
 			board.FieldArchivedAt: {Type: field.TypeTime, Column: board.FieldArchivedAt},
 		},
 	}
@@ -1076,6 +1079,11 @@ func (f *ActivityFilter) WhereDetail(p entql.BytesP) {
 	f.Where(p.Field(activity.FieldDetail))
 }
 
+// WhereClient applies the entql string predicate on the client field.
+func (f *ActivityFilter) WhereClient(p entql.StringP) {
+	f.Where(p.Field(activity.FieldClient))
+}
+
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *ActivityFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(activity.FieldCreatedAt))
@@ -1325,6 +1333,16 @@ func (f *BoardFilter) WhereWipLimits(p entql.BytesP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *BoardFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(board.FieldCreatedAt))
+}
+
+// WhereKinds applies the entql json.RawMessage predicate on the kinds field.
+func (f *BoardFilter) WhereKinds(p entql.BytesP) {
+	f.Where(p.Field(board.FieldKinds))
+}
+
+// WhereVersion applies the entql int predicate on the version field.
+func (f *BoardFilter) WhereVersion(p entql.IntP) {
+	f.Where(p.Field(board.FieldVersion))
 }
 
 // WhereArchivedAt applies the entql time.Time predicate on the archived_at field.

@@ -1384,6 +1384,7 @@ type ActivityMutation struct {
 	actor_kind    *activity.ActorKind
 	action        *string
 	detail        *map[string]interface{}
+	client        *string
 	created_at    *time.Time
 	clearedFields map[string]struct{}
 	tenant        *int
@@ -1737,6 +1738,42 @@ func (m *ActivityMutation) ResetDetail() {
 	delete(m.clearedFields, activity.FieldDetail)
 }
 
+// SetClient sets the "client" field.
+func (m *ActivityMutation) SetClient(s string) {
+	m.client = &s
+}
+
+// GetClient returns the value of the "client" field in the mutation.
+func (m *ActivityMutation) GetClient() (r string, exists bool) {
+	v := m.client
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldClient returns the old "client" field's value of the Activity entity.
+// If the Activity object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *ActivityMutation) OldClient(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldClient is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldClient requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldClient: %w", err)
+	}
+	return oldValue.Client, nil
+}
+
+// ResetClient resets all changes to the "client" field.
+func (m *ActivityMutation) ResetClient() {
+	m.client = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *ActivityMutation) SetCreatedAt(t time.Time) {
 	m.created_at = &t
@@ -1888,7 +1925,7 @@ func (m *ActivityMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *ActivityMutation) Fields() []string {
-	fields := make([]string, 0, 7)
+	fields := make([]string, 0, 8)
 	if m.tenant != nil {
 		fields = append(fields, activity.FieldTenantID)
 	}
@@ -1906,6 +1943,9 @@ func (m *ActivityMutation) Fields() []string {
 	}
 	if m.detail != nil {
 		fields = append(fields, activity.FieldDetail)
+	}
+	if m.client != nil {
+		fields = append(fields, activity.FieldClient)
 	}
 	if m.created_at != nil {
 		fields = append(fields, activity.FieldCreatedAt)
@@ -1930,6 +1970,8 @@ func (m *ActivityMutation) Field(name string) (ent.Value, bool) {
 		return m.Action()
 	case activity.FieldDetail:
 		return m.Detail()
+	case activity.FieldClient:
+		return m.GetClient()
 	case activity.FieldCreatedAt:
 		return m.CreatedAt()
 	}
@@ -1953,6 +1995,8 @@ func (m *ActivityMutation) OldField(ctx context.Context, name string) (ent.Value
 		return m.OldAction(ctx)
 	case activity.FieldDetail:
 		return m.OldDetail(ctx)
+	case activity.FieldClient:
+		return m.OldClient(ctx)
 	case activity.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	}
@@ -2005,6 +2049,13 @@ func (m *ActivityMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetDetail(v)
+		return nil
+	case activity.FieldClient:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClient(v)
 		return nil
 	case activity.FieldCreatedAt:
 		v, ok := value.(time.Time)
@@ -2097,6 +2148,9 @@ func (m *ActivityMutation) ResetField(name string) error {
 		return nil
 	case activity.FieldDetail:
 		m.ResetDetail()
+		return nil
+	case activity.FieldClient:
+		m.ResetClient()
 		return nil
 	case activity.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -3510,6 +3564,10 @@ type BoardMutation struct {
 	rules         *string
 	wip_limits    *map[string]int
 	created_at    *time.Time
+	kinds         *[]string
+	appendkinds   []string
+	version       *int
+	addversion    *int
 	archived_at   *time.Time
 	clearedFields map[string]struct{}
 	tenant        *int
@@ -3872,6 +3930,127 @@ func (m *BoardMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetKinds sets the "kinds" field.
+func (m *BoardMutation) SetKinds(s []string) {
+	m.kinds = &s
+	m.appendkinds = nil
+}
+
+// Kinds returns the value of the "kinds" field in the mutation.
+func (m *BoardMutation) Kinds() (r []string, exists bool) {
+	v := m.kinds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKinds returns the old "kinds" field's value of the Board entity.
+// If the Board object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardMutation) OldKinds(ctx context.Context) (v []string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKinds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKinds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKinds: %w", err)
+	}
+	return oldValue.Kinds, nil
+}
+
+// AppendKinds adds s to the "kinds" field.
+func (m *BoardMutation) AppendKinds(s []string) {
+	m.appendkinds = append(m.appendkinds, s...)
+}
+
+// AppendedKinds returns the list of values that were appended to the "kinds" field in this mutation.
+func (m *BoardMutation) AppendedKinds() ([]string, bool) {
+	if len(m.appendkinds) == 0 {
+		return nil, false
+	}
+	return m.appendkinds, true
+}
+
+// ClearKinds clears the value of the "kinds" field.
+func (m *BoardMutation) ClearKinds() {
+	m.kinds = nil
+	m.appendkinds = nil
+	m.clearedFields[board.FieldKinds] = struct{}{}
+}
+
+// KindsCleared returns if the "kinds" field was cleared in this mutation.
+func (m *BoardMutation) KindsCleared() bool {
+	_, ok := m.clearedFields[board.FieldKinds]
+	return ok
+}
+
+// ResetKinds resets all changes to the "kinds" field.
+func (m *BoardMutation) ResetKinds() {
+	m.kinds = nil
+	m.appendkinds = nil
+	delete(m.clearedFields, board.FieldKinds)
+}
+
+// SetVersion sets the "version" field.
+func (m *BoardMutation) SetVersion(i int) {
+	m.version = &i
+	m.addversion = nil
+}
+
+// Version returns the value of the "version" field in the mutation.
+func (m *BoardMutation) Version() (r int, exists bool) {
+	v := m.version
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldVersion returns the old "version" field's value of the Board entity.
+// If the Board object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *BoardMutation) OldVersion(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldVersion is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldVersion requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldVersion: %w", err)
+	}
+	return oldValue.Version, nil
+}
+
+// AddVersion adds i to the "version" field.
+func (m *BoardMutation) AddVersion(i int) {
+	if m.addversion != nil {
+		*m.addversion += i
+	} else {
+		m.addversion = &i
+	}
+}
+
+// AddedVersion returns the value that was added to the "version" field in this mutation.
+func (m *BoardMutation) AddedVersion() (r int, exists bool) {
+	v := m.addversion
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetVersion resets all changes to the "version" field.
+func (m *BoardMutation) ResetVersion() {
+	m.version = nil
+	m.addversion = nil
+}
+
 // SetArchivedAt sets the "archived_at" field.
 func (m *BoardMutation) SetArchivedAt(t time.Time) {
 	m.archived_at = &t
@@ -4036,7 +4215,7 @@ func (m *BoardMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *BoardMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 10)
 	if m.tenant != nil {
 		fields = append(fields, board.FieldTenantID)
 	}
@@ -4057,6 +4236,12 @@ func (m *BoardMutation) Fields() []string {
 	}
 	if m.created_at != nil {
 		fields = append(fields, board.FieldCreatedAt)
+	}
+	if m.kinds != nil {
+		fields = append(fields, board.FieldKinds)
+	}
+	if m.version != nil {
+		fields = append(fields, board.FieldVersion)
 	}
 	if m.archived_at != nil {
 		fields = append(fields, board.FieldArchivedAt)
@@ -4083,6 +4268,10 @@ func (m *BoardMutation) Field(name string) (ent.Value, bool) {
 		return m.WipLimits()
 	case board.FieldCreatedAt:
 		return m.CreatedAt()
+	case board.FieldKinds:
+		return m.Kinds()
+	case board.FieldVersion:
+		return m.Version()
 	case board.FieldArchivedAt:
 		return m.ArchivedAt()
 	}
@@ -4108,6 +4297,10 @@ func (m *BoardMutation) OldField(ctx context.Context, name string) (ent.Value, e
 		return m.OldWipLimits(ctx)
 	case board.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case board.FieldKinds:
+		return m.OldKinds(ctx)
+	case board.FieldVersion:
+		return m.OldVersion(ctx)
 	case board.FieldArchivedAt:
 		return m.OldArchivedAt(ctx)
 	}
@@ -4168,6 +4361,20 @@ func (m *BoardMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetCreatedAt(v)
 		return nil
+	case board.FieldKinds:
+		v, ok := value.([]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKinds(v)
+		return nil
+	case board.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetVersion(v)
+		return nil
 	case board.FieldArchivedAt:
 		v, ok := value.(time.Time)
 		if !ok {
@@ -4183,6 +4390,9 @@ func (m *BoardMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *BoardMutation) AddedFields() []string {
 	var fields []string
+	if m.addversion != nil {
+		fields = append(fields, board.FieldVersion)
+	}
 	return fields
 }
 
@@ -4191,6 +4401,8 @@ func (m *BoardMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *BoardMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case board.FieldVersion:
+		return m.AddedVersion()
 	}
 	return nil, false
 }
@@ -4200,6 +4412,13 @@ func (m *BoardMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *BoardMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case board.FieldVersion:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddVersion(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Board numeric field %s", name)
 }
@@ -4208,6 +4427,9 @@ func (m *BoardMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *BoardMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(board.FieldKinds) {
+		fields = append(fields, board.FieldKinds)
+	}
 	if m.FieldCleared(board.FieldArchivedAt) {
 		fields = append(fields, board.FieldArchivedAt)
 	}
@@ -4225,6 +4447,9 @@ func (m *BoardMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *BoardMutation) ClearField(name string) error {
 	switch name {
+	case board.FieldKinds:
+		m.ClearKinds()
+		return nil
 	case board.FieldArchivedAt:
 		m.ClearArchivedAt()
 		return nil
@@ -4256,6 +4481,12 @@ func (m *BoardMutation) ResetField(name string) error {
 		return nil
 	case board.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case board.FieldKinds:
+		m.ResetKinds()
+		return nil
+	case board.FieldVersion:
+		m.ResetVersion()
 		return nil
 	case board.FieldArchivedAt:
 		m.ResetArchivedAt()

@@ -24,6 +24,7 @@ var schemaFingerprints = map[int]string{
 	3: "6a99c68ffb0f545b", // boards.archived_at
 	4: "4bcc4af54a86f10c", // accounts, sessions, sign-in links, OIDC identities, decisions; members.account_id
 	5: "ff09aec19a0968e8", // passkeys; accounts.operator
+	6: "edaa89bb97d54749", // boards.kinds and boards.version; activities.client
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but

@@ -18,8 +18,9 @@ const (
 	ActionTaskRestored  = "task.restored"
 )
 
-// activityOf builds the activity row of one write by the caller; t may be
-// nil for a write that is not about one task. A task's change is noted
+// activityOf builds the activity row of one write by the caller, naming
+// the client the caller acted through (clientOf); t may be nil for a
+// write that is not about one task. A task's change is noted
 // in ctx, to be announced once committed (announce.go).
 func activityOf(ctx context.Context, tx *ent.Tx, a actor, action string, t *ent.Task, detail map[string]any) *ent.ActivityCreate {
 	c := tx.Activity.Create().
@@ -27,7 +28,8 @@ func activityOf(ctx context.Context, tx *ent.Tx, a actor, action string, t *ent.
 		SetActorID(a.member.ID).
 		SetActorKind(activity.ActorKind(a.member.Kind)).
 		SetAction(action).
-		SetDetail(detail)
+		SetDetail(detail).
+		SetClient(clientOf(ctx))
 	if t != nil {
 		c.SetTaskID(t.ID)
 		noteWritten(ctx, t.BoardID, Ref(t.Number))

@@ -107,6 +107,7 @@ func (s *Service) history(ctx context.Context, a actor, n names, t *ent.Task) ([
 			Actor:  n.handle(e.ActorID),
 			At:     timestamppb.New(e.CreatedAt),
 			Detail: details(e.Detail),
+			Client: e.Client,
 		}
 	}
 	return out, nil

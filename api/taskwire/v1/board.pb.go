@@ -590,7 +590,11 @@ type Board struct {
 	IsDefault bool `protobuf:"varint,4,opt,name=is_default,json=isDefault,proto3" json:"is_default,omitempty"`
 	// Whether the board is archived: its tasks can still be read, but it
 	// takes no new tasks, moves or imports.
-	Archived      bool `protobuf:"varint,5,opt,name=archived,proto3" json:"archived,omitempty"`
+	Archived bool `protobuf:"varint,5,opt,name=archived,proto3" json:"archived,omitempty"`
+	// The kinds of task the board takes, e.g. only bugs on a triage board.
+	Kinds []TaskKind `protobuf:"varint,6,rep,packed,name=kinds,proto3,enum=taskwire.v1.TaskKind" json:"kinds,omitempty"`
+	// Counts changes to the board's name, rules, WIP limits and kinds: pass it as expected_version to boards_update.
+	Version       int32 `protobuf:"varint,7,opt,name=version,proto3" json:"version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -658,6 +662,20 @@ func (x *Board) GetArchived() bool {
 		return x.Archived
 	}
 	return false
+}
+
+func (x *Board) GetKinds() []TaskKind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *Board) GetVersion() int32 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
 }
 
 // LaneInfo is one lane of a board with its limit and load.
@@ -1200,7 +1218,9 @@ type HistoryEntry struct {
 	// When it happened.
 	At *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=at,proto3" json:"at,omitempty"`
 	// What changed, e.g. [{"name": "from", "value": "next"}, {"name": "to", "value": "doing"}].
-	Detail        []*Detail `protobuf:"bytes,4,rep,name=detail,proto3" json:"detail,omitempty"`
+	Detail []*Detail `protobuf:"bytes,4,rep,name=detail,proto3" json:"detail,omitempty"`
+	// The client the change came through, in the client's own words (its session label, e.g. "Claude Code"); empty for changes from the console or recorded before clients were named. Information only.
+	Client        string `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1261,6 +1281,13 @@ func (x *HistoryEntry) GetDetail() []*Detail {
 		return x.Detail
 	}
 	return nil
+}
+
+func (x *HistoryEntry) GetClient() string {
+	if x != nil {
+		return x.Client
+	}
+	return ""
 }
 
 // Detail is one named value of a history entry.
@@ -1737,8 +1764,12 @@ type UpdateBoardRequest struct {
 	WipLimits []*WipLimit `protobuf:"bytes,4,rep,name=wip_limits,json=wipLimits,proto3" json:"wip_limits,omitempty"`
 	// Any unique string: a retry with the same key returns the first result and changes nothing.
 	IdempotencyKey string `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The kinds of task the board takes from now on (tasks of other kinds already on it stay); leave out to keep them.
+	Kinds []TaskKind `protobuf:"varint,6,rep,packed,name=kinds,proto3,enum=taskwire.v1.TaskKind" json:"kinds,omitempty"`
+	// The board's version you last read; nothing changes if it changed since.
+	ExpectedVersion int32 `protobuf:"varint,7,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *UpdateBoardRequest) Reset() {
@@ -1806,6 +1837,20 @@ func (x *UpdateBoardRequest) GetIdempotencyKey() string {
 	return ""
 }
 
+func (x *UpdateBoardRequest) GetKinds() []TaskKind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
+}
+
+func (x *UpdateBoardRequest) GetExpectedVersion() int32 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
 type UpdateBoardResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The board after the update.
@@ -1863,8 +1908,10 @@ type CreateBoardRequest struct {
 	WipLimits []*WipLimit `protobuf:"bytes,4,rep,name=wip_limits,json=wipLimits,proto3" json:"wip_limits,omitempty"`
 	// Any unique string: a retry with the same key returns the first result and changes nothing.
 	IdempotencyKey string `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3" json:"idempotency_key,omitempty"`
-	unknownFields  protoimpl.UnknownFields
-	sizeCache      protoimpl.SizeCache
+	// The kinds of task it takes; leave out for every kind.
+	Kinds         []TaskKind `protobuf:"varint,6,rep,packed,name=kinds,proto3,enum=taskwire.v1.TaskKind" json:"kinds,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateBoardRequest) Reset() {
@@ -1930,6 +1977,13 @@ func (x *CreateBoardRequest) GetIdempotencyKey() string {
 		return x.IdempotencyKey
 	}
 	return ""
+}
+
+func (x *CreateBoardRequest) GetKinds() []TaskKind {
+	if x != nil {
+		return x.Kinds
+	}
+	return nil
 }
 
 type CreateBoardResponse struct {
@@ -4848,14 +4902,16 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\fdisplay_name\x18\x02 \x01(\tR\vdisplayName\x12+\n" +
 	"\x04kind\x18\x03 \x01(\x0e2\x17.taskwire.v1.MemberKindR\x04kind\x12+\n" +
 	"\x04role\x18\x04 \x01(\x0e2\x17.taskwire.v1.MemberRoleR\x04role\x12\x18\n" +
-	"\asponsor\x18\x05 \x01(\tR\asponsor\"\x93\x01\n" +
+	"\asponsor\x18\x05 \x01(\tR\asponsor\"\xda\x01\n" +
 	"\x05Board\x12\x12\n" +
 	"\x04slug\x18\x01 \x01(\tR\x04slug\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12'\n" +
 	"\x05lanes\x18\x03 \x03(\x0e2\x11.taskwire.v1.LaneR\x05lanes\x12\x1d\n" +
 	"\n" +
 	"is_default\x18\x04 \x01(\bR\tisDefault\x12\x1a\n" +
-	"\barchived\x18\x05 \x01(\bR\barchived\"d\n" +
+	"\barchived\x18\x05 \x01(\bR\barchived\x12+\n" +
+	"\x05kinds\x18\x06 \x03(\x0e2\x15.taskwire.v1.TaskKindR\x05kinds\x12\x18\n" +
+	"\aversion\x18\a \x01(\x05R\aversion\"d\n" +
 	"\bLaneInfo\x12%\n" +
 	"\x04lane\x18\x01 \x01(\x0e2\x11.taskwire.v1.LaneR\x04lane\x12\x1b\n" +
 	"\twip_limit\x18\x02 \x01(\x05R\bwipLimit\x12\x14\n" +
@@ -4907,12 +4963,13 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x127\n" +
 	"\tedited_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\beditedAt\x12\x18\n" +
 	"\aversion\x18\b \x01(\x05R\aversion\x12(\n" +
-	"\x05trust\x18\t \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"\x95\x01\n" +
+	"\x05trust\x18\t \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"\xad\x01\n" +
 	"\fHistoryEntry\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x14\n" +
 	"\x05actor\x18\x02 \x01(\tR\x05actor\x12*\n" +
 	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12+\n" +
-	"\x06detail\x18\x04 \x03(\v2\x13.taskwire.v1.DetailR\x06detail\"2\n" +
+	"\x06detail\x18\x04 \x03(\v2\x13.taskwire.v1.DetailR\x06detail\x12\x16\n" +
+	"\x06client\x18\x05 \x01(\tR\x06client\"2\n" +
 	"\x06Detail\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\"\xc4\x01\n" +
@@ -4944,25 +5001,28 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"\thas_rules\x18\a \x01(\bR\bhasRules\"Z\n" +
 	"\bWipLimit\x12-\n" +
 	"\x04lane\x18\x01 \x01(\x0e2\x11.taskwire.v1.LaneB\x06\xd2\xda\x18\x02\b\x01R\x04lane\x12\x1f\n" +
-	"\x05limit\x18\x02 \x01(\x05B\t\xd2\xda\x18\x05\x10\x00\x18\xe8\aR\x05limit\"\xd8\x01\n" +
+	"\x05limit\x18\x02 \x01(\x05B\t\xd2\xda\x18\x05\x10\x00\x18\xe8\aR\x05limit\"\xc0\x02\n" +
 	"\x12UpdateBoardRequest\x12\x14\n" +
 	"\x05board\x18\x01 \x01(\tR\x05board\x12\x17\n" +
 	"\x04name\x18\x02 \x01(\tH\x00R\x04name\x88\x01\x01\x12\x19\n" +
 	"\x05rules\x18\x03 \x01(\tH\x01R\x05rules\x88\x01\x01\x12<\n" +
 	"\n" +
 	"wip_limits\x18\x04 \x03(\v2\x15.taskwire.v1.WipLimitB\x06\xd2\xda\x18\x02 \x04R\twipLimits\x12'\n" +
-	"\x0fidempotency_key\x18\x05 \x01(\tR\x0eidempotencyKeyB\a\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tR\x0eidempotencyKey\x123\n" +
+	"\x05kinds\x18\x06 \x03(\x0e2\x15.taskwire.v1.TaskKindB\x06\xd2\xda\x18\x02 \x04R\x05kinds\x121\n" +
+	"\x10expected_version\x18\a \x01(\x05B\x06\xd2\xda\x18\x02\x10\x01R\x0fexpectedVersionB\a\n" +
 	"\x05_nameB\b\n" +
 	"\x06_rules\"J\n" +
 	"\x13UpdateBoardResponse\x123\n" +
-	"\x05board\x18\x01 \x01(\v2\x1d.taskwire.v1.GetBoardResponseR\x05board\"\xda\x01\n" +
+	"\x05board\x18\x01 \x01(\v2\x1d.taskwire.v1.GetBoardResponseR\x05board\"\x8f\x02\n" +
 	"\x12CreateBoardRequest\x12\x1c\n" +
 	"\x04slug\x18\x01 \x01(\tB\b\xd2\xda\x18\x04\b\x018(R\x04slug\x12\x1a\n" +
 	"\x04name\x18\x02 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x04name\x12\x19\n" +
 	"\x05rules\x18\x03 \x01(\tH\x00R\x05rules\x88\x01\x01\x12<\n" +
 	"\n" +
 	"wip_limits\x18\x04 \x03(\v2\x15.taskwire.v1.WipLimitB\x06\xd2\xda\x18\x02 \x04R\twipLimits\x12'\n" +
-	"\x0fidempotency_key\x18\x05 \x01(\tR\x0eidempotencyKeyB\b\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tR\x0eidempotencyKey\x123\n" +
+	"\x05kinds\x18\x06 \x03(\x0e2\x15.taskwire.v1.TaskKindB\x06\xd2\xda\x18\x02 \x04R\x05kindsB\b\n" +
 	"\x06_rules\"J\n" +
 	"\x13CreateBoardResponse\x123\n" +
 	"\x05board\x18\x01 \x01(\v2\x1d.taskwire.v1.GetBoardResponseR\x05board\"L\n" +
@@ -5372,133 +5432,136 @@ var file_taskwire_v1_board_proto_goTypes = []any{
 	(*timestamppb.Timestamp)(nil),   // 69: google.protobuf.Timestamp
 }
 var file_taskwire_v1_board_proto_depIdxs = []int32{
-	3,  // 0: taskwire.v1.Member.kind:type_name -> taskwire.v1.MemberKind
-	4,  // 1: taskwire.v1.Member.role:type_name -> taskwire.v1.MemberRole
-	0,  // 2: taskwire.v1.Board.lanes:type_name -> taskwire.v1.Lane
-	0,  // 3: taskwire.v1.LaneInfo.lane:type_name -> taskwire.v1.Lane
-	6,  // 4: taskwire.v1.Link.kind:type_name -> taskwire.v1.LinkKind
-	0,  // 5: taskwire.v1.Task.lane:type_name -> taskwire.v1.Lane
-	1,  // 6: taskwire.v1.Task.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 7: taskwire.v1.Task.size:type_name -> taskwire.v1.TaskSize
-	69, // 8: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
-	69, // 9: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
-	5,  // 10: taskwire.v1.Task.trust:type_name -> taskwire.v1.Trust
-	3,  // 11: taskwire.v1.Comment.author_kind:type_name -> taskwire.v1.MemberKind
-	69, // 12: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
-	69, // 13: taskwire.v1.Comment.edited_at:type_name -> google.protobuf.Timestamp
-	5,  // 14: taskwire.v1.Comment.trust:type_name -> taskwire.v1.Trust
-	69, // 15: taskwire.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
-	16, // 16: taskwire.v1.HistoryEntry.detail:type_name -> taskwire.v1.Detail
-	69, // 17: taskwire.v1.ContextNote.created_at:type_name -> google.protobuf.Timestamp
-	5,  // 18: taskwire.v1.ContextNote.trust:type_name -> taskwire.v1.Trust
-	9,  // 19: taskwire.v1.ListBoardsResponse.items:type_name -> taskwire.v1.Board
-	9,  // 20: taskwire.v1.GetBoardResponse.board:type_name -> taskwire.v1.Board
-	10, // 21: taskwire.v1.GetBoardResponse.lanes:type_name -> taskwire.v1.LaneInfo
-	1,  // 22: taskwire.v1.GetBoardResponse.kinds:type_name -> taskwire.v1.TaskKind
-	2,  // 23: taskwire.v1.GetBoardResponse.sizes:type_name -> taskwire.v1.TaskSize
-	11, // 24: taskwire.v1.GetBoardResponse.labels:type_name -> taskwire.v1.Tally
-	11, // 25: taskwire.v1.GetBoardResponse.projects:type_name -> taskwire.v1.Tally
-	0,  // 26: taskwire.v1.WipLimit.lane:type_name -> taskwire.v1.Lane
-	22, // 27: taskwire.v1.UpdateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
-	21, // 28: taskwire.v1.UpdateBoardResponse.board:type_name -> taskwire.v1.GetBoardResponse
-	22, // 29: taskwire.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
-	21, // 30: taskwire.v1.CreateBoardResponse.board:type_name -> taskwire.v1.GetBoardResponse
-	8,  // 31: taskwire.v1.ListMembersResponse.items:type_name -> taskwire.v1.Member
-	9,  // 32: taskwire.v1.GetContextResponse.board:type_name -> taskwire.v1.Board
-	5,  // 33: taskwire.v1.GetContextResponse.rules_trust:type_name -> taskwire.v1.Trust
-	17, // 34: taskwire.v1.GetContextResponse.items:type_name -> taskwire.v1.ContextNote
-	17, // 35: taskwire.v1.AddContextNoteResponse.note:type_name -> taskwire.v1.ContextNote
-	13, // 36: taskwire.v1.GetTaskResponse.task:type_name -> taskwire.v1.Task
-	14, // 37: taskwire.v1.GetTaskResponse.comments:type_name -> taskwire.v1.Comment
-	15, // 38: taskwire.v1.GetTaskResponse.history:type_name -> taskwire.v1.HistoryEntry
-	12, // 39: taskwire.v1.GetTaskResponse.links:type_name -> taskwire.v1.Link
-	0,  // 40: taskwire.v1.ListTasksRequest.lane:type_name -> taskwire.v1.Lane
-	1,  // 41: taskwire.v1.ListTasksRequest.kind:type_name -> taskwire.v1.TaskKind
-	69, // 42: taskwire.v1.ListTasksRequest.updated_since:type_name -> google.protobuf.Timestamp
-	7,  // 43: taskwire.v1.ListTasksRequest.sort:type_name -> taskwire.v1.TaskSort
-	13, // 44: taskwire.v1.ListTasksResponse.items:type_name -> taskwire.v1.Task
-	0,  // 45: taskwire.v1.SearchHit.lane:type_name -> taskwire.v1.Lane
-	5,  // 46: taskwire.v1.SearchHit.trust:type_name -> taskwire.v1.Trust
-	38, // 47: taskwire.v1.SearchTasksResponse.items:type_name -> taskwire.v1.SearchHit
-	0,  // 48: taskwire.v1.CreateTaskRequest.lane:type_name -> taskwire.v1.Lane
-	1,  // 49: taskwire.v1.CreateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 50: taskwire.v1.CreateTaskRequest.size:type_name -> taskwire.v1.TaskSize
-	12, // 51: taskwire.v1.CreateTaskRequest.links:type_name -> taskwire.v1.Link
-	13, // 52: taskwire.v1.CreateTaskResponse.task:type_name -> taskwire.v1.Task
-	1,  // 53: taskwire.v1.UpdateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 54: taskwire.v1.UpdateTaskRequest.size:type_name -> taskwire.v1.TaskSize
-	12, // 55: taskwire.v1.UpdateTaskRequest.add_links:type_name -> taskwire.v1.Link
-	12, // 56: taskwire.v1.UpdateTaskRequest.remove_links:type_name -> taskwire.v1.Link
-	13, // 57: taskwire.v1.UpdateTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 58: taskwire.v1.MoveTaskRequest.lane:type_name -> taskwire.v1.Lane
-	13, // 59: taskwire.v1.MoveTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 60: taskwire.v1.MoveTaskResponse.from_lane:type_name -> taskwire.v1.Lane
-	13, // 61: taskwire.v1.AssignTaskResponse.task:type_name -> taskwire.v1.Task
-	13, // 62: taskwire.v1.FlagTaskResponse.task:type_name -> taskwire.v1.Task
-	13, // 63: taskwire.v1.DeleteTaskResponse.task:type_name -> taskwire.v1.Task
-	13, // 64: taskwire.v1.RestoreTaskResponse.task:type_name -> taskwire.v1.Task
-	0,  // 65: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
-	1,  // 66: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
-	2,  // 67: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
-	54, // 68: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
-	56, // 69: taskwire.v1.ImportTasksResponse.skipped:type_name -> taskwire.v1.SkippedDraft
-	14, // 70: taskwire.v1.ListCommentsResponse.items:type_name -> taskwire.v1.Comment
-	14, // 71: taskwire.v1.AddCommentResponse.comment:type_name -> taskwire.v1.Comment
-	14, // 72: taskwire.v1.EditCommentResponse.comment:type_name -> taskwire.v1.Comment
-	9,  // 73: taskwire.v1.GetBoardContextResponse.board:type_name -> taskwire.v1.Board
-	8,  // 74: taskwire.v1.GetBoardContextResponse.members:type_name -> taskwire.v1.Member
-	67, // 75: taskwire.v1.CompleteRefsResponse.tasks:type_name -> taskwire.v1.TaskRef
-	18, // 76: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
-	20, // 77: taskwire.v1.BoardService.GetBoard:input_type -> taskwire.v1.GetBoardRequest
-	23, // 78: taskwire.v1.BoardService.UpdateBoard:input_type -> taskwire.v1.UpdateBoardRequest
-	25, // 79: taskwire.v1.BoardService.CreateBoard:input_type -> taskwire.v1.CreateBoardRequest
-	27, // 80: taskwire.v1.BoardService.ListMembers:input_type -> taskwire.v1.ListMembersRequest
-	29, // 81: taskwire.v1.BoardService.GetContext:input_type -> taskwire.v1.GetContextRequest
-	31, // 82: taskwire.v1.BoardService.AddContextNote:input_type -> taskwire.v1.AddContextNoteRequest
-	33, // 83: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
-	35, // 84: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
-	37, // 85: taskwire.v1.BoardService.SearchTasks:input_type -> taskwire.v1.SearchTasksRequest
-	40, // 86: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
-	42, // 87: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
-	44, // 88: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
-	46, // 89: taskwire.v1.BoardService.AssignTask:input_type -> taskwire.v1.AssignTaskRequest
-	48, // 90: taskwire.v1.BoardService.FlagTask:input_type -> taskwire.v1.FlagTaskRequest
-	50, // 91: taskwire.v1.BoardService.DeleteTask:input_type -> taskwire.v1.DeleteTaskRequest
-	52, // 92: taskwire.v1.BoardService.RestoreTask:input_type -> taskwire.v1.RestoreTaskRequest
-	55, // 93: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
-	58, // 94: taskwire.v1.BoardService.ListComments:input_type -> taskwire.v1.ListCommentsRequest
-	60, // 95: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
-	62, // 96: taskwire.v1.BoardService.EditComment:input_type -> taskwire.v1.EditCommentRequest
-	64, // 97: taskwire.v1.BoardService.GetBoardContext:input_type -> taskwire.v1.GetBoardContextRequest
-	66, // 98: taskwire.v1.BoardService.CompleteRefs:input_type -> taskwire.v1.CompleteRefsRequest
-	19, // 99: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
-	21, // 100: taskwire.v1.BoardService.GetBoard:output_type -> taskwire.v1.GetBoardResponse
-	24, // 101: taskwire.v1.BoardService.UpdateBoard:output_type -> taskwire.v1.UpdateBoardResponse
-	26, // 102: taskwire.v1.BoardService.CreateBoard:output_type -> taskwire.v1.CreateBoardResponse
-	28, // 103: taskwire.v1.BoardService.ListMembers:output_type -> taskwire.v1.ListMembersResponse
-	30, // 104: taskwire.v1.BoardService.GetContext:output_type -> taskwire.v1.GetContextResponse
-	32, // 105: taskwire.v1.BoardService.AddContextNote:output_type -> taskwire.v1.AddContextNoteResponse
-	34, // 106: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
-	36, // 107: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
-	39, // 108: taskwire.v1.BoardService.SearchTasks:output_type -> taskwire.v1.SearchTasksResponse
-	41, // 109: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
-	43, // 110: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
-	45, // 111: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
-	47, // 112: taskwire.v1.BoardService.AssignTask:output_type -> taskwire.v1.AssignTaskResponse
-	49, // 113: taskwire.v1.BoardService.FlagTask:output_type -> taskwire.v1.FlagTaskResponse
-	51, // 114: taskwire.v1.BoardService.DeleteTask:output_type -> taskwire.v1.DeleteTaskResponse
-	53, // 115: taskwire.v1.BoardService.RestoreTask:output_type -> taskwire.v1.RestoreTaskResponse
-	57, // 116: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
-	59, // 117: taskwire.v1.BoardService.ListComments:output_type -> taskwire.v1.ListCommentsResponse
-	61, // 118: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
-	63, // 119: taskwire.v1.BoardService.EditComment:output_type -> taskwire.v1.EditCommentResponse
-	65, // 120: taskwire.v1.BoardService.GetBoardContext:output_type -> taskwire.v1.GetBoardContextResponse
-	68, // 121: taskwire.v1.BoardService.CompleteRefs:output_type -> taskwire.v1.CompleteRefsResponse
-	99, // [99:122] is the sub-list for method output_type
-	76, // [76:99] is the sub-list for method input_type
-	76, // [76:76] is the sub-list for extension type_name
-	76, // [76:76] is the sub-list for extension extendee
-	0,  // [0:76] is the sub-list for field type_name
+	3,   // 0: taskwire.v1.Member.kind:type_name -> taskwire.v1.MemberKind
+	4,   // 1: taskwire.v1.Member.role:type_name -> taskwire.v1.MemberRole
+	0,   // 2: taskwire.v1.Board.lanes:type_name -> taskwire.v1.Lane
+	1,   // 3: taskwire.v1.Board.kinds:type_name -> taskwire.v1.TaskKind
+	0,   // 4: taskwire.v1.LaneInfo.lane:type_name -> taskwire.v1.Lane
+	6,   // 5: taskwire.v1.Link.kind:type_name -> taskwire.v1.LinkKind
+	0,   // 6: taskwire.v1.Task.lane:type_name -> taskwire.v1.Lane
+	1,   // 7: taskwire.v1.Task.kind:type_name -> taskwire.v1.TaskKind
+	2,   // 8: taskwire.v1.Task.size:type_name -> taskwire.v1.TaskSize
+	69,  // 9: taskwire.v1.Task.created_at:type_name -> google.protobuf.Timestamp
+	69,  // 10: taskwire.v1.Task.updated_at:type_name -> google.protobuf.Timestamp
+	5,   // 11: taskwire.v1.Task.trust:type_name -> taskwire.v1.Trust
+	3,   // 12: taskwire.v1.Comment.author_kind:type_name -> taskwire.v1.MemberKind
+	69,  // 13: taskwire.v1.Comment.created_at:type_name -> google.protobuf.Timestamp
+	69,  // 14: taskwire.v1.Comment.edited_at:type_name -> google.protobuf.Timestamp
+	5,   // 15: taskwire.v1.Comment.trust:type_name -> taskwire.v1.Trust
+	69,  // 16: taskwire.v1.HistoryEntry.at:type_name -> google.protobuf.Timestamp
+	16,  // 17: taskwire.v1.HistoryEntry.detail:type_name -> taskwire.v1.Detail
+	69,  // 18: taskwire.v1.ContextNote.created_at:type_name -> google.protobuf.Timestamp
+	5,   // 19: taskwire.v1.ContextNote.trust:type_name -> taskwire.v1.Trust
+	9,   // 20: taskwire.v1.ListBoardsResponse.items:type_name -> taskwire.v1.Board
+	9,   // 21: taskwire.v1.GetBoardResponse.board:type_name -> taskwire.v1.Board
+	10,  // 22: taskwire.v1.GetBoardResponse.lanes:type_name -> taskwire.v1.LaneInfo
+	1,   // 23: taskwire.v1.GetBoardResponse.kinds:type_name -> taskwire.v1.TaskKind
+	2,   // 24: taskwire.v1.GetBoardResponse.sizes:type_name -> taskwire.v1.TaskSize
+	11,  // 25: taskwire.v1.GetBoardResponse.labels:type_name -> taskwire.v1.Tally
+	11,  // 26: taskwire.v1.GetBoardResponse.projects:type_name -> taskwire.v1.Tally
+	0,   // 27: taskwire.v1.WipLimit.lane:type_name -> taskwire.v1.Lane
+	22,  // 28: taskwire.v1.UpdateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
+	1,   // 29: taskwire.v1.UpdateBoardRequest.kinds:type_name -> taskwire.v1.TaskKind
+	21,  // 30: taskwire.v1.UpdateBoardResponse.board:type_name -> taskwire.v1.GetBoardResponse
+	22,  // 31: taskwire.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
+	1,   // 32: taskwire.v1.CreateBoardRequest.kinds:type_name -> taskwire.v1.TaskKind
+	21,  // 33: taskwire.v1.CreateBoardResponse.board:type_name -> taskwire.v1.GetBoardResponse
+	8,   // 34: taskwire.v1.ListMembersResponse.items:type_name -> taskwire.v1.Member
+	9,   // 35: taskwire.v1.GetContextResponse.board:type_name -> taskwire.v1.Board
+	5,   // 36: taskwire.v1.GetContextResponse.rules_trust:type_name -> taskwire.v1.Trust
+	17,  // 37: taskwire.v1.GetContextResponse.items:type_name -> taskwire.v1.ContextNote
+	17,  // 38: taskwire.v1.AddContextNoteResponse.note:type_name -> taskwire.v1.ContextNote
+	13,  // 39: taskwire.v1.GetTaskResponse.task:type_name -> taskwire.v1.Task
+	14,  // 40: taskwire.v1.GetTaskResponse.comments:type_name -> taskwire.v1.Comment
+	15,  // 41: taskwire.v1.GetTaskResponse.history:type_name -> taskwire.v1.HistoryEntry
+	12,  // 42: taskwire.v1.GetTaskResponse.links:type_name -> taskwire.v1.Link
+	0,   // 43: taskwire.v1.ListTasksRequest.lane:type_name -> taskwire.v1.Lane
+	1,   // 44: taskwire.v1.ListTasksRequest.kind:type_name -> taskwire.v1.TaskKind
+	69,  // 45: taskwire.v1.ListTasksRequest.updated_since:type_name -> google.protobuf.Timestamp
+	7,   // 46: taskwire.v1.ListTasksRequest.sort:type_name -> taskwire.v1.TaskSort
+	13,  // 47: taskwire.v1.ListTasksResponse.items:type_name -> taskwire.v1.Task
+	0,   // 48: taskwire.v1.SearchHit.lane:type_name -> taskwire.v1.Lane
+	5,   // 49: taskwire.v1.SearchHit.trust:type_name -> taskwire.v1.Trust
+	38,  // 50: taskwire.v1.SearchTasksResponse.items:type_name -> taskwire.v1.SearchHit
+	0,   // 51: taskwire.v1.CreateTaskRequest.lane:type_name -> taskwire.v1.Lane
+	1,   // 52: taskwire.v1.CreateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
+	2,   // 53: taskwire.v1.CreateTaskRequest.size:type_name -> taskwire.v1.TaskSize
+	12,  // 54: taskwire.v1.CreateTaskRequest.links:type_name -> taskwire.v1.Link
+	13,  // 55: taskwire.v1.CreateTaskResponse.task:type_name -> taskwire.v1.Task
+	1,   // 56: taskwire.v1.UpdateTaskRequest.kind:type_name -> taskwire.v1.TaskKind
+	2,   // 57: taskwire.v1.UpdateTaskRequest.size:type_name -> taskwire.v1.TaskSize
+	12,  // 58: taskwire.v1.UpdateTaskRequest.add_links:type_name -> taskwire.v1.Link
+	12,  // 59: taskwire.v1.UpdateTaskRequest.remove_links:type_name -> taskwire.v1.Link
+	13,  // 60: taskwire.v1.UpdateTaskResponse.task:type_name -> taskwire.v1.Task
+	0,   // 61: taskwire.v1.MoveTaskRequest.lane:type_name -> taskwire.v1.Lane
+	13,  // 62: taskwire.v1.MoveTaskResponse.task:type_name -> taskwire.v1.Task
+	0,   // 63: taskwire.v1.MoveTaskResponse.from_lane:type_name -> taskwire.v1.Lane
+	13,  // 64: taskwire.v1.AssignTaskResponse.task:type_name -> taskwire.v1.Task
+	13,  // 65: taskwire.v1.FlagTaskResponse.task:type_name -> taskwire.v1.Task
+	13,  // 66: taskwire.v1.DeleteTaskResponse.task:type_name -> taskwire.v1.Task
+	13,  // 67: taskwire.v1.RestoreTaskResponse.task:type_name -> taskwire.v1.Task
+	0,   // 68: taskwire.v1.TaskDraft.lane:type_name -> taskwire.v1.Lane
+	1,   // 69: taskwire.v1.TaskDraft.kind:type_name -> taskwire.v1.TaskKind
+	2,   // 70: taskwire.v1.TaskDraft.size:type_name -> taskwire.v1.TaskSize
+	54,  // 71: taskwire.v1.ImportTasksRequest.tasks:type_name -> taskwire.v1.TaskDraft
+	56,  // 72: taskwire.v1.ImportTasksResponse.skipped:type_name -> taskwire.v1.SkippedDraft
+	14,  // 73: taskwire.v1.ListCommentsResponse.items:type_name -> taskwire.v1.Comment
+	14,  // 74: taskwire.v1.AddCommentResponse.comment:type_name -> taskwire.v1.Comment
+	14,  // 75: taskwire.v1.EditCommentResponse.comment:type_name -> taskwire.v1.Comment
+	9,   // 76: taskwire.v1.GetBoardContextResponse.board:type_name -> taskwire.v1.Board
+	8,   // 77: taskwire.v1.GetBoardContextResponse.members:type_name -> taskwire.v1.Member
+	67,  // 78: taskwire.v1.CompleteRefsResponse.tasks:type_name -> taskwire.v1.TaskRef
+	18,  // 79: taskwire.v1.BoardService.ListBoards:input_type -> taskwire.v1.ListBoardsRequest
+	20,  // 80: taskwire.v1.BoardService.GetBoard:input_type -> taskwire.v1.GetBoardRequest
+	23,  // 81: taskwire.v1.BoardService.UpdateBoard:input_type -> taskwire.v1.UpdateBoardRequest
+	25,  // 82: taskwire.v1.BoardService.CreateBoard:input_type -> taskwire.v1.CreateBoardRequest
+	27,  // 83: taskwire.v1.BoardService.ListMembers:input_type -> taskwire.v1.ListMembersRequest
+	29,  // 84: taskwire.v1.BoardService.GetContext:input_type -> taskwire.v1.GetContextRequest
+	31,  // 85: taskwire.v1.BoardService.AddContextNote:input_type -> taskwire.v1.AddContextNoteRequest
+	33,  // 86: taskwire.v1.BoardService.GetTask:input_type -> taskwire.v1.GetTaskRequest
+	35,  // 87: taskwire.v1.BoardService.ListTasks:input_type -> taskwire.v1.ListTasksRequest
+	37,  // 88: taskwire.v1.BoardService.SearchTasks:input_type -> taskwire.v1.SearchTasksRequest
+	40,  // 89: taskwire.v1.BoardService.CreateTask:input_type -> taskwire.v1.CreateTaskRequest
+	42,  // 90: taskwire.v1.BoardService.UpdateTask:input_type -> taskwire.v1.UpdateTaskRequest
+	44,  // 91: taskwire.v1.BoardService.MoveTask:input_type -> taskwire.v1.MoveTaskRequest
+	46,  // 92: taskwire.v1.BoardService.AssignTask:input_type -> taskwire.v1.AssignTaskRequest
+	48,  // 93: taskwire.v1.BoardService.FlagTask:input_type -> taskwire.v1.FlagTaskRequest
+	50,  // 94: taskwire.v1.BoardService.DeleteTask:input_type -> taskwire.v1.DeleteTaskRequest
+	52,  // 95: taskwire.v1.BoardService.RestoreTask:input_type -> taskwire.v1.RestoreTaskRequest
+	55,  // 96: taskwire.v1.BoardService.ImportTasks:input_type -> taskwire.v1.ImportTasksRequest
+	58,  // 97: taskwire.v1.BoardService.ListComments:input_type -> taskwire.v1.ListCommentsRequest
+	60,  // 98: taskwire.v1.BoardService.AddComment:input_type -> taskwire.v1.AddCommentRequest
+	62,  // 99: taskwire.v1.BoardService.EditComment:input_type -> taskwire.v1.EditCommentRequest
+	64,  // 100: taskwire.v1.BoardService.GetBoardContext:input_type -> taskwire.v1.GetBoardContextRequest
+	66,  // 101: taskwire.v1.BoardService.CompleteRefs:input_type -> taskwire.v1.CompleteRefsRequest
+	19,  // 102: taskwire.v1.BoardService.ListBoards:output_type -> taskwire.v1.ListBoardsResponse
+	21,  // 103: taskwire.v1.BoardService.GetBoard:output_type -> taskwire.v1.GetBoardResponse
+	24,  // 104: taskwire.v1.BoardService.UpdateBoard:output_type -> taskwire.v1.UpdateBoardResponse
+	26,  // 105: taskwire.v1.BoardService.CreateBoard:output_type -> taskwire.v1.CreateBoardResponse
+	28,  // 106: taskwire.v1.BoardService.ListMembers:output_type -> taskwire.v1.ListMembersResponse
+	30,  // 107: taskwire.v1.BoardService.GetContext:output_type -> taskwire.v1.GetContextResponse
+	32,  // 108: taskwire.v1.BoardService.AddContextNote:output_type -> taskwire.v1.AddContextNoteResponse
+	34,  // 109: taskwire.v1.BoardService.GetTask:output_type -> taskwire.v1.GetTaskResponse
+	36,  // 110: taskwire.v1.BoardService.ListTasks:output_type -> taskwire.v1.ListTasksResponse
+	39,  // 111: taskwire.v1.BoardService.SearchTasks:output_type -> taskwire.v1.SearchTasksResponse
+	41,  // 112: taskwire.v1.BoardService.CreateTask:output_type -> taskwire.v1.CreateTaskResponse
+	43,  // 113: taskwire.v1.BoardService.UpdateTask:output_type -> taskwire.v1.UpdateTaskResponse
+	45,  // 114: taskwire.v1.BoardService.MoveTask:output_type -> taskwire.v1.MoveTaskResponse
+	47,  // 115: taskwire.v1.BoardService.AssignTask:output_type -> taskwire.v1.AssignTaskResponse
+	49,  // 116: taskwire.v1.BoardService.FlagTask:output_type -> taskwire.v1.FlagTaskResponse
+	51,  // 117: taskwire.v1.BoardService.DeleteTask:output_type -> taskwire.v1.DeleteTaskResponse
+	53,  // 118: taskwire.v1.BoardService.RestoreTask:output_type -> taskwire.v1.RestoreTaskResponse
+	57,  // 119: taskwire.v1.BoardService.ImportTasks:output_type -> taskwire.v1.ImportTasksResponse
+	59,  // 120: taskwire.v1.BoardService.ListComments:output_type -> taskwire.v1.ListCommentsResponse
+	61,  // 121: taskwire.v1.BoardService.AddComment:output_type -> taskwire.v1.AddCommentResponse
+	63,  // 122: taskwire.v1.BoardService.EditComment:output_type -> taskwire.v1.EditCommentResponse
+	65,  // 123: taskwire.v1.BoardService.GetBoardContext:output_type -> taskwire.v1.GetBoardContextResponse
+	68,  // 124: taskwire.v1.BoardService.CompleteRefs:output_type -> taskwire.v1.CompleteRefsResponse
+	102, // [102:125] is the sub-list for method output_type
+	79,  // [79:102] is the sub-list for method input_type
+	79,  // [79:79] is the sub-list for extension type_name
+	79,  // [79:79] is the sub-list for extension extendee
+	0,   // [0:79] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_board_proto_init() }

@@ -28,6 +28,8 @@ const (
 	FieldAction = "action"
 	// FieldDetail holds the string denoting the detail field in the database.
 	FieldDetail = "detail"
+	// FieldClient holds the string denoting the client field in the database.
+	FieldClient = "client"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -70,6 +72,7 @@ var Columns = []string{
 	FieldTaskID,
 	FieldAction,
 	FieldDetail,
+	FieldClient,
 	FieldCreatedAt,
 }
 
@@ -93,6 +96,8 @@ var (
 	Policy ent.Policy
 	// ActionValidator is a validator for the "action" field. It is called by the builders before save.
 	ActionValidator func(string) error
+	// DefaultClient holds the default value on creation for the "client" field.
+	DefaultClient string
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
 )
@@ -151,6 +156,11 @@ func ByTaskID(opts ...sql.OrderTermOption) OrderOption {
 // ByAction orders the results by the action field.
 func ByAction(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAction, opts...).ToFunc()
+}
+
+// ByClient orders the results by the client field.
+func ByClient(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldClient, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.

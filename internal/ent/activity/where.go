@@ -75,6 +75,11 @@ func Action(v string) predicate.Activity {
 	return predicate.Activity(sql.FieldEQ(FieldAction, v))
 }
 
+// Client applies equality check predicate on the "client" field. It's identical to ClientEQ.
+func Client(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldEQ(FieldClient, v))
+}
+
 // CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
 func CreatedAt(v time.Time) predicate.Activity {
 	return predicate.Activity(sql.FieldEQ(FieldCreatedAt, v))
@@ -243,6 +248,71 @@ func DetailIsNil() predicate.Activity {
 // DetailNotNil applies the NotNil predicate on the "detail" field.
 func DetailNotNil() predicate.Activity {
 	return predicate.Activity(sql.FieldNotNull(FieldDetail))
+}
+
+// ClientEQ applies the EQ predicate on the "client" field.
+func ClientEQ(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldEQ(FieldClient, v))
+}
+
+// ClientNEQ applies the NEQ predicate on the "client" field.
+func ClientNEQ(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldNEQ(FieldClient, v))
+}
+
+// ClientIn applies the In predicate on the "client" field.
+func ClientIn(vs ...string) predicate.Activity {
+	return predicate.Activity(sql.FieldIn(FieldClient, vs...))
+}
+
+// ClientNotIn applies the NotIn predicate on the "client" field.
+func ClientNotIn(vs ...string) predicate.Activity {
+	return predicate.Activity(sql.FieldNotIn(FieldClient, vs...))
+}
+
+// ClientGT applies the GT predicate on the "client" field.
+func ClientGT(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldGT(FieldClient, v))
+}
+
+// ClientGTE applies the GTE predicate on the "client" field.
+func ClientGTE(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldGTE(FieldClient, v))
+}
+
+// ClientLT applies the LT predicate on the "client" field.
+func ClientLT(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldLT(FieldClient, v))
+}
+
+// ClientLTE applies the LTE predicate on the "client" field.
+func ClientLTE(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldLTE(FieldClient, v))
+}
+
+// ClientContains applies the Contains predicate on the "client" field.
+func ClientContains(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldContains(FieldClient, v))
+}
+
+// ClientHasPrefix applies the HasPrefix predicate on the "client" field.
+func ClientHasPrefix(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldHasPrefix(FieldClient, v))
+}
+
+// ClientHasSuffix applies the HasSuffix predicate on the "client" field.
+func ClientHasSuffix(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldHasSuffix(FieldClient, v))
+}
+
+// ClientEqualFold applies the EqualFold predicate on the "client" field.
+func ClientEqualFold(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldEqualFold(FieldClient, v))
+}
+
+// ClientContainsFold applies the ContainsFold predicate on the "client" field.
+func ClientContainsFold(v string) predicate.Activity {
+	return predicate.Activity(sql.FieldContainsFold(FieldClient, v))
 }
 
 // CreatedAtEQ applies the EQ predicate on the "created_at" field.

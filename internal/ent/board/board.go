@@ -29,6 +29,10 @@ const (
 	FieldWipLimits = "wip_limits"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldKinds holds the string denoting the kinds field in the database.
+	FieldKinds = "kinds"
+	// FieldVersion holds the string denoting the version field in the database.
+	FieldVersion = "version"
 	// FieldArchivedAt holds the string denoting the archived_at field in the database.
 	FieldArchivedAt = "archived_at"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
@@ -63,6 +67,8 @@ var Columns = []string{
 	FieldRules,
 	FieldWipLimits,
 	FieldCreatedAt,
+	FieldKinds,
+	FieldVersion,
 	FieldArchivedAt,
 }
 
@@ -94,6 +100,8 @@ var (
 	DefaultWipLimits map[string]int
 	// DefaultCreatedAt holds the default value on creation for the "created_at" field.
 	DefaultCreatedAt func() time.Time
+	// DefaultVersion holds the default value on creation for the "version" field.
+	DefaultVersion int
 )
 
 // OrderOption defines the ordering options for the Board queries.
@@ -132,6 +140,11 @@ func ByRules(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByVersion orders the results by the version field.
+func ByVersion(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldVersion, opts...).ToFunc()
 }
 
 // ByArchivedAt orders the results by the archived_at field.

@@ -85,6 +85,11 @@ func CreatedAt(v time.Time) predicate.Board {
 	return predicate.Board(sql.FieldEQ(FieldCreatedAt, v))
 }
 
+// Version applies equality check predicate on the "version" field. It's identical to VersionEQ.
+func Version(v int) predicate.Board {
+	return predicate.Board(sql.FieldEQ(FieldVersion, v))
+}
+
 // ArchivedAt applies equality check predicate on the "archived_at" field. It's identical to ArchivedAtEQ.
 func ArchivedAt(v time.Time) predicate.Board {
 	return predicate.Board(sql.FieldEQ(FieldArchivedAt, v))
@@ -353,6 +358,56 @@ func CreatedAtLT(v time.Time) predicate.Board {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.Board {
 	return predicate.Board(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// KindsIsNil applies the IsNil predicate on the "kinds" field.
+func KindsIsNil() predicate.Board {
+	return predicate.Board(sql.FieldIsNull(FieldKinds))
+}
+
+// KindsNotNil applies the NotNil predicate on the "kinds" field.
+func KindsNotNil() predicate.Board {
+	return predicate.Board(sql.FieldNotNull(FieldKinds))
+}
+
+// VersionEQ applies the EQ predicate on the "version" field.
+func VersionEQ(v int) predicate.Board {
+	return predicate.Board(sql.FieldEQ(FieldVersion, v))
+}
+
+// VersionNEQ applies the NEQ predicate on the "version" field.
+func VersionNEQ(v int) predicate.Board {
+	return predicate.Board(sql.FieldNEQ(FieldVersion, v))
+}
+
+// VersionIn applies the In predicate on the "version" field.
+func VersionIn(vs ...int) predicate.Board {
+	return predicate.Board(sql.FieldIn(FieldVersion, vs...))
+}
+
+// VersionNotIn applies the NotIn predicate on the "version" field.
+func VersionNotIn(vs ...int) predicate.Board {
+	return predicate.Board(sql.FieldNotIn(FieldVersion, vs...))
+}
+
+// VersionGT applies the GT predicate on the "version" field.
+func VersionGT(v int) predicate.Board {
+	return predicate.Board(sql.FieldGT(FieldVersion, v))
+}
+
+// VersionGTE applies the GTE predicate on the "version" field.
+func VersionGTE(v int) predicate.Board {
+	return predicate.Board(sql.FieldGTE(FieldVersion, v))
+}
+
+// VersionLT applies the LT predicate on the "version" field.
+func VersionLT(v int) predicate.Board {
+	return predicate.Board(sql.FieldLT(FieldVersion, v))
+}
+
+// VersionLTE applies the LTE predicate on the "version" field.
+func VersionLTE(v int) predicate.Board {
+	return predicate.Board(sql.FieldLTE(FieldVersion, v))
 }
 
 // ArchivedAtEQ applies the EQ predicate on the "archived_at" field.

@@ -58,6 +58,7 @@ var (
 		{Name: "actor_kind", Type: field.TypeEnum, Enums: []string{"human", "assistant"}},
 		{Name: "action", Type: field.TypeString},
 		{Name: "detail", Type: field.TypeJSON, Nullable: true},
+		{Name: "client", Type: field.TypeString, Default: ""},
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "actor_id", Type: field.TypeInt},
@@ -71,19 +72,19 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "activities_tenants_tenant",
-				Columns:    []*schema.Column{ActivitiesColumns[5]},
+				Columns:    []*schema.Column{ActivitiesColumns[6]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "activities_members_actor",
-				Columns:    []*schema.Column{ActivitiesColumns[6]},
+				Columns:    []*schema.Column{ActivitiesColumns[7]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "activities_tasks_task",
-				Columns:    []*schema.Column{ActivitiesColumns[7]},
+				Columns:    []*schema.Column{ActivitiesColumns[8]},
 				RefColumns: []*schema.Column{TasksColumns[0]},
 				OnDelete:   schema.SetNull,
 			},
@@ -92,12 +93,12 @@ var (
 			{
 				Name:    "activity_tenant_id_task_id",
 				Unique:  false,
-				Columns: []*schema.Column{ActivitiesColumns[5], ActivitiesColumns[7]},
+				Columns: []*schema.Column{ActivitiesColumns[6], ActivitiesColumns[8]},
 			},
 			{
 				Name:    "activity_tenant_id_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{ActivitiesColumns[5], ActivitiesColumns[4]},
+				Columns: []*schema.Column{ActivitiesColumns[6], ActivitiesColumns[5]},
 			},
 		},
 	}
@@ -155,6 +156,8 @@ var (
 		{Name: "rules", Type: field.TypeString, Size: 2147483647, Default: ""},
 		{Name: "wip_limits", Type: field.TypeJSON},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "kinds", Type: field.TypeJSON, Nullable: true},
+		{Name: "version", Type: field.TypeInt, Default: 1},
 		{Name: "archived_at", Type: field.TypeTime, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeInt},
 	}
@@ -166,7 +169,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "boards_tenants_tenant",
-				Columns:    []*schema.Column{BoardsColumns[8]},
+				Columns:    []*schema.Column{BoardsColumns[10]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -175,7 +178,7 @@ var (
 			{
 				Name:    "board_tenant_id_slug",
 				Unique:  true,
-				Columns: []*schema.Column{BoardsColumns[8], BoardsColumns[1]},
+				Columns: []*schema.Column{BoardsColumns[10], BoardsColumns[1]},
 			},
 		},
 	}

@@ -84,8 +84,12 @@ func init() {
 	activityDescAction := activityFields[3].Descriptor()
 	// activity.ActionValidator is a validator for the "action" field. It is called by the builders before save.
 	activity.ActionValidator = activityDescAction.Validators[0].(func(string) error)
+	// activityDescClient is the schema descriptor for client field.
+	activityDescClient := activityFields[5].Descriptor()
+	// activity.DefaultClient holds the default value on creation for the client field.
+	activity.DefaultClient = activityDescClient.Default.(string)
 	// activityDescCreatedAt is the schema descriptor for created_at field.
-	activityDescCreatedAt := activityFields[5].Descriptor()
+	activityDescCreatedAt := activityFields[6].Descriptor()
 	// activity.DefaultCreatedAt holds the default value on creation for the created_at field.
 	activity.DefaultCreatedAt = activityDescCreatedAt.Default.(func() time.Time)
 	auditeventMixin := schema.AuditEvent{}.Mixin()
@@ -178,6 +182,10 @@ func init() {
 	boardDescCreatedAt := boardFields[5].Descriptor()
 	// board.DefaultCreatedAt holds the default value on creation for the created_at field.
 	board.DefaultCreatedAt = boardDescCreatedAt.Default.(func() time.Time)
+	// boardDescVersion is the schema descriptor for version field.
+	boardDescVersion := boardFields[7].Descriptor()
+	// board.DefaultVersion holds the default value on creation for the version field.
+	board.DefaultVersion = boardDescVersion.Default.(int)
 	commentMixin := schema.Comment{}.Mixin()
 	comment.Policy = privacy.NewPolicies(commentMixin[0], schema.Comment{})
 	comment.Hooks[0] = func(next ent.Mutator) ent.Mutator {

@@ -27,6 +27,8 @@ func (Activity) Fields() []ent.Field {
 		field.String("action").NotEmpty().Immutable().
 			Comment(`What happened, e.g. "task.created", "task.moved", "comment.added".`),
 		field.JSON("detail", map[string]any{}).Optional().Immutable(),
+		field.String("client").Default("").Immutable().
+			Comment("The client the actor acted through, in its own words (the session label); empty from the console. Information only."),
 		field.Time("created_at").Default(now).Immutable(),
 	}
 }

@@ -30,6 +30,10 @@ func (Board) Fields() []ent.Field {
 		field.JSON("wip_limits", map[string]int{}).Default(map[string]int{}).
 			Comment("The most tasks a lane may hold, by lane name; a lane left out has no limit."),
 		field.Time("created_at").Default(now).Immutable(),
+		field.Strings("kinds").Optional().
+			Comment(`The task kinds the board takes ("task", "bug", "feature", "chore"); empty: every kind.`),
+		field.Int("version").Default(1).
+			Comment("Counts changes to name, rules, WIP limits and kinds, for boards_update's expected_version."),
 		field.Time("archived_at").Optional().Nillable().
 			Comment("When the board was archived: still readable, but it takes no new tasks, moves or imports. Nil while it is in use."),
 	}

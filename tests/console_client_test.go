@@ -1,0 +1,76 @@
+package tests
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/node/nodetest"
+)
+
+// hostileClient is what a client may call itself: markup, which the
+// console must show as text.
+const hostileClient = "Hostile <b>Client</b>"
+
+// TestConsoleHistoryNamesClient: an assistant creates and moves a task
+// through a client that labels its session with markup; the person's task page
+// names that client in the history, escaped, beside the assistant's
+// sponsor. On SQLite and PostgreSQL.
+func TestConsoleHistoryNamesClient(t *testing.T) {
+	for _, s := range nodetest.Setups() {
+		t.Run(s.Name, func(t *testing.T) {
+			h := nodetest.Start(t, s)
+			person := newBrowser(t, h.Sys.Config().PublicURL)
+			firstSignIn(t, person, signInLink(t, h, "default", "owner"))
+			token := nodetest.RecordToken(t, h.Sys.DB, h.Sys.Issuer, "default", addBot(t, h).ID, authz.AllScopes)
+			cs := labelledClient(t, h, token, hostileClient)
+			nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Rotate the keys", "lane": "next"})
+			nodetest.CallOK(t, cs, "tasks_move", map[string]any{"ref": "T-1", "lane": "doing"})
+
+			page := person.get("/t/default/tasks/T-1")
+			const bot = `<span class="actor" data-kind="assistant">bot (assistant of owner, via Hostile &lt;b&gt;Client&lt;/b&gt;)</span> `
+			for _, want := range []string{bot + "created T-1 in next", bot + "moved T-1 from next to doing"} {
+				if !strings.Contains(page, want) {
+					t.Errorf("the task page's history lacks %s:\n%s", want, page)
+				}
+			}
+			if strings.Contains(page, "<b>Client") {
+				t.Errorf("the task page shows the client's label as markup:\n%s", page)
+			}
+		})
+	}
+}
+
+// labelledClient connects the go-sdk client with token, named label and
+// sending label as its session label, the Taskwire-Session-Label header
+// on every request: the front door takes the label from that header
+// only, not from the client's name.
+func labelledClient(t *testing.T, h *nodetest.Harness, token, label string) *mcp.ClientSession {
+	t.Helper()
+	rec := nodetest.NewWireRecorder(t, token, "", sessionLabelTransport{label, http.DefaultTransport})
+	c := mcp.NewClient(&mcp.Implementation{Name: label, Version: "1.0.0"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+		Endpoint: h.Sys.Endpoint, HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true, MaxRetries: -1,
+	}, nil)
+	if err != nil {
+		t.Fatalf("Connect as %q: %v", label, err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// sessionLabelTransport sends every request with a session label.
+type sessionLabelTransport struct {
+	label string
+	base  http.RoundTripper
+}
+
+func (l sessionLabelTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	req.Header.Set("Taskwire-Session-Label", l.label)
+	return l.base.RoundTrip(req)
+}
