@@ -281,7 +281,7 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 	if level, _ := str(x.req.meta, mcp.MetaLogLevel); level != "" {
 		call.LogLevel, call.Log = level, x.out.message
 	}
-	call.SessionLabel = sessionLabel(x.r.Header)
+	call.SessionLabel = sessionLabel(x.r.Header, x.req.meta)
 	call.TraceParent, _ = str(x.req.meta, mcp.MetaTraceParent)
 	call.TraceState, _ = str(x.req.meta, mcp.MetaTraceState)
 	return call, nil
@@ -300,21 +300,42 @@ func optionalString(params map[string]json.RawMessage, key string) (string, erro
 }
 
 // hdrSessionLabel is the client's own name for its session ("laptop
-// claude"), recorded in the audit log beside its tool calls.
+// claude"), recorded in the audit log beside its tool calls and in the
+// task history ("via …").
 const hdrSessionLabel = "Taskwire-Session-Label"
 
 // maxSessionLabel bounds a session label.
 const maxSessionLabel = 100
 
-// sessionLabel returns the request's session label, trimmed, or "" when
-// it is missing, repeated, longer than maxSessionLabel or not printable
-// ASCII: it is only a note, never a reason to refuse a call.
-func sessionLabel(h http.Header) string {
-	values := h.Values(hdrSessionLabel)
-	if len(values) != 1 {
+// sessionLabel returns the request's session label: the
+// Taskwire-Session-Label header, or else the title (or name) of the
+// clientInfo in the request's _meta, so that a client which sends no
+// header is still named ("Claude Code"). It is "" when both are missing
+// or unusable: a repeated header, longer than maxSessionLabel, or not
+// printable ASCII. It is the client's word, only a note, never a reason
+// to refuse a call.
+func sessionLabel(h http.Header, meta map[string]json.RawMessage) string {
+	if values := h.Values(hdrSessionLabel); len(values) > 0 {
+		if len(values) != 1 {
+			return ""
+		}
+		return cleanLabel(values[0])
+	}
+	impl, ok := object(meta[mcp.MetaClientInfo])
+	if !ok {
 		return ""
 	}
-	v := strings.TrimSpace(values[0])
+	if title, _ := str(impl, "title"); cleanLabel(title) != "" {
+		return cleanLabel(title)
+	}
+	name, _ := str(impl, "name")
+	return cleanLabel(name)
+}
+
+// cleanLabel is v trimmed, or "" when it is longer than maxSessionLabel
+// or not printable ASCII.
+func cleanLabel(v string) string {
+	v = strings.TrimSpace(v)
 	if len(v) > maxSessionLabel {
 		return ""
 	}

@@ -27,7 +27,7 @@ func TestConsoleHistoryNamesClient(t *testing.T) {
 			person := newBrowser(t, h.Sys.Config().PublicURL)
 			firstSignIn(t, person, signInLink(t, h, "default", "owner"))
 			token := nodetest.RecordToken(t, h.Sys.DB, h.Sys.Issuer, "default", addBot(t, h).ID, authz.AllScopes)
-			cs := labelledClient(t, h, token, hostileClient)
+			cs := labelledClient(t, h, token, hostileClient, &mcp.Implementation{Name: hostileClient, Version: "1.0.0"})
 			nodetest.CallOK(t, cs, "tasks_create", map[string]any{"title": "Rotate the keys", "lane": "next"})
 			nodetest.CallOK(t, cs, "tasks_move", map[string]any{"ref": "T-1", "lane": "doing"})
 
@@ -38,6 +38,13 @@ func TestConsoleHistoryNamesClient(t *testing.T) {
 					t.Errorf("the task page's history lacks %s:\n%s", want, page)
 				}
 			}
+			// A client that sends no label header is named by the
+			// clientInfo it sends with each call: its title.
+			plain := labelledClient(t, h, token, "", &mcp.Implementation{Name: "claude-code", Title: "Claude Code", Version: "2.1.0"})
+			nodetest.CallOK(t, plain, "tasks_move", map[string]any{"ref": "T-1", "lane": "next"})
+			if want := `<span class="actor" data-kind="assistant">bot (assistant of owner, via Claude Code)</span> moved T-1 from doing to next`; !strings.Contains(person.get("/t/default/tasks/T-1"), want) {
+				t.Errorf("the task page's history lacks %s", want)
+			}
 			if strings.Contains(page, "<b>Client") {
 				t.Errorf("the task page shows the client's label as markup:\n%s", page)
 			}
@@ -45,19 +52,21 @@ func TestConsoleHistoryNamesClient(t *testing.T) {
 	}
 }
 
-// labelledClient connects the go-sdk client with token, named label and
-// sending label as its session label, the Taskwire-Session-Label header
-// on every request: the front door takes the label from that header
-// only, not from the client's name.
-func labelledClient(t *testing.T, h *nodetest.Harness, token, label string) *mcp.ClientSession {
+// labelledClient connects the go-sdk client impl with token, sending
+// label as its session label, the Taskwire-Session-Label header on every
+// request ("": no header).
+func labelledClient(t *testing.T, h *nodetest.Harness, token, label string, impl *mcp.Implementation) *mcp.ClientSession {
 	t.Helper()
-	rec := nodetest.NewWireRecorder(t, token, "", sessionLabelTransport{label, http.DefaultTransport})
-	c := mcp.NewClient(&mcp.Implementation{Name: label, Version: "1.0.0"}, nil)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{
+	var base http.RoundTripper = http.DefaultTransport
+	if label != "" {
+		base = sessionLabelTransport{label, base}
+	}
+	rec := nodetest.NewWireRecorder(t, token, "", base)
+	cs, err := mcp.NewClient(impl, nil).Connect(context.Background(), &mcp.StreamableClientTransport{
 		Endpoint: h.Sys.Endpoint, HTTPClient: &http.Client{Transport: rec}, DisableStandaloneSSE: true, MaxRetries: -1,
 	}, nil)
 	if err != nil {
-		t.Fatalf("Connect as %q: %v", label, err)
+		t.Fatalf("Connect as %q: %v", impl.Name, err)
 	}
 	t.Cleanup(func() { cs.Close() })
 	return cs
