@@ -46,7 +46,8 @@ func consoleAssistant(t *testing.T, h *nodetest.Harness, handle string) *mcp.Cli
 // (once, though the form is sent twice; a new form for the same slug is
 // refused with the typed name kept), renames it and sets a WIP limit that
 // the board page then shows; a save from a page opened before that change
-// is refused with the typed text kept; a context note she adds (sent
+// is refused with the typed text kept; once she sets the board to take
+// bugs only, an assistant's feature is refused and a bug taken; a context note she adds (sent
 // twice, kept once) is what an assistant's context_get reads; once she
 // archives the board, the assistant's tasks_create on it is refused and
 // the boards list marks it archived.
@@ -69,7 +70,8 @@ func TestConsoleBoardSettings(t *testing.T) {
 			}
 
 			settings := b.get(loc)
-			if code, loc, body := b.submit(settings, `<form id="board-settings"`, url.Values{"name": {"Ops & Infra"}, "wip_doing": {"2"}}); code != http.StatusSeeOther || loc != "/t/default/b/ops/settings" {
+			every := []string{"task", "bug", "feature", "chore"}
+			if code, loc, body := b.submit(settings, `<form id="board-settings"`, url.Values{"name": {"Ops & Infra"}, "wip_doing": {"2"}, "kinds": every}); code != http.StatusSeeOther || loc != "/t/default/b/ops/settings" {
 				t.Fatalf("saving the settings = %d to %q, want 303 back:\n%s", code, loc, body)
 			}
 			page := b.get("/t/default/b/ops/")
@@ -81,13 +83,30 @@ func TestConsoleBoardSettings(t *testing.T) {
 				t.Errorf("boards_get after the console's save = %v, want doing limited to 2", lanes)
 			}
 
-			code, _, body = b.submit(settings, `<form id="board-settings"`, url.Values{"name": {"Stale name"}, "rules": {"Typed rules"}})
+			code, _, body = b.submit(settings, `<form id="board-settings"`, url.Values{"name": {"Stale name"}, "rules": {"Typed rules"}, "kinds": every})
 			if code != http.StatusConflict || !strings.Contains(body, "Someone changed this board") ||
 				!strings.Contains(body, `value="Stale name"`) || !strings.Contains(body, "Typed rules</textarea>") {
 				t.Errorf("a save from the stale page = %d, want 409 keeping the typed name and rules:\n%s", code, body)
 			}
 			if name := nodetest.CallOK(t, bot, "boards_get", map[string]any{"board": "ops"})["board"].(map[string]any)["name"]; name != "Ops & Infra" {
 				t.Errorf("after the refused save the board is named %v, want Ops & Infra", name)
+			}
+
+			// Only bugs from now on: an assistant's feature is refused in
+			// words that say what to do, a bug is taken.
+			settings = b.get("/t/default/b/ops/settings")
+			if code, _, body := b.submit(settings, `<form id="board-settings"`, url.Values{"name": {"Ops & Infra"}, "wip_doing": {"2"}, "kinds": {"bug"}}); code != http.StatusSeeOther {
+				t.Fatalf("saving kinds bug only = %d, want 303:\n%s", code, body)
+			}
+			if page := b.get("/t/default/b/ops/settings"); !strings.Contains(page, `<dd id="kinds">bug</dd>`) || !strings.Contains(page, `value="bug" checked>`) || strings.Contains(page, `value="task" checked>`) {
+				t.Errorf("the settings page does not show bug as the only kind:\n%s", page)
+			}
+			res, err := bot.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_create", Arguments: map[string]any{"board": "ops", "title": "Search", "kind": "feature"}})
+			if want := "board ops takes only bug: use kind bug, or ask an owner or admin to add feature in the board's settings"; err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), want) {
+				t.Errorf("tasks_create kind=feature on ops = %v %q, want refused with %q", err, nodetest.Text(res), want)
+			}
+			if bug := nodetest.CallOK(t, bot, "tasks_create", map[string]any{"board": "ops", "title": "Crash on save", "kind": "bug"}); bug["task"].(map[string]any)["kind"] != "bug" {
+				t.Errorf("tasks_create kind=bug on ops = %v, want a bug", bug)
 			}
 
 			settings = b.get("/t/default/b/ops/settings")
@@ -104,7 +123,7 @@ func TestConsoleBoardSettings(t *testing.T) {
 			if code, _, body := b.submit(settings, `<form id="archive"`, nil); code != http.StatusSeeOther {
 				t.Fatalf("archiving = %d, want 303:\n%s", code, body)
 			}
-			res, err := bot.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_create", Arguments: map[string]any{"board": "ops", "title": "Late"}})
+			res, err = bot.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_create", Arguments: map[string]any{"board": "ops", "title": "Late", "kind": "bug"}})
 			if err != nil || !res.IsError {
 				t.Errorf("tasks_create on the archived board = %v %q, want refused", err, nodetest.Text(res))
 			}

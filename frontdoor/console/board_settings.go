@@ -2,10 +2,8 @@ package console
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -33,13 +31,21 @@ type settingsData struct {
 type settingsForm struct {
 	Name, Rules string
 	WIP         []wipField
-	// Version stands for the settings the form was filled from; a save
-	// from a form whose version is no longer the board's is refused.
+	Kinds       []kindField
+	// Version is the board's version the form was filled from, sent as
+	// expected_version: the service refuses a save once someone else has
+	// changed the board.
 	Version string
 }
 
 // wipField is one lane's WIP limit in the form, as typed.
 type wipField struct{ Lane, Title, Limit string }
+
+// kindField is one kind's checkbox in the form.
+type kindField struct {
+	Name    string
+	Checked bool
+}
 
 // settingsPage shows a board's name, rules, WIP limits, kinds and
 // context notes, with the forms that change them.
@@ -56,7 +62,7 @@ func (c *Console) showSettings(w http.ResponseWriter, r *http.Request, v *visit,
 		c.rpcFailed(w, r, v, err)
 		return
 	}
-	d := settingsData{Board: b, Context: cx, Kinds: kindNames(b.GetKinds()), Form: formOf(b, cx.GetRules()), Note: note, NoteKey: formKey()}
+	d := settingsData{Board: b, Context: cx, Kinds: kindNames(b.GetBoard().GetKinds()), Form: formOf(b, cx.GetRules()), Note: note, NoteKey: formKey()}
 	if form != nil {
 		form.Version = d.Form.Version
 		d.Form = *form
@@ -76,7 +82,7 @@ func (c *Console) boardSettings(ctx context.Context, board string) (*taskwirev1.
 
 // formOf is the settings form of a board as it is.
 func formOf(b *taskwirev1.GetBoardResponse, rules string) settingsForm {
-	f := settingsForm{Name: b.GetBoard().GetName(), Rules: rules}
+	f := settingsForm{Name: b.GetBoard().GetName(), Rules: rules, Version: strconv.Itoa(int(b.GetBoard().GetVersion()))}
 	for _, l := range b.GetLanes() {
 		limit := ""
 		if l.GetWipLimit() > 0 {
@@ -84,79 +90,78 @@ func formOf(b *taskwirev1.GetBoardResponse, rules string) settingsForm {
 		}
 		f.WIP = append(f.WIP, wipField{Lane: laneName(l.GetLane()), Title: laneTitle(l.GetLane()), Limit: limit})
 	}
-	f.Version = settingsVersion(f)
+	f.Kinds = kindFields(kindNames(b.GetBoard().GetKinds()))
 	return f
 }
 
-// settingsVersion is a digest of a board's settings. UpdateBoard takes no
-// expected version, so the console compares the digest the form was
-// filled from with the board's just before saving: a change someone made
-// in between is shown rather than overwritten. (A change landing between
-// that read and the save can still be overwritten.)
-func settingsVersion(f settingsForm) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%q %q", f.Name, f.Rules)
-	for _, l := range f.WIP {
-		fmt.Fprintf(h, " %s=%s", l.Lane, l.Limit)
+// kindFields are the kind checkboxes, those in checked ticked.
+func kindFields(checked []string) []kindField {
+	out := make([]kindField, len(allKinds))
+	for i, k := range allKinds {
+		out[i] = kindField{Name: k, Checked: slices.Contains(checked, k)}
 	}
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	return out
 }
 
-// readSettingsForm is the settings form a person sent, with lanes' limits
-// for the lanes of b.
-func readSettingsForm(r *http.Request, b *taskwirev1.GetBoardResponse) settingsForm {
-	f := settingsForm{Name: r.PostFormValue("name"), Rules: r.PostFormValue("rules"), Version: r.PostFormValue("version")}
-	for _, l := range b.GetLanes() {
-		n := laneName(l.GetLane())
-		f.WIP = append(f.WIP, wipField{Lane: n, Title: laneTitle(l.GetLane()), Limit: strings.TrimSpace(r.PostFormValue("wip_" + n))})
+// readSettingsForm is the settings form a person sent.
+func readSettingsForm(r *http.Request) settingsForm {
+	f := settingsForm{Name: r.PostFormValue("name"), Rules: r.PostFormValue("rules"), Version: r.PostFormValue("expected_version")}
+	for _, l := range allLanes {
+		n := laneName(l)
+		f.WIP = append(f.WIP, wipField{Lane: n, Title: laneTitle(l), Limit: strings.TrimSpace(r.PostFormValue("wip_" + n))})
 	}
+	f.Kinds = kindFields(r.PostForm["kinds"])
 	return f
 }
 
-// request is the UpdateBoardRequest of f, or a sentence saying which
-// limit is not a number.
+// request is the UpdateBoardRequest of f, or a sentence saying what to
+// fix first.
 func (f settingsForm) request(board string) (*taskwirev1.UpdateBoardRequest, string) {
-	req := &taskwirev1.UpdateBoardRequest{Board: board, Name: &f.Name, Rules: &f.Rules}
+	version, err := strconv.Atoi(f.Version)
+	if err != nil || version < 1 {
+		return nil, "The form does not say which version of the board it was filled from: reload the page and save again."
+	}
+	req := &taskwirev1.UpdateBoardRequest{Board: board, Name: &f.Name, Rules: &f.Rules, ExpectedVersion: int32(version)}
 	for _, l := range f.WIP {
 		n := 0
 		if l.Limit != "" {
-			var err error
 			if n, err = strconv.Atoi(l.Limit); err != nil {
 				return nil, "The WIP limit of " + l.Title + " is not a whole number: write one, or leave it empty for no limit."
 			}
 		}
 		req.WipLimits = append(req.WipLimits, &taskwirev1.WipLimit{Lane: parseLane(l.Lane), Limit: int32(n)})
 	}
+	for _, k := range f.Kinds {
+		if k.Checked {
+			req.Kinds = append(req.Kinds, parseKind(k.Name))
+		}
+	}
+	if len(req.Kinds) == 0 {
+		return nil, "No kind of task is ticked: tick at least one kind the board takes."
+	}
 	return req, ""
 }
 
-// saveSettings saves the name, rules and WIP limits if the board's
-// settings are still those the form was filled from; if not, the page
+// saveSettings saves the name, rules, WIP limits and kinds if the board
+// is still at the version the form was filled from; if not, the page
 // shows the board as it is now with the person's text kept in the form.
 func (c *Console) saveSettings(w http.ResponseWriter, r *http.Request, v *visit) {
 	board := r.PathValue("board")
-	b, cx, err := c.boardSettings(v.ctx(r), board)
-	if err != nil {
-		c.rpcFailed(w, r, v, err)
-		return
-	}
-	f := readSettingsForm(r, b)
-	if f.Version != formOf(b, cx.GetRules()).Version {
-		c.showSettings(w, r, v, http.StatusConflict, "Someone changed this board's settings since you opened them, so your changes were not saved. "+
-			"The settings as they are now are listed; your text is still in the form: check it against theirs and save again.", &f, "")
-		return
-	}
+	f := readSettingsForm(r)
 	req, bad := f.request(board)
 	if bad != "" {
 		c.showSettings(w, r, v, http.StatusBadRequest, bad, &f, "")
 		return
 	}
-	_, err = c.board.UpdateBoard(v.ctx(r), req)
+	_, err := c.board.UpdateBoard(v.ctx(r), req)
 	switch status.Code(err) {
 	case codes.OK:
 		http.Redirect(w, r, boardPath(v.tenant(), board)+"settings", http.StatusSeeOther)
 	case codes.InvalidArgument:
 		c.showSettings(w, r, v, http.StatusBadRequest, status.Convert(err).Message(), &f, "")
+	case codes.FailedPrecondition, codes.Aborted:
+		c.showSettings(w, r, v, http.StatusConflict, "Someone changed this board's settings since you opened them, so your changes were not saved. "+
+			"The settings as they are now are listed; your text is still in the form: check it against theirs and save again.", &f, "")
 	default:
 		c.rpcFailed(w, r, v, err)
 	}

@@ -30,10 +30,13 @@ type adminWorker struct {
 	failFrom int    // when set, reading from this event on fails
 	audits   []*taskwirev1.ListAuditRequest
 	archived bool
+	version  int32 // the board's version, bumped by each save
+	kinds    []taskwirev1.TaskKind
 }
 
 func newAdminWorker(role taskwirev1.MemberRole) *adminWorker {
-	return &adminWorker{fakeWorker: newFakeWorker(), role: role, name: "Main board"}
+	return &adminWorker{fakeWorker: newFakeWorker(), role: role, name: "Main board", version: 1,
+		kinds: []taskwirev1.TaskKind{taskwirev1.TaskKind_TASK_KIND_TASK, taskwirev1.TaskKind_TASK_KIND_BUG}}
 }
 
 // env is a console in front of w.
@@ -71,7 +74,7 @@ func (w *adminWorker) GetBoard(ctx context.Context, req *taskwirev1.GetBoardRequ
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	b.Board.Name, b.Board.IsDefault, b.Board.Archived = w.name, false, w.archived
-	b.Kinds = []taskwirev1.TaskKind{taskwirev1.TaskKind_TASK_KIND_TASK, taskwirev1.TaskKind_TASK_KIND_BUG}
+	b.Board.Version, b.Board.Kinds, b.Kinds = w.version, w.kinds, w.kinds
 	return b, nil
 }
 
@@ -86,8 +89,12 @@ func (w *adminWorker) UpdateBoard(_ context.Context, req *taskwirev1.UpdateBoard
 		return nil, status.Error(codes.InvalidArgument, "name is empty: give the board a display name.")
 	}
 	w.mu.Lock()
-	w.name = req.GetName()
-	w.mu.Unlock()
+	defer w.mu.Unlock()
+	if req.GetExpectedVersion() != w.version {
+		return nil, status.Errorf(codes.FailedPrecondition, "board main changed since version %d (now %d).", req.GetExpectedVersion(), w.version)
+	}
+	w.name, w.kinds = req.GetName(), req.GetKinds()
+	w.version++
 	return &taskwirev1.UpdateBoardResponse{}, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,14 +41,14 @@ func TestBoardsPageByRole(t *testing.T) {
 	}
 }
 
-var versionRE = regexp.MustCompile(`name="version" value="([^"]+)"`)
+var versionRE = regexp.MustCompile(`name="expected_version" value="([^"]+)"`)
 
 func TestSettingsSave(t *testing.T) {
 	w := newAdminWorker(owner)
 	e := w.env(t)
 	session, csrf := e.signIn()
 	page := e.do("GET", "/t/acme/b/main/settings", nil, session).Body.String()
-	for _, want := range []string{`<dd id="kinds">task, bug `, `&lt;script&gt;alert(1)&lt;/script&gt;`, `Be kind.</textarea>`,
+	for _, want := range []string{`<dd id="kinds">task, bug</dd>`, `value="bug" checked> bug`, `value="chore"> chore`, `&lt;script&gt;alert(1)&lt;/script&gt;`, `Be kind.</textarea>`,
 		`<input id="wip-doing" name="wip_doing" type="number" min="0" max="1000" inputmode="numeric" value="1">`, `<form id="archive"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the settings page has no %s:\n%s", want, page)
@@ -57,27 +58,40 @@ func TestSettingsSave(t *testing.T) {
 		t.Error("the settings page does not escape a context note")
 	}
 	version := versionRE.FindStringSubmatch(page)[1]
-	save := func(name, wip, version string) (int, string) {
-		resp := e.do("POST", "/t/acme/b/main/settings", url.Values{"csrf": {csrf}, "version": {version},
-			"name": {name}, "rules": {"Typed rules"}, "wip_doing": {wip}}, session)
+	save := func(name, wip, version string, kinds ...string) (int, string) {
+		if kinds == nil {
+			kinds = []string{"task", "bug"}
+		}
+		resp := e.do("POST", "/t/acme/b/main/settings", url.Values{"csrf": {csrf}, "expected_version": {version},
+			"name": {name}, "rules": {"Typed rules"}, "wip_doing": {wip}, "kinds": kinds}, session)
 		return resp.Code, resp.Body.String()
+	}
+	if version != "1" {
+		t.Fatalf("the form holds version %q, want the board's version 1", version)
 	}
 	if code, body := save("Main", "three", version); code != http.StatusBadRequest ||
 		!strings.Contains(body, "The WIP limit of Doing is not a whole number") || !strings.Contains(body, `value="three"`) {
 		t.Errorf("saving a limit of three = %d, want 400 keeping it:\n%s", code, body)
 	}
+	if code, body := save("Main", "1", version, []string{}...); code != http.StatusBadRequest ||
+		!strings.Contains(body, "No kind of task is ticked") || !strings.Contains(body, "Typed rules</textarea>") {
+		t.Errorf("saving with no kind ticked = %d, want 400 keeping the rules:\n%s", code, body)
+	}
 	if code, body := save("", "2", version); code != http.StatusBadRequest || !strings.Contains(body, "name is empty") || !strings.Contains(body, "Typed rules</textarea>") {
 		t.Errorf("saving an empty name = %d, want 400 with the service's sentence and the rules kept:\n%s", code, body)
 	}
-	if code, _ := save("Renamed", "1", version); code != http.StatusSeeOther || w.name != "Renamed" {
-		t.Errorf("saving = %d, name %q; want 303 and the board renamed", code, w.name)
+	if code, _ := save("Renamed", "1", version, "chore", "bug"); code != http.StatusSeeOther || w.name != "Renamed" ||
+		!slices.Equal(w.kinds, []taskwirev1.TaskKind{taskwirev1.TaskKind_TASK_KIND_BUG, taskwirev1.TaskKind_TASK_KIND_CHORE}) {
+		t.Errorf("saving = %d, name %q, kinds %v; want 303 and the board renamed, taking bug and chore", code, w.name, w.kinds)
 	}
-	if code, body := save("Stale", "1", version); code != http.StatusConflict ||
-		!strings.Contains(body, "Someone changed this board") || !strings.Contains(body, `value="Stale"`) {
-		t.Errorf("saving from the page before the rename = %d, want 409 keeping the typed name:\n%s", code, body)
+	code, body := save("Stale", "1", version, "feature")
+	if code != http.StatusConflict || !strings.Contains(body, "Someone changed this board") || !strings.Contains(body, `value="Stale"`) ||
+		!strings.Contains(body, `value="feature" checked> feature`) || !strings.Contains(body, `name="expected_version" value="2"`) ||
+		!strings.Contains(body, `<dd id="kinds">bug, chore</dd>`) {
+		t.Errorf("saving from the page before the rename = %d, want 409 showing the board at version 2 and keeping the typed name and kinds:\n%s", code, body)
 	}
-	if w.name != "Renamed" {
-		t.Errorf("after the refused save the board is named %q, want Renamed", w.name)
+	if w.name != "Renamed" || w.version != 2 {
+		t.Errorf("after the refused save the board is named %q at version %d, want Renamed at 2", w.name, w.version)
 	}
 }
 

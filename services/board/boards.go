@@ -78,7 +78,10 @@ func flag(b bool) string {
 
 // boardProto converts a board for a response.
 func boardProto(b *ent.Board) *taskwirev1.Board {
-	return &taskwirev1.Board{Slug: b.Slug, Name: b.Name, Lanes: slices.Clone(Lanes), IsDefault: b.IsDefault, Archived: b.ArchivedAt != nil}
+	return &taskwirev1.Board{
+		Slug: b.Slug, Name: b.Name, Lanes: slices.Clone(Lanes), IsDefault: b.IsDefault, Archived: b.ArchivedAt != nil,
+		Kinds: kindProtos(boardKinds(b)), Version: int32(b.Version),
+	}
 }
 
 // boards returns the boards of the caller's tenant, default first, then by

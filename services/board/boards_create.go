@@ -80,7 +80,7 @@ func InsertBoard(ctx context.Context, tx *ent.Tx, t *ent.Tenant, q quota.Limits,
 	// the isolation probe can show a slug of another tenant is free too
 	// without creating a board.
 	name := req.GetName()
-	ch, err := checkBoardChange(&taskwirev1.UpdateBoardRequest{Name: &name, Rules: req.Rules, WipLimits: req.GetWipLimits()})
+	ch, err := checkBoardChange(&taskwirev1.UpdateBoardRequest{Name: &name, Rules: req.Rules, WipLimits: req.GetWipLimits(), Kinds: req.GetKinds()})
 	if err != nil {
 		return nil, err
 	}
@@ -93,6 +93,9 @@ func InsertBoard(ctx context.Context, tx *ent.Tx, t *ent.Tenant, q quota.Limits,
 		if l > 0 {
 			wip[lane] = l
 		}
+	}
+	if ch.kinds != nil {
+		c.SetKinds(*ch.kinds)
 	}
 	b, err := c.SetWipLimits(wip).Save(ctx)
 	if ent.IsConstraintError(err) {

@@ -46,7 +46,7 @@ func boardDetail(ctx context.Context, c *ent.Client, a actor, b *ent.Board) (*ta
 	}
 	resp := &taskwirev1.GetBoardResponse{
 		Board:    boardProto(b),
-		Kinds:    slices.Sorted(maps.Keys(kinds)),
+		Kinds:    kindProtos(boardKinds(b)),
 		Sizes:    slices.Sorted(maps.Keys(sizes)),
 		HasRules: b.Rules != "",
 	}

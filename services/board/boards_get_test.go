@@ -77,7 +77,7 @@ func TestGetBoard(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := &taskwirev1.GetBoardResponse{
-			Board: &taskwirev1.Board{Slug: "main", Name: "Main", Lanes: board.Lanes, IsDefault: true},
+			Board: &taskwirev1.Board{Slug: "main", Name: "Main", Lanes: board.Lanes, IsDefault: true, Kinds: everyKind, Version: 2}, // the WIP limit bumped it
 			Lanes: []*taskwirev1.LaneInfo{
 				{Lane: taskwirev1.Lane_LANE_BACKLOG, Count: 2},
 				{Lane: taskwirev1.Lane_LANE_NEXT},

@@ -3,6 +3,7 @@ package board
 import (
 	"context"
 	"maps"
+	"slices"
 	"unicode/utf8"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -23,16 +24,16 @@ const (
 	MaxWipLimit  = 1000            // tasks in one lane
 )
 
-// ActionBoardUpdated is recorded when a board's name, rules or WIP limits
-// change.
+// ActionBoardUpdated is recorded when a board's name, rules, WIP limits or
+// kinds change.
 const ActionBoardUpdated = "board.updated"
 
 // updateBoardRule is what the proto declares of boards_update: its
 // min_role (admin), name and title.
 var updateBoardRule = methods.Must(taskwirev1.BoardService_UpdateBoard_FullMethodName)
 
-// UpdateBoard changes a board's name, standing rules or WIP limits; only
-// owners and admins may.
+// UpdateBoard changes a board's name, standing rules, WIP limits or
+// kinds, and bumps its version; only owners and admins may.
 func (s *Service) UpdateBoard(ctx context.Context, req *taskwirev1.UpdateBoardRequest) (*taskwirev1.UpdateBoardResponse, error) {
 	return call(ctx, s, req, s.updateBoard)
 }
@@ -41,6 +42,9 @@ func (s *Service) updateBoard(ctx context.Context, a actor, req *taskwirev1.Upda
 	// The worker refuses weaker roles already (the tool's min_role); the
 	// rules of a board direct every assistant on it, so check again here.
 	if err := a.mayRun(updateBoardRule); err != nil {
+		return nil, err
+	}
+	if err := checkExpected(req.GetExpectedVersion()); err != nil {
 		return nil, err
 	}
 	ch, err := checkBoardChange(req)
@@ -52,6 +56,9 @@ func (s *Service) updateBoard(ctx context.Context, a actor, req *taskwirev1.Upda
 		func(tx *ent.Tx) (*taskwirev1.UpdateBoardResponse, error) {
 			b, err := findBoard(ctx, tx.Client(), a, req.GetBoard())
 			if err != nil {
+				return nil, err
+			}
+			if err := checkBoardVersion(b, req.GetExpectedVersion()); err != nil {
 				return nil, err
 			}
 			if b, err = ch.apply(ctx, tx, a, b); err != nil {
@@ -75,6 +82,7 @@ func (a actor) mayRun(rule methods.Rule) error {
 type boardChange struct {
 	name, rules *string
 	wip         map[string]int // lane name → limit, 0 to remove
+	kinds       *[]string      // as the board stores them: nil for every kind
 }
 
 func checkBoardChange(req *taskwirev1.UpdateBoardRequest) (boardChange, error) {
@@ -118,8 +126,13 @@ func checkBoardChange(req *taskwirev1.UpdateBoardRequest) (boardChange, error) {
 		}
 		ch.wip[string(lane)] = int(w.GetLimit())
 	}
-	if ch.name == nil && ch.rules == nil && ch.wip == nil {
-		return ch, domainerr.New(domainerr.Invalid, "nothing to change: give a name, rules or wip_limits")
+	if ks, ok, err := checkKinds(req.GetKinds()); err != nil {
+		return ch, err
+	} else if ok {
+		ch.kinds = &ks
+	}
+	if ch.name == nil && ch.rules == nil && ch.wip == nil && ch.kinds == nil {
+		return ch, domainerr.New(domainerr.Invalid, "nothing to change: give a name, rules, wip_limits or kinds")
 	}
 	return ch, nil
 }
@@ -127,7 +140,7 @@ func checkBoardChange(req *taskwirev1.UpdateBoardRequest) (boardChange, error) {
 // apply writes ch to b, recording what changed, and returns b as it is
 // now. A change to what b already holds writes nothing.
 func (ch boardChange) apply(ctx context.Context, tx *ent.Tx, a actor, b *ent.Board) (*ent.Board, error) {
-	u := tx.Board.UpdateOneID(b.ID).Where(entboard.TenantID(a.tenant.ID))
+	u := tx.Board.UpdateOneID(b.ID).Where(entboard.TenantID(a.tenant.ID), entboard.Version(b.Version)).AddVersion(1)
 	var changed []string
 	if ch.name != nil && *ch.name != b.Name {
 		u.SetName(*ch.name)
@@ -154,16 +167,51 @@ func (ch boardChange) apply(ctx context.Context, tx *ent.Tx, a actor, b *ent.Boa
 			changed = append(changed, "wip_limits")
 		}
 	}
+	if ch.kinds != nil && !slices.Equal(*ch.kinds, b.Kinds) {
+		if *ch.kinds == nil {
+			u.ClearKinds()
+		} else {
+			u.SetKinds(*ch.kinds)
+		}
+		changed = append(changed, "kinds")
+	}
 	if changed == nil {
 		return b, nil
 	}
-	b, err := u.Save(ctx)
+	after, err := u.Save(ctx)
+	if ent.IsNotFound(err) {
+		return nil, boardConflict(b, b.Version)
+	}
 	if err != nil {
 		return nil, err
 	}
-	detail := map[string]any{"board": b.Slug, "changed": changed}
+	b = after
+	detail := map[string]any{"board": b.Slug, "changed": changed, "version": b.Version}
+	if ch.kinds != nil {
+		detail["kinds"] = b.Kinds
+	}
 	if ch.wip != nil {
 		detail["wip_limits"] = b.WipLimits
 	}
 	return b, record(ctx, tx, a, ActionBoardUpdated, nil, detail)
+}
+
+// checkBoardVersion refuses a change to b made against another version
+// than expected (0 means any version).
+func checkBoardVersion(b *ent.Board, expected int32) error {
+	if expected != 0 && int(expected) != b.Version {
+		return boardConflict(b, int(expected))
+	}
+	return nil
+}
+
+// boardConflict reports that b is no longer at version want.
+func boardConflict(b *ent.Board, want int) error {
+	if b.Version != want {
+		return domainerr.New(domainerr.Conflict,
+			"board %s changed since version %d (now %d): read it again with boards_get, then retry with expected_version %d",
+			b.Slug, want, b.Version, b.Version)
+	}
+	return domainerr.New(domainerr.Conflict, "board %s was changed by someone else at the same time: read it again with boards_get, then retry",
+		b.Slug)
 }

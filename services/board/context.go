@@ -3,7 +3,6 @@ package board
 import (
 	"context"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -36,7 +35,7 @@ func (s *Service) getBoardContext(ctx context.Context, a actor, req *taskwirev1.
 		return nil, err
 	}
 	resp := &taskwirev1.GetBoardContextResponse{
-		Board: &taskwirev1.Board{Slug: b.Slug, Name: b.Name, Lanes: slices.Clone(Lanes), IsDefault: b.IsDefault},
+		Board: boardProto(b),
 		Rules: b.Rules,
 	}
 	for _, m := range ms {

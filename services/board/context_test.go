@@ -28,7 +28,7 @@ func TestGetBoardContext(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := &taskwirev1.GetBoardContextResponse{
-			Board: &taskwirev1.Board{Slug: "ops", Name: "Operations", Lanes: board.Lanes},
+			Board: &taskwirev1.Board{Slug: "ops", Name: "Operations", Lanes: board.Lanes, Kinds: everyKind, Version: 1},
 			Rules: "Every bug gets a size.",
 			Members: []*taskwirev1.Member{
 				{Handle: "alice", DisplayName: "alice", Kind: taskwirev1.MemberKind_MEMBER_KIND_HUMAN, Role: taskwirev1.MemberRole_MEMBER_ROLE_OWNER},

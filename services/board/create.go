@@ -60,6 +60,9 @@ func insertTask(ctx context.Context, tx *ent.Tx, a actor, boardID int, d draft, 
 	if err := checkOpen(b); err != nil {
 		return nil, err
 	}
+	if err := checkTakes(b, d.kind); err != nil {
+		return nil, err
+	}
 	if err := checkLaneRoom(ctx, tx, a, b, d.lane, 1); err != nil {
 		return nil, err
 	}

@@ -54,6 +54,11 @@ func importDrafts(ctx context.Context, tx *ent.Tx, a actor, boardID int, drafts 
 	if err := checkOpen(b); err != nil {
 		return nil, err
 	}
+	for i, d := range drafts {
+		if err := checkTakes(b, d.kind); err != nil {
+			return nil, domainerr.Prefix(err, "tasks[%d]: ", i)
+		}
+	}
 	var skipped []skippedDraft
 	if !allowDuplicate {
 		if drafts, skipped, err = splitDuplicates(ctx, tx.Client(), a, b.ID, drafts); err != nil {

@@ -33,7 +33,7 @@ func TestGetContext(t *testing.T) {
 		if _, err := e.svc.UpdateBoard(e.alice, &taskwirev1.UpdateBoardRequest{Rules: proto.String("Size every bug.")}); err != nil {
 			t.Fatal(err)
 		}
-		main := &taskwirev1.Board{Slug: "main", Name: "Main", Lanes: board.Lanes, IsDefault: true}
+		main := &taskwirev1.Board{Slug: "main", Name: "Main", Lanes: board.Lanes, IsDefault: true, Kinds: everyKind, Version: 2} // the rules bumped it
 		empty, err := e.svc.GetContext(e.bob, &taskwirev1.GetContextRequest{})
 		if err != nil {
 			t.Fatal(err)

@@ -31,8 +31,8 @@ func TestListBoards(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []*taskwirev1.Board{
-			{Slug: "main", Name: "Main", Lanes: board.Lanes, IsDefault: true},
-			{Slug: "ops", Name: "Operations", Lanes: board.Lanes},
+			{Slug: "main", Name: "Main", Lanes: board.Lanes, IsDefault: true, Kinds: everyKind, Version: 1},
+			{Slug: "ops", Name: "Operations", Lanes: board.Lanes, Kinds: everyKind, Version: 1},
 		}
 		if diff := cmp.Diff(want, resp.Items, protocmp.Transform()); diff != "" {
 			t.Errorf("ListBoards() (-want +got):\n%s", diff)

@@ -111,6 +111,13 @@ func (ch taskChange) apply(ctx context.Context, tx *ent.Tx, a actor, t *ent.Task
 		}
 	}
 	if ch.kind != nil && *ch.kind != t.Kind {
+		b, err := boardOf(ctx, tx, a, t.BoardID)
+		if err != nil {
+			return nil, err
+		}
+		if err := checkTakes(b, *ch.kind); err != nil {
+			return nil, err
+		}
 		u.SetKind(*ch.kind)
 		changed = append(changed, "kind")
 		detail["kind"] = string(*ch.kind)
