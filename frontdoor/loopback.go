@@ -4,7 +4,8 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"strings"
+
+	"github.com/taskwire/taskwire/internal/loopback"
 )
 
 // An endpoint on a loopback address (a laptop, a test) is what DNS
@@ -20,16 +21,10 @@ var loopbackNames = []string{"localhost", "127.0.0.1", "[::1]"}
 // isLoopbackHost reports whether host (a URL's host, with or without a
 // port) names this machine.
 func isLoopbackHost(host string) bool {
-	name := host
 	if h, _, err := net.SplitHostPort(host); err == nil {
-		name = h
+		host = h
 	}
-	name = strings.Trim(strings.ToLower(name), "[]")
-	if name == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(name)
-	return ip != nil && ip.IsLoopback()
+	return loopback.Host(host)
 }
 
 // loopbackOrigins returns the origins a loopback endpoint answers to: its

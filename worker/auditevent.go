@@ -1,13 +1,11 @@
 package worker
 
 import (
-	"context"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
 
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/reflect/protoreflect"
@@ -19,10 +17,9 @@ import (
 
 // What an audit event keeps of a call, at most.
 const (
-	maxSessionLabel = 100 // characters
-	maxTargets      = 20
-	maxTargetLen    = 100 // bytes of one target's value
-	maxAuditError   = 200 // bytes of a failure's message
+	maxTargets    = 20
+	maxTargetLen  = 100 // bytes of one target's value
+	maxAuditError = 200 // bytes of a failure's message
 )
 
 // event describes the call as it ended with err; c.mu is held.
@@ -42,7 +39,7 @@ func (c *auditedCall) event(err error) audit.Event {
 		Targets:      targets(c.req),
 		Outcome:      audit.OutcomeOf(err),
 		TraceID:      traceID(ctx),
-		SessionLabel: sessionLabel(ctx),
+		SessionLabel: identity.SessionLabel(ctx),
 		Duration:     time.Since(c.start),
 	}
 	switch {
@@ -129,26 +126,6 @@ func operatorTenant(req any) string {
 		}
 	}
 	return ""
-}
-
-// sessionLabel returns the session label of the call's metadata: one
-// value, valid UTF-8 of printable characters only, else none; at most
-// maxSessionLabel characters of it.
-func sessionLabel(ctx context.Context) string {
-	v := metadata.ValueFromIncomingContext(ctx, MDSessionLabel)
-	if len(v) != 1 || !utf8.ValidString(v[0]) {
-		return ""
-	}
-	n := 0
-	for i, r := range v[0] {
-		if !unicode.IsPrint(r) {
-			return ""
-		}
-		if n++; n > maxSessionLabel {
-			return v[0][:i]
-		}
-	}
-	return v[0]
 }
 
 // printable returns s without control characters, cut to at most n bytes.
