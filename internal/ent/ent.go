@@ -23,6 +23,10 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/oauthclient"
+	"github.com/taskwire/taskwire/internal/ent/oauthcode"
+	"github.com/taskwire/taskwire/internal/ent/oauthgrant"
+	"github.com/taskwire/taskwire/internal/ent/oauthrefreshtoken"
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
@@ -92,26 +96,30 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
-			account.Table:         account.ValidColumn,
-			accountidentity.Table: accountidentity.ValidColumn,
-			activity.Table:        activity.ValidColumn,
-			auditevent.Table:      auditevent.ValidColumn,
-			board.Table:           board.ValidColumn,
-			comment.Table:         comment.ValidColumn,
-			confirmation.Table:    confirmation.ValidColumn,
-			contextnote.Table:     contextnote.ValidColumn,
-			decision.Table:        decision.ValidColumn,
-			idempotencykey.Table:  idempotencykey.ValidColumn,
-			member.Table:          member.ValidColumn,
-			passkey.Table:         passkey.ValidColumn,
-			session.Table:         session.ValidColumn,
-			signinlink.Table:      signinlink.ValidColumn,
-			signingkey.Table:      signingkey.ValidColumn,
-			task.Table:            task.ValidColumn,
-			tasklink.Table:        tasklink.ValidColumn,
-			tenant.Table:          tenant.ValidColumn,
-			token.Table:           token.ValidColumn,
-			workitem.Table:        workitem.ValidColumn,
+			account.Table:           account.ValidColumn,
+			accountidentity.Table:   accountidentity.ValidColumn,
+			activity.Table:          activity.ValidColumn,
+			auditevent.Table:        auditevent.ValidColumn,
+			board.Table:             board.ValidColumn,
+			comment.Table:           comment.ValidColumn,
+			confirmation.Table:      confirmation.ValidColumn,
+			contextnote.Table:       contextnote.ValidColumn,
+			decision.Table:          decision.ValidColumn,
+			idempotencykey.Table:    idempotencykey.ValidColumn,
+			member.Table:            member.ValidColumn,
+			oauthclient.Table:       oauthclient.ValidColumn,
+			oauthcode.Table:         oauthcode.ValidColumn,
+			oauthgrant.Table:        oauthgrant.ValidColumn,
+			oauthrefreshtoken.Table: oauthrefreshtoken.ValidColumn,
+			passkey.Table:           passkey.ValidColumn,
+			session.Table:           session.ValidColumn,
+			signinlink.Table:        signinlink.ValidColumn,
+			signingkey.Table:        signingkey.ValidColumn,
+			task.Table:              task.ValidColumn,
+			tasklink.Table:          tasklink.ValidColumn,
+			tenant.Table:            tenant.ValidColumn,
+			token.Table:             token.ValidColumn,
+			workitem.Table:          workitem.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

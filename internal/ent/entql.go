@@ -14,6 +14,10 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/oauthclient"
+	"github.com/taskwire/taskwire/internal/ent/oauthcode"
+	"github.com/taskwire/taskwire/internal/ent/oauthgrant"
+	"github.com/taskwire/taskwire/internal/ent/oauthrefreshtoken"
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/session"
@@ -33,7 +37,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 20)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 24)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   account.Table,
@@ -273,6 +277,101 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[11] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   oauthclient.Table,
+			Columns: oauthclient.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: oauthclient.FieldID,
+			},
+		},
+		Type: "OAuthClient",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			oauthclient.FieldClientID:                {Type: field.TypeString, Column: oauthclient.FieldClientID},
+			oauthclient.FieldKind:                    {Type: field.TypeEnum, Column: oauthclient.FieldKind},
+			oauthclient.FieldName:                    {Type: field.TypeString, Column: oauthclient.FieldName},
+			oauthclient.FieldLogoURI:                 {Type: field.TypeString, Column: oauthclient.FieldLogoURI},
+			oauthclient.FieldClientURI:               {Type: field.TypeString, Column: oauthclient.FieldClientURI},
+			oauthclient.FieldRedirectUris:            {Type: field.TypeJSON, Column: oauthclient.FieldRedirectUris},
+			oauthclient.FieldApplicationType:         {Type: field.TypeString, Column: oauthclient.FieldApplicationType},
+			oauthclient.FieldTokenEndpointAuthMethod: {Type: field.TypeString, Column: oauthclient.FieldTokenEndpointAuthMethod},
+			oauthclient.FieldSecretHash:              {Type: field.TypeBytes, Column: oauthclient.FieldSecretHash},
+			oauthclient.FieldDocument:                {Type: field.TypeString, Column: oauthclient.FieldDocument},
+			oauthclient.FieldRegisteredFrom:          {Type: field.TypeString, Column: oauthclient.FieldRegisteredFrom},
+			oauthclient.FieldCreatedAt:               {Type: field.TypeTime, Column: oauthclient.FieldCreatedAt},
+			oauthclient.FieldLastUsedAt:              {Type: field.TypeTime, Column: oauthclient.FieldLastUsedAt},
+			oauthclient.FieldExpiresAt:               {Type: field.TypeTime, Column: oauthclient.FieldExpiresAt},
+		},
+	}
+	graph.Nodes[12] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   oauthcode.Table,
+			Columns: oauthcode.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: oauthcode.FieldID,
+			},
+		},
+		Type: "OAuthCode",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			oauthcode.FieldHash:          {Type: field.TypeBytes, Column: oauthcode.FieldHash},
+			oauthcode.FieldGrantID:       {Type: field.TypeInt, Column: oauthcode.FieldGrantID},
+			oauthcode.FieldClientID:      {Type: field.TypeString, Column: oauthcode.FieldClientID},
+			oauthcode.FieldRedirectURI:   {Type: field.TypeString, Column: oauthcode.FieldRedirectURI},
+			oauthcode.FieldCodeChallenge: {Type: field.TypeString, Column: oauthcode.FieldCodeChallenge},
+			oauthcode.FieldResource:      {Type: field.TypeString, Column: oauthcode.FieldResource},
+			oauthcode.FieldScopes:        {Type: field.TypeJSON, Column: oauthcode.FieldScopes},
+			oauthcode.FieldCreatedAt:     {Type: field.TypeTime, Column: oauthcode.FieldCreatedAt},
+			oauthcode.FieldExpiresAt:     {Type: field.TypeTime, Column: oauthcode.FieldExpiresAt},
+			oauthcode.FieldUsedAt:        {Type: field.TypeTime, Column: oauthcode.FieldUsedAt},
+		},
+	}
+	graph.Nodes[13] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   oauthgrant.Table,
+			Columns: oauthgrant.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: oauthgrant.FieldID,
+			},
+		},
+		Type: "OAuthGrant",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			oauthgrant.FieldTenantID:    {Type: field.TypeInt, Column: oauthgrant.FieldTenantID},
+			oauthgrant.FieldClientID:    {Type: field.TypeString, Column: oauthgrant.FieldClientID},
+			oauthgrant.FieldAccountID:   {Type: field.TypeInt, Column: oauthgrant.FieldAccountID},
+			oauthgrant.FieldPersonID:    {Type: field.TypeInt, Column: oauthgrant.FieldPersonID},
+			oauthgrant.FieldMemberID:    {Type: field.TypeInt, Column: oauthgrant.FieldMemberID},
+			oauthgrant.FieldScopes:      {Type: field.TypeJSON, Column: oauthgrant.FieldScopes},
+			oauthgrant.FieldToolsets:    {Type: field.TypeJSON, Column: oauthgrant.FieldToolsets},
+			oauthgrant.FieldResource:    {Type: field.TypeString, Column: oauthgrant.FieldResource},
+			oauthgrant.FieldRedirectURI: {Type: field.TypeString, Column: oauthgrant.FieldRedirectURI},
+			oauthgrant.FieldCreatedAt:   {Type: field.TypeTime, Column: oauthgrant.FieldCreatedAt},
+			oauthgrant.FieldLastUsedAt:  {Type: field.TypeTime, Column: oauthgrant.FieldLastUsedAt},
+			oauthgrant.FieldExpiresAt:   {Type: field.TypeTime, Column: oauthgrant.FieldExpiresAt},
+			oauthgrant.FieldRevokedAt:   {Type: field.TypeTime, Column: oauthgrant.FieldRevokedAt},
+			oauthgrant.FieldRevokedWhy:  {Type: field.TypeString, Column: oauthgrant.FieldRevokedWhy},
+		},
+	}
+	graph.Nodes[14] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
+			Table:   oauthrefreshtoken.Table,
+			Columns: oauthrefreshtoken.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: oauthrefreshtoken.FieldID,
+			},
+		},
+		Type: "OAuthRefreshToken",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			oauthrefreshtoken.FieldHash:      {Type: field.TypeBytes, Column: oauthrefreshtoken.FieldHash},
+			oauthrefreshtoken.FieldGrantID:   {Type: field.TypeInt, Column: oauthrefreshtoken.FieldGrantID},
+			oauthrefreshtoken.FieldCreatedAt: {Type: field.TypeTime, Column: oauthrefreshtoken.FieldCreatedAt},
+			oauthrefreshtoken.FieldExpiresAt: {Type: field.TypeTime, Column: oauthrefreshtoken.FieldExpiresAt},
+			oauthrefreshtoken.FieldUsedAt:    {Type: field.TypeTime, Column: oauthrefreshtoken.FieldUsedAt},
+		},
+	}
+	graph.Nodes[15] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   passkey.Table,
 			Columns: passkey.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -296,7 +395,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			passkey.FieldLastUsedAt:      {Type: field.TypeTime, Column: passkey.FieldLastUsedAt},
 		},
 	}
-	graph.Nodes[12] = &sqlgraph.Node{
+	graph.Nodes[16] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   session.Table,
 			Columns: session.Columns,
@@ -319,7 +418,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			session.FieldEndedAt:    {Type: field.TypeTime, Column: session.FieldEndedAt},
 		},
 	}
-	graph.Nodes[13] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signinlink.Table,
 			Columns: signinlink.Columns,
@@ -341,7 +440,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signinlink.FieldUsedAt:     {Type: field.TypeTime, Column: signinlink.FieldUsedAt},
 		},
 	}
-	graph.Nodes[14] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signingkey.Table,
 			Columns: signingkey.Columns,
@@ -361,7 +460,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signingkey.FieldVerifyUntil: {Type: field.TypeTime, Column: signingkey.FieldVerifyUntil},
 		},
 	}
-	graph.Nodes[15] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -394,7 +493,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldTextAuthorIds: {Type: field.TypeJSON, Column: task.FieldTextAuthorIds},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tasklink.Table,
 			Columns: tasklink.Columns,
@@ -413,7 +512,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tasklink.FieldCreatedAt:   {Type: field.TypeTime, Column: tasklink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -432,7 +531,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldCreatedAt:  {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -456,9 +555,10 @@ var schemaGraph = func() *sqlgraph.Schema {
 			token.FieldKind:       {Type: field.TypeEnum, Column: token.FieldKind},
 			token.FieldIssuer:     {Type: field.TypeString, Column: token.FieldIssuer},
 			token.FieldKid:        {Type: field.TypeString, Column: token.FieldKid},
+			token.FieldGrantID:    {Type: field.TypeInt, Column: token.FieldGrantID},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   workitem.Table,
 			Columns: workitem.Columns,
@@ -703,6 +803,42 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"Member",
 		"Member",
+	)
+	graph.MustAddE(
+		"grant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   oauthcode.GrantTable,
+			Columns: []string{oauthcode.GrantColumn},
+			Bidi:    false,
+		},
+		"OAuthCode",
+		"OAuthGrant",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   oauthgrant.TenantTable,
+			Columns: []string{oauthgrant.TenantColumn},
+			Bidi:    false,
+		},
+		"OAuthGrant",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"grant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   oauthrefreshtoken.GrantTable,
+			Columns: []string{oauthrefreshtoken.GrantColumn},
+			Bidi:    false,
+		},
+		"OAuthRefreshToken",
+		"OAuthGrant",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -2032,6 +2168,423 @@ func (f *MemberFilter) WhereHasSponsoredWith(preds ...predicate.Member) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *OAuthClientQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OAuthClientQuery builder.
+func (_q *OAuthClientQuery) Filter() *OAuthClientFilter {
+	return &OAuthClientFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OAuthClientMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OAuthClientMutation builder.
+func (m *OAuthClientMutation) Filter() *OAuthClientFilter {
+	return &OAuthClientFilter{config: m.config, predicateAdder: m}
+}
+
+// OAuthClientFilter provides a generic filtering capability at runtime for OAuthClientQuery.
+type OAuthClientFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OAuthClientFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *OAuthClientFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(oauthclient.FieldID))
+}
+
+// WhereClientID applies the entql string predicate on the client_id field.
+func (f *OAuthClientFilter) WhereClientID(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldClientID))
+}
+
+// WhereKind applies the entql string predicate on the kind field.
+func (f *OAuthClientFilter) WhereKind(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldKind))
+}
+
+// WhereName applies the entql string predicate on the name field.
+func (f *OAuthClientFilter) WhereName(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldName))
+}
+
+// WhereLogoURI applies the entql string predicate on the logo_uri field.
+func (f *OAuthClientFilter) WhereLogoURI(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldLogoURI))
+}
+
+// WhereClientURI applies the entql string predicate on the client_uri field.
+func (f *OAuthClientFilter) WhereClientURI(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldClientURI))
+}
+
+// WhereRedirectUris applies the entql json.RawMessage predicate on the redirect_uris field.
+func (f *OAuthClientFilter) WhereRedirectUris(p entql.BytesP) {
+	f.Where(p.Field(oauthclient.FieldRedirectUris))
+}
+
+// WhereApplicationType applies the entql string predicate on the application_type field.
+func (f *OAuthClientFilter) WhereApplicationType(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldApplicationType))
+}
+
+// WhereTokenEndpointAuthMethod applies the entql string predicate on the token_endpoint_auth_method field.
+func (f *OAuthClientFilter) WhereTokenEndpointAuthMethod(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldTokenEndpointAuthMethod))
+}
+
+// WhereSecretHash applies the entql []byte predicate on the secret_hash field.
+func (f *OAuthClientFilter) WhereSecretHash(p entql.BytesP) {
+	f.Where(p.Field(oauthclient.FieldSecretHash))
+}
+
+// WhereDocument applies the entql string predicate on the document field.
+func (f *OAuthClientFilter) WhereDocument(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldDocument))
+}
+
+// WhereRegisteredFrom applies the entql string predicate on the registered_from field.
+func (f *OAuthClientFilter) WhereRegisteredFrom(p entql.StringP) {
+	f.Where(p.Field(oauthclient.FieldRegisteredFrom))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OAuthClientFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthclient.FieldCreatedAt))
+}
+
+// WhereLastUsedAt applies the entql time.Time predicate on the last_used_at field.
+func (f *OAuthClientFilter) WhereLastUsedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthclient.FieldLastUsedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *OAuthClientFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(oauthclient.FieldExpiresAt))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *OAuthCodeQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OAuthCodeQuery builder.
+func (_q *OAuthCodeQuery) Filter() *OAuthCodeFilter {
+	return &OAuthCodeFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OAuthCodeMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OAuthCodeMutation builder.
+func (m *OAuthCodeMutation) Filter() *OAuthCodeFilter {
+	return &OAuthCodeFilter{config: m.config, predicateAdder: m}
+}
+
+// OAuthCodeFilter provides a generic filtering capability at runtime for OAuthCodeQuery.
+type OAuthCodeFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OAuthCodeFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *OAuthCodeFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(oauthcode.FieldID))
+}
+
+// WhereHash applies the entql []byte predicate on the hash field.
+func (f *OAuthCodeFilter) WhereHash(p entql.BytesP) {
+	f.Where(p.Field(oauthcode.FieldHash))
+}
+
+// WhereGrantID applies the entql int predicate on the grant_id field.
+func (f *OAuthCodeFilter) WhereGrantID(p entql.IntP) {
+	f.Where(p.Field(oauthcode.FieldGrantID))
+}
+
+// WhereClientID applies the entql string predicate on the client_id field.
+func (f *OAuthCodeFilter) WhereClientID(p entql.StringP) {
+	f.Where(p.Field(oauthcode.FieldClientID))
+}
+
+// WhereRedirectURI applies the entql string predicate on the redirect_uri field.
+func (f *OAuthCodeFilter) WhereRedirectURI(p entql.StringP) {
+	f.Where(p.Field(oauthcode.FieldRedirectURI))
+}
+
+// WhereCodeChallenge applies the entql string predicate on the code_challenge field.
+func (f *OAuthCodeFilter) WhereCodeChallenge(p entql.StringP) {
+	f.Where(p.Field(oauthcode.FieldCodeChallenge))
+}
+
+// WhereResource applies the entql string predicate on the resource field.
+func (f *OAuthCodeFilter) WhereResource(p entql.StringP) {
+	f.Where(p.Field(oauthcode.FieldResource))
+}
+
+// WhereScopes applies the entql json.RawMessage predicate on the scopes field.
+func (f *OAuthCodeFilter) WhereScopes(p entql.BytesP) {
+	f.Where(p.Field(oauthcode.FieldScopes))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OAuthCodeFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthcode.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *OAuthCodeFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(oauthcode.FieldExpiresAt))
+}
+
+// WhereUsedAt applies the entql time.Time predicate on the used_at field.
+func (f *OAuthCodeFilter) WhereUsedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthcode.FieldUsedAt))
+}
+
+// WhereHasGrant applies a predicate to check if query has an edge grant.
+func (f *OAuthCodeFilter) WhereHasGrant() {
+	f.Where(entql.HasEdge("grant"))
+}
+
+// WhereHasGrantWith applies a predicate to check if query has an edge grant with a given conditions (other predicates).
+func (f *OAuthCodeFilter) WhereHasGrantWith(preds ...predicate.OAuthGrant) {
+	f.Where(entql.HasEdgeWith("grant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *OAuthGrantQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OAuthGrantQuery builder.
+func (_q *OAuthGrantQuery) Filter() *OAuthGrantFilter {
+	return &OAuthGrantFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OAuthGrantMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OAuthGrantMutation builder.
+func (m *OAuthGrantMutation) Filter() *OAuthGrantFilter {
+	return &OAuthGrantFilter{config: m.config, predicateAdder: m}
+}
+
+// OAuthGrantFilter provides a generic filtering capability at runtime for OAuthGrantQuery.
+type OAuthGrantFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OAuthGrantFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *OAuthGrantFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(oauthgrant.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *OAuthGrantFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(oauthgrant.FieldTenantID))
+}
+
+// WhereClientID applies the entql string predicate on the client_id field.
+func (f *OAuthGrantFilter) WhereClientID(p entql.StringP) {
+	f.Where(p.Field(oauthgrant.FieldClientID))
+}
+
+// WhereAccountID applies the entql int predicate on the account_id field.
+func (f *OAuthGrantFilter) WhereAccountID(p entql.IntP) {
+	f.Where(p.Field(oauthgrant.FieldAccountID))
+}
+
+// WherePersonID applies the entql int predicate on the person_id field.
+func (f *OAuthGrantFilter) WherePersonID(p entql.IntP) {
+	f.Where(p.Field(oauthgrant.FieldPersonID))
+}
+
+// WhereMemberID applies the entql int predicate on the member_id field.
+func (f *OAuthGrantFilter) WhereMemberID(p entql.IntP) {
+	f.Where(p.Field(oauthgrant.FieldMemberID))
+}
+
+// WhereScopes applies the entql json.RawMessage predicate on the scopes field.
+func (f *OAuthGrantFilter) WhereScopes(p entql.BytesP) {
+	f.Where(p.Field(oauthgrant.FieldScopes))
+}
+
+// WhereToolsets applies the entql json.RawMessage predicate on the toolsets field.
+func (f *OAuthGrantFilter) WhereToolsets(p entql.BytesP) {
+	f.Where(p.Field(oauthgrant.FieldToolsets))
+}
+
+// WhereResource applies the entql string predicate on the resource field.
+func (f *OAuthGrantFilter) WhereResource(p entql.StringP) {
+	f.Where(p.Field(oauthgrant.FieldResource))
+}
+
+// WhereRedirectURI applies the entql string predicate on the redirect_uri field.
+func (f *OAuthGrantFilter) WhereRedirectURI(p entql.StringP) {
+	f.Where(p.Field(oauthgrant.FieldRedirectURI))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OAuthGrantFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthgrant.FieldCreatedAt))
+}
+
+// WhereLastUsedAt applies the entql time.Time predicate on the last_used_at field.
+func (f *OAuthGrantFilter) WhereLastUsedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthgrant.FieldLastUsedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *OAuthGrantFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(oauthgrant.FieldExpiresAt))
+}
+
+// WhereRevokedAt applies the entql time.Time predicate on the revoked_at field.
+func (f *OAuthGrantFilter) WhereRevokedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthgrant.FieldRevokedAt))
+}
+
+// WhereRevokedWhy applies the entql string predicate on the revoked_why field.
+func (f *OAuthGrantFilter) WhereRevokedWhy(p entql.StringP) {
+	f.Where(p.Field(oauthgrant.FieldRevokedWhy))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *OAuthGrantFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *OAuthGrantFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
+func (_q *OAuthRefreshTokenQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OAuthRefreshTokenQuery builder.
+func (_q *OAuthRefreshTokenQuery) Filter() *OAuthRefreshTokenFilter {
+	return &OAuthRefreshTokenFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OAuthRefreshTokenMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OAuthRefreshTokenMutation builder.
+func (m *OAuthRefreshTokenMutation) Filter() *OAuthRefreshTokenFilter {
+	return &OAuthRefreshTokenFilter{config: m.config, predicateAdder: m}
+}
+
+// OAuthRefreshTokenFilter provides a generic filtering capability at runtime for OAuthRefreshTokenQuery.
+type OAuthRefreshTokenFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OAuthRefreshTokenFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *OAuthRefreshTokenFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(oauthrefreshtoken.FieldID))
+}
+
+// WhereHash applies the entql []byte predicate on the hash field.
+func (f *OAuthRefreshTokenFilter) WhereHash(p entql.BytesP) {
+	f.Where(p.Field(oauthrefreshtoken.FieldHash))
+}
+
+// WhereGrantID applies the entql int predicate on the grant_id field.
+func (f *OAuthRefreshTokenFilter) WhereGrantID(p entql.IntP) {
+	f.Where(p.Field(oauthrefreshtoken.FieldGrantID))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OAuthRefreshTokenFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthrefreshtoken.FieldCreatedAt))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *OAuthRefreshTokenFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(oauthrefreshtoken.FieldExpiresAt))
+}
+
+// WhereUsedAt applies the entql time.Time predicate on the used_at field.
+func (f *OAuthRefreshTokenFilter) WhereUsedAt(p entql.TimeP) {
+	f.Where(p.Field(oauthrefreshtoken.FieldUsedAt))
+}
+
+// WhereHasGrant applies a predicate to check if query has an edge grant.
+func (f *OAuthRefreshTokenFilter) WhereHasGrant() {
+	f.Where(entql.HasEdge("grant"))
+}
+
+// WhereHasGrantWith applies a predicate to check if query has an edge grant with a given conditions (other predicates).
+func (f *OAuthRefreshTokenFilter) WhereHasGrantWith(preds ...predicate.OAuthGrant) {
+	f.Where(entql.HasEdgeWith("grant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PasskeyQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2060,7 +2613,7 @@ type PasskeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PasskeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[11].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2160,7 +2713,7 @@ type SessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[12].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2250,7 +2803,7 @@ type SignInLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignInLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[13].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2335,7 +2888,7 @@ type SigningKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SigningKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[14].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2410,7 +2963,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2634,7 +3187,7 @@ type TaskLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2746,7 +3299,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2816,7 +3369,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2892,6 +3445,11 @@ func (f *TokenFilter) WhereKid(p entql.StringP) {
 	f.Where(p.Field(token.FieldKid))
 }
 
+// WhereGrantID applies the entql int predicate on the grant_id field.
+func (f *TokenFilter) WhereGrantID(p entql.IntP) {
+	f.Where(p.Field(token.FieldGrantID))
+}
+
 // WhereHasTenant applies a predicate to check if query has an edge tenant.
 func (f *TokenFilter) WhereHasTenant() {
 	f.Where(entql.HasEdge("tenant"))
@@ -2949,7 +3507,7 @@ type WorkItemFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WorkItemFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -46,6 +46,8 @@ type Token struct {
 	Issuer string `json:"issuer,omitempty"`
 	// The signing key that signed the token; empty for tokens recorded before it was kept. A retired key verifies until its tokens expire.
 	Kid string `json:"kid,omitempty"`
+	// The OAuth grant the token was issued under; revoking the grant revokes it.
+	GrantID *int `json:"grant_id,omitempty"`
 	// Edges holds the relations/edges for other nodes in the graph.
 	// The values are being populated by the TokenQuery when eager-loading is set.
 	Edges        TokenEdges `json:"edges"`
@@ -92,7 +94,7 @@ func (*Token) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case token.FieldScopes, token.FieldToolsets:
 			values[i] = new([]byte)
-		case token.FieldID, token.FieldTenantID, token.FieldMemberID:
+		case token.FieldID, token.FieldTenantID, token.FieldMemberID, token.FieldGrantID:
 			values[i] = new(sql.NullInt64)
 		case token.FieldJti, token.FieldLabel, token.FieldKind, token.FieldIssuer, token.FieldKid:
 			values[i] = new(sql.NullString)
@@ -203,6 +205,13 @@ func (_m *Token) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Kid = value.String
 			}
+		case token.FieldGrantID:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field grant_id", values[i])
+			} else if value.Valid {
+				_m.GrantID = new(int)
+				*_m.GrantID = int(value.Int64)
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -291,6 +300,11 @@ func (_m *Token) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("kid=")
 	builder.WriteString(_m.Kid)
+	builder.WriteString(", ")
+	if v := _m.GrantID; v != nil {
+		builder.WriteString("grant_id=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -156,6 +156,20 @@ func (_c *TokenCreate) SetNillableKid(v *string) *TokenCreate {
 	return _c
 }
 
+// SetGrantID sets the "grant_id" field.
+func (_c *TokenCreate) SetGrantID(v int) *TokenCreate {
+	_c.mutation.SetGrantID(v)
+	return _c
+}
+
+// SetNillableGrantID sets the "grant_id" field if the given value is not nil.
+func (_c *TokenCreate) SetNillableGrantID(v *int) *TokenCreate {
+	if v != nil {
+		_c.SetGrantID(*v)
+	}
+	return _c
+}
+
 // SetTenant sets the "tenant" edge to the Tenant entity.
 func (_c *TokenCreate) SetTenant(v *Tenant) *TokenCreate {
 	return _c.SetTenantID(v.ID)
@@ -353,6 +367,10 @@ func (_c *TokenCreate) createSpec() (*Token, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Kid(); ok {
 		_spec.SetField(token.FieldKid, field.TypeString, value)
 		_node.Kid = value
+	}
+	if value, ok := _c.mutation.GrantID(); ok {
+		_spec.SetField(token.FieldGrantID, field.TypeInt, value)
+		_node.GrantID = &value
 	}
 	if nodes := _c.mutation.TenantIDs(); len(nodes) > 0 {
 		edge := &sqlgraph.EdgeSpec{

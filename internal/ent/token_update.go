@@ -152,6 +152,9 @@ func (_u *TokenUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(token.FieldRevokedAt, field.TypeTime)
 	}
+	if _u.mutation.GrantIDCleared() {
+		_spec.ClearField(token.FieldGrantID, field.TypeInt)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{token.Label}
@@ -325,6 +328,9 @@ func (_u *TokenUpdateOne) sqlSave(ctx context.Context) (_node *Token, err error)
 	}
 	if _u.mutation.RevokedAtCleared() {
 		_spec.ClearField(token.FieldRevokedAt, field.TypeTime)
+	}
+	if _u.mutation.GrantIDCleared() {
+		_spec.ClearField(token.FieldGrantID, field.TypeInt)
 	}
 	_node = &Token{config: _u.config}
 	_spec.Assign = _node.assignValues

@@ -25,6 +25,7 @@ var schemaFingerprints = map[int]string{
 	4: "4bcc4af54a86f10c", // accounts, sessions, sign-in links, OIDC identities, decisions; members.account_id
 	5: "ff09aec19a0968e8", // passkeys; accounts.operator
 	6: "edaa89bb97d54749", // boards.kinds and boards.version; activities.client
+	7: "f49d159f38be81d1", // oauth_clients, oauth_grants, oauth_codes, oauth_refresh_tokens; tokens.grant_id
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but

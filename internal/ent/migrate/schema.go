@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -436,6 +437,151 @@ var (
 			},
 		},
 	}
+	// OauthClientsColumns holds the columns for the "oauth_clients" table.
+	OauthClientsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "client_id", Type: field.TypeString, Unique: true},
+		{Name: "kind", Type: field.TypeEnum, Enums: []string{"registered", "metadata", "configured"}},
+		{Name: "name", Type: field.TypeString, Default: ""},
+		{Name: "logo_uri", Type: field.TypeString, Default: ""},
+		{Name: "client_uri", Type: field.TypeString, Default: ""},
+		{Name: "redirect_uris", Type: field.TypeJSON},
+		{Name: "application_type", Type: field.TypeString, Default: "web"},
+		{Name: "token_endpoint_auth_method", Type: field.TypeString, Default: "none"},
+		{Name: "secret_hash", Type: field.TypeBytes, Nullable: true},
+		{Name: "document", Type: field.TypeString, Default: ""},
+		{Name: "registered_from", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "expires_at", Type: field.TypeTime, Nullable: true},
+	}
+	// OauthClientsTable holds the schema information for the "oauth_clients" table.
+	OauthClientsTable = &schema.Table{
+		Name:       "oauth_clients",
+		Columns:    OauthClientsColumns,
+		PrimaryKey: []*schema.Column{OauthClientsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthclient_kind_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthClientsColumns[2], OauthClientsColumns[14]},
+			},
+		},
+	}
+	// OauthCodesColumns holds the columns for the "oauth_codes" table.
+	OauthCodesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "hash", Type: field.TypeBytes, Unique: true},
+		{Name: "client_id", Type: field.TypeString},
+		{Name: "redirect_uri", Type: field.TypeString},
+		{Name: "code_challenge", Type: field.TypeString},
+		{Name: "resource", Type: field.TypeString},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "grant_id", Type: field.TypeInt},
+	}
+	// OauthCodesTable holds the schema information for the "oauth_codes" table.
+	OauthCodesTable = &schema.Table{
+		Name:       "oauth_codes",
+		Columns:    OauthCodesColumns,
+		PrimaryKey: []*schema.Column{OauthCodesColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "oauth_codes_oauth_grants_grant",
+				Columns:    []*schema.Column{OauthCodesColumns[10]},
+				RefColumns: []*schema.Column{OauthGrantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthcode_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthCodesColumns[8]},
+			},
+		},
+	}
+	// OauthGrantsColumns holds the columns for the "oauth_grants" table.
+	OauthGrantsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "client_id", Type: field.TypeString},
+		{Name: "account_id", Type: field.TypeInt},
+		{Name: "person_id", Type: field.TypeInt},
+		{Name: "member_id", Type: field.TypeInt},
+		{Name: "scopes", Type: field.TypeJSON},
+		{Name: "toolsets", Type: field.TypeJSON},
+		{Name: "resource", Type: field.TypeString},
+		{Name: "redirect_uri", Type: field.TypeString, Default: ""},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "last_used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "revoked_at", Type: field.TypeTime, Nullable: true},
+		{Name: "revoked_why", Type: field.TypeString, Default: ""},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// OauthGrantsTable holds the schema information for the "oauth_grants" table.
+	OauthGrantsTable = &schema.Table{
+		Name:       "oauth_grants",
+		Columns:    OauthGrantsColumns,
+		PrimaryKey: []*schema.Column{OauthGrantsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "oauth_grants_tenants_tenant",
+				Columns:    []*schema.Column{OauthGrantsColumns[14]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthgrant_account_id_client_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthGrantsColumns[2], OauthGrantsColumns[1]},
+			},
+			{
+				Name:    "oauthgrant_tenant_id_revoked_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthGrantsColumns[14], OauthGrantsColumns[12]},
+			},
+		},
+	}
+	// OauthRefreshTokensColumns holds the columns for the "oauth_refresh_tokens" table.
+	OauthRefreshTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "hash", Type: field.TypeBytes, Unique: true},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "used_at", Type: field.TypeTime, Nullable: true},
+		{Name: "grant_id", Type: field.TypeInt},
+	}
+	// OauthRefreshTokensTable holds the schema information for the "oauth_refresh_tokens" table.
+	OauthRefreshTokensTable = &schema.Table{
+		Name:       "oauth_refresh_tokens",
+		Columns:    OauthRefreshTokensColumns,
+		PrimaryKey: []*schema.Column{OauthRefreshTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "oauth_refresh_tokens_oauth_grants_grant",
+				Columns:    []*schema.Column{OauthRefreshTokensColumns[5]},
+				RefColumns: []*schema.Column{OauthGrantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "oauthrefreshtoken_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{OauthRefreshTokensColumns[5]},
+			},
+			{
+				Name:    "oauthrefreshtoken_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OauthRefreshTokensColumns[3]},
+			},
+		},
+	}
 	// PasskeysColumns holds the columns for the "passkeys" table.
 	PasskeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -685,6 +831,7 @@ var (
 		{Name: "kind", Type: field.TypeEnum, Enums: []string{"mcp", "admin"}, Default: "mcp"},
 		{Name: "issuer", Type: field.TypeString, Default: ""},
 		{Name: "kid", Type: field.TypeString, Default: ""},
+		{Name: "grant_id", Type: field.TypeInt, Nullable: true},
 		{Name: "tenant_id", Type: field.TypeInt},
 		{Name: "member_id", Type: field.TypeInt},
 	}
@@ -696,13 +843,13 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "tokens_tenants_tenant",
-				Columns:    []*schema.Column{TokensColumns[12]},
+				Columns:    []*schema.Column{TokensColumns[13]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
 			{
 				Symbol:     "tokens_members_member",
-				Columns:    []*schema.Column{TokensColumns[13]},
+				Columns:    []*schema.Column{TokensColumns[14]},
 				RefColumns: []*schema.Column{MembersColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -711,7 +858,7 @@ var (
 			{
 				Name:    "token_tenant_id_member_id",
 				Unique:  false,
-				Columns: []*schema.Column{TokensColumns[12], TokensColumns[13]},
+				Columns: []*schema.Column{TokensColumns[13], TokensColumns[14]},
 			},
 			{
 				Name:    "token_revoked_at_expires_at",
@@ -722,6 +869,11 @@ var (
 				Name:    "token_kid_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{TokensColumns[11], TokensColumns[5]},
+			},
+			{
+				Name:    "token_grant_id",
+				Unique:  false,
+				Columns: []*schema.Column{TokensColumns[12]},
 			},
 		},
 	}
@@ -786,6 +938,10 @@ var (
 		DecisionsTable,
 		IdempotencyKeysTable,
 		MembersTable,
+		OauthClientsTable,
+		OauthCodesTable,
+		OauthGrantsTable,
+		OauthRefreshTokensTable,
 		PasskeysTable,
 		SessionsTable,
 		SignInLinksTable,
@@ -815,6 +971,21 @@ func init() {
 	IdempotencyKeysTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[0].RefTable = TenantsTable
 	MembersTable.ForeignKeys[1].RefTable = MembersTable
+	OauthClientsTable.Annotation = &entsql.Annotation{
+		Table: "oauth_clients",
+	}
+	OauthCodesTable.ForeignKeys[0].RefTable = OauthGrantsTable
+	OauthCodesTable.Annotation = &entsql.Annotation{
+		Table: "oauth_codes",
+	}
+	OauthGrantsTable.ForeignKeys[0].RefTable = TenantsTable
+	OauthGrantsTable.Annotation = &entsql.Annotation{
+		Table: "oauth_grants",
+	}
+	OauthRefreshTokensTable.ForeignKeys[0].RefTable = OauthGrantsTable
+	OauthRefreshTokensTable.Annotation = &entsql.Annotation{
+		Table: "oauth_refresh_tokens",
+	}
 	TasksTable.ForeignKeys[0].RefTable = BoardsTable
 	TasksTable.ForeignKeys[1].RefTable = TenantsTable
 	TasksTable.ForeignKeys[2].RefTable = MembersTable

@@ -375,6 +375,102 @@ func (f MemberMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.MemberMutation", m)
 }
 
+// The OAuthClientQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OAuthClientQueryRuleFunc func(context.Context, *ent.OAuthClientQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OAuthClientQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthClientQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OAuthClientQuery", q)
+}
+
+// The OAuthClientMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OAuthClientMutationRuleFunc func(context.Context, *ent.OAuthClientMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OAuthClientMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OAuthClientMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthClientMutation", m)
+}
+
+// The OAuthCodeQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OAuthCodeQueryRuleFunc func(context.Context, *ent.OAuthCodeQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OAuthCodeQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthCodeQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OAuthCodeQuery", q)
+}
+
+// The OAuthCodeMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OAuthCodeMutationRuleFunc func(context.Context, *ent.OAuthCodeMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OAuthCodeMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OAuthCodeMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthCodeMutation", m)
+}
+
+// The OAuthGrantQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OAuthGrantQueryRuleFunc func(context.Context, *ent.OAuthGrantQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OAuthGrantQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthGrantQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OAuthGrantQuery", q)
+}
+
+// The OAuthGrantMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OAuthGrantMutationRuleFunc func(context.Context, *ent.OAuthGrantMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OAuthGrantMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OAuthGrantMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthGrantMutation", m)
+}
+
+// The OAuthRefreshTokenQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OAuthRefreshTokenQueryRuleFunc func(context.Context, *ent.OAuthRefreshTokenQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OAuthRefreshTokenQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OAuthRefreshTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OAuthRefreshTokenQuery", q)
+}
+
+// The OAuthRefreshTokenMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OAuthRefreshTokenMutationRuleFunc func(context.Context, *ent.OAuthRefreshTokenMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OAuthRefreshTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OAuthRefreshTokenMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthRefreshTokenMutation", m)
+}
+
 // The PasskeyQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type PasskeyQueryRuleFunc func(context.Context, *ent.PasskeyQuery) error
@@ -648,6 +744,14 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.MemberQuery:
 		return q.Filter(), nil
+	case *ent.OAuthClientQuery:
+		return q.Filter(), nil
+	case *ent.OAuthCodeQuery:
+		return q.Filter(), nil
+	case *ent.OAuthGrantQuery:
+		return q.Filter(), nil
+	case *ent.OAuthRefreshTokenQuery:
+		return q.Filter(), nil
 	case *ent.PasskeyQuery:
 		return q.Filter(), nil
 	case *ent.SessionQuery:
@@ -694,6 +798,14 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.IdempotencyKeyMutation:
 		return m.Filter(), nil
 	case *ent.MemberMutation:
+		return m.Filter(), nil
+	case *ent.OAuthClientMutation:
+		return m.Filter(), nil
+	case *ent.OAuthCodeMutation:
+		return m.Filter(), nil
+	case *ent.OAuthGrantMutation:
+		return m.Filter(), nil
+	case *ent.OAuthRefreshTokenMutation:
 		return m.Filter(), nil
 	case *ent.PasskeyMutation:
 		return m.Filter(), nil

@@ -17,6 +17,10 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/decision"
 	"github.com/taskwire/taskwire/internal/ent/idempotencykey"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/oauthclient"
+	"github.com/taskwire/taskwire/internal/ent/oauthcode"
+	"github.com/taskwire/taskwire/internal/ent/oauthgrant"
+	"github.com/taskwire/taskwire/internal/ent/oauthrefreshtoken"
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/schema"
 	"github.com/taskwire/taskwire/internal/ent/session"
@@ -345,6 +349,112 @@ func init() {
 	memberDescCreatedAt := memberFields[6].Descriptor()
 	// member.DefaultCreatedAt holds the default value on creation for the created_at field.
 	member.DefaultCreatedAt = memberDescCreatedAt.Default.(func() time.Time)
+	oauthclientFields := schema.OAuthClient{}.Fields()
+	_ = oauthclientFields
+	// oauthclientDescClientID is the schema descriptor for client_id field.
+	oauthclientDescClientID := oauthclientFields[0].Descriptor()
+	// oauthclient.ClientIDValidator is a validator for the "client_id" field. It is called by the builders before save.
+	oauthclient.ClientIDValidator = oauthclientDescClientID.Validators[0].(func(string) error)
+	// oauthclientDescName is the schema descriptor for name field.
+	oauthclientDescName := oauthclientFields[2].Descriptor()
+	// oauthclient.DefaultName holds the default value on creation for the name field.
+	oauthclient.DefaultName = oauthclientDescName.Default.(string)
+	// oauthclientDescLogoURI is the schema descriptor for logo_uri field.
+	oauthclientDescLogoURI := oauthclientFields[3].Descriptor()
+	// oauthclient.DefaultLogoURI holds the default value on creation for the logo_uri field.
+	oauthclient.DefaultLogoURI = oauthclientDescLogoURI.Default.(string)
+	// oauthclientDescClientURI is the schema descriptor for client_uri field.
+	oauthclientDescClientURI := oauthclientFields[4].Descriptor()
+	// oauthclient.DefaultClientURI holds the default value on creation for the client_uri field.
+	oauthclient.DefaultClientURI = oauthclientDescClientURI.Default.(string)
+	// oauthclientDescApplicationType is the schema descriptor for application_type field.
+	oauthclientDescApplicationType := oauthclientFields[6].Descriptor()
+	// oauthclient.DefaultApplicationType holds the default value on creation for the application_type field.
+	oauthclient.DefaultApplicationType = oauthclientDescApplicationType.Default.(string)
+	// oauthclientDescTokenEndpointAuthMethod is the schema descriptor for token_endpoint_auth_method field.
+	oauthclientDescTokenEndpointAuthMethod := oauthclientFields[7].Descriptor()
+	// oauthclient.DefaultTokenEndpointAuthMethod holds the default value on creation for the token_endpoint_auth_method field.
+	oauthclient.DefaultTokenEndpointAuthMethod = oauthclientDescTokenEndpointAuthMethod.Default.(string)
+	// oauthclientDescDocument is the schema descriptor for document field.
+	oauthclientDescDocument := oauthclientFields[9].Descriptor()
+	// oauthclient.DefaultDocument holds the default value on creation for the document field.
+	oauthclient.DefaultDocument = oauthclientDescDocument.Default.(string)
+	// oauthclientDescRegisteredFrom is the schema descriptor for registered_from field.
+	oauthclientDescRegisteredFrom := oauthclientFields[10].Descriptor()
+	// oauthclient.DefaultRegisteredFrom holds the default value on creation for the registered_from field.
+	oauthclient.DefaultRegisteredFrom = oauthclientDescRegisteredFrom.Default.(string)
+	// oauthclientDescCreatedAt is the schema descriptor for created_at field.
+	oauthclientDescCreatedAt := oauthclientFields[11].Descriptor()
+	// oauthclient.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthclient.DefaultCreatedAt = oauthclientDescCreatedAt.Default.(func() time.Time)
+	oauthcodeFields := schema.OAuthCode{}.Fields()
+	_ = oauthcodeFields
+	// oauthcodeDescHash is the schema descriptor for hash field.
+	oauthcodeDescHash := oauthcodeFields[0].Descriptor()
+	// oauthcode.HashValidator is a validator for the "hash" field. It is called by the builders before save.
+	oauthcode.HashValidator = oauthcodeDescHash.Validators[0].(func([]byte) error)
+	// oauthcodeDescClientID is the schema descriptor for client_id field.
+	oauthcodeDescClientID := oauthcodeFields[2].Descriptor()
+	// oauthcode.ClientIDValidator is a validator for the "client_id" field. It is called by the builders before save.
+	oauthcode.ClientIDValidator = oauthcodeDescClientID.Validators[0].(func(string) error)
+	// oauthcodeDescCodeChallenge is the schema descriptor for code_challenge field.
+	oauthcodeDescCodeChallenge := oauthcodeFields[4].Descriptor()
+	// oauthcode.CodeChallengeValidator is a validator for the "code_challenge" field. It is called by the builders before save.
+	oauthcode.CodeChallengeValidator = oauthcodeDescCodeChallenge.Validators[0].(func(string) error)
+	// oauthcodeDescResource is the schema descriptor for resource field.
+	oauthcodeDescResource := oauthcodeFields[5].Descriptor()
+	// oauthcode.ResourceValidator is a validator for the "resource" field. It is called by the builders before save.
+	oauthcode.ResourceValidator = oauthcodeDescResource.Validators[0].(func(string) error)
+	// oauthcodeDescCreatedAt is the schema descriptor for created_at field.
+	oauthcodeDescCreatedAt := oauthcodeFields[7].Descriptor()
+	// oauthcode.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthcode.DefaultCreatedAt = oauthcodeDescCreatedAt.Default.(func() time.Time)
+	oauthgrantMixin := schema.OAuthGrant{}.Mixin()
+	oauthgrant.Policy = privacy.NewPolicies(oauthgrantMixin[0], schema.OAuthGrant{})
+	oauthgrant.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := oauthgrant.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	oauthgrantFields := schema.OAuthGrant{}.Fields()
+	_ = oauthgrantFields
+	// oauthgrantDescClientID is the schema descriptor for client_id field.
+	oauthgrantDescClientID := oauthgrantFields[0].Descriptor()
+	// oauthgrant.ClientIDValidator is a validator for the "client_id" field. It is called by the builders before save.
+	oauthgrant.ClientIDValidator = oauthgrantDescClientID.Validators[0].(func(string) error)
+	// oauthgrantDescToolsets is the schema descriptor for toolsets field.
+	oauthgrantDescToolsets := oauthgrantFields[5].Descriptor()
+	// oauthgrant.DefaultToolsets holds the default value on creation for the toolsets field.
+	oauthgrant.DefaultToolsets = oauthgrantDescToolsets.Default.([]string)
+	// oauthgrantDescResource is the schema descriptor for resource field.
+	oauthgrantDescResource := oauthgrantFields[6].Descriptor()
+	// oauthgrant.ResourceValidator is a validator for the "resource" field. It is called by the builders before save.
+	oauthgrant.ResourceValidator = oauthgrantDescResource.Validators[0].(func(string) error)
+	// oauthgrantDescRedirectURI is the schema descriptor for redirect_uri field.
+	oauthgrantDescRedirectURI := oauthgrantFields[7].Descriptor()
+	// oauthgrant.DefaultRedirectURI holds the default value on creation for the redirect_uri field.
+	oauthgrant.DefaultRedirectURI = oauthgrantDescRedirectURI.Default.(string)
+	// oauthgrantDescCreatedAt is the schema descriptor for created_at field.
+	oauthgrantDescCreatedAt := oauthgrantFields[8].Descriptor()
+	// oauthgrant.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthgrant.DefaultCreatedAt = oauthgrantDescCreatedAt.Default.(func() time.Time)
+	// oauthgrantDescRevokedWhy is the schema descriptor for revoked_why field.
+	oauthgrantDescRevokedWhy := oauthgrantFields[12].Descriptor()
+	// oauthgrant.DefaultRevokedWhy holds the default value on creation for the revoked_why field.
+	oauthgrant.DefaultRevokedWhy = oauthgrantDescRevokedWhy.Default.(string)
+	oauthrefreshtokenFields := schema.OAuthRefreshToken{}.Fields()
+	_ = oauthrefreshtokenFields
+	// oauthrefreshtokenDescHash is the schema descriptor for hash field.
+	oauthrefreshtokenDescHash := oauthrefreshtokenFields[0].Descriptor()
+	// oauthrefreshtoken.HashValidator is a validator for the "hash" field. It is called by the builders before save.
+	oauthrefreshtoken.HashValidator = oauthrefreshtokenDescHash.Validators[0].(func([]byte) error)
+	// oauthrefreshtokenDescCreatedAt is the schema descriptor for created_at field.
+	oauthrefreshtokenDescCreatedAt := oauthrefreshtokenFields[2].Descriptor()
+	// oauthrefreshtoken.DefaultCreatedAt holds the default value on creation for the created_at field.
+	oauthrefreshtoken.DefaultCreatedAt = oauthrefreshtokenDescCreatedAt.Default.(func() time.Time)
 	passkeyFields := schema.Passkey{}.Fields()
 	_ = passkeyFields
 	// passkeyDescCredentialID is the schema descriptor for credential_id field.

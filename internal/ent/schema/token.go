@@ -43,6 +43,8 @@ func (Token) Fields() []ent.Field {
 			Comment(`The public URL the token was issued for (its "iss"); empty for tokens recorded before it was kept.`),
 		field.String("kid").Default("").Immutable().
 			Comment("The signing key that signed the token; empty for tokens recorded before it was kept. A retired key verifies until its tokens expire."),
+		field.Int("grant_id").Optional().Nillable().Immutable().
+			Comment("The OAuth grant the token was issued under; revoking the grant revokes it."),
 	}
 }
 
@@ -59,5 +61,6 @@ func (Token) Indexes() []ent.Index {
 		index.Fields("tenant_id", "member_id"),
 		index.Fields("revoked_at", "expires_at"),
 		index.Fields("kid", "expires_at"),
+		index.Fields("grant_id"),
 	}
 }

@@ -42,6 +42,8 @@ const (
 	FieldIssuer = "issuer"
 	// FieldKid holds the string denoting the kid field in the database.
 	FieldKid = "kid"
+	// FieldGrantID holds the string denoting the grant_id field in the database.
+	FieldGrantID = "grant_id"
 	// EdgeTenant holds the string denoting the tenant edge name in mutations.
 	EdgeTenant = "tenant"
 	// EdgeMember holds the string denoting the member edge name in mutations.
@@ -80,6 +82,7 @@ var Columns = []string{
 	FieldKind,
 	FieldIssuer,
 	FieldKid,
+	FieldGrantID,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -201,6 +204,11 @@ func ByIssuer(opts ...sql.OrderTermOption) OrderOption {
 // ByKid orders the results by the kid field.
 func ByKid(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldKid, opts...).ToFunc()
+}
+
+// ByGrantID orders the results by the grant_id field.
+func ByGrantID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldGrantID, opts...).ToFunc()
 }
 
 // ByTenantField orders the results by tenant field.

@@ -100,6 +100,11 @@ func Kid(v string) predicate.Token {
 	return predicate.Token(sql.FieldEQ(FieldKid, v))
 }
 
+// GrantID applies equality check predicate on the "grant_id" field. It's identical to GrantIDEQ.
+func GrantID(v int) predicate.Token {
+	return predicate.Token(sql.FieldEQ(FieldGrantID, v))
+}
+
 // TenantIDEQ applies the EQ predicate on the "tenant_id" field.
 func TenantIDEQ(v int) predicate.Token {
 	return predicate.Token(sql.FieldEQ(FieldTenantID, v))
@@ -598,6 +603,56 @@ func KidEqualFold(v string) predicate.Token {
 // KidContainsFold applies the ContainsFold predicate on the "kid" field.
 func KidContainsFold(v string) predicate.Token {
 	return predicate.Token(sql.FieldContainsFold(FieldKid, v))
+}
+
+// GrantIDEQ applies the EQ predicate on the "grant_id" field.
+func GrantIDEQ(v int) predicate.Token {
+	return predicate.Token(sql.FieldEQ(FieldGrantID, v))
+}
+
+// GrantIDNEQ applies the NEQ predicate on the "grant_id" field.
+func GrantIDNEQ(v int) predicate.Token {
+	return predicate.Token(sql.FieldNEQ(FieldGrantID, v))
+}
+
+// GrantIDIn applies the In predicate on the "grant_id" field.
+func GrantIDIn(vs ...int) predicate.Token {
+	return predicate.Token(sql.FieldIn(FieldGrantID, vs...))
+}
+
+// GrantIDNotIn applies the NotIn predicate on the "grant_id" field.
+func GrantIDNotIn(vs ...int) predicate.Token {
+	return predicate.Token(sql.FieldNotIn(FieldGrantID, vs...))
+}
+
+// GrantIDGT applies the GT predicate on the "grant_id" field.
+func GrantIDGT(v int) predicate.Token {
+	return predicate.Token(sql.FieldGT(FieldGrantID, v))
+}
+
+// GrantIDGTE applies the GTE predicate on the "grant_id" field.
+func GrantIDGTE(v int) predicate.Token {
+	return predicate.Token(sql.FieldGTE(FieldGrantID, v))
+}
+
+// GrantIDLT applies the LT predicate on the "grant_id" field.
+func GrantIDLT(v int) predicate.Token {
+	return predicate.Token(sql.FieldLT(FieldGrantID, v))
+}
+
+// GrantIDLTE applies the LTE predicate on the "grant_id" field.
+func GrantIDLTE(v int) predicate.Token {
+	return predicate.Token(sql.FieldLTE(FieldGrantID, v))
+}
+
+// GrantIDIsNil applies the IsNil predicate on the "grant_id" field.
+func GrantIDIsNil() predicate.Token {
+	return predicate.Token(sql.FieldIsNull(FieldGrantID))
+}
+
+// GrantIDNotNil applies the NotNil predicate on the "grant_id" field.
+func GrantIDNotNil() predicate.Token {
+	return predicate.Token(sql.FieldNotNull(FieldGrantID))
 }
 
 // HasTenant applies the HasEdge predicate on the "tenant" edge.
