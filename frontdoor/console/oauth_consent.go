@@ -104,7 +104,7 @@ func consentCSP(redirectURI, logo string) string {
 	if src := sourceOf(redirectURI); src != "" {
 		csp = strings.Replace(csp, "form-action 'self'", "form-action 'self' "+src, 1)
 	}
-	if src := sourceOf(logo); src != "" {
+	if src := sourceOf(httpsOnly(logo)); src != "" {
 		csp = strings.Replace(csp, "img-src 'self' data:", "img-src 'self' data: "+src, 1)
 	}
 	return csp
@@ -118,9 +118,16 @@ func sourceOf(raw string) string {
 	if err != nil || u.Scheme == "" {
 		return ""
 	}
-	src := strings.ToLower(u.Scheme) + ":"
-	if u.Host != "" {
+	scheme := strings.ToLower(u.Scheme)
+	switch scheme {
+	case "javascript", "data", "blob", "file", "filesystem", "vbscript":
+		return "" // never a client's redirect; the workers refuse them too
+	}
+	src := scheme + ":"
+	if (scheme == "http" || scheme == "https") && u.Host != "" {
 		src += "//" + u.Host
+	} else if scheme == "http" || scheme == "https" {
+		return ""
 	}
 	if !cspSource.MatchString(src) {
 		return ""

@@ -184,3 +184,22 @@ func TestGrants(t *testing.T) {
 		t.Errorf("revoking a grant of another tenant = %d, want 404", resp.Code)
 	}
 }
+
+// TestConsentCSP: the consent page's policy lets its form end at the
+// redirect URI's origin (or a native app's scheme) and shows an https
+// logo, and nothing a client writes can add a directive.
+func TestConsentCSP(t *testing.T) {
+	for _, tc := range []struct{ redirect, logo, formAction, img string }{
+		{"http://127.0.0.1:33418/callback", "", "form-action 'self' http://127.0.0.1:33418;", "img-src 'self' data:;"},
+		{"cursor://anysphere.cursor-retrieval/oauth/cb", "https://x.example/l.png", "form-action 'self' cursor:;", "img-src 'self' data: https://x.example;"},
+		{"http://[::1]:9/cb", "", "form-action 'self' http://[::1]:9;", "img-src 'self' data:;"},
+		{"https://a.example;script-src%20*/cb", "https://b.example;x/l.png", "form-action 'self';", "img-src 'self' data:;"},
+		{"not a url", "", "form-action 'self';", "img-src 'self' data:;"},
+		{"javascript:alert(1)", "http://clear.example/l.png", "form-action 'self';", "img-src 'self' data:;"},
+	} {
+		csp := consentCSP(tc.redirect, tc.logo)
+		if !strings.Contains(csp, tc.formAction) || !strings.Contains(csp, tc.img) || strings.Count(csp, ";") != strings.Count(CSP, ";") {
+			t.Errorf("consentCSP(%q, %q) = %q, want %s and %s", tc.redirect, tc.logo, csp, tc.formAction, tc.img)
+		}
+	}
+}
