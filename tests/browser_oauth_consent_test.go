@@ -56,6 +56,7 @@ func TestBrowserOAuthConsent(t *testing.T) {
 	if got := p.text("main#oauth-consent h1"); !strings.Contains(got, "Test App") {
 		t.Errorf("the consent page's heading = %q, want it to name the client", got)
 	}
+	p.checkPage("the consent page", "")
 	if p.count("#consent-local") != 1 {
 		t.Error("the consent page does not warn that the redirect is to this computer")
 	}
