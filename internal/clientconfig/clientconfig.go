@@ -52,9 +52,9 @@ func For(endpoint, token string) []Snippet {
 func OAuthFor(endpoint string) []Snippet {
 	return []Snippet{
 		{Client: "Claude.ai and Claude Desktop", Where: "Settings → Connectors → Add custom connector, as the server URL", Lang: "url",
-			Text: endpoint, Then: "Press Connect, sign in to Taskwire and approve."},
+			Text: endpoint, Then: "Press Connect, sign in to Taskwire and approve. " + hosted},
 		{Client: "ChatGPT (developer mode)", Where: "Settings → Apps & Connectors → Create, as the MCP server URL, with OAuth authentication", Lang: "url",
-			Text: endpoint, Then: "Create it, then sign in to Taskwire and approve when ChatGPT opens the page."},
+			Text: endpoint, Then: "Create it, then sign in to Taskwire and approve when ChatGPT opens the page. " + hosted},
 		{Client: "Claude Code", Where: "a terminal, in your project", Lang: "shell",
 			Text: claudeAdd(endpoint), Then: "Then run /mcp in Claude Code, pick " + ServerName + " and sign in."},
 		{Client: "Cursor", Where: cursorFile, Lang: "json", Text: jsonText(cursor(endpoint, nil)),
@@ -69,6 +69,10 @@ func OAuthFor(endpoint string) []Snippet {
 			Text: endpoint, Then: "Open its authentication settings and run the OAuth flow."},
 	}
 }
+
+// hosted warns that a client run by its maker reaches Taskwire from the
+// internet, not from the person's machine.
+const hosted = "Its servers connect from the internet, so Taskwire must be reachable there over https."
 
 // Where each client keeps its servers.
 const (
