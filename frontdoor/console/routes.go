@@ -50,6 +50,7 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("POST /t/{tenant}/members/assistants", c.member(c.addAssistant))
 	mux.HandleFunc("POST /t/{tenant}/members/{handle}/role", c.member(c.setRole))
 	mux.HandleFunc("POST /t/{tenant}/members/{handle}/remove", c.member(c.removeMember))
+	mux.HandleFunc("GET /t/{tenant}/connect", c.member(c.connectPage))
 	mux.HandleFunc("GET /t/{tenant}/tokens", c.member(c.tokensPage))
 	mux.HandleFunc("POST /t/{tenant}/tokens", c.member(c.createToken))
 	mux.HandleFunc("POST /t/{tenant}/tokens/{id}/revoke", c.member(c.revokeToken))
