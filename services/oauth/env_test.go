@@ -15,6 +15,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
@@ -258,6 +259,15 @@ func wantError(t *testing.T, what string, got *taskwirev1.OAuthError, code strin
 	}
 }
 
+// wantErrorSaying is wantError, and the description must hold text.
+func wantErrorSaying(t *testing.T, what string, got *taskwirev1.OAuthError, code, text string) {
+	t.Helper()
+	wantError(t, what, got, code)
+	if !strings.Contains(got.GetDescription(), text) {
+		t.Errorf("%s: description %q does not say %q", what, got.GetDescription(), text)
+	}
+}
+
 // caller verifies an access token, failing the test unless it verifies
 // and matches its record as the worker's claim check requires.
 func (e *env) caller(t *testing.T, raw string) (identity.Caller, tokens.Record) {
@@ -334,3 +344,14 @@ func (r *recorder) broadcast(jti string) bool {
 func systemCtx() context.Context {
 	return privacy.DecisionContext(context.Background(), privacy.Allow)
 }
+
+// kindOf is the kind of err, as the worker turns it into a gRPC code.
+func kindOf(err error) domainerr.Kind {
+	return domainerr.KindOf(err)
+}
+
+func oauthLimits(access, idle, grant time.Duration) oauth.Limits {
+	return oauth.Limits{AccessTTL: access, RefreshIdle: idle, GrantLifetime: grant}
+}
+
+func noClients() oauth.Clients { return oauth.Clients{} }
