@@ -100,7 +100,7 @@ func (s *Service) lookupClient(ctx context.Context, id string) (*oauthClient, er
 		return nil, refuse(errInvalidRequest, "The request names no client_id: send the client's id.")
 	case s.clients.OnlyConfigured:
 		return nil, refuse(errInvalidClient, "This server accepts only the clients its operator configured, and %q is not one: ask the operator to add it.", printable(id))
-	case s.isMetadataURL(id):
+	case isMetadataURL(id):
 		return s.metadataClient(ctx, id)
 	}
 	row, err := s.client.OAuthClient.Query().

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"path/filepath"
 	"strings"
@@ -47,6 +48,7 @@ type env struct {
 	verifier *authn.Verifier
 	clock    *clock
 	sent     *recorder
+	sessions *sessions.Service
 	cookies  map[string]string // "alice" → her console cookie
 }
 
@@ -74,13 +76,13 @@ func newEnv(t *testing.T, client *ent.Client, limits oauth.Limits, clients oauth
 	if err != nil {
 		t.Fatal(err)
 	}
-	sess, err := sessions.New(sessions.Config{Client: client, Audit: au, Logger: storetest.Logger(), Now: e.clock.Now})
+	e.sessions, err = sessions.New(sessions.Config{Client: client, Audit: au, Logger: storetest.Logger(), Now: e.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.account(t, sess, "alice", "acme/alice", "globex/al")
-	e.account(t, sess, "vic", "acme/vic")
-	e.account(t, sess, "mia", "acme/mia")
+	e.account(t, "alice", "acme/alice", "globex/al")
+	e.account(t, "vic", "acme/vic")
+	e.account(t, "mia", "acme/mia")
 	key, _, err := authn.LoadOrCreateKey(filepath.Join(t.TempDir(), "signing.key"))
 	if err != nil {
 		t.Fatal(err)
@@ -97,7 +99,7 @@ func newEnv(t *testing.T, client *ent.Client, limits oauth.Limits, clients oauth
 		t.Fatal(err)
 	}
 	e.svc, err = oauth.New(oauth.Config{
-		Client: client, Tokens: e.tokens, Issuer: e.issuer, Sessions: sess, Audit: au,
+		Client: client, Tokens: e.tokens, Issuer: e.issuer, Sessions: e.sessions, Audit: au,
 		Limits: limits, Clients: clients, Logger: storetest.Logger(), Now: e.clock.Now, PublicURL: testIssuer,
 	})
 	if err != nil {
@@ -108,7 +110,7 @@ func newEnv(t *testing.T, client *ent.Client, limits oauth.Limits, clients oauth
 
 // account creates an account for the members named ("acme/alice"), signs
 // it in and keeps its cookie under name.
-func (e *env) account(t *testing.T, sess *sessions.Service, name string, members ...string) {
+func (e *env) account(t *testing.T, name string, members ...string) {
 	t.Helper()
 	ctx := context.Background()
 	hash, err := sessions.HashPassword(password)
@@ -130,7 +132,14 @@ func (e *env) account(t *testing.T, sess *sessions.Service, name string, members
 			t.Fatal(err)
 		}
 	}
-	resp, err := sess.SignIn(ctx, &taskwirev1.SignInRequest{
+	e.signIn(t, name)
+}
+
+// signIn signs name in again, keeping the new cookie.
+func (e *env) signIn(t *testing.T, name string) {
+	t.Helper()
+	email := name + "@example.com"
+	resp, err := e.sessions.SignIn(context.Background(), &taskwirev1.SignInRequest{
 		Method: &taskwirev1.SignInRequest_Password{Password: &taskwirev1.PasswordSignIn{Email: email, Password: password}},
 	})
 	if err != nil {
@@ -355,3 +364,9 @@ func oauthLimits(access, idle, grant time.Duration) oauth.Limits {
 }
 
 func noClients() oauth.Clients { return oauth.Clients{} }
+
+// sha256Hex is the hex SHA-256 of s, as --oauth-clients holds secrets.
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}

@@ -41,10 +41,11 @@ type clientMetadata struct {
 	Scope                   string   `json:"scope,omitempty"`
 }
 
-// isMetadataURL reports whether a client_id names a metadata document:
-// an https URL (or, when tests open the guard, an http one).
-func (s *Service) isMetadataURL(id string) bool {
-	return strings.HasPrefix(id, "https://") || (s.clients.MetadataLoopback && strings.HasPrefix(id, "http://"))
+// isMetadataURL reports whether a client_id means to name a metadata
+// document: a URL (checkMetadataURL then refuses all but https ones, and
+// http ones to loopback when tests open the guard).
+func isMetadataURL(id string) bool {
+	return strings.HasPrefix(id, "https://") || strings.HasPrefix(id, "http://")
 }
 
 // checkMetadataURL refuses a client_id URL no document may be fetched
