@@ -40,8 +40,10 @@ type oauthClient struct {
 	secretHash   []byte // nil: a public client
 }
 
-// validate refuses a configuration whose clients could not work.
-func (c Clients) validate() error {
+// Validate refuses a configuration whose clients could not work: no
+// client_id, a client_id twice, no redirect URIs or bad ones, a secret
+// hash that is not a hex SHA-256.
+func (c Clients) Validate() error {
 	seen := map[string]bool{}
 	for _, cc := range c.Configured {
 		switch {

@@ -47,12 +47,3 @@ func asRefusal(err error) *taskwirev1.OAuthError {
 	}
 	return nil
 }
-
-// codeOf is the OAuth error code of err, "" when it is no refusal.
-func codeOf(err error) string {
-	var r *refusal
-	if errors.As(err, &r) {
-		return r.code
-	}
-	return ""
-}

@@ -2,7 +2,6 @@ package oauth
 
 import (
 	"context"
-	"crypto/sha256"
 	"encoding/json"
 	"time"
 
@@ -56,8 +55,7 @@ func (s *Service) register(ctx context.Context, req *taskwirev1.RegisterClientRe
 	var secret string
 	if md.TokenEndpointAuthMethod != authNone {
 		secret = "tws_" + randomToken(32)
-		sum := sha256.Sum256([]byte(secret))
-		create.SetSecretHash(sum[:])
+		create.SetSecretHash(hashOf(secret))
 	}
 	if err := create.Exec(ctx); err != nil {
 		return nil, err

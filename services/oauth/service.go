@@ -67,7 +67,7 @@ func (c Config) Validate() error {
 	case c.Limits.AccessTTL < 0 || c.Limits.RefreshIdle < 0 || c.Limits.GrantLifetime < 0 || c.Limits.CodeTTL < 0:
 		return errors.New("oauth: a negative lifetime in Config.Limits")
 	}
-	return c.Clients.validate()
+	return c.Clients.Validate()
 }
 
 // Service implements taskwirev1.OAuthServiceServer.
