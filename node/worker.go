@@ -242,7 +242,7 @@ func (w *Worker) oauthService(svc *workerServices) error {
 	}
 	as, err := oauth.New(oauth.Config{
 		Client: cfg.DB, Tokens: svc.tokens, Issuer: cfg.Issuer, Sessions: svc.sessions, Audit: svc.audit,
-		Limits: cfg.OAuth.Limits, Clients: cfg.OAuth.Clients, Logger: cfg.Log, PublicURL: cfg.PublicURL,
+		Limits: cfg.OAuth.Limits, Clients: cfg.OAuth.Clients, Quota: cfg.Quota, Logger: cfg.Log, PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		return err

@@ -128,5 +128,6 @@ func (s *Service) assistantFor(ctx context.Context, tx *ent.Tx, t *ent.Tenant, p
 	}
 	return tenancy.AddMemberTx(ctx, tx, t, tenancy.MemberSpec{
 		Handle: handle, Name: c.name, Kind: member.KindAssistant, Role: member.Role(role), SponsorHandle: person.Handle,
+		Quota: s.quota,
 	})
 }

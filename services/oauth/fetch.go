@@ -111,6 +111,7 @@ func (s *Service) fetch(ctx context.Context, url string) ([]byte, http.Header, e
 		return nil, nil, err
 	}
 	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", s.userAgent)
 	resp, err := s.fetcher.Do(req)
 	if errors.Is(err, errNotPublic) {
 		return nil, nil, fmt.Errorf("its host is not on a public address, and this server fetches client documents only from public ones")

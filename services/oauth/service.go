@@ -13,6 +13,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/services/audit"
 	"github.com/taskwire/taskwire/services/tokens"
@@ -43,9 +44,13 @@ type Config struct {
 	Audit    Auditor  // required: grants made and revoked are audited
 	Limits   Limits
 	Clients  Clients
-	Logger   *slog.Logger     // required
-	Now      func() time.Time // nil means time.Now
-	// PublicURL is the deployment's URL, the issuer of its tokens.
+	// Quota bounds the tenant's members, of which a grant may add one
+	// (its assistant); zero: no bound.
+	Quota  quota.Limits
+	Logger *slog.Logger     // required
+	Now    func() time.Time // nil means time.Now
+	// PublicURL is the deployment's URL: fetches of metadata documents
+	// name it in their User-Agent, so a client's host can tell who asks.
 	PublicURL string
 }
 
@@ -64,6 +69,8 @@ func (c Config) Validate() error {
 		return errors.New("oauth: Config.Audit is nil")
 	case c.Logger == nil:
 		return errors.New("oauth: Config.Logger is required")
+	case c.Quota.Validate() != nil:
+		return c.Quota.Validate()
 	case c.Limits.AccessTTL < 0 || c.Limits.RefreshIdle < 0 || c.Limits.GrantLifetime < 0 || c.Limits.CodeTTL < 0:
 		return errors.New("oauth: a negative lifetime in Config.Limits")
 	}
@@ -80,8 +87,10 @@ type Service struct {
 	audit      Auditor
 	limits     Limits
 	clients    Clients
+	quota      quota.Limits
 	configured map[string]*oauthClient
 	fetcher    *http.Client
+	userAgent  string
 	log        *slog.Logger
 	clock      func() time.Time
 }
@@ -95,8 +104,9 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{
 		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, sessions: cfg.Sessions, audit: cfg.Audit,
-		limits: cfg.Limits.withDefaults(), clients: cfg.Clients, configured: configuredClients(cfg.Clients.Configured),
-		fetcher: newFetcher(cfg.Clients.MetadataLoopback), log: cfg.Logger, clock: cfg.Now,
+		limits: cfg.Limits.withDefaults(), clients: cfg.Clients, quota: cfg.Quota, configured: configuredClients(cfg.Clients.Configured),
+		fetcher: newFetcher(cfg.Clients.MetadataLoopback), userAgent: "Taskwire OAuth (+" + cfg.PublicURL + ")",
+		log: cfg.Logger, clock: cfg.Now,
 	}
 	if s.clock == nil {
 		s.clock = time.Now
