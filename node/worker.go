@@ -208,7 +208,7 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 	}
 	svc.register = append(svc.register, svc.sessions.Register)
 	svc.unnamed = append(svc.unnamed, sessions.Methods...)
-	if err := w.oauthService(svc); err != nil {
+	if err := w.oauthService(svc, bus); err != nil {
 		return nil, err
 	}
 	if cfg.Keys != nil {
@@ -235,14 +235,14 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 // with no caller (a client has no token yet; the console passes the
 // person's cookie). A worker with no Issuer mints no tokens, so it
 // serves none.
-func (w *Worker) oauthService(svc *workerServices) error {
+func (w *Worker) oauthService(svc *workerServices, bus *localFirst) error {
 	cfg := w.cfg
 	if cfg.Issuer == nil {
 		return nil
 	}
 	as, err := oauth.New(oauth.Config{
 		Client: cfg.DB, Tokens: svc.tokens, Issuer: cfg.Issuer, Sessions: svc.sessions, Audit: svc.audit,
-		Limits: cfg.OAuth.Limits, Clients: cfg.OAuth.Clients, Quota: cfg.Quota, Logger: cfg.Log, PublicURL: cfg.PublicURL,
+		Limits: cfg.OAuth.Limits, Clients: cfg.OAuth.Clients, Events: bus, Quota: cfg.Quota, Logger: cfg.Log, PublicURL: cfg.PublicURL,
 	})
 	if err != nil {
 		return err

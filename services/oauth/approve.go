@@ -8,6 +8,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/oauthclient"
+	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/audit"
@@ -57,30 +58,57 @@ func (s *Service) approve(ctx context.Context, req *taskwirev1.ApproveRequest, a
 		return "", err
 	}
 	code := randomToken(32)
+	var asst assistant
 	err = store.WithTx(ctx, s.client, func(tx *ent.Tx) error {
-		return s.grant(ctx, tx, t, int(sess.GetAccount().GetId()), int(ms.GetMemberId()), ar, code, req.GetClientAddr())
+		asst, err = s.grant(ctx, tx, t, int(sess.GetAccount().GetId()), int(ms.GetMemberId()), ar, code)
+		return err
 	})
-	return code, err
+	if err != nil {
+		return "", err
+	}
+	if asst.roleChanged {
+		s.toolsChanged(ctx, t.Slug, asst.ID)
+	}
+	return code, nil
+}
+
+// toolsChanged tells the tenant that member's tools changed. A failure
+// is logged, not answered: the role is stored, and applies as workers
+// next read it.
+func (s *Service) toolsChanged(ctx context.Context, tenant string, member int) {
+	if s.events == nil {
+		return
+	}
+	if err := s.events.Publish(tenant, events.Event{Kind: events.ToolsChanged, Member: member}); err != nil {
+		s.log.WarnContext(ctx, "oauth: cannot announce an assistant's new role", "tenant", tenant, "member", member, "err", err)
+	}
 }
 
 // grant records, in tx, the grant of the person (member personID of t,
-// account) to ar's client and the code for it.
-func (s *Service) grant(ctx context.Context, tx *ent.Tx, t *ent.Tenant, account, personID int, ar *authRequest, code, addr string) error {
+// account) to ar's client and the code for it, and returns the assistant
+// the client acts as.
+func (s *Service) grant(ctx context.Context, tx *ent.Tx, t *ent.Tenant, account, personID int, ar *authRequest, code string) (assistant, error) {
 	person, err := tenancy.MemberByID(ctx, tx.Client(), t, personID)
 	if err != nil {
-		return err
+		return assistant{}, err
 	}
 	if person.RemovedAt != nil {
-		return domainerr.New(domainerr.PermissionDenied, "You were removed from tenant %s: choose another tenant.", t.Slug)
+		return assistant{}, domainerr.New(domainerr.PermissionDenied, "You were removed from tenant %s: choose another tenant.", t.Slug)
 	}
 	role := assistantRole(string(person.Role))
 	asst, err := s.assistantFor(ctx, tx, t, person, account, ar.client, role)
 	if err != nil {
-		return err
+		return assistant{}, err
 	}
+	return asst, s.record(ctx, tx, t, account, person, asst.Member, ar, capScopes(ar.scopes, role), code)
+}
+
+// record writes the grant of person (of account) to ar's client, acting
+// as asst with scopes, its code, and the audit event, in tx.
+func (s *Service) record(ctx context.Context, tx *ent.Tx, t *ent.Tenant, account int, person, asst *ent.Member, ar *authRequest, scopes []string, code string) error {
 	now := s.now()
 	g, err := tx.OAuthGrant.Create().SetTenantID(t.ID).SetClientID(ar.client.id).SetAccountID(account).
-		SetPersonID(person.ID).SetMemberID(asst.ID).SetScopes(capScopes(ar.scopes, role)).SetToolsets([]string{}).
+		SetPersonID(person.ID).SetMemberID(asst.ID).SetScopes(scopes).SetToolsets([]string{}).
 		SetResource(ar.resource).SetRedirectURI(ar.redirectURI).SetCreatedAt(now).
 		SetExpiresAt(now.Add(s.limits.GrantLifetime)).Save(ctx)
 	if err != nil {

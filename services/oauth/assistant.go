@@ -108,26 +108,36 @@ func freeHandleIn(ctx context.Context, c *ent.Client, t *ent.Tenant, base string
 	return h, nil
 }
 
+// assistant is the member a client acts as, and whether approving just
+// changed its role.
+type assistant struct {
+	*ent.Member
+	roleChanged bool
+}
+
 // assistantFor returns the assistant the client acts as for person in t,
 // in tx: the one of the person's previous grant to the client when it is
-// still a member (its role set to role), else a new one they sponsor.
-func (s *Service) assistantFor(ctx context.Context, tx *ent.Tx, t *ent.Tenant, person *ent.Member, account int, c *oauthClient, role string) (*ent.Member, error) {
+// still a member (its role set to role, which follows the person's own),
+// else a new one they sponsor.
+func (s *Service) assistantFor(ctx context.Context, tx *ent.Tx, t *ent.Tenant, person *ent.Member, account int, c *oauthClient, role string) (assistant, error) {
 	prev, err := s.previousIn(ctx, tx.Client(), t, account, c.id)
 	if err != nil {
-		return nil, err
+		return assistant{}, err
 	}
 	if prev.member != nil {
 		if string(prev.member.Role) == role {
-			return prev.member, nil
+			return assistant{Member: prev.member}, nil
 		}
-		return tx.Member.UpdateOne(prev.member).SetRole(member.Role(role)).Save(ctx)
+		m, err := tx.Member.UpdateOne(prev.member).SetRole(member.Role(role)).Save(ctx)
+		return assistant{Member: m, roleChanged: true}, err
 	}
 	handle, err := freeHandleIn(ctx, tx.Client(), t, assistantHandle(person.Handle, c.name))
 	if err != nil {
-		return nil, err
+		return assistant{}, err
 	}
-	return tenancy.AddMemberTx(ctx, tx, t, tenancy.MemberSpec{
+	m, err := tenancy.AddMemberTx(ctx, tx, t, tenancy.MemberSpec{
 		Handle: handle, Name: c.name, Kind: member.KindAssistant, Role: member.Role(role), SponsorHandle: person.Handle,
 		Quota: s.quota,
 	})
+	return assistant{Member: m}, err
 }

@@ -7,7 +7,9 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -100,7 +102,7 @@ func newEnv(t *testing.T, client *ent.Client, limits oauth.Limits, clients oauth
 	}
 	e.svc, err = oauth.New(oauth.Config{
 		Client: client, Tokens: e.tokens, Issuer: e.issuer, Sessions: e.sessions, Audit: au,
-		Limits: limits, Clients: clients, Logger: storetest.Logger(), Now: e.clock.Now, PublicURL: testIssuer,
+		Limits: limits, Clients: clients, Events: e.sent, Logger: storetest.Logger(), Now: e.clock.Now, PublicURL: testIssuer,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -324,10 +326,25 @@ func (c *clock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-// recorder keeps the revocations broadcast.
+// recorder keeps the revocations and tenant events broadcast.
 type recorder struct {
-	mu   sync.Mutex
-	sent []events.Revocation
+	mu     sync.Mutex
+	sent   []events.Revocation
+	events []string // "acme tools 42"
+}
+
+func (r *recorder) Publish(tenant string, ev events.Event) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, fmt.Sprintf("%s %s %d", tenant, ev.Kind, ev.Member))
+	return nil
+}
+
+// published returns the tenant events broadcast so far.
+func (r *recorder) published() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events)
 }
 
 func (r *recorder) PublishRevocation(ev events.Revocation) error {

@@ -2,12 +2,14 @@ package oauth_test
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/tenancy"
 )
@@ -118,6 +120,36 @@ func TestViewerAssistantReads(t *testing.T) {
 		m, err := tenancy.FindMember(context.Background(), e.client, "acme", "vic-claude")
 		if err != nil || m.ID != c.Member || m.Role != member.RoleViewer {
 			t.Errorf("assistant = %v, %v; want vic-claude, a viewer", m, err)
+		}
+	})
+}
+
+// TestAssistantRoleFollowsPerson: connecting a client again after the
+// person's role changed gives their assistant the role that follows from
+// it, and tells the workers its tools changed.
+func TestAssistantRoleFollowsPerson(t *testing.T) {
+	run(t, func(t *testing.T, e *env) {
+		ctx := context.Background()
+		client := e.publicClient(t)
+		p := newPKCE("m")
+		e.exchange(t, client, e.approve(t, "mia", "acme", authReq(client, p)), p)
+		mia, err := tenancy.FindMember(ctx, e.client, "acme", "mia")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.client.Member.UpdateOne(mia).SetRole(member.RoleViewer).Exec(tenantscope.NewContext(ctx, mia.TenantID)); err != nil {
+			t.Fatal(err)
+		}
+		again := e.exchange(t, client, e.approve(t, "mia", "acme", authReq(client, p)), p)
+		asst, err := tenancy.FindMember(ctx, e.client, "acme", "mia-claude")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if asst.Role != member.RoleViewer || again.GetScope() != "read" {
+			t.Errorf("assistant of a viewer: role %s, scope %q; want viewer, read", asst.Role, again.GetScope())
+		}
+		if got, want := e.sent.published(), []string{fmt.Sprintf("acme tools %d", asst.ID)}; !slices.Equal(got, want) {
+			t.Errorf("published %v, want %v", got, want)
 		}
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/quota"
 	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/services/audit"
@@ -31,6 +32,12 @@ type Auditor interface {
 	RecordTx(ctx context.Context, tx *ent.Tx, e audit.Event) error
 }
 
+// Publisher tells the tenant's workers and listen streams that a
+// member's tools changed; *events.Bus is one.
+type Publisher interface {
+	Publish(tenant string, ev events.Event) error
+}
+
 // Config holds what a Service needs.
 type Config struct {
 	Client *ent.Client // required
@@ -44,6 +51,10 @@ type Config struct {
 	Audit    Auditor  // required: grants made and revoked are audited
 	Limits   Limits
 	Clients  Clients
+	// Events announces an assistant's changed role (a person who
+	// connects a client again after their own role changed); nil: the
+	// change applies as workers next read the role.
+	Events Publisher
 	// Quota bounds the tenant's members, of which a grant may add one
 	// (its assistant); zero: no bound.
 	Quota  quota.Limits
@@ -88,6 +99,7 @@ type Service struct {
 	limits     Limits
 	clients    Clients
 	quota      quota.Limits
+	events     Publisher
 	configured map[string]*oauthClient
 	fetcher    *http.Client
 	userAgent  string
@@ -104,7 +116,7 @@ func New(cfg Config) (*Service, error) {
 	}
 	s := &Service{
 		client: cfg.Client, tokens: cfg.Tokens, issuer: cfg.Issuer, sessions: cfg.Sessions, audit: cfg.Audit,
-		limits: cfg.Limits.withDefaults(), clients: cfg.Clients, quota: cfg.Quota, configured: configuredClients(cfg.Clients.Configured),
+		limits: cfg.Limits.withDefaults(), clients: cfg.Clients, quota: cfg.Quota, events: cfg.Events, configured: configuredClients(cfg.Clients.Configured),
 		fetcher: newFetcher(cfg.Clients.MetadataLoopback), userAgent: "Taskwire OAuth (+" + cfg.PublicURL + ")",
 		log: cfg.Logger, clock: cfg.Now,
 	}
