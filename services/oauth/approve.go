@@ -69,6 +69,7 @@ func (s *Service) approve(ctx context.Context, req *taskwirev1.ApproveRequest, a
 	if asst.roleChanged {
 		s.toolsChanged(ctx, t.Slug, asst.ID)
 	}
+	s.sweep(ctx)
 	return code, nil
 }
 

@@ -40,9 +40,7 @@ func (s *Service) register(ctx context.Context, req *taskwirev1.RegisterClientRe
 		return nil, err
 	}
 	ctx = system(ctx)
-	if err := s.sweepRegistrations(ctx); err != nil {
-		return nil, err
-	}
+	s.sweep(ctx)
 	if err := s.checkRegistrationRate(ctx, req.GetClientAddr()); err != nil {
 		return nil, err
 	}
@@ -109,14 +107,6 @@ func (s *Service) checkRegistrationRate(ctx context.Context, addr string) error 
 		return refuse(errTemporarilyUnavailable, "This address registered %d clients within the last hour, the most it may: reuse a registration, or try again in an hour.", n)
 	}
 	return nil
-}
-
-// sweepRegistrations deletes the registrations no grant used within a
-// day: done on registration, since that is what makes them pile up.
-func (s *Service) sweepRegistrations(ctx context.Context) error {
-	_, err := s.client.OAuthClient.Delete().Where(oauthclient.KindEQ(oauthclient.KindRegistered),
-		oauthclient.ExpiresAtLT(s.now())).Exec(ctx)
-	return err
 }
 
 // registrationJSON is the RFC 7591 §3.2.1 response: the metadata as

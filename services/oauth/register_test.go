@@ -66,7 +66,8 @@ func TestRegistrationRate(t *testing.T) {
 }
 
 // TestUnusedRegistrationExpires: a registration no grant used ends after
-// a day; one a grant used stays.
+// a day; one a grant used stays. Codes are deleted a day past their
+// expiry, live refresh tokens kept.
 func TestUnusedRegistrationExpires(t *testing.T) {
 	run(t, func(t *testing.T, e *env) {
 		unused := e.publicClient(t)
@@ -76,6 +77,11 @@ func TestUnusedRegistrationExpires(t *testing.T) {
 		wantError(t, "unused registration", e.check(t, authReq(unused, newPKCE("u"))).GetError(), "invalid_client")
 		if n, _ := e.client.OAuthClient.Query().Count(systemCtx()); n != 2 {
 			t.Errorf("clients after the sweep = %d, want 2", n)
+		}
+		codes, _ := e.client.OAuthCode.Query().Count(systemCtx())
+		refresh, _ := e.client.OAuthRefreshToken.Query().Count(systemCtx())
+		if codes != 0 || refresh != 1 {
+			t.Errorf("after the sweep: %d codes, %d refresh tokens; want the code a day past its expiry gone, the live refresh token kept", codes, refresh)
 		}
 		e.signIn(t, "alice") // her session idled out
 		if resp := e.check(t, authReq(used, newPKCE("u"))); resp.GetError() != nil {
