@@ -40,16 +40,11 @@ func (s *Service) Approve(ctx context.Context, req *taskwirev1.ApproveRequest) (
 // approve records the consent of the person of req's cookie for ar in
 // req's tenant, and returns the code the client exchanges for tokens.
 func (s *Service) approve(ctx context.Context, req *taskwirev1.ApproveRequest, ar *authRequest) (string, error) {
-	sess, err := s.sessions.CheckSession(ctx, &taskwirev1.CheckSessionRequest{Cookie: req.GetCookie()})
+	sess, err := s.person(ctx, req.GetCookie())
 	if err != nil {
 		return "", err
 	}
-	var ms *taskwirev1.Membership
-	for _, m := range sess.GetMemberships() {
-		if m.GetTenant() == req.GetTenant() {
-			ms = m
-		}
-	}
+	ms := membershipIn(sess, req.GetTenant())
 	if ms == nil {
 		return "", domainerr.New(domainerr.PermissionDenied, "You are no member of tenant %q: choose one of your tenants.", req.GetTenant())
 	}

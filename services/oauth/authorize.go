@@ -98,7 +98,7 @@ func (s *Service) checkResource(resource string) error {
 
 // consent is what the person of cookie is asked to approve for ar.
 func (s *Service) consent(ctx context.Context, cookie string, ar *authRequest) (*taskwirev1.Consent, error) {
-	sess, err := s.sessions.CheckSession(ctx, &taskwirev1.CheckSessionRequest{Cookie: cookie})
+	sess, err := s.person(ctx, cookie)
 	if err != nil {
 		return nil, err
 	}

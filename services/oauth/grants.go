@@ -25,7 +25,7 @@ func (s *Service) ListGrants(ctx context.Context, req *taskwirev1.ListGrantsRequ
 }
 
 func (s *Service) listGrants(ctx context.Context, req *taskwirev1.ListGrantsRequest) (*taskwirev1.ListGrantsResponse, error) {
-	sess, err := s.sessions.CheckSession(ctx, &taskwirev1.CheckSessionRequest{Cookie: req.GetCookie()})
+	sess, err := s.person(ctx, req.GetCookie())
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +58,7 @@ func (s *Service) RevokeGrant(ctx context.Context, req *taskwirev1.RevokeGrantRe
 }
 
 func (s *Service) revokeGrantOf(ctx context.Context, req *taskwirev1.RevokeGrantRequest) (*taskwirev1.RevokeGrantResponse, error) {
-	sess, err := s.sessions.CheckSession(ctx, &taskwirev1.CheckSessionRequest{Cookie: req.GetCookie()})
+	sess, err := s.person(ctx, req.GetCookie())
 	if err != nil {
 		return nil, err
 	}
@@ -86,6 +86,13 @@ func (s *Service) revokeGrantOf(ctx context.Context, req *taskwirev1.RevokeGrant
 		return nil, err
 	}
 	return &taskwirev1.RevokeGrantResponse{Grant: out[0]}, nil
+}
+
+// person is the account and memberships of the console session cookie
+// names: Unauthenticated when it is not live, and the console then sends
+// the person to sign in.
+func (s *Service) person(ctx context.Context, cookie string) (*taskwirev1.CheckSessionResponse, error) {
+	return s.sessions.CheckSession(ctx, &taskwirev1.CheckSessionRequest{Cookie: cookie})
 }
 
 // membershipIn is the session's membership in the tenant with slug, nil
