@@ -29,7 +29,11 @@ type resourceMetadata struct {
 // served: under the endpoint's path, as RFC 9728 §3.1 builds the URL, and at
 // the root, which some clients try first.
 func (h *Handler) initMetadata(endpoint *url.URL) error {
-	issuer := endpoint.Scheme + "://" + endpoint.Host
+	origin := endpoint.Scheme + "://" + endpoint.Host
+	issuer := h.cfg.Issuer
+	if issuer == "" {
+		issuer = origin
+	}
 	doc, err := json.Marshal(resourceMetadata{
 		Resource:               h.cfg.Endpoint,
 		AuthorizationServers:   []string{issuer},
@@ -42,7 +46,7 @@ func (h *Handler) initMetadata(endpoint *url.URL) error {
 	h.metadata = doc
 	specific := wellKnownPrefix + strings.TrimSuffix(endpoint.Path, "/")
 	h.metaPaths = []string{specific, wellKnownPrefix}
-	h.metadataURL = issuer + specific
+	h.metadataURL = origin + specific
 	return nil
 }
 
@@ -109,11 +113,17 @@ func refusedBecause(err error) string {
 	return "the token is not valid"
 }
 
-// unauthorized is a 401 whose challenge points at the metadata document;
-// description, when set, adds error="invalid_token" because a token was
-// given but refused.
+// challengeScope is the scope every 401 names (MCP authorization's scope
+// selection): what a client without a token should ask for, capped by
+// the person's role at consent. Never offline_access: every grant gets a
+// refresh token.
+var challengeScope = strings.Join(authz.AllScopes, " ")
+
+// unauthorized is a 401 whose challenge points at the metadata document
+// and names the scope to ask for; description, when set, adds
+// error="invalid_token" because a token was given but refused.
 func (h *Handler) unauthorized(msg, description string, cause error) *failure {
-	ch := `Bearer resource_metadata="` + h.metadataURL + `"`
+	ch := `Bearer resource_metadata="` + h.metadataURL + `", scope="` + challengeScope + `"`
 	if description != "" {
 		ch += `, error="invalid_token", error_description=` + quote(description)
 	}
@@ -130,9 +140,11 @@ func (h *Handler) badTokenRequest(msg string) *failure {
 }
 
 // insufficientScope is the 403 of a token that lacks a tool's scope; the
-// challenge names the scope so the client can ask for a stronger token.
+// challenge names every scope the call needs (the scope and those it
+// implies), so that a client asking for exactly these (MCP's step-up)
+// gets a token that works.
 func (h *Handler) insufficientScope(id json.RawMessage, e *mcp.ScopeError) *failure {
-	ch := `Bearer error="insufficient_scope", scope=` + quote(e.Scope) + `, resource_metadata="` + h.metadataURL + `"`
+	ch := `Bearer error="insufficient_scope", scope=` + quote(strings.Join(authz.Needed(e.Scope), " ")) + `, resource_metadata="` + h.metadataURL + `"`
 	f := refusal(http.StatusForbidden, "forbidden: "+e.Error(), http.Header{"Www-Authenticate": {ch}})
 	f.id = id
 	return f

@@ -63,6 +63,11 @@ type Config struct {
 	// serves MCP, its origin is always allowed, and it is the resource
 	// (token audience) named in the protected-resource metadata. Required.
 	Endpoint string
+	// Issuer is the authorization server the protected-resource metadata
+	// names: the deployment's public URL without trailing slash, path
+	// included (RFC 8414 builds its discovery URL from it). Empty: the
+	// endpoint's origin.
+	Issuer string
 	// AllowedOrigins are further Origin values browsers may send, e.g.
 	// "https://inspector.example".
 	AllowedOrigins []string

@@ -243,3 +243,18 @@ func TestMetadataForRootEndpoint(t *testing.T) {
 		t.Errorf("metadataURL = %q", h.metadataURL)
 	}
 }
+
+// TestMetadataNamesIssuer: the protected-resource metadata lists the
+// authorization server as configured, the public URL with its path, which
+// is the issuer its RFC 8414 document carries.
+func TestMetadataNamesIssuer(t *testing.T) {
+	h, err := New(Config{Endpoint: "https://tw.example/board/api/mcp", Issuer: "https://tw.example/board", Verifier: fakeVerifier{},
+		Tools: goldenBackend(), SessionKeys: [][]byte{testSessionKey}, Logger: discardLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := serve(h, httptest.NewRequest(http.MethodGet, "/.well-known/oauth-protected-resource/board/api/mcp", nil))
+	if rec.Code != http.StatusOK || !strings.Contains(rec.Body.String(), `"authorization_servers":["https://tw.example/board"]`) {
+		t.Errorf("metadata: %d %s", rec.Code, rec.Body)
+	}
+}

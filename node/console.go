@@ -10,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/frontdoor/console"
+	"github.com/taskwire/taskwire/frontdoor/oauthedge"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/internal/events"
 )
@@ -65,14 +66,32 @@ func newConsole(cfg FrontdoorConfig, conn grpc.ClientConnInterface, throttle *fr
 	return console.New(cc)
 }
 
-// consoleRoute is the console's share of a front door's paths: every
-// request that the admin API (gRPC, /admin/v1/, the JWKS), the MCP
-// endpoint and /.well-known/ do not take. The front handler asks it
-// first instead of wrapping the MCP handler in one more layer, which
-// would deepen every listen stream's goroutine stack (see frontHandler).
+// newOAuthEdge is the authorization server's endpoints beside the
+// console (which serves its consent page), with the client addresses and
+// the failed-authentication throttle of the other doors.
+func newOAuthEdge(cfg FrontdoorConfig, conn grpc.ClientConnInterface, throttle *frontdoor.AuthThrottle) (*oauthedge.Edge, error) {
+	limits := oauthedge.DefaultLimits
+	limits.Replicas = cfg.RateLimits.Replicas
+	return oauthedge.New(oauthedge.Config{Conn: conn, PublicURL: cfg.PublicURL, Throttle: throttle, Limits: &limits, Logger: cfg.Log})
+}
+
+// consoleRoute is the console's share of a front door's paths: the
+// OAuth edge's, then every request that the admin API (gRPC, /admin/v1/,
+// the JWKS), the MCP endpoint and /.well-known/ do not take. The front
+// handler asks it first instead of wrapping the MCP handler in one more
+// layer, which would deepen every listen stream's goroutine stack (see
+// frontHandler).
 type consoleRoute struct {
 	mcpPath string
-	handler http.Handler // nil: no console
+	handler http.Handler    // nil: no console
+	edge    *oauthedge.Edge // nil: no authorization server (no console to consent on)
+}
+
+// edgeTakes reports whether r is the OAuth edge's: its discovery
+// document (under /.well-known/, which the console leaves to the MCP
+// handler otherwise) and its endpoints.
+func (c consoleRoute) edgeTakes(r *http.Request) bool {
+	return c.handler != nil && c.edge != nil && c.edge.Owns(r.URL.Path) && !isGRPC(r)
 }
 
 // takes reports whether r is the console's.

@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/frontdoor"
 	adminedge "github.com/taskwire/taskwire/frontdoor/admin"
 	"github.com/taskwire/taskwire/frontdoor/console"
+	"github.com/taskwire/taskwire/frontdoor/oauthedge"
 	"github.com/taskwire/taskwire/frontdoor/oidcsignin"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/identity"
@@ -33,6 +34,7 @@ type Frontdoor struct {
 	stopKeys        func()
 	mcp             *frontdoor.Handler
 	console         *console.Console
+	oauth           *oauthedge.Edge
 	admin           *adminedge.Edge
 	http            *http.Server
 	idle            newConns
@@ -141,7 +143,7 @@ func (n *Frontdoor) Start(ctx context.Context) (err error) {
 	if err := n.handlers(calls, checks); err != nil {
 		return err
 	}
-	con := consoleRoute{mcpPath: endpointPath(n.cfg.PublicURL), handler: n.console}
+	con := consoleRoute{mcpPath: endpointPath(n.cfg.PublicURL), handler: n.console, edge: n.oauth}
 	n.http = newHTTPServer(n.cfg.frontHandler(n.ready, con, n.admin.Wrap(n.mcp)), n.idle.track)
 	go func() { n.served <- n.http.Serve(n.cfg.Listener) }()
 	return nil
@@ -183,6 +185,9 @@ func (n *Frontdoor) handlers(calls grpc.ClientConnInterface, checks tokenChecks)
 		return err
 	}
 	if n.admin, err = newAdminEdge(n.cfg, calls, checks, throttle); err != nil {
+		return err
+	}
+	if n.oauth, err = newOAuthEdge(n.cfg, calls, throttle); err != nil {
 		return err
 	}
 	n.console, err = newConsole(n.cfg, calls, throttle)

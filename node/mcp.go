@@ -3,6 +3,7 @@ package node
 import (
 	"log/slog"
 	"slices"
+	"strings"
 
 	"github.com/nats-io/nuid"
 	"google.golang.org/grpc"
@@ -27,10 +28,13 @@ import (
 func newMCPHandler(cfg FrontdoorConfig, conn grpc.ClientConnInterface, endpoint string, checks tokenChecks, throttle *frontdoor.AuthThrottle) (*frontdoor.Handler, error) {
 	log := cfg.Log.With("component", "frontdoor")
 	fc := frontdoor.Config{
-		ListenLimits:   cfg.ListenLimits,
-		AuthThrottle:   throttle,
-		Anonymous:      cfg.Anonymous,
-		Endpoint:       endpoint,
+		ListenLimits: cfg.ListenLimits,
+		AuthThrottle: throttle,
+		Anonymous:    cfg.Anonymous,
+		Endpoint:     endpoint,
+		// The authorization server is this deployment: its issuer is the
+		// public URL (oauthedge).
+		Issuer:         strings.TrimSuffix(cfg.PublicURL, "/"),
 		AllowedOrigins: cfg.AllowedOrigins,
 		ServerInfo:     mcp.Implementation{Name: "taskwire", Title: "Taskwire", Version: cfg.Version},
 		Instructions:   instructions,

@@ -76,6 +76,7 @@ type SystemConfig struct {
 	MaxTokenTTL    time.Duration
 	Conformance    bool
 	Sessions       SessionLimits // of the console's sessions
+	OAuth          OAuthConfig   // of the OAuth authorization server
 	// Mail emails invitations; nil: the inviter passes each link on.
 	Mail *mail.Sender
 	// OIDCProviders are the OpenID providers people may sign in with.
@@ -177,7 +178,7 @@ func (s *System) startNodes(ctx context.Context, retired []*authn.Key) (err erro
 		DB: s.DB, NATS: s.bus.Conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: s.log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
 		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
-		Mail: cfg.Mail, PublicURL: cfg.PublicURL,
+		Mail: cfg.Mail, PublicURL: cfg.PublicURL, OAuth: cfg.OAuth,
 	})
 	if err != nil {
 		return err

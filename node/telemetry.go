@@ -153,6 +153,10 @@ func (cfg FrontdoorConfig) frontHandler(ready func(context.Context) error, con c
 		if tel != nil {
 			r = r.WithContext(tel.RequestContext(r))
 		}
+		if con.edgeTakes(r) {
+			con.edge.ServeHTTP(w, r)
+			return
+		}
 		if con.takes(r) {
 			con.handler.ServeHTTP(w, r)
 			return

@@ -29,6 +29,7 @@ import (
 	"github.com/taskwire/taskwire/services/conformance"
 	"github.com/taskwire/taskwire/services/decisions"
 	"github.com/taskwire/taskwire/services/keys"
+	"github.com/taskwire/taskwire/services/oauth"
 	"github.com/taskwire/taskwire/services/sessions"
 	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
@@ -78,6 +79,17 @@ type WorkerConfig struct {
 	// host, and emailed links point at it. "": the workers offer no
 	// passkeys.
 	PublicURL string
+	// OAuth bounds what the OAuth authorization server issues and says
+	// which clients may connect; zero: the defaults of package oauth,
+	// any client.
+	OAuth OAuthConfig
+}
+
+// OAuthConfig is the OAuth authorization server's configuration
+// (--oauth-access-ttl, --oauth-clients, --oauth-only-configured).
+type OAuthConfig struct {
+	Limits  oauth.Limits
+	Clients oauth.Clients
 }
 
 // SessionLimits bound how long a console session lives.
@@ -196,6 +208,9 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 	}
 	svc.register = append(svc.register, svc.sessions.Register)
 	svc.unnamed = append(svc.unnamed, sessions.Methods...)
+	if err := w.oauthService(svc, bus); err != nil {
+		return nil, err
+	}
 	if cfg.Keys != nil {
 		// Front doors load the public keys from the workers, which reload
 		// them from the database when told of a rotation.
@@ -214,6 +229,27 @@ func (w *Worker) services(bus *localFirst) (*workerServices, error) {
 		svc.register = append(svc.register, fixtures.Register)
 	}
 	return svc, nil
+}
+
+// oauthService adds the OAuth authorization server: front doors call it
+// with no caller (a client has no token yet; the console passes the
+// person's cookie). A worker with no Issuer mints no tokens, so it
+// serves none.
+func (w *Worker) oauthService(svc *workerServices, bus *localFirst) error {
+	cfg := w.cfg
+	if cfg.Issuer == nil {
+		return nil
+	}
+	as, err := oauth.New(oauth.Config{
+		Client: cfg.DB, Tokens: svc.tokens, Issuer: cfg.Issuer, Sessions: svc.sessions, Audit: svc.audit,
+		Limits: cfg.OAuth.Limits, Clients: cfg.OAuth.Clients, Events: bus, Quota: cfg.Quota, Logger: cfg.Log, PublicURL: cfg.PublicURL,
+	})
+	if err != nil {
+		return err
+	}
+	svc.register = append(svc.register, as.Register)
+	svc.unnamed = append(svc.unnamed, oauth.Methods...)
+	return nil
 }
 
 // boardServices creates the services every worker serves to members.

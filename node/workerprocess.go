@@ -44,6 +44,7 @@ type WorkerProcessConfig struct {
 	MaxTokenTTL     time.Duration
 	Quota           quota.Limits
 	Sessions        SessionLimits // of the console's sessions
+	OAuth           OAuthConfig   // of the OAuth authorization server
 	Mail            *mail.Sender  // emails invitations; nil: none are
 	// MaxConnectionAge closes each front door's connection after about
 	// this long (see Keepalive); 0: never.
@@ -145,7 +146,7 @@ func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: signing.Issuer, Keys: signing.Keys,
 		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
 		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
-		Mail: cfg.Mail, PublicURL: cfg.PublicURL,
+		Mail: cfg.Mail, PublicURL: cfg.PublicURL, OAuth: cfg.OAuth,
 	}, nil
 }
 

@@ -13,7 +13,8 @@ import (
 )
 
 // TestBrowserTokens: in Chromium, the owner adds an assistant she
-// sponsors on the Members page and mints it a token on the Tokens page;
+// sponsors on the Members page, sees both ways in on the Connect page,
+// and mints it a token on the Tokens page;
 // the token, read from the page, works for an MCP client; she revokes it
 // on the page, and once the front door has heard of it (at once, or a
 // moment later over NATS) the client's next call is refused.
@@ -27,6 +28,17 @@ func TestBrowserTokens(t *testing.T) {
 		t.Fatalf("after adding an assistant the browser shows %s without claude, want the Members page listing it", p.path())
 	}
 	p.checkPage("the members page", "members")
+
+	// The Connect page offers both ways in: signing in, and a token
+	// minted on the Tokens page.
+	p.open("/t/" + s.tenant + "/connect")
+	if n := p.count(`#oauth pre[id^="oauth-"]`); n != 8 {
+		t.Errorf("the Connect page shows %d ways to sign in, want 8", n)
+	}
+	if p.count(`input#mcp-endpoint[value=`+jsString(s.endpoint)+`]`) != 1 || p.count(`#token a[href="/t/`+s.tenant+`/tokens"]`) != 1 {
+		t.Errorf("the Connect page does not show the endpoint %s, or no link to the Tokens page", s.endpoint)
+	}
+	p.checkPage("the connect page", "")
 
 	p.open("/t/" + s.tenant + "/tokens")
 	p.submit("form#create-token", map[string]string{"member": "claude", "label": "laptop claude"}, "")

@@ -43,6 +43,12 @@ type config struct {
 	Limits         limitsConfig       // the front door's other limits; the zero value has none
 	Quota          quota.Limits       // what each tenant may hold; the zero value bounds nothing
 	Sessions       node.SessionLimits // serve, worker: how long console sign-ins last
+	OAuth          node.OAuthConfig   // serve, worker: the OAuth authorization server
+
+	// OAuthClientsFile names the --oauth-clients file, read into OAuth by
+	// resolve; oauthDeclared tells that the command takes the OAuth flags.
+	OAuthClientsFile string
+	oauthDeclared    bool
 
 	// sessionsDeclared tells that the command takes the session flags.
 	sessionsDeclared bool
@@ -114,6 +120,7 @@ func (c *config) serveFlags(fs *flag.FlagSet) {
 	c.quotaFlags(fs)
 	c.oidcFlag(fs)
 	c.sessionFlags(fs)
+	c.oauthFlags(fs)
 	c.mailFlags(fs)
 	fs.BoolVar(&c.Conformance, "conformance", env("TASKWIRE_CONFORMANCE", "") == "true", "also serve the MCP conformance suite's fixture tools, resources and prompts, and answer requests without a token as a read-only fixture member; loopback public URLs only (env TASKWIRE_CONFORMANCE=true)")
 }
@@ -229,6 +236,9 @@ func (c *config) resolve(listenAddr string) error {
 		return err
 	}
 	if err := c.checkSessions(); err != nil {
+		return err
+	}
+	if err := c.checkOAuth(); err != nil {
 		return err
 	}
 	if err := c.loadOIDC(); err != nil {

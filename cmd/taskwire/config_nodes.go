@@ -54,6 +54,7 @@ func (c *nodeConfig) workerFlags(fs *flag.FlagSet) {
 	fs.DurationVar(&c.MaxConnectionAge, "max-connection-age", c.envDuration("TASKWIRE_MAX_CONNECTION_AGE", 5*time.Minute), "ask front doors to reconnect after about this long (calls in flight get --shutdown-grace to finish), so that those following a DNS name find workers added since; 0: never (env TASKWIRE_MAX_CONNECTION_AGE)")
 	c.quotaFlags(fs)
 	c.sessionFlags(fs)
+	c.oauthFlags(fs)
 	c.mailFlags(fs)
 	fs.BoolVar(&c.Migrate, "migrate", env("TASKWIRE_MIGRATE", "") == "true", "migrate the schema before serving, for a single worker in development; deployments run `taskwire migrate` once before a rollout instead (env TASKWIRE_MIGRATE=true)")
 }
@@ -117,6 +118,9 @@ func (c *nodeConfig) resolveNode(required map[string]string) error {
 		return err
 	}
 	if err := c.checkSessions(); err != nil {
+		return err
+	}
+	if err := c.checkOAuth(); err != nil {
 		return err
 	}
 	if err := c.loadOIDC(); err != nil {

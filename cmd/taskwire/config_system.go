@@ -16,7 +16,7 @@ func (c *config) system(ln net.Listener, log *slog.Logger) node.SystemConfig {
 		PublicURL: c.PublicURL, NATS: c.NATS, NATSListen: c.NATSListen, AllowedOrigins: c.origins(),
 		MetricsAddr: c.MetricsAddr, Pprof: c.Pprof, ShutdownGrace: c.ShutdownGrace, MaxTokenTTL: c.MaxTokenTTL,
 		Conformance: c.Conformance, RateLimits: c.rateLimits(), ListenLimits: c.listenLimits(),
-		AdminRateLimits: c.adminRateLimits(), AuthThrottle: c.authThrottle(), Quota: c.Quota, Sessions: c.Sessions, Mail: c.mail, OIDCProviders: c.oidc,
+		AdminRateLimits: c.adminRateLimits(), AuthThrottle: c.authThrottle(), Quota: c.Quota, Sessions: c.Sessions, OAuth: c.OAuth, Mail: c.mail, OIDCProviders: c.oidc,
 		OperatorSecretFile: secret, CreateOperatorSecret: create, Log: log, Version: version,
 	}
 }
@@ -29,7 +29,7 @@ func (c *nodeConfig) workerProcess() node.WorkerProcessConfig {
 		SigningKey: c.SigningKey, RetiredKeys: c.retiredKeys(), PublicURL: c.PublicURL,
 		Listen: c.Listen, HTTPAddr: c.HTTPAddr, Pprof: c.Pprof, ShutdownGrace: c.ShutdownGrace,
 		Conformance: c.Conformance, MaxTokenTTL: c.MaxTokenTTL, Quota: c.Quota, MaxConnectionAge: c.MaxConnectionAge,
-		Sessions: c.Sessions, Mail: c.mail,
+		Sessions: c.Sessions, OAuth: c.OAuth, Mail: c.mail,
 	}
 }
 

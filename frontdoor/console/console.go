@@ -35,7 +35,8 @@ type Events interface {
 // Config is what a console is built from.
 type Config struct {
 	// Conn reaches the workers, which serve SessionService, BoardService,
-	// DecisionService, AuditService, WorkService and AdminService.
+	// DecisionService, AuditService, WorkService, AdminService and
+	// OAuthService.
 	Conn grpc.ClientConnInterface
 	// PublicURL is the deployment's URL: it decides the cookie's name and
 	// Secure flag, and is the origin forms may be posted from.
@@ -89,6 +90,7 @@ type Console struct {
 	admin     adminv1.AdminServiceClient
 	audit     taskwirev1.AuditServiceClient
 	work      taskwirev1.WorkServiceClient
+	oauth     taskwirev1.OAuthServiceClient
 	cookies   cookies
 	csrf      csrfKeys
 	pages     *pages
@@ -120,6 +122,7 @@ func New(cfg Config) (*Console, error) {
 		admin:     adminv1.NewAdminServiceClient(cfg.Conn),
 		audit:     taskwirev1.NewAuditServiceClient(cfg.Conn),
 		work:      taskwirev1.NewWorkServiceClient(cfg.Conn),
+		oauth:     taskwirev1.NewOAuthServiceClient(cfg.Conn),
 		cookies:   newCookies(cfg.PublicURL),
 		csrf:      csrfKeys(cfg.CSRFKeys),
 		pages:     pg,

@@ -39,6 +39,7 @@ type fakeWorker struct {
 	member    *taskwirev1.Membership // what the session is a member as
 	admin     *fakeAdmin
 	others    []*taskwirev1.Membership // the person's tenants beside acme
+	oauth     *fakeOAuth
 }
 
 const (
@@ -53,6 +54,7 @@ func newFakeWorker() *fakeWorker {
 		hasPass:  true,
 		member:   membership,
 		admin:    newFakeAdmin(),
+		oauth:    newFakeOAuth(),
 		tasks: map[string]*taskwirev1.Task{
 			"T-1": {Ref: "T-1", Board: "main", Title: hostileTitle, Lane: taskwirev1.Lane_LANE_BACKLOG, Version: 1,
 				Kind: taskwirev1.TaskKind_TASK_KIND_BUG, Assignees: []string{"ada", "bot"},
@@ -75,6 +77,7 @@ func (w *fakeWorker) start(t *testing.T) *grpc.ClientConn {
 		taskwirev1.RegisterDecisionServiceServer(srv, w)
 		taskwirev1.RegisterWorkServiceServer(srv, w)
 		adminv1.RegisterAdminServiceServer(srv, w.admin)
+		taskwirev1.RegisterOAuthServiceServer(srv, w.oauth)
 	})
 }
 

@@ -30,6 +30,10 @@ type tokensData struct {
 	Expiries []expiry
 	// Created is the token just minted: its only showing.
 	Created *createdToken
+	// Grants are the assistants connected by OAuth; GrantsError says
+	// why they could not be listed.
+	Grants      []grantView
+	GrantsError string
 }
 
 // tokenView is a token's record as the page shows it.
@@ -60,7 +64,11 @@ const defaultExpiryDays = 30
 
 // tokensPage lists the tokens the person may see, and the form to mint one.
 func (c *Console) tokensPage(w http.ResponseWriter, r *http.Request, v *visit) {
-	c.showTokens(w, r, v, http.StatusOK, "", nil)
+	msg := ""
+	if r.URL.RawQuery == grantRevoked {
+		msg = "The grant was revoked: the assistant can no longer act with it, on any front door."
+	}
+	c.showTokens(w, r, v, http.StatusOK, msg, nil)
 }
 
 func (c *Console) showTokens(w http.ResponseWriter, r *http.Request, v *visit, code int, msg string, created *createdToken) {
@@ -80,6 +88,7 @@ func (c *Console) showTokens(w http.ResponseWriter, r *http.Request, v *visit, c
 	for _, t := range slices.Backward(list) {
 		data.Tokens = append(data.Tokens, viewToken(t))
 	}
+	data.Grants, data.GrantsError = c.grantsOf(r, v)
 	c.render(w, r, code, "tokens", page{Title: "Tokens", Visit: v, Message: msg, Data: data})
 }
 

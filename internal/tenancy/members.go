@@ -83,43 +83,51 @@ func CheckRole(handle string, kind member.Kind, role member.Role) error {
 // AddMember adds a member to the tenant with slug tenantSlug. A taken handle
 // is a Conflict; an unknown tenant or sponsor is NotFound.
 func AddMember(ctx context.Context, client *ent.Client, tenantSlug string, spec MemberSpec) (*ent.Member, error) {
-	spec, err := spec.withDefaults().checked()
-	if err != nil {
-		return nil, err
-	}
 	t, ctx, err := Tenant(ctx, client, tenantSlug)
 	if err != nil {
 		return nil, err
 	}
 	var m *ent.Member
 	err = store.WithTx(ctx, client, func(tx *ent.Tx) error {
-		if err := spec.Quota.CheckMembers(ctx, tx, t); err != nil {
-			return err
-		}
-		create := tx.Member.Create().SetTenantID(t.ID).
-			SetHandle(spec.Handle).SetDisplayName(spec.Name).
-			SetKind(spec.Kind).SetRole(spec.Role)
-		if spec.SponsorHandle != "" {
-			sponsor, err := MemberByHandle(ctx, tx.Client(), t, spec.SponsorHandle)
-			if err != nil {
-				return err
-			}
-			if sponsor.Kind != member.KindHuman {
-				return domainerr.New(domainerr.Invalid, "sponsor %q is an assistant: a sponsor must be a human member", sponsor.Handle)
-			}
-			create.SetSponsorID(sponsor.ID)
-		}
-		m, err = create.Save(ctx)
-		if ent.IsConstraintError(err) {
-			return domainerr.Wrap(domainerr.Conflict, err,
-				"tenant %s already has a member %q: choose another handle", t.Slug, spec.Handle)
-		}
+		m, err = AddMemberTx(ctx, tx, t, spec)
 		return err
 	})
 	if err != nil {
 		return nil, store.DomainError(ctx, err)
 	}
 	return m, nil
+}
+
+// AddMemberTx is AddMember in tx, for a change that adds a member along
+// with other rows (an OAuth grant's assistant): all commit or none. ctx
+// must be scoped to t.
+func AddMemberTx(ctx context.Context, tx *ent.Tx, t *ent.Tenant, spec MemberSpec) (*ent.Member, error) {
+	spec, err := spec.withDefaults().checked()
+	if err != nil {
+		return nil, err
+	}
+	if err := spec.Quota.CheckMembers(ctx, tx, t); err != nil {
+		return nil, err
+	}
+	create := tx.Member.Create().SetTenantID(t.ID).
+		SetHandle(spec.Handle).SetDisplayName(spec.Name).
+		SetKind(spec.Kind).SetRole(spec.Role)
+	if spec.SponsorHandle != "" {
+		sponsor, err := MemberByHandle(ctx, tx.Client(), t, spec.SponsorHandle)
+		if err != nil {
+			return nil, err
+		}
+		if sponsor.Kind != member.KindHuman {
+			return nil, domainerr.New(domainerr.Invalid, "sponsor %q is an assistant: a sponsor must be a human member", sponsor.Handle)
+		}
+		create.SetSponsorID(sponsor.ID)
+	}
+	m, err := create.Save(ctx)
+	if ent.IsConstraintError(err) {
+		return nil, domainerr.Wrap(domainerr.Conflict, err,
+			"tenant %s already has a member %q: choose another handle", t.Slug, spec.Handle)
+	}
+	return m, err
 }
 
 // FindMember returns the member with handle in the tenant with slug

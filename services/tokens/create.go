@@ -33,6 +33,9 @@ type CreateRequest struct {
 	// Admin mints an admin token: a person's credential for the admin API,
 	// with no scopes or toolsets, for an owner or admin only.
 	Admin bool
+	// GrantID is the OAuth grant the token is issued under (0: none), so
+	// that revoking the grant revokes the token (RevokeGrant).
+	GrantID int
 }
 
 // Create mints a token with is and records it. The token is returned only
@@ -74,11 +77,14 @@ func (s *Store) Create(ctx context.Context, is *authn.Issuer, r CreateRequest) (
 		if err := holdKey(ctx, tx, minted.KeyID); err != nil {
 			return err
 		}
-		row, err := tx.Token.Create().SetTenantID(t.ID).SetMemberID(m.ID).
+		create := tx.Token.Create().SetTenantID(t.ID).SetMemberID(m.ID).
 			SetJti(minted.ID).SetScopes(orEmpty(normalScopes(r.Scopes))).SetToolsets(orEmpty(minted.Toolsets)).SetLabel(r.Label).
 			SetCreatedAt(s.now()).SetExpiresAt(minted.ExpiresAt.UTC()).
-			SetKind(kindOf(r.Admin)).SetIssuer(minted.Issuer).SetKid(minted.KeyID).
-			Save(ctx)
+			SetKind(kindOf(r.Admin)).SetIssuer(minted.Issuer).SetKid(minted.KeyID)
+		if r.GrantID != 0 {
+			create.SetGrantID(r.GrantID)
+		}
+		row, err := create.Save(ctx)
 		if err != nil {
 			return err
 		}

@@ -80,6 +80,10 @@ func NewIssuer(cfg IssuerConfig) (*Issuer, error) {
 	return &Issuer{cfg: cfg}, nil
 }
 
+// Audience is the "aud" of the MCP tokens is mints: the MCP endpoint's
+// URL, which an OAuth client names as its resource (RFC 8707).
+func (is *Issuer) Audience() string { return is.cfg.Audience }
+
 // MintRequest names who a token is for and what it allows.
 type MintRequest struct {
 	Tenant string

@@ -34,6 +34,19 @@ func Allows(scopes []string, need string) bool {
 	return false
 }
 
+// Needed are the scopes a token must be granted to do what needs the
+// scope need: need and those it implies, weakest first ("read comment
+// write" for write). A client stepping up asks for all of them.
+func Needed(need string) []string {
+	var out []string
+	for _, s := range AllScopes {
+		if slices.Contains(implies[need], s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Valid reports whether s is a known scope.
 func Valid(s string) bool {
 	_, ok := implies[s]

@@ -1,6 +1,9 @@
 package authz
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestAllows(t *testing.T) {
 	tests := []struct {
@@ -34,5 +37,13 @@ func TestAllows(t *testing.T) {
 	}
 	if Valid("admin") {
 		t.Error(`Valid("admin") = true, want false`)
+	}
+}
+
+func TestNeeded(t *testing.T) {
+	for need, want := range map[string]string{"read": "read", "comment": "read comment", "write": "read comment write", "": "", "admin": ""} {
+		if got := strings.Join(Needed(need), " "); got != want {
+			t.Errorf("Needed(%q) = %q, want %q", need, got, want)
+		}
 	}
 }
