@@ -58,7 +58,8 @@ type Clients struct {
 	// metadata documents (--oauth-only-configured).
 	OnlyConfigured bool
 	// MetadataLoopback lets Client ID Metadata Documents be fetched from
-	// loopback addresses (and over http from them). For tests only: it
-	// opens the server-side request forgery guard.
+	// loopback addresses (and over http from them), trusting any
+	// certificate (a test's own, over https). For tests only: it opens
+	// the server-side request forgery guard.
 	MetadataLoopback bool
 }
