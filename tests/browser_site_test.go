@@ -39,6 +39,9 @@ type site struct {
 	endpoint string            // the MCP endpoint tokens are bound to
 	mcpVia   http.RoundTripper // how an assistant's requests reach it
 	operator string            // the operator secret of the admin API at base
+	// adminAddr is the host:port of the admin API when base does not
+	// serve it (a load balancer of HTTP only).
+	adminAddr string
 	// firstLink is the path of the owner's one-time link the first
 	// start showed, on the embedded default.
 	firstLink string
@@ -46,6 +49,13 @@ type site struct {
 
 // embeddedSite starts `taskwire serve`'s system on s: one front door.
 func embeddedSite(t *testing.T, s nodetest.Setup) (*site, *nodetest.Harness) {
+	t.Helper()
+	return embeddedSiteWith(t, s, nil)
+}
+
+// embeddedSiteWith is embeddedSite with the configuration changed by edit
+// first, when set.
+func embeddedSiteWith(t *testing.T, s nodetest.Setup, edit func(*node.SystemConfig)) (*site, *nodetest.Harness) {
 	t.Helper()
 	var link string
 	s.FirstStart = func(ctx context.Context, sys *node.System, out io.Writer) error {
@@ -57,7 +67,7 @@ func embeddedSite(t *testing.T, s nodetest.Setup) (*site, *nodetest.Harness) {
 		_, err = fmt.Fprintf(out, "operator secret %s\n  %s\n", sys.NewOperatorSecret(), w.Token)
 		return err
 	}
-	h := nodetest.Start(t, s)
+	h := nodetest.StartWith(t, s, edit)
 	first := h.Sys.First()
 	base := h.Sys.Config().PublicURL
 	if !strings.HasPrefix(link, base+"/signin/link?k=") {
@@ -108,7 +118,11 @@ func clusterSite(t *testing.T, s nodetest.Setup) *site {
 // owner's.
 func (s *site) signInLink(t *testing.T, handle string) string {
 	t.Helper()
-	conn, err := grpc.NewClient(s.base[len("http://"):], grpc.WithTransportCredentials(insecure.NewCredentials()))
+	addr := s.adminAddr
+	if addr == "" {
+		addr = s.base[len("http://"):]
+	}
+	conn, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
 		t.Fatal(err)
 	}

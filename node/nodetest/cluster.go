@@ -86,10 +86,10 @@ func StartCluster(t testing.TB, s Setup) *Cluster {
 	}
 	w := startWorker(t, node.WorkerConfig{
 		DB: db, NATS: workerNATS, InternalKey: "cluster-key", Listen: "127.0.0.1:0", Drain: 5 * time.Second, Log: log,
-		Keys: c.Keys, Issuer: s.workerIssuer(c.Keys),
+		Keys: c.Keys, Issuer: s.workerIssuer(c.Keys), OAuth: s.OAuth, PublicURL: s.PublicURL,
 	})
 	c.Front = node.FrontdoorConfig{
-		PublicURL: "http://taskwire.test", Worker: "passthrough:///" + w.Addr(), InternalKey: "cluster-key", Key: key, Log: log,
+		PublicURL: s.publicURL(), Worker: "passthrough:///" + w.Addr(), InternalKey: "cluster-key", Key: key, Log: log,
 		Operator: s.Operator,
 	}
 	c.AddFront(t)

@@ -52,10 +52,27 @@ type Setup struct {
 
 	// For StartCluster only: the operator secret front doors recognise,
 	// the audience the worker mints tokens for (none: it mints none), and
-	// how long a retired signing key verifies (0: as in production).
+	// how long a retired signing key verifies (0: as in production); the
+	// public URL the front doors share (default clusterURL) and the
+	// worker's OAuth authorization server settings.
 	Operator      *adminedge.OperatorSecret
 	Audience      string
 	KeysVerifyFor time.Duration
+	PublicURL     string
+	OAuth         node.OAuthConfig
+}
+
+// clusterURL is a cluster's public URL unless Setup.PublicURL names one:
+// a name no request goes to, for the tests reach the front doors by
+// address.
+const clusterURL = "http://taskwire.test"
+
+// publicURL is the public URL of a cluster on s.
+func (s Setup) publicURL() string {
+	if s.PublicURL != "" {
+		return s.PublicURL
+	}
+	return clusterURL
 }
 
 // workerIssuer is the issuer of a cluster's worker, signing with ring's
@@ -64,7 +81,7 @@ func (s Setup) workerIssuer(ring *keys.Ring) *authn.Issuer {
 	if s.Audience == "" {
 		return nil
 	}
-	is, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: "http://taskwire.test", Audience: s.Audience})
+	is, err := authn.NewIssuer(authn.IssuerConfig{Current: ring.Current, Issuer: s.publicURL(), Audience: s.Audience})
 	if err != nil {
 		panic(err)
 	}

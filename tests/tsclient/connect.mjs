@@ -3,10 +3,12 @@
 // follows the 401 to the server's metadata, registers itself (RFC 7591),
 // and asks for authorization in a browser; the Go test that runs it reads
 // the authorization URL from its output and clicks the consent. Then it
-// lists the tools and calls whoami, and with --after-expiry calls it again
-// once the access token has expired, through a refresh.
+// lists the tools and calls whoami, and with --refresh-after N calls it
+// again N seconds after the access token expired (the server's leeway for
+// clocks), which the client does through a refresh when the server
+// answers 401.
 //
-//   node connect.mjs <endpoint> [--after-expiry]
+//   node connect.mjs <endpoint> [--refresh-after <seconds>]
 //
 // Each line of output is one JSON object: {"authorize": url},
 // {"tools": [...]}, {"whoami": {...}}, {"tokens": n} (how many token sets
@@ -17,7 +19,8 @@ import { once } from 'node:events';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 
 const [endpoint, ...flags] = process.argv.slice(2);
-const afterExpiry = flags.includes('--after-expiry');
+const i = flags.indexOf('--refresh-after');
+const refreshAfter = i < 0 ? undefined : Number(flags[i + 1]);
 
 function say(obj) {
     process.stdout.write(JSON.stringify(obj) + '\n');
@@ -93,9 +96,9 @@ try {
     const { tools } = await client.listTools();
     say({ tools: tools.map(t => t.name) });
     await whoami(client);
-    if (afterExpiry) {
+    if (refreshAfter !== undefined) {
         // Wait out the access token; the next call refreshes it.
-        await new Promise(r => setTimeout(r, Math.max(0, expiresAt - Date.now()) + 1500));
+        await new Promise(r => setTimeout(r, Math.max(0, expiresAt - Date.now()) + refreshAfter * 1000));
         await whoami(client);
     }
     say({ tokens: saved });
