@@ -7,12 +7,15 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/taskwire/taskwire/internal/caller/authn"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/node"
 	"github.com/taskwire/taskwire/node/nodetest"
 )
@@ -38,10 +41,12 @@ type tsOutput struct {
 // and no registration, connects as Claude.ai does: it follows the 401 to
 // the metadata, registers itself dynamically, and sends the person to the
 // authorization page, where the owner approves in the browser; it then
-// lists the tools and acts as an assistant the owner sponsors. Against
-// `taskwire serve` it outlives its access token and refreshes it;
-// against two front doors with PostgreSQL the consent is given on one
-// replica and the code exchanged on the other.
+// lists the tools and acts as an assistant the owner sponsors. It does so
+// against `taskwire serve` in process, where it also outlives its access
+// token (of a second) and refreshes it; against the taskwire binary's
+// serve as an operator runs it; and against two front doors with
+// PostgreSQL, where the consent is given on one replica and the code
+// exchanged on the other.
 func TestBrowserOAuthTypeScript(t *testing.T) {
 	requireTSClient(t)
 	t.Run("serve", func(t *testing.T) {
@@ -58,6 +63,10 @@ func TestBrowserOAuthTypeScript(t *testing.T) {
 		if out.Tokens < 2 {
 			t.Errorf("the client saved %d token sets after its access token expired, want a refreshed one too", out.Tokens)
 		}
+	})
+	t.Run("taskwire serve binary", func(t *testing.T) {
+		s := servedSite(t)
+		checkTSClient(t, runTSClient(t, s, newPerson(t, s), s.firstLink), s.owner, 1)
 	})
 	t.Run("two front doors", func(t *testing.T) {
 		s, _ := oauthCluster(t, nodetest.Setups()[1])
@@ -154,4 +163,18 @@ func runTSClient(t *testing.T, s *site, p *person, link string, args ...string) 
 		out.Error = err.Error() + "\n" + stderr.String()
 	}
 	return out
+}
+
+// servedSite runs the taskwire binary's serve, as an operator does, and
+// returns it as a site with the owner's one-time sign-in link that its
+// first start printed.
+func servedSite(t *testing.T) *site {
+	t.Helper()
+	dir := t.TempDir()
+	p := nodetest.StartProc(t, dir, "serve", "serve", "--addr", "127.0.0.1:0", "--data", dir)
+	endpoint, _ := p.Logged(t, "taskwire serving")["endpoint"].(string)
+	base := strings.TrimSuffix(endpoint, "/api/mcp")
+	link := regexp.MustCompile(regexp.QuoteMeta(base) + `(/signin/link\?k=[\w-]+)`)
+	poll.Until(t, pageWait, "serve to print the owner's sign-in link", func() bool { return link.MatchString(p.Stdout.String()) })
+	return &site{base: base, endpoint: endpoint, owner: "owner", firstLink: link.FindStringSubmatch(p.Stdout.String())[1]}
 }
