@@ -22,7 +22,10 @@ const refusalCodeTTL = 2 * time.Second
 // TestOAuthRefusals: what the authorization server refuses, over HTTP as
 // any client (or attacker) speaks it, each with the error a client can
 // act on; the refusals that would send the browser somewhere untrusted
-// show a page instead of redirecting.
+// show a page instead of redirecting. A code or refresh token used twice
+// revokes its grant, whose access tokens then stop working. One thing it
+// allows that looks like a refusal: a loopback redirect on another port
+// (RFC 8252).
 func TestOAuthRefusals(t *testing.T) {
 	h := nodetest.StartWith(t, nodetest.Setups()[0], oauthTestConfig)
 	o := newOAuthPlain(t, h)
@@ -96,6 +99,60 @@ func TestOAuthRefusals(t *testing.T) {
 				return nodetest.ToolsListStatus(t, o.endpoint, "", tok) == http.StatusUnauthorized
 			})
 		}
+	})
+	t.Run("code of another client or redirect", func(t *testing.T) {
+		other := o.register(cb.URL)
+		v := verifier()
+		code := o.code(client, cb.URL, v)
+		status, got := o.exchange(other, cb.URL, code, v)
+		oauthError(t, "another client's code", status, got, "invalid_grant")
+		code = o.code(client, cb.URL, v)
+		status, got = o.exchange(client, cb.URL+"?other", code, v)
+		oauthError(t, "a code with another redirect_uri than authorized", status, got, "invalid_grant")
+	})
+	t.Run("plain PKCE", func(t *testing.T) {
+		for _, method := range []string{"plain", ""} {
+			q := o.request(client, cb.URL, verifier())
+			q.Set("code_challenge_method", method)
+			if method == "" {
+				q.Del("code_challenge")
+			}
+			code, loc, body := o.authorize(q)
+			u, _ := url.Parse(loc)
+			if code != http.StatusSeeOther || !strings.HasPrefix(loc, cb.URL+"?") || u.Query().Get("error") != "invalid_request" {
+				t.Errorf("code_challenge_method %q = %d to %q, want 303 to the client with error=invalid_request:\n%s", method, code, loc, body)
+			}
+		}
+	})
+	t.Run("refresh by another client or wider", func(t *testing.T) {
+		other := o.register(cb.URL)
+		_, refresh := o.tokens(client, cb.URL)
+		status, got := o.refresh(other, refresh)
+		oauthError(t, "another client's refresh token", status, got, "invalid_grant")
+		_, refresh = o.tokens(client, cb.URL)
+		status, got = o.token(url.Values{"grant_type": {"refresh_token"}, "client_id": {client}, "refresh_token": {refresh}, "scope": {"read admin"}})
+		oauthError(t, "a refresh asking for a scope never granted", status, got, "invalid_scope")
+	})
+	t.Run("registration", func(t *testing.T) {
+		for _, redirect := range []string{"https://app.example/cb#frag", "javascript:alert(1)", "http://app.example/cb"} {
+			body := `{"client_name":"Bad","redirect_uris":["` + redirect + `"],"token_endpoint_auth_method":"none"}`
+			resp, err := http.Post(o.base+"/oauth/register", "application/json", strings.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got map[string]any
+			json.NewDecoder(resp.Body).Decode(&got)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusBadRequest || got["error"] != "invalid_redirect_uri" {
+				t.Errorf("registering redirect_uri %s = %d %v, want 400 invalid_redirect_uri", redirect, resp.StatusCode, got)
+			}
+		}
+	})
+	t.Run("loopback redirect on another port", func(t *testing.T) {
+		// RFC 8252 §7.3: a native client's loopback port changes from run
+		// to run; the path must still match.
+		moved := strings.Replace(cb.URL, strings.TrimPrefix(cb.srv.URL, "http://127.0.0.1"), ":1", 1)
+		o.approve(o.request(client, moved, verifier()))
 	})
 
 	// A node as deployed: metadata documents only from public addresses,
