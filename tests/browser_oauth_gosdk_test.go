@@ -41,7 +41,8 @@ func oauthTestConfig(c *node.SystemConfig) {
 // expires it refreshes it and goes on. A second client registers itself
 // dynamically (as Claude.ai and VS Code do) and connects the same way, as
 // another assistant of the owner's. The owner revokes the first one's
-// grant on the console's Tokens page, and its access token stops working.
+// grant on the console's Tokens page, and its access token stops working;
+// connected again, the client is the same assistant as before.
 func TestBrowserOAuthGoSDK(t *testing.T) {
 	s, _ := embeddedSiteWith(t, nodetest.Setups()[0], oauthTestConfig)
 	p := newPerson(t, s)
@@ -113,6 +114,15 @@ func TestBrowserOAuthGoSDK(t *testing.T) {
 		poll.Until(t, pageWait, "the access token of a grant revoked in the console to be refused", func() bool {
 			return nodetest.ToolsListStatus(t, s.endpoint, "", tok.AccessToken) == http.StatusUnauthorized
 		})
+	})
+	t.Run("connected again", func(t *testing.T) {
+		cs, _, _ := goSDKClient(t, s.endpoint, s.mcpVia, &auth.AuthorizationCodeHandlerConfig{
+			ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{URL: id},
+			RedirectURL:                    cb.URL, AuthorizationCodeFetcher: cb.fetcher(p, ""),
+		})
+		if again := checkSponsored(t, cs, s.owner); again != cimd {
+			t.Errorf("the client connected again acts as %s, want its assistant of before, %s", again, cimd)
+		}
 	})
 }
 
