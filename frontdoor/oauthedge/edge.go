@@ -51,7 +51,7 @@ type Config struct {
 }
 
 // DefaultDocumentation tells a client's developer how to connect.
-const DefaultDocumentation = "https://github.com/taskwire/taskwire/blob/main/docs/connecting.md"
+const DefaultDocumentation = "https://github.com/taskwire/taskwire/blob/main/docs/oauth.md"
 
 // Limits are the per-address rate limits of the endpoints a client may
 // call without a token; a zero RateLimit is no limit.
