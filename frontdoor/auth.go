@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/taskwire/taskwire/frontdoor/cors"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/authz"
@@ -61,9 +62,16 @@ func (h *Handler) isMetadataPath(p string) bool {
 
 // serveMetadata answers GET with the protected-resource document. It needs
 // no token: a client reads it to learn how to get one.
+// Browser-based clients read it from their own origin.
 func (h *Handler) serveMetadata(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet {
-		w.Header().Set("Allow", http.MethodGet)
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		cors.Public(w)
+	case http.MethodOptions:
+		cors.Preflight(w, "GET, HEAD, OPTIONS")
+		return
+	default:
+		w.Header().Set("Allow", "GET, HEAD, OPTIONS")
 		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
 		return
 	}

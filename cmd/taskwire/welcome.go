@@ -35,17 +35,22 @@ The owner's MCP token is shown this once; keep it secret. It expires %s.
   %s
 
 Claude Code:
-  claude mcp add --transport http taskwire %s --header "Authorization: Bearer %s"
+  %s
 
 Any Streamable HTTP client (e.g. .mcp.json):
   %s
+
+Or connect by signing in, with no token to copy: give your assistant the URL alone,
+e.g. for Claude Code:
+  %s
+and approve in the browser page it opens (docs/oauth.md has each client's way).
 
 More tokens: taskwire token create%s --member <handle> --scopes read,comment,write
 
 This token is for MCP only: it never administers. To manage members and tokens through
 the admin API (taskwire admin), use the platform operator secret, or an admin token:
   taskwire token create%s --member %s --admin
-`, endpoint, tenant, owner, board, signInLink, expires.Format(time.DateOnly), token, endpoint, token, cfg, data, data, owner)
+`, endpoint, tenant, owner, board, signInLink, expires.Format(time.DateOnly), token, clientconfig.ClaudeCode(endpoint, token), cfg, clientconfig.ClaudeCode(endpoint, ""), data, data, owner)
 }
 
 // redactDSN drops the password from a database URL for logs.

@@ -78,7 +78,7 @@ func knownBy(con *taskwirev1.Consent) string {
 	case "configured":
 		return "configured by the operator of this Taskwire"
 	default:
-		return "registered itself: Taskwire cannot vouch for its name"
+		return "a client that registered itself with no one vouching for it: its name is what it says it is"
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor"
+	"github.com/taskwire/taskwire/frontdoor/cors"
 )
 
 // The paths of the endpoints, after the public URL's path.
@@ -51,7 +52,7 @@ type Config struct {
 }
 
 // DefaultDocumentation tells a client's developer how to connect.
-const DefaultDocumentation = "https://github.com/taskwire/taskwire/blob/main/docs/connecting.md"
+const DefaultDocumentation = "https://github.com/taskwire/taskwire/blob/main/docs/oauth.md"
 
 // Limits are the per-address rate limits of the endpoints a client may
 // call without a token; a zero RateLimit is no limit.
@@ -161,7 +162,7 @@ func (e *Edge) Owns(path string) bool {
 func (e *Edge) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Browser-based clients (MCP Inspector) call every endpoint from
 	// another origin; none relies on cookies, so any origin may.
-	w.Header().Set("Access-Control-Allow-Origin", "*")
+	cors.Public(w)
 	switch p := r.URL.Path; {
 	case p == MetadataPath || p == MetadataPath+e.base:
 		e.serve(w, r, http.MethodGet, e.serveMetadata)
@@ -185,12 +186,7 @@ func (e *Edge) serve(w http.ResponseWriter, r *http.Request, method string, fn h
 	}
 	switch {
 	case r.Method == http.MethodOptions:
-		h := w.Header()
-		h.Set("Allow", allow)
-		h.Set("Access-Control-Allow-Methods", allow)
-		h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, mcp-protocol-version")
-		h.Set("Access-Control-Max-Age", "600")
-		w.WriteHeader(http.StatusNoContent)
+		cors.Preflight(w, allow)
 	case r.Method == method || (method == http.MethodGet && r.Method == http.MethodHead):
 		fn(w, r)
 	default:

@@ -172,7 +172,7 @@ func TestMethodsAndPreflight(t *testing.T) {
 	pre.Header.Set("Access-Control-Request-Method", "POST")
 	w := serve(e, pre)
 	if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Origin") != "*" ||
-		!strings.Contains(w.Header().Get("Access-Control-Allow-Headers"), "mcp-protocol-version") ||
+		!strings.Contains(w.Header().Get("Access-Control-Allow-Headers"), "Mcp-Protocol-Version") ||
 		!strings.Contains(w.Header().Get("Access-Control-Allow-Methods"), "POST") {
 		t.Errorf("preflight = %d, headers %v", w.Code, w.Header())
 	}

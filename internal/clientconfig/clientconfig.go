@@ -32,7 +32,7 @@ func For(endpoint, token string) []Snippet {
 	auth := map[string]string{"Authorization": "Bearer " + token}
 	return []Snippet{
 		{Client: "Claude Code", Where: "a terminal, in your project", Lang: "shell",
-			Text: claudeAdd(endpoint) + " --header " + ShellQuote("Authorization: Bearer "+token)},
+			Text: ClaudeCode(endpoint, token)},
 		{Client: "Cursor", Where: cursorFile, Lang: "json", Text: jsonText(cursor(endpoint, auth))},
 		{Client: "VS Code", Where: vscodeFile, Lang: "json", Text: jsonText(vscode(endpoint, auth))},
 		{Client: "Windsurf", Where: windsurfFile, Lang: "json", Text: jsonText(windsurf(endpoint, auth))},
@@ -56,7 +56,7 @@ func OAuthFor(endpoint string) []Snippet {
 		{Client: "ChatGPT (developer mode)", Where: "Settings → Apps & Connectors → Create, as the MCP server URL, with OAuth authentication", Lang: "url",
 			Text: endpoint, Then: "Create it, then sign in to Taskwire and approve when ChatGPT opens the page. " + hosted},
 		{Client: "Claude Code", Where: "a terminal, in your project", Lang: "shell",
-			Text: claudeAdd(endpoint), Then: "Then run /mcp in Claude Code, pick " + ServerName + " and sign in."},
+			Text: ClaudeCode(endpoint, ""), Then: "Then run /mcp in Claude Code, pick " + ServerName + " and sign in."},
 		{Client: "Cursor", Where: cursorFile, Lang: "json", Text: jsonText(cursor(endpoint, nil)),
 			Then: "Cursor lists the server as needing a sign-in: press Connect."},
 		{Client: "VS Code", Where: vscodeFile, Lang: "json", Text: jsonText(vscode(endpoint, nil)),
@@ -82,9 +82,14 @@ const (
 	geminiFile   = "~/.gemini/settings.json"
 )
 
-// claudeAdd is Claude Code's command adding Taskwire, before any header.
-func claudeAdd(endpoint string) string {
-	return "claude mcp add --transport http " + ServerName + " " + ShellQuote(endpoint)
+// ClaudeCode is Claude Code's command adding Taskwire at endpoint: with
+// token, sent as a header; with none, to sign in (OAuth) from Claude Code.
+func ClaudeCode(endpoint, token string) string {
+	cmd := "claude mcp add --transport http " + ServerName + " " + ShellQuote(endpoint)
+	if token != "" {
+		cmd += " --header " + ShellQuote("Authorization: Bearer "+token)
+	}
+	return cmd
 }
 
 func cursor(endpoint string, headers map[string]string) map[string]any {
