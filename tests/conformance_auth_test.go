@@ -34,9 +34,7 @@ const conformanceWait = 2 * time.Minute
 func TestConformanceAuthorization(t *testing.T) {
 	dir := os.Getenv(envConformance)
 	if dir == "" {
-		// Not "not set: skipping": CI counts that as lost wiring, and this
-		// test runs in CI through conformance/run instead.
-		t.Skipf("the conformance suite's authorization scenarios run from conformance/run, which sets %s to its directory", envConformance)
+		t.Skipf("%s is not set: skipping the conformance suite's authorization scenarios (conformance/run and CI set it to the conformance directory, after npm ci there)", envConformance)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".bin", "conformance")); err != nil {
 		t.Fatalf("%s=%s has no installed suite (%v): run npm ci there", envConformance, dir, err)
