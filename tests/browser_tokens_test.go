@@ -38,7 +38,7 @@ func TestBrowserTokens(t *testing.T) {
 	if p.count(`input#mcp-endpoint[value=`+jsString(s.endpoint)+`]`) != 1 || p.count(`#token a[href="/t/`+s.tenant+`/tokens"]`) != 1 {
 		t.Errorf("the Connect page does not show the endpoint %s, or no link to the Tokens page", s.endpoint)
 	}
-	p.checkPage("the connect page", "")
+	p.checkPage("the connect page", "connect")
 
 	p.open("/t/" + s.tenant + "/tokens")
 	p.submit("form#create-token", map[string]string{"member": "claude", "label": "laptop claude"}, "")
