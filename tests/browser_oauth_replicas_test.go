@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -78,7 +79,9 @@ func (b *balancer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // exchanges the code on B and calls tools on both. When the client
 // revokes its grant at A (RFC 7009), B refuses its access token too,
 // within the second the console promises (polled, with a generous
-// deadline for a loaded machine), and its refresh token is dead.
+// deadline for a loaded machine), and its refresh token is dead. Then a
+// go-sdk client known by its Client ID Metadata Document connects
+// through the same replicas.
 func TestBrowserOAuthReplicas(t *testing.T) {
 	s, c := oauthCluster(t, nodetest.Setups()[1])
 	p := newPerson(t, s)
@@ -119,4 +122,19 @@ func TestBrowserOAuthReplicas(t *testing.T) {
 	})
 	status, got := (&oauthPlain{t: t, base: s.base, endpoint: s.endpoint}).refresh(form.Get("client_id"), tok.RefreshToken)
 	oauthError(t, "the refresh token of a revoked grant", status, got, "invalid_grant")
+
+	// A client known by its metadata document (as Claude Code is) connects
+	// through the same two replicas: its document is fetched once, by the
+	// worker, whichever front door the client asks.
+	cb2 := newCallback(t)
+	id := metadataDocument(t, "Taskwire go-sdk by metadata on replicas", cb2.URL)
+	cs2, rec2, _ := goSDKClient(t, s.endpoint, s.mcpVia, &auth.AuthorizationCodeHandlerConfig{
+		ClientIDMetadataDocumentConfig: &auth.ClientIDMetadataDocumentConfig{URL: id},
+		RedirectURL:                    cb2.URL, AuthorizationCodeFetcher: cb2.fetcher(p, s.signInLink(t, s.owner)),
+	})
+	if grants, _ := rec2.seen(); !slices.Equal(grants, []string{"authorization_code"}) {
+		t.Errorf("the metadata-document client asked the token endpoint for %v, want one authorization_code grant", grants)
+	}
+	checkSponsored(t, cs2, s.owner)
+	nodetest.CallOK(t, cs2, "tasks_list", map[string]any{"limit": 5})
 }
