@@ -3,6 +3,7 @@ package oauth
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -85,8 +86,14 @@ func (md *clientMetadata) checkRegistration() error {
 		}
 		return refuse(code, "The client metadata cannot be registered: %s.", err)
 	}
-	if len(md.GrantTypes) == 0 {
-		md.GrantTypes = []string{"authorization_code"}
+	// Every client gets refresh tokens, so the registration says so even
+	// when the client named no grant types (RFC 7591 §3.2.1 lets the
+	// server answer other values than those asked).
+	if !slices.Contains(md.GrantTypes, "refresh_token") {
+		md.GrantTypes = append(md.GrantTypes, "refresh_token")
+	}
+	if !slices.Contains(md.GrantTypes, "authorization_code") {
+		md.GrantTypes = append([]string{"authorization_code"}, md.GrantTypes...)
 	}
 	if len(md.ResponseTypes) == 0 {
 		md.ResponseTypes = []string{"code"}

@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -98,6 +99,11 @@ func TestConfidentialRegistration(t *testing.T) {
 		client, secret := doc["client_id"].(string), doc["client_secret"].(string)
 		if secret == "" || doc["client_secret_expires_at"] != float64(0) {
 			t.Fatalf("registration = %v, want a secret that does not expire", doc)
+		}
+		// It named no grant types; it gets refresh tokens all the same, and
+		// its registration says so.
+		if got := fmt.Sprint(doc["grant_types"]); got != "[authorization_code refresh_token]" {
+			t.Errorf("registration grant_types = %s, want [authorization_code refresh_token]", got)
 		}
 		p := newPKCE("k")
 		code := e.approve(t, "alice", "acme", authReq(client, p))
