@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql/driver"
 	"fmt"
+	"log/slog"
 	"strings"
 
 	"entgo.io/ent/dialect"
@@ -13,11 +14,16 @@ import (
 
 // Full-text search over the titles and notes of tasks, which ent cannot
 // declare: Open sets it up after the migration, on every start, and the
-// board's search queries name these.
+// board's search queries name these. Two indexes sit side by side: a
+// stemmed one for languages that put spaces between words, and a trigram
+// one that finds any part of a phrase, for Chinese, Japanese and Korean.
 const (
-	// SearchTable is SQLite's FTS5 index of the tasks table (external
-	// content: it stores only the index, keyed by the task's id).
+	// SearchTable is SQLite's stemmed FTS5 index of the tasks table
+	// (external content: it stores only the index, keyed by the task's id).
 	SearchTable = "task_search"
+	// TrigramTable is SQLite's FTS5 trigram index of the same text: it
+	// finds any run of three or more characters, wherever it stands.
+	TrigramTable = "task_trigram"
 	// SearchConfig is the PostgreSQL text search configuration.
 	SearchConfig = "english"
 	// LowerFunc is an SQLite function that lowercases all of Unicode, as
@@ -38,63 +44,22 @@ func init() {
 	})
 }
 
-// sqliteSearch creates the FTS5 table and the triggers that keep it in step
-// with the tasks table. Each statement is idempotent; when the table or a
-// trigger was missing (a new database, an upgrade, or a migration that
-// rebuilt the tasks table and so dropped its triggers) the index is rebuilt
-// from the tasks, all in one transaction.
-var sqliteSearch = []string{
-	`CREATE VIRTUAL TABLE IF NOT EXISTS task_search USING fts5(title, note, content='tasks', content_rowid='id', tokenize='porter unicode61 remove_diacritics 2')`,
-	`CREATE TRIGGER IF NOT EXISTS task_search_insert AFTER INSERT ON tasks BEGIN
-		INSERT INTO task_search(rowid, title, note) VALUES (new.id, new.title, new.note);
-	END`,
-	`CREATE TRIGGER IF NOT EXISTS task_search_delete AFTER DELETE ON tasks BEGIN
-		INSERT INTO task_search(task_search, rowid, title, note) VALUES ('delete', old.id, old.title, old.note);
-	END`,
-	`CREATE TRIGGER IF NOT EXISTS task_search_update AFTER UPDATE OF title, note ON tasks BEGIN
-		INSERT INTO task_search(task_search, rowid, title, note) VALUES ('delete', old.id, old.title, old.note);
-		INSERT INTO task_search(rowid, title, note) VALUES (new.id, new.title, new.note);
-	END`,
-}
-
-// searchIndex is PostgreSQL's GIN index of the tasks' text.
-const searchIndex = "task_search_idx"
-
-// sqliteSearchObjects is how many of the table and triggers above exist
-// when all is set up.
-const sqliteSearchObjects = 4
-
-// postgresSearch creates the GIN index that tasks_search queries use: its
-// expression must stay the same as theirs. The advisory lock keeps two
-// workers starting at once from racing on it.
-var postgresSearch = []string{
-	`SELECT pg_advisory_xact_lock(7346251)`,
-	`CREATE INDEX IF NOT EXISTS ` + searchIndex + ` ON tasks USING GIN (to_tsvector('` + SearchConfig + `', title || ' ' || note))`,
-}
-
-// setupSearch prepares full-text search on drv's database.
-func setupSearch(ctx context.Context, drv *entsql.Driver) error {
+// setupSearch prepares full-text search on drv's database, in one
+// transaction. It logs to log what it could not set up but search can do
+// without (PostgreSQL's pg_trgm, when the role may not create it).
+func setupSearch(ctx context.Context, drv *entsql.Driver, log *slog.Logger) error {
 	tx, err := drv.DB().BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("store: set up search: %w", err)
 	}
 	defer tx.Rollback() // a no-op after Commit
-	stmts := postgresSearch
 	if drv.Dialect() == dialect.SQLite {
-		stmts = sqliteSearch
-		var n int
-		err := tx.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE name IN ('task_search', 'task_search_insert', 'task_search_delete', 'task_search_update')`).Scan(&n)
-		if err != nil {
-			return fmt.Errorf("store: set up search: %w", err)
-		}
-		if n < sqliteSearchObjects {
-			stmts = append(stmts[:len(stmts):len(stmts)], `INSERT INTO task_search(task_search) VALUES ('rebuild')`)
-		}
+		err = setupSQLiteSearch(ctx, tx)
+	} else {
+		err = setupPostgresSearch(ctx, tx, log)
 	}
-	for _, s := range stmts {
-		if _, err := tx.ExecContext(ctx, s); err != nil {
-			return fmt.Errorf("store: set up search: %w", err)
-		}
+	if err != nil {
+		return fmt.Errorf("store: set up search: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return fmt.Errorf("store: set up search: %w", err)

@@ -81,7 +81,7 @@ func migrate(ctx context.Context, drv *entsql.Driver, o options) (from int, err 
 	if err := client.Schema.Create(ctx); err != nil {
 		return from, fmt.Errorf("store: migrate schema: %w", err)
 	}
-	if err := setupSearch(ctx, drv); err != nil {
+	if err := setupSearch(ctx, drv, o.log); err != nil {
 		return from, err
 	}
 	if err := backfill(ctx, client, drv, o.log); err != nil {

@@ -63,8 +63,12 @@ func (s *Service) searchTasks(ctx context.Context, a actor, req *taskwirev1.Sear
 	if err != nil {
 		return nil, err
 	}
+	match := matching(words)
+	if spaceless(words) {
+		match = containing(words)
+	}
 	tasks, err := s.client.Task.Query().
-		Where(append(where, matching(words))...).
+		Where(append(where, match)...).
 		Order(byRank, task.ByNumber()).
 		Offset(offset).Limit(limit + 1).All(ctx)
 	if err != nil {
@@ -80,7 +84,11 @@ func (s *Service) searchTasks(ctx context.Context, a actor, req *taskwirev1.Sear
 		return nil, err
 	}
 	for _, t := range tasks {
-		resp.Items = append(resp.Items, searchHit(n, t))
+		hit := searchHit(n, t)
+		if spaceless(words) {
+			hit.Snippet = partSnippet(t.Title, t.Note, words)
+		}
+		resp.Items = append(resp.Items, hit)
 	}
 	return resp, nil
 }
@@ -115,7 +123,8 @@ func searchWords(query string) ([]string, error) {
 }
 
 // matching matches the tasks whose title and note hold every one of words,
-// by stem, and selects their rank and snippet.
+// by stem, and selects their rank and snippet. Queries in Chinese, Japanese
+// or Korean use containing instead (see spaceless).
 func matching(words []string) predicate.Task {
 	return func(s *sql.Selector) {
 		if s.Dialect() == dialect.Postgres {

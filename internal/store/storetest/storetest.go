@@ -97,6 +97,11 @@ func postgresSchema(t testing.TB) string {
 	if err != nil {
 		t.Fatalf("sql.Open(pgx, %s) = %v", EnvPostgres, err)
 	}
+	// pg_trgm once in the database's own schema, as a deployment has it:
+	// created by the first test's store, it would live in that test's
+	// schema and go with it, and with every other test's trigram index.
+	// An error (a race with another test process) leaves it to the store.
+	admin.Exec("CREATE EXTENSION IF NOT EXISTS pg_trgm")
 	if _, err := admin.Exec("CREATE SCHEMA " + name); err != nil {
 		admin.Close()
 		t.Fatalf("CREATE SCHEMA %s: %v", name, err)

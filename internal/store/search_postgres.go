@@ -1,0 +1,52 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"log/slog"
+)
+
+// The GIN indexes of PostgreSQL's search: their expressions must stay the
+// same as the board's queries.
+const (
+	// searchIndex indexes the stemmed words (to_tsvector) of title and note.
+	searchIndex = "task_search_idx"
+	// trigramIndex indexes the trigrams (pg_trgm) of the same text, so an
+	// ILIKE '%…%' on it, which Chinese, Japanese and Korean queries use,
+	// reads the index instead of every task.
+	trigramIndex = "task_trigram_idx"
+	// SearchText is the text both indexes hold, as the board's queries
+	// must spell it for PostgreSQL to use them.
+	SearchText = `title || ' ' || note`
+)
+
+// setupPostgresSearch creates the indexes. The advisory lock keeps two
+// workers starting at once from racing on them. The trigram index needs
+// the pg_trgm extension: when the role may not create it, search still
+// works, reading the tenant's tasks for those languages, and the log says
+// what to do.
+func setupPostgresSearch(ctx context.Context, tx *sql.Tx, log *slog.Logger) error {
+	for _, s := range []string{
+		`SELECT pg_advisory_xact_lock(7346251)`,
+		`CREATE INDEX IF NOT EXISTS ` + searchIndex + ` ON tasks USING GIN (to_tsvector('` + SearchConfig + `', ` + SearchText + `))`,
+		`SAVEPOINT trigram`,
+	} {
+		if _, err := tx.ExecContext(ctx, s); err != nil {
+			return err
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
+		log.WarnContext(ctx, "search: pg_trgm could not be created, so searches in Chinese, Japanese and Korean read every task of a tenant: have a superuser run CREATE EXTENSION pg_trgm in this database, then restart", "error", err)
+		_, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT trigram`)
+		return err
+	}
+	// The extension may live in another schema than the tables (it is
+	// created once per database), so its operator class is named in full.
+	var schema string
+	err := tx.QueryRowContext(ctx, `SELECT quote_ident(n.nspname) FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace WHERE e.extname = 'pg_trgm'`).Scan(&schema)
+	if err != nil {
+		return err
+	}
+	_, err = tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS `+trigramIndex+` ON tasks USING GIN ((`+SearchText+`) `+schema+`.gin_trgm_ops)`)
+	return err
+}
