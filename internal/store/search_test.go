@@ -25,10 +25,18 @@ func newTask(t *testing.T, c *ent.Client, title string) *ent.Task {
 		SetCreatedByID(m.ID).SaveX(system)
 }
 
-// matches returns the ids of the tasks SQLite's index finds for query.
+// matches returns the ids of the tasks SQLite's stemmed index finds for
+// query.
 func matches(t *testing.T, db *sql.DB, query string) []int {
 	t.Helper()
-	rows, err := db.Query("SELECT rowid FROM "+store.SearchTable+" WHERE "+store.SearchTable+" MATCH ? ORDER BY rowid", query)
+	return matchesIn(t, db, store.SearchTable, query)
+}
+
+// matchesIn returns the ids of the tasks SQLite's index table finds for
+// query.
+func matchesIn(t *testing.T, db *sql.DB, table, query string) []int {
+	t.Helper()
+	rows, err := db.Query("SELECT rowid FROM "+table+" WHERE "+table+" MATCH ? ORDER BY rowid", query)
 	if err != nil {
 		t.Fatalf("MATCH %q: %v", query, err)
 	}
@@ -91,8 +99,53 @@ func TestSQLiteSearchIndex(t *testing.T) {
 	}
 }
 
-// TestPostgresSearchIndex shows the GIN index is there after Open, and that
-// a query with its expression uses it.
+// TestSQLiteTrigramIndex shows that Open indexes tasks written before the
+// trigram index existed (an upgrade) by any part of their text, and keeps
+// it in step with renames.
+func TestSQLiteTrigramIndex(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "taskwire.db")
+	c, err := store.Open(ctx, "sqlite:"+path, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, s := range []string{"DROP TABLE task_trigram", "DROP TRIGGER task_trigram_insert", "DROP TRIGGER task_trigram_delete", "DROP TRIGGER task_trigram_update"} {
+		if _, err := db.Exec(s); err != nil { // as before the upgrade
+			t.Fatalf("%s: %v", s, err)
+		}
+	}
+	older := newTask(t, c, "修复登录超时问题")
+	c.Close()
+
+	c, err = store.Open(ctx, "sqlite:"+path, quiet)
+	if err != nil {
+		t.Fatalf("second Open = %v", err)
+	}
+	defer c.Close()
+	if got := matchesIn(t, db, store.TrigramTable, "登录超时"); len(got) != 1 || got[0] != older.ID {
+		t.Errorf("after the second Open, trigram MATCH 登录超时 = %v, want %d", got, older.ID)
+	}
+	if got := matches(t, db, "登录超时"); len(got) != 0 {
+		t.Errorf("stemmed MATCH 登录超时 = %v, want nothing (unicode61 holds the phrase as one word): else the trigram index is not needed", got)
+	}
+	newer := newTask(t, c, "ログインのタイムアウト")
+	c.Task.UpdateOne(older).SetTitle("更新数据库架构").ExecX(system)
+	if got := matchesIn(t, db, store.TrigramTable, "タイムアウト"); len(got) != 1 || got[0] != newer.ID {
+		t.Errorf("trigram MATCH タイムアウト = %v, want %d", got, newer.ID)
+	}
+	if got := matchesIn(t, db, store.TrigramTable, "登录超时"); len(got) != 0 {
+		t.Errorf("trigram MATCH 登录超时 after a rename = %v, want nothing", got)
+	}
+}
+
+// TestPostgresSearchIndex shows the GIN indexes are there after Open, and
+// that a query with the expression of each uses it, a word of two
+// characters too.
 func TestPostgresSearchIndex(t *testing.T) {
 	dsn := storetest.DSN(t, storetest.Postgres)
 	ctx := context.Background()
@@ -116,7 +169,21 @@ func TestPostgresSearchIndex(t *testing.T) {
 	if _, err := conn.ExecContext(ctx, "SET enable_seqscan = off"); err != nil {
 		t.Fatal(err)
 	}
-	rows, err := conn.QueryContext(ctx, `EXPLAIN SELECT id FROM tasks WHERE to_tsvector('english', "tasks"."title" || ' ' || "tasks"."note") @@ plainto_tsquery('english', 'pelican')`)
+	for _, tc := range []struct{ where, index string }{
+		{`to_tsvector('english', "tasks"."title" || ' ' || "tasks"."note") @@ plainto_tsquery('english', 'pelican')`, "task_search_idx"},
+		{`("tasks"."title" || ' ' || "tasks"."note") ILIKE '%登录超时%'`, "task_trigram_idx"},
+		{`("tasks"."title" || ' ' || "tasks"."note") ILIKE '%修复%'`, "task_trigram_idx"},
+	} {
+		if plan := explain(t, conn, "SELECT id FROM tasks WHERE "+tc.where); !strings.Contains(plan, tc.index) {
+			t.Errorf("plan of a search WHERE %s =\n%s\nwant it to use %s", tc.where, plan, tc.index)
+		}
+	}
+}
+
+// explain returns PostgreSQL's plan of query.
+func explain(t *testing.T, conn *sql.Conn, query string) string {
+	t.Helper()
+	rows, err := conn.QueryContext(context.Background(), "EXPLAIN "+query)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +196,5 @@ func TestPostgresSearchIndex(t *testing.T) {
 		}
 		plan = append(plan, line)
 	}
-	if !strings.Contains(strings.Join(plan, "\n"), "task_search_idx") {
-		t.Errorf("plan of a search =\n%s\nwant it to use task_search_idx", strings.Join(plan, "\n"))
-	}
+	return strings.Join(plan, "\n")
 }
