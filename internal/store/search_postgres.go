@@ -36,7 +36,7 @@ func setupPostgresSearch(ctx context.Context, tx *sql.Tx, log *slog.Logger) erro
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `CREATE EXTENSION IF NOT EXISTS pg_trgm`); err != nil {
-		log.WarnContext(ctx, "search: pg_trgm could not be created, so searches in Chinese, Japanese and Korean read every task of a tenant: have a superuser run CREATE EXTENSION pg_trgm in this database, then restart", "error", err)
+		log.WarnContext(ctx, "search: pg_trgm could not be created, so searches in Chinese, Japanese and Korean read every task of a tenant: have a role with CREATE on this database (pg_trgm is a trusted extension) or a superuser run CREATE EXTENSION pg_trgm, then run the migration again", "error", err)
 		_, err := tx.ExecContext(ctx, `ROLLBACK TO SAVEPOINT trigram`)
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -17,12 +18,12 @@ import (
 func spacelessFixture(t *testing.T, e *env) []*ent.Task {
 	t.Helper()
 	return seeder{t, e.client}.tasks(
-		seedTask{title: "修复登录超时问题", note: "用户三十秒后被登出。"},                             // T-1
-		seedTask{title: "季度报告", note: "其中一步是排查登录超时。还要修复报表。"},                        // T-2
-		seedTask{title: "ログインのタイムアウトを修正する", note: "セッションが切れる。"},                     // T-3
-		seedTask{title: "로그인이 실패합니다", note: "세션이 30초 후에 만료됩니다."},                    // T-4
-		seedTask{title: "Fixing the login timeout", note: "超时 is the Chinese word"}, // T-5
-		seedTask{tenant: "globex", title: "修复登录超时问题"},                               // globex T-1
+		seedTask{title: "修复登录超时问题", note: "用户三十秒后被登出。"}, // T-1
+		seedTask{title: "季度报告", note: strings.Repeat("预算和会议的无关文字。", 20) + "其中一步是排查登录超时。还要修复报表。" + strings.Repeat("预算和会议的无关文字。", 20)}, // T-2
+		seedTask{title: "ログインのタイムアウトを修正する", note: "セッションが切れる。"},                                                                      // T-3
+		seedTask{title: "로그인이 실패합니다", note: "세션이 30초 후에 만료됩니다."},                                                                     // T-4
+		seedTask{title: "Fixing the login timeout", note: "超时 is the Chinese word"},                                                  // T-5
+		seedTask{tenant: "globex", title: "修复登录超时问题"},                                                                                // globex T-1
 	)
 }
 
@@ -80,8 +81,8 @@ func TestSearchTasksSpacelessHits(t *testing.T) {
 		if title.Title != "修复登录超时问题" || title.Snippet != "修复**登录超时**问题" {
 			t.Errorf("SearchTasks(登录超时) first hit = %q with snippet %q, want 修复登录超时问题 with the words in bold", title.Title, title.Snippet)
 		}
-		if !strings.Contains(note.Snippet, "排查**登录超时**。") {
-			t.Errorf("SearchTasks(登录超时) second hit snippet = %q, want the note's passage with the words in bold", note.Snippet)
+		if !strings.Contains(note.Snippet, "排查**登录超时**。") || !strings.HasPrefix(note.Snippet, "…") || utf8.RuneCountInString(note.Snippet) > 80 {
+			t.Errorf("SearchTasks(登录超时) second hit snippet = %q, want a short passage of the note with the words in bold", note.Snippet)
 		}
 	})
 }
