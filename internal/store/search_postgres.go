@@ -11,13 +11,13 @@ import (
 const (
 	// searchIndex indexes the stemmed words (to_tsvector) of title and note.
 	searchIndex = "task_search_idx"
-	// trigramIndex indexes the trigrams (pg_trgm) of the same text, so an
-	// ILIKE '%…%' on it, which Chinese, Japanese and Korean queries use,
+	// trigramIndex indexes the trigrams (pg_trgm) of the same text, so a
+	// LIKE or ILIKE '%…%' on it, which Chinese, Japanese and Korean queries use,
 	// reads the index instead of every task.
 	trigramIndex = "task_trigram_idx"
-	// SearchText is the text both indexes hold, as the board's queries
+	// searchText is the text both indexes hold, as the board's queries
 	// must spell it for PostgreSQL to use them.
-	SearchText = `title || ' ' || note`
+	searchText = `title || ' ' || note`
 )
 
 // setupPostgresSearch creates the indexes. The advisory lock keeps two
@@ -28,7 +28,7 @@ const (
 func setupPostgresSearch(ctx context.Context, tx *sql.Tx, log *slog.Logger) error {
 	for _, s := range []string{
 		`SELECT pg_advisory_xact_lock(7346251)`,
-		`CREATE INDEX IF NOT EXISTS ` + searchIndex + ` ON tasks USING GIN (to_tsvector('` + SearchConfig + `', ` + SearchText + `))`,
+		`CREATE INDEX IF NOT EXISTS ` + searchIndex + ` ON tasks USING GIN (to_tsvector('` + SearchConfig + `', ` + searchText + `))`,
 		`SAVEPOINT trigram`,
 	} {
 		if _, err := tx.ExecContext(ctx, s); err != nil {
@@ -47,6 +47,6 @@ func setupPostgresSearch(ctx context.Context, tx *sql.Tx, log *slog.Logger) erro
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS `+trigramIndex+` ON tasks USING GIN ((`+SearchText+`) `+schema+`.gin_trgm_ops)`)
+	_, err = tx.ExecContext(ctx, `CREATE INDEX IF NOT EXISTS `+trigramIndex+` ON tasks USING GIN ((`+searchText+`) `+schema+`.gin_trgm_ops)`)
 	return err
 }

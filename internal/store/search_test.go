@@ -144,8 +144,9 @@ func TestSQLiteTrigramIndex(t *testing.T) {
 }
 
 // TestPostgresSearchIndex shows the GIN indexes are there after Open, and
-// that a query with the expression of each uses it, a word of two
-// characters too.
+// that a query with the expression of each can use it (a word of two
+// characters only by reading all of the index, so PostgreSQL picks a scan
+// of the rows unless told not to, as here).
 func TestPostgresSearchIndex(t *testing.T) {
 	dsn := storetest.DSN(t, storetest.Postgres)
 	ctx := context.Background()
@@ -171,8 +172,9 @@ func TestPostgresSearchIndex(t *testing.T) {
 	}
 	for _, tc := range []struct{ where, index string }{
 		{`to_tsvector('english', "tasks"."title" || ' ' || "tasks"."note") @@ plainto_tsquery('english', 'pelican')`, "task_search_idx"},
-		{`("tasks"."title" || ' ' || "tasks"."note") ILIKE '%登录超时%'`, "task_trigram_idx"},
-		{`("tasks"."title" || ' ' || "tasks"."note") ILIKE '%修复%'`, "task_trigram_idx"},
+		{`("tasks"."title" || ' ' || "tasks"."note") LIKE '%登录超时%'`, "task_trigram_idx"},
+		{`("tasks"."title" || ' ' || "tasks"."note") LIKE '%修复%'`, "task_trigram_idx"},
+		{`("tasks"."title" || ' ' || "tasks"."note") ILIKE '%login%'`, "task_trigram_idx"},
 	} {
 		if plan := explain(t, conn, "SELECT id FROM tasks WHERE "+tc.where); !strings.Contains(plan, tc.index) {
 			t.Errorf("plan of a search WHERE %s =\n%s\nwant it to use %s", tc.where, plan, tc.index)
