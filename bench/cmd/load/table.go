@@ -83,7 +83,7 @@ func (g *group) sum(f func(Record) int) int {
 }
 
 func isCall(r Record) bool {
-	return r.Tool == "tasks_get" || r.Tool == "tasks_list" || r.Tool == "tasks_create"
+	return !isScale(r) && (r.Tool == "tasks_get" || r.Tool == "tasks_list" || r.Tool == "tasks_create")
 }
 
 func markdown(w io.Writer, recs []Record) error {
@@ -104,7 +104,7 @@ func markdown(w io.Writer, recs []Record) error {
 				g.sum(func(r Record) int { return r.Errors }))
 		}
 	}
-	if imports := groups(recs, func(r Record) bool { return r.Tool == "tasks_import" }); len(imports) > 0 {
+	if imports := groups(recs, func(r Record) bool { return r.Tool == "tasks_import" && !isScale(r) }); len(imports) > 0 {
 		fmt.Fprintln(w, "\ntasks_import of 120 tasks with a progressToken (all rounds together; times are medians of the rounds' medians):")
 		fmt.Fprintln(w, "\n| server | imports | first progress p50 ms | total p50 ms | total p99 ms | notifications | lost | errors |")
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
@@ -129,6 +129,7 @@ func markdown(w io.Writer, recs []Record) error {
 	if len(calls) > 0 {
 		ratios(w, calls)
 	}
+	scaleTables(w, recs)
 	return nil
 }
 
