@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"os"
@@ -26,26 +27,42 @@ type importResult struct {
 	notifications, lost  int
 }
 
+// importOpts are how an import's drafts are made.
+type importOpts struct {
+	// open puts no draft in the done lane, so that every task it adds is open.
+	open bool
+	// checkDuplicates lets tasks_import compare each draft with the board's
+	// open tasks, as it does unless told otherwise; the drafts' titles are
+	// far enough apart that none is skipped.
+	checkDuplicates bool
+}
+
 // importOnce makes one tasks_import call of n drafts with a progressToken and
-// counts the progress notifications before its result. With open, no draft
-// goes to the done lane, so that every task it adds is open.
-func (c *client) importOnce(ctx context.Context, id int64, n int, label string, open bool) (importResult, error) {
+// counts the progress notifications before its result.
+func (c *client) importOnce(ctx context.Context, id int64, n int, label string, o importOpts) (importResult, error) {
 	var res importResult
 	drafts := make([]map[string]any, n)
 	kinds := []string{"task", "bug", "feature", "chore"}
 	lanes := []string{"backlog", "next", "doing", "done"}
-	if open {
+	if o.open {
 		lanes = lanes[:3]
 	}
 	for i := range drafts {
-		drafts[i] = map[string]any{"title": fmt.Sprintf("%s task %d: %s", label, i+1, phrase(id, i)),
+		title := fmt.Sprintf("%s task %d: %s", label, i+1, phrase(id, i))
+		if o.checkDuplicates {
+			// Three words and one of its own: no two alike enough (0.8) to skip.
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%s#%d", label, i)
+			title = fmt.Sprintf("%s k%x", phrase(id, i), h.Sum64())
+		}
+		drafts[i] = map[string]any{"title": title,
 			"note": "Imported by the benchmark.", "kind": kinds[i%4], "lane": lanes[i/3%len(lanes)],
 			"labels": []string{"bench", kinds[(i+1)%4]}}
 	}
 	token := fmt.Sprintf("p%d", id)
-	// The drafts' titles differ only in numbers, which the duplicate check
-	// of tasks_import compares as words: import them all, as before it.
-	b, err := body(id, "tools/call", "tasks_import", map[string]any{"tasks": drafts, "allow_duplicate": true}, token)
+	// Without checkDuplicates the drafts' titles may differ only in
+	// numbers and a few words: import them all, as before the check.
+	b, err := body(id, "tools/call", "tasks_import", map[string]any{"tasks": drafts, "allow_duplicate": !o.checkDuplicates}, token)
 	if err != nil {
 		return res, err
 	}
@@ -108,6 +125,7 @@ func importCmd(args []string) error {
 	dur := fs.Duration("d", 5*time.Second, "duration")
 	want := fs.Int("notifications", 0, "run until this many progress notifications have arrived, however long it takes, instead of for -d")
 	calls := fs.Int("calls", 0, "make this many calls, however long they take, instead of for -d")
+	check := fs.Bool("check-duplicates", false, "let tasks_import check the drafts for duplicates of the board's open tasks")
 	fs.Parse(args)
 	pids, err := parsePIDs(c.pids)
 	if err != nil {
@@ -142,7 +160,7 @@ func importCmd(args []string) error {
 				if *calls > 0 && id > int64(*calls) {
 					return
 				}
-				res, err := cl.importOnce(context.Background(), id, *n, fmt.Sprintf("bench %s %x #%d", c.setup, nonce, id), false)
+				res, err := cl.importOnce(context.Background(), id, *n, fmt.Sprintf("bench %s %x #%d", c.setup, nonce, id), importOpts{checkDuplicates: *check})
 				mu.Lock()
 				totals = append(totals, res.total)
 				if err != nil {
@@ -205,7 +223,7 @@ func seed(cl *client, n, from int, open bool) error {
 	for done := 0; done < n; {
 		k := min(maxImport, n-done)
 		batch := (from+done)/maxImport + 1
-		res, err := cl.importOnce(context.Background(), int64(batch), k, fmt.Sprintf("Seeded batch %d", batch), open)
+		res, err := cl.importOnce(context.Background(), int64(batch), k, fmt.Sprintf("Seeded batch %d", batch), importOpts{open: open})
 		if err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
