@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"strconv"
@@ -23,7 +24,10 @@ const protocolVersion = "2026-07-28"
 type client struct {
 	url   string
 	token string
-	http  *http.Client
+	// tokens, when set, are many tenants' tokens: each request carries one
+	// of them, at random, instead of token.
+	tokens []string
+	http   *http.Client
 }
 
 func newClient(url, token string, conns int) *client {
@@ -71,8 +75,8 @@ func (c *client) request(ctx context.Context, method, tool string, b []byte) (*h
 	if tool != "" {
 		h.Set("Mcp-Name", tool)
 	}
-	if c.token != "" {
-		h.Set("Authorization", "Bearer "+c.token)
+	if token := c.pick(); token != "" {
+		h.Set("Authorization", "Bearer "+token)
 	}
 	return req, nil
 }
@@ -181,6 +185,14 @@ func readSSE(r io.Reader, fn func(data []byte) (done bool, err error)) error {
 		return err
 	}
 	return io.ErrUnexpectedEOF
+}
+
+// pick is the token of the next request.
+func (c *client) pick() string {
+	if len(c.tokens) > 0 {
+		return c.tokens[rand.IntN(len(c.tokens))]
+	}
+	return c.token
 }
 
 func ref(n int) string { return "T-" + strconv.Itoa(n) }

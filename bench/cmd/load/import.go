@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"net/http"
 	"os"
@@ -26,22 +27,42 @@ type importResult struct {
 	notifications, lost  int
 }
 
+// importOpts are how an import's drafts are made.
+type importOpts struct {
+	// open puts no draft in the done lane, so that every task it adds is open.
+	open bool
+	// checkDuplicates lets tasks_import compare each draft with the board's
+	// open tasks, as it does unless told otherwise; the drafts' titles are
+	// far enough apart that none is skipped.
+	checkDuplicates bool
+}
+
 // importOnce makes one tasks_import call of n drafts with a progressToken and
 // counts the progress notifications before its result.
-func (c *client) importOnce(ctx context.Context, id int64, n int, label string) (importResult, error) {
+func (c *client) importOnce(ctx context.Context, id int64, n int, label string, o importOpts) (importResult, error) {
 	var res importResult
 	drafts := make([]map[string]any, n)
 	kinds := []string{"task", "bug", "feature", "chore"}
 	lanes := []string{"backlog", "next", "doing", "done"}
+	if o.open {
+		lanes = lanes[:3]
+	}
 	for i := range drafts {
-		drafts[i] = map[string]any{"title": fmt.Sprintf("%s task %d", label, i+1),
-			"note": "Imported by the benchmark.", "kind": kinds[i%4], "lane": lanes[i/3%4],
+		title := fmt.Sprintf("%s task %d: %s", label, i+1, phrase(id, i))
+		if o.checkDuplicates {
+			// Three words and one of its own: no two alike enough (0.8) to skip.
+			h := fnv.New64a()
+			fmt.Fprintf(h, "%s#%d", label, i)
+			title = fmt.Sprintf("%s k%x", phrase(id, i), h.Sum64())
+		}
+		drafts[i] = map[string]any{"title": title,
+			"note": "Imported by the benchmark.", "kind": kinds[i%4], "lane": lanes[i/3%len(lanes)],
 			"labels": []string{"bench", kinds[(i+1)%4]}}
 	}
 	token := fmt.Sprintf("p%d", id)
-	// The drafts' titles differ only in numbers, which the duplicate check
-	// of tasks_import compares as words: import them all, as before it.
-	b, err := body(id, "tools/call", "tasks_import", map[string]any{"tasks": drafts, "allow_duplicate": true}, token)
+	// Without checkDuplicates the drafts' titles may differ only in
+	// numbers and a few words: import them all, as before the check.
+	b, err := body(id, "tools/call", "tasks_import", map[string]any{"tasks": drafts, "allow_duplicate": !o.checkDuplicates}, token)
 	if err != nil {
 		return res, err
 	}
@@ -103,12 +124,17 @@ func importCmd(args []string) error {
 	conc := fs.Int("c", 1, "concurrent callers")
 	dur := fs.Duration("d", 5*time.Second, "duration")
 	want := fs.Int("notifications", 0, "run until this many progress notifications have arrived, however long it takes, instead of for -d")
+	calls := fs.Int("calls", 0, "make this many calls, however long they take, instead of for -d")
+	check := fs.Bool("check-duplicates", false, "let tasks_import check the drafts for duplicates of the board's open tasks")
 	fs.Parse(args)
 	pids, err := parsePIDs(c.pids)
 	if err != nil {
 		return err
 	}
-	cl := newClient(c.url, c.token, *conc)
+	cl, err := c.client(*conc)
+	if err != nil {
+		return err
+	}
 	before, err := sampleProcs(pids)
 	if err != nil {
 		return err
@@ -116,11 +142,12 @@ func importCmd(args []string) error {
 	self0, _ := sampleProcs([]int{os.Getpid()})
 	var mu sync.Mutex
 	var totals, firsts []time.Duration
-	r := Record{Round: c.round, Scenario: c.scenario, Setup: c.setup, Tool: "tasks_import", Concurrency: *conc}
+	r := Record{Round: c.round, Scenario: c.scenario, Setup: c.setup, Tool: "tasks_import", Concurrency: *conc,
+		Size: c.size, Tenants: c.tenants}
 	var seq atomic.Int64
 	nonce := time.Now().UnixNano()
 	ctx, cancel := context.WithTimeout(context.Background(), *dur)
-	if *want > 0 {
+	if *want > 0 || *calls > 0 {
 		ctx, cancel = context.WithCancel(context.Background())
 	}
 	defer cancel()
@@ -130,7 +157,10 @@ func importCmd(args []string) error {
 		wg.Go(func() {
 			for ctx.Err() == nil {
 				id := seq.Add(1)
-				res, err := cl.importOnce(context.Background(), id, *n, fmt.Sprintf("bench %s %x #%d", c.setup, nonce, id))
+				if *calls > 0 && id > int64(*calls) {
+					return
+				}
+				res, err := cl.importOnce(context.Background(), id, *n, fmt.Sprintf("bench %s %x #%d", c.setup, nonce, id), importOpts{checkDuplicates: *check})
 				mu.Lock()
 				totals = append(totals, res.total)
 				if err != nil {
@@ -176,11 +206,24 @@ func seedCmd(args []string) error {
 	url := fs.String("url", "", "MCP endpoint")
 	token := fs.String("token", "", "bearer token")
 	n := fs.Int("tasks", 1000, "tasks to create")
+	open := fs.Bool("open", false, "put none in the done lane, so that all are open")
+	from := fs.Int("from", 0, "number the batches after this many tasks seeded before")
 	fs.Parse(args)
-	cl := newClient(*url, *token, 1)
-	for done := 0; done < *n; {
-		k := min(maxImport, *n-done)
-		res, err := cl.importOnce(context.Background(), int64(done+1), k, fmt.Sprintf("Seeded batch %d", done/maxImport+1))
+	start := time.Now()
+	if err := seed(newClient(*url, *token, 1), *n, *from, *open); err != nil {
+		return err
+	}
+	fmt.Printf("seeded %d tasks in %.1f s\n", *n, time.Since(start).Seconds())
+	return nil
+}
+
+// seed imports n tasks through cl, maxImport a call, numbering the batches
+// after from tasks seeded before.
+func seed(cl *client, n, from int, open bool) error {
+	for done := 0; done < n; {
+		k := min(maxImport, n-done)
+		batch := (from+done)/maxImport + 1
+		res, err := cl.importOnce(context.Background(), int64(batch), k, fmt.Sprintf("Seeded batch %d", batch), importOpts{open: open})
 		if err != nil {
 			return fmt.Errorf("seed: %w", err)
 		}
@@ -189,6 +232,23 @@ func seedCmd(args []string) error {
 		}
 		done += k
 	}
-	fmt.Printf("seeded %d tasks\n", *n)
 	return nil
+}
+
+// words are what seeded titles are made of, so that a search finds a few
+// tasks in every hundred rather than all of them or none.
+var words = strings.Fields(`login timeout export crash upload invoice search
+	cache retry mobile layout email report sync password calendar billing
+	webhook token session import chart filter locale upgrade backup queue
+	printer avatar payment schedule archive`)
+
+// phrase is three of words for draft i of call id, the same every run.
+func phrase(id int64, i int) string {
+	h := uint64(id)*2654435761 + uint64(i)*40503
+	w := make([]string, 3)
+	for j := range w {
+		h = h*6364136223846793005 + 1442695040888963407
+		w[j] = words[(h>>33)%uint64(len(words))]
+	}
+	return strings.Join(w, " ")
 }

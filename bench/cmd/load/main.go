@@ -5,7 +5,8 @@
 //	load run    -setup S -scenario N -url U -token T -pids P -tool tasks_get -c 16 -d 5s
 //	load import -setup S -url U -token T -pids P -tasks 120 -c 2 -d 5s
 //	load listen -setup S -url U -token T -pids P -streams 1000
-//	load seed   -url U -token T -tasks 1000
+//	load seed   -url U -token T -tasks 1000 [-open]
+//	load tenants -url U -operator-secret F -tenants 1000 -tasks 100 -tokens-out F
 //	load table  results.jsonl
 //
 // Each run appends one JSON record to -out; table turns the records into
@@ -17,25 +18,30 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 )
 
 // Record is one run of one scenario against one setup.
 type Record struct {
-	Time        string  `json:"time"`
-	Round       int     `json:"round"`
-	Scenario    string  `json:"scenario"`
-	Setup       string  `json:"setup"`
-	Tool        string  `json:"tool,omitempty"`
-	Concurrency int     `json:"concurrency,omitempty"`
-	Seconds     float64 `json:"seconds"`
-	Requests    int     `json:"requests"`
-	Errors      int     `json:"errors"`
-	FirstError  string  `json:"first_error,omitempty"`
-	RPS         float64 `json:"rps"`
-	P50Ms       float64 `json:"p50_ms"`
-	P99Ms       float64 `json:"p99_ms"`
-	P999Ms      float64 `json:"p999_ms"`
+	Time        string `json:"time"`
+	Round       int    `json:"round"`
+	Scenario    string `json:"scenario"`
+	Setup       string `json:"setup"`
+	Tool        string `json:"tool,omitempty"`
+	Concurrency int    `json:"concurrency,omitempty"`
+	// Size is the open tasks on the board a scale run measured, or, with
+	// Tenants, on each tenant's board; 0 outside scale runs.
+	Size       int     `json:"size,omitempty"`
+	Tenants    int     `json:"tenants,omitempty"`
+	Seconds    float64 `json:"seconds"`
+	Requests   int     `json:"requests"`
+	Errors     int     `json:"errors"`
+	FirstError string  `json:"first_error,omitempty"`
+	RPS        float64 `json:"rps"`
+	P50Ms      float64 `json:"p50_ms"`
+	P99Ms      float64 `json:"p99_ms"`
+	P999Ms     float64 `json:"p999_ms"`
 	// ServerCPUus is the server processes' CPU time per request, summed over
 	// them, in microseconds; LoadCPUus is the load generator's own.
 	ServerCPUus float64 `json:"server_cpu_us_per_req"`
@@ -54,8 +60,8 @@ type Record struct {
 
 // common is the flags every run takes.
 type common struct {
-	setup, scenario, url, token, pids, out string
-	round                                  int
+	setup, scenario, url, token, tokens, pids, out string
+	round, size, tenants                           int
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -66,11 +72,31 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.pids, "pids", "", "comma-separated pids of the setup's server processes")
 	fs.StringVar(&c.out, "out", "", "append the JSON record to this file")
 	fs.IntVar(&c.round, "round", 0, "round number, for the record")
+	fs.StringVar(&c.tokens, "tokens", "", "a file of bearer tokens, one a line: each call uses one at random (many tenants)")
+	fs.IntVar(&c.size, "size", 0, "open tasks on the board (per tenant with -tenants), for a scale run's record")
+	fs.IntVar(&c.tenants, "tenants", 0, "tenants the tokens belong to, for a scale run's record")
+}
+
+// client is the client the flags describe, for conns connections.
+func (c *common) client(conns int) (*client, error) {
+	cl := newClient(c.url, c.token, conns)
+	if c.tokens == "" {
+		return cl, nil
+	}
+	b, err := os.ReadFile(c.tokens)
+	if err != nil {
+		return nil, err
+	}
+	cl.tokens = strings.Fields(string(b))
+	if len(cl.tokens) == 0 {
+		return nil, fmt.Errorf("%s holds no tokens", c.tokens)
+	}
+	return cl, nil
 }
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: load run|import|listen|seed|table …")
+		fmt.Fprintln(os.Stderr, "usage: load run|import|listen|seed|tenants|table …")
 		os.Exit(2)
 	}
 	var err error
@@ -83,6 +109,8 @@ func main() {
 		err = listenCmd(os.Args[2:])
 	case "seed":
 		err = seedCmd(os.Args[2:])
+	case "tenants":
+		err = tenantsCmd(os.Args[2:])
 	case "table":
 		err = tableCmd(os.Args[2:])
 	default:

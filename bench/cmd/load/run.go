@@ -16,17 +16,22 @@ func runCmd(args []string) error {
 	var c common
 	fs := flag.NewFlagSet("run", flag.ExitOnError)
 	c.register(fs)
-	tool := fs.String("tool", "tasks_get", "tasks_get, tasks_list or tasks_create")
+	tool := fs.String("tool", "tasks_get", "tasks_get, tasks_list, tasks_create, tasks_search or work_next")
 	conc := fs.Int("c", 1, "concurrent callers, each with its own connection")
 	dur := fs.Duration("d", 5*time.Second, "measured duration")
 	warm := fs.Duration("warmup", time.Second, "unmeasured calls before it")
 	refs := fs.Int("refs", 1000, "tasks_get asks for T-1 … T-<refs> at random")
+	calls := fs.Int("calls", 0, "measure this many calls (warm-up excluded), however long they take, instead of for -d")
+	query := fs.String("query", "login timeout", "what tasks_search searches for")
 	fs.Parse(args)
 	pids, err := parsePIDs(c.pids)
 	if err != nil {
 		return err
 	}
-	cl := newClient(c.url, c.token, *conc)
+	cl, err := c.client(*conc)
+	if err != nil {
+		return err
+	}
 	var seq atomic.Int64
 	nonce := time.Now().UnixNano()
 	argsFor := func() any {
@@ -37,19 +42,26 @@ func runCmd(args []string) error {
 			return map[string]any{"limit": 25}
 		case "tasks_create":
 			return map[string]any{"title": fmt.Sprintf("bench %s %x #%d", c.setup, nonce, seq.Add(1)), "kind": "chore"}
+		case "tasks_search":
+			return map[string]any{"query": *query}
 		}
 		return map[string]any{}
 	}
-	phase := func(d time.Duration) ([][]time.Duration, []int, string) {
+	phase := func(d time.Duration, n int) ([][]time.Duration, []int, string) {
 		lat := make([][]time.Duration, *conc)
 		errs := make([]int, *conc)
 		var firstErr atomic.Value
 		ctx, cancel := context.WithTimeout(context.Background(), d)
+		if n > 0 {
+			ctx, cancel = context.WithCancel(context.Background())
+		}
 		defer cancel()
+		var left atomic.Int64
+		left.Store(int64(n))
 		var wg sync.WaitGroup
 		for w := range *conc {
 			wg.Go(func() {
-				for ctx.Err() == nil {
+				for ctx.Err() == nil && (n == 0 || left.Add(-1) >= 0) {
 					b, _ := body(seq.Add(1), "tools/call", *tool, argsFor(), "")
 					start := time.Now()
 					err := cl.call(context.Background(), "tools/call", *tool, b)
@@ -66,7 +78,7 @@ func runCmd(args []string) error {
 		return lat, errs, fe
 	}
 	if *warm > 0 {
-		phase(*warm)
+		phase(*warm, 0)
 	}
 	before, err := sampleProcs(pids)
 	if err != nil {
@@ -74,7 +86,7 @@ func runCmd(args []string) error {
 	}
 	self0, _ := sampleProcs([]int{os.Getpid()})
 	start := time.Now()
-	lat, errs, firstErr := phase(*dur)
+	lat, errs, firstErr := phase(*dur, *calls)
 	elapsed := time.Since(start)
 	after, err := sampleProcs(pids)
 	if err != nil {
@@ -83,7 +95,7 @@ func runCmd(args []string) error {
 	self1, _ := sampleProcs([]int{os.Getpid()})
 	var all []time.Duration
 	r := Record{Round: c.round, Scenario: c.scenario, Setup: c.setup, Tool: *tool, Concurrency: *conc,
-		Seconds: elapsed.Seconds(), FirstError: firstErr}
+		Size: c.size, Tenants: c.tenants, Seconds: elapsed.Seconds(), FirstError: firstErr}
 	for w := range lat {
 		all = append(all, lat[w]...)
 		r.Errors += errs[w]

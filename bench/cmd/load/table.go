@@ -15,6 +15,7 @@ import (
 const (
 	peerMCPGo = "mcp-go"
 	peerGoSDK = "go-sdk"
+	peerBare  = "bare"
 )
 
 // tableCmd prints the records of one or more JSONL files as Markdown.
@@ -82,7 +83,7 @@ func (g *group) sum(f func(Record) int) int {
 }
 
 func isCall(r Record) bool {
-	return r.Tool == "tasks_get" || r.Tool == "tasks_list" || r.Tool == "tasks_create"
+	return !isScale(r) && (r.Tool == "tasks_get" || r.Tool == "tasks_list" || r.Tool == "tasks_create")
 }
 
 func markdown(w io.Writer, recs []Record) error {
@@ -103,7 +104,7 @@ func markdown(w io.Writer, recs []Record) error {
 				g.sum(func(r Record) int { return r.Errors }))
 		}
 	}
-	if imports := groups(recs, func(r Record) bool { return r.Tool == "tasks_import" }); len(imports) > 0 {
+	if imports := groups(recs, func(r Record) bool { return r.Tool == "tasks_import" && !isScale(r) }); len(imports) > 0 {
 		fmt.Fprintln(w, "\ntasks_import of 120 tasks with a progressToken (all rounds together; times are medians of the rounds' medians):")
 		fmt.Fprintln(w, "\n| server | imports | first progress p50 ms | total p50 ms | total p99 ms | notifications | lost | errors |")
 		fmt.Fprintln(w, "|---|--:|--:|--:|--:|--:|--:|--:|")
@@ -128,6 +129,7 @@ func markdown(w io.Writer, recs []Record) error {
 	if len(calls) > 0 {
 		ratios(w, calls)
 	}
+	scaleTables(w, recs)
 	return nil
 }
 
@@ -165,19 +167,27 @@ func ratios(w io.Writer, calls []*group) {
 		}
 		return fmt.Sprintf("%.2f (%s)", v, mark)
 	}
+	plain := func(v float64, ok bool) string {
+		if !ok {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", v)
+	}
 	cpu := func(r Record) float64 { return r.ServerCPUus }
 	rps := func(r Record) float64 { return r.RPS }
 	p99 := func(r Record) float64 { return r.P99Ms }
 	atMost := func(x float64) func(float64) bool { return func(v float64) bool { return v <= x } }
 	atLeast := func(x float64) func(float64) bool { return func(v float64) bool { return v >= x } }
-	fmt.Fprintln(w, "\nTaskwire against the targets, tasks_get: the median over rounds of each round's ratio.")
-	fmt.Fprintln(w, "\n| scenario | server | CPU/req ÷ mcp-go (≤ 1) | CPU/req ÷ go-sdk (≤ 0.5) | req/s ÷ go-sdk (≥ 3 at c16, c64) | p99 ÷ go-sdk (≤ 1) |")
-	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|")
+	fmt.Fprintln(w, "\nTaskwire against the targets and the floor (bare: net/http, encoding/json and the same prepared query), tasks_get and tasks_list: the median over rounds of each round's ratio.")
+	fmt.Fprintln(w, "\n| scenario | server | CPU/req ÷ bare | CPU/req ÷ mcp-go (≤ 1) | CPU/req ÷ go-sdk (≤ 0.5) | req/s ÷ bare | req/s ÷ go-sdk (≥ 3 at c16, c64) | p99 ÷ go-sdk (≤ 1) |")
+	fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|")
 	for _, g := range calls {
-		if g.recs[0].Tool != "tasks_get" || !strings.HasPrefix(g.setup, "taskwire") {
+		if (g.recs[0].Tool != "tasks_get" && g.recs[0].Tool != "tasks_list") || !strings.HasPrefix(g.setup, "taskwire") {
 			continue
 		}
-		mg, gs := find(g.scenario, peerMCPGo), find(g.scenario, peerGoSDK)
+		mg, gs, bare := find(g.scenario, peerMCPGo), find(g.scenario, peerGoSDK), find(g.scenario, peerBare)
+		c0, ok0 := ratio(g, bare, cpu)
+		r0, ok5 := ratio(g, bare, rps)
 		rpsTarget := atLeast(3)
 		if g.recs[0].Concurrency < 16 {
 			rpsTarget = func(float64) bool { return true }
@@ -190,7 +200,7 @@ func ratios(w io.Writer, calls []*group) {
 		if g.recs[0].Concurrency < 16 {
 			rcell = fmt.Sprintf("%.2f (no target)", r)
 		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", g.scenario, g.setup,
-			cell(c1, ok1, atMost(1)), cell(c2, ok2, atMost(0.5)), rcell, cell(p, ok4, atMost(1)))
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", g.scenario, g.setup, plain(c0, ok0),
+			cell(c1, ok1, atMost(1)), cell(c2, ok2, atMost(0.5)), plain(r0, ok5), rcell, cell(p, ok4, atMost(1)))
 	}
 }
