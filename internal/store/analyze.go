@@ -27,9 +27,9 @@ const (
 	minStalePages = 8
 )
 
-// FreshenStats runs ANALYZE on table when PostgreSQL's statistics of it
-// were taken at a size more than a fifth smaller than its size now, or
-// never. ANALYZE reads a bounded sample (30,000 rows by default), so it
+// FreshenStats runs ANALYZE on table, and merges the pending rows of its
+// GIN indexes, when PostgreSQL's statistics of it were taken at a size more
+// than a fifth smaller than its size now, or never. ANALYZE reads a bounded sample (30,000 rows by default), so it
 // costs tens of milliseconds whatever the size of the table. On SQLite,
 // whose planner does not depend on such statistics for these queries, it
 // does nothing. Call it after a bulk write has committed, not inside it:
@@ -65,6 +65,15 @@ func FreshenStats(ctx context.Context, client *ent.Client, table string) error {
 	// table is one of the schema's own names, never a caller's text.
 	if err := drv.Exec(ctx, "ANALYZE "+table, []any{}, nil); err != nil {
 		return fmt.Errorf("store: analyze %s: %w", table, err)
+	}
+	// A GIN index keeps new rows in a pending list, which every search
+	// reads through until autovacuum merges it into the index; autovacuum's
+	// analyze would, a manual ANALYZE does not, so it is merged here too.
+	err = drv.Exec(ctx, `SELECT gin_clean_pending_list(i.indexrelid)
+		FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid JOIN pg_am a ON a.oid = c.relam
+		WHERE i.indrelid = to_regclass($1) AND a.amname = 'gin'`, []any{table}, nil)
+	if err != nil {
+		return fmt.Errorf("store: merge the pending rows of %s's search indexes: %w", table, err)
 	}
 	return nil
 }
