@@ -13,6 +13,7 @@ import (
 	"github.com/taskwire/taskwire/internal/idempotency"
 	"github.com/taskwire/taskwire/internal/progress"
 	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/internal/store"
 )
 
 // importBatch is how many tasks ImportTasks creates between progress reports.
@@ -35,6 +36,11 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 	if err != nil {
 		progress.Log(ctx, "warning", "The import was rolled back: no task of it was saved")
 		return nil, err
+	}
+	// The import has committed: stale statistics only slow reads down, so
+	// failing to refresh them is logged, not returned.
+	if err := store.FreshenStats(ctx, s.client, task.Table); err != nil {
+		s.log.WarnContext(ctx, "import: the tasks table's statistics could not be refreshed, so lists and searches may be slow until autovacuum analyzes it", "error", err)
 	}
 	return resp, nil
 }
