@@ -55,16 +55,44 @@ func Set(words []string) []string {
 }
 
 // Order is the fixed global order of words in which prefixes are taken:
-// by a 64-bit FNV-1a hash of the word, ties by the word. A hash spreads
-// frequent words ("fix", "the") across positions, so no one word stands
-// first in most titles; FNV-1a is in the standard library and never
-// changes, which the stored prefixes need.
+// the common words of task titles last (common, the most common at the
+// very end), every other word by a 64-bit FNV-1a hash, ties by the word.
+// A prefix is where a title is looked up, so it should hold rare words:
+// a word that is in the prefix of most titles would make every look-up
+// read most of the board. The hash spreads the other words across
+// positions without statistics that change as boards grow; FNV-1a is in
+// the standard library and never changes. Neither may the list: the
+// stored prefixes were taken in this order.
 func Order(a, b string) int {
+	if c := cmp.Compare(commonRank[a], commonRank[b]); c != 0 {
+		return c
+	}
 	if c := cmp.Compare(hash(a), hash(b)); c != 0 {
 		return c
 	}
 	return strings.Compare(a, b)
 }
+
+// common are words found in many task titles, the most common first:
+// English function words and the verbs and nouns titles start with.
+var common = []string{
+	"the", "to", "a", "in", "for", "and", "of", "on", "fix", "add", "with", "is", "from", "update",
+	"an", "by", "at", "not", "when", "be", "use", "remove", "bug", "new", "as", "or", "it", "make",
+	"this", "that", "all", "into", "no", "page", "error", "test", "tests", "support", "change",
+	"improve", "create", "delete", "set", "get", "show", "check", "allow", "handle", "move",
+	"list", "after", "before", "should", "can", "does", "do", "if", "up", "out", "user", "users",
+	"data", "issue", "api", "docs", "1", "2", "3",
+}
+
+// commonRank orders the common words after every other (rank 0), the
+// most common last.
+var commonRank = func() map[string]int {
+	rank := make(map[string]int, len(common))
+	for i, w := range common {
+		rank[w] = len(common) - i
+	}
+	return rank
+}()
 
 func hash(w string) uint64 {
 	h := fnv.New64a()

@@ -4,7 +4,10 @@ import (
 	"context"
 	"slices"
 
+	"entgo.io/ent/dialect/sql"
+
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/titlematch"
@@ -28,8 +31,7 @@ func candidateTitles(ctx context.Context, c *ent.Client, a actor, boardID int, t
 	for chunk := range slices.Chunk(tokens, maxTokensPerQuery) {
 		found, err := c.Task.Query().
 			Where(task.TenantID(a.tenant.ID), task.BoardID(boardID), task.DeletedAtIsNil(), task.LaneNEQ(task.LaneDone),
-				task.HasTitleTokensWith(tasktitletoken.TenantID(a.tenant.ID), tasktitletoken.BoardID(boardID),
-					tasktitletoken.TokenIn(chunk...), tasktitletoken.WordsGTE(least), tasktitletoken.WordsLTE(most))).
+				withToken(a.tenant.ID, boardID, chunk, least, most)).
 			Select(task.FieldNumber, task.FieldTitle).All(ctx)
 		if err != nil {
 			return nil, err
@@ -38,6 +40,36 @@ func candidateTitles(ctx context.Context, c *ent.Client, a actor, boardID int, t
 	}
 	slices.SortFunc(out, func(x, y *ent.Task) int { return x.Number - y.Number })
 	return slices.CompactFunc(out, func(x, y *ent.Task) bool { return x.Number == y.Number }), nil
+}
+
+// withToken keeps the tasks of board boardID that have one of tokens in
+// their title prefix, with least to most distinct words. It joins the
+// task ids the index gives, as a derived table, rather than testing each
+// task (ent's HasTitleTokensWith, a correlated EXISTS, or "id IN
+// (SELECT …)"): given those, SQLite walks the board's tasks through their
+// own index and probes the title index for each, the full scan this index
+// is there to avoid; given a derived table, it reads the index first,
+// then each task it names by primary key. PostgreSQL plans either well.
+func withToken(tenantID, boardID int, tokens []string, least, most int) predicate.Task {
+	return func(s *sql.Selector) {
+		t := sql.Table(tasktitletoken.Table)
+		ids := sql.Select(t.C(tasktitletoken.FieldTaskID)).Distinct().From(t).Where(sql.And(
+			sql.EQ(t.C(tasktitletoken.FieldTenantID), tenantID),
+			sql.EQ(t.C(tasktitletoken.FieldBoardID), boardID),
+			sql.In(t.C(tasktitletoken.FieldToken), anys(tokens)...),
+			sql.GTE(t.C(tasktitletoken.FieldWords), least),
+			sql.LTE(t.C(tasktitletoken.FieldWords), most),
+		)).As("candidate")
+		s.Join(ids).On(s.C(task.FieldID), ids.C(tasktitletoken.FieldTaskID))
+	}
+}
+
+func anys(tokens []string) []any {
+	out := make([]any, len(tokens))
+	for i, t := range tokens {
+		out[i] = t
+	}
+	return out
 }
 
 // probe returns the prefix tokens of titles, sorted and distinct, and the
