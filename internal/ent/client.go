@@ -36,6 +36,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
@@ -88,6 +89,8 @@ type Client struct {
 	Task *TaskClient
 	// TaskLink is the client for interacting with the TaskLink builders.
 	TaskLink *TaskLinkClient
+	// TaskTitleToken is the client for interacting with the TaskTitleToken builders.
+	TaskTitleToken *TaskTitleTokenClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 	// Token is the client for interacting with the Token builders.
@@ -126,6 +129,7 @@ func (c *Client) init() {
 	c.SigningKey = NewSigningKeyClient(c.config)
 	c.Task = NewTaskClient(c.config)
 	c.TaskLink = NewTaskLinkClient(c.config)
+	c.TaskTitleToken = NewTaskTitleTokenClient(c.config)
 	c.Tenant = NewTenantClient(c.config)
 	c.Token = NewTokenClient(c.config)
 	c.WorkItem = NewWorkItemClient(c.config)
@@ -242,6 +246,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		SigningKey:        NewSigningKeyClient(cfg),
 		Task:              NewTaskClient(cfg),
 		TaskLink:          NewTaskLinkClient(cfg),
+		TaskTitleToken:    NewTaskTitleTokenClient(cfg),
 		Tenant:            NewTenantClient(cfg),
 		Token:             NewTokenClient(cfg),
 		WorkItem:          NewWorkItemClient(cfg),
@@ -285,6 +290,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		SigningKey:        NewSigningKeyClient(cfg),
 		Task:              NewTaskClient(cfg),
 		TaskLink:          NewTaskLinkClient(cfg),
+		TaskTitleToken:    NewTaskTitleTokenClient(cfg),
 		Tenant:            NewTenantClient(cfg),
 		Token:             NewTokenClient(cfg),
 		WorkItem:          NewWorkItemClient(cfg),
@@ -320,8 +326,8 @@ func (c *Client) Use(hooks ...Hook) {
 		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
 		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
 		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.OAuthRefreshToken, c.Passkey,
-		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant, c.Token,
-		c.WorkItem,
+		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.TaskTitleToken,
+		c.Tenant, c.Token, c.WorkItem,
 	} {
 		n.Use(hooks...)
 	}
@@ -334,8 +340,8 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
 		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
 		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.OAuthRefreshToken, c.Passkey,
-		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.Tenant, c.Token,
-		c.WorkItem,
+		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.TaskTitleToken,
+		c.Tenant, c.Token, c.WorkItem,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -386,6 +392,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Task.mutate(ctx, m)
 	case *TaskLinkMutation:
 		return c.TaskLink.mutate(ctx, m)
+	case *TaskTitleTokenMutation:
+		return c.TaskTitleToken.mutate(ctx, m)
 	case *TenantMutation:
 		return c.Tenant.mutate(ctx, m)
 	case *TokenMutation:
@@ -3474,6 +3482,22 @@ func (c *TaskClient) QueryWork(_m *Task) *WorkItemQuery {
 	return query
 }
 
+// QueryTitleTokens queries the title_tokens edge of a Task.
+func (c *TaskClient) QueryTitleTokens(_m *Task) *TaskTitleTokenQuery {
+	query := (&TaskTitleTokenClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, id),
+			sqlgraph.To(tasktitletoken.Table, tasktitletoken.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, task.TitleTokensTable, task.TitleTokensColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
 // Hooks returns the client hooks.
 func (c *TaskClient) Hooks() []Hook {
 	hooks := c.hooks.Task
@@ -3679,6 +3703,172 @@ func (c *TaskLinkClient) mutate(ctx context.Context, m *TaskLinkMutation) (Value
 		return (&TaskLinkDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown TaskLink mutation op: %q", m.Op())
+	}
+}
+
+// TaskTitleTokenClient is a client for the TaskTitleToken schema.
+type TaskTitleTokenClient struct {
+	config
+}
+
+// NewTaskTitleTokenClient returns a client for the TaskTitleToken from the given config.
+func NewTaskTitleTokenClient(c config) *TaskTitleTokenClient {
+	return &TaskTitleTokenClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `tasktitletoken.Hooks(f(g(h())))`.
+func (c *TaskTitleTokenClient) Use(hooks ...Hook) {
+	c.hooks.TaskTitleToken = append(c.hooks.TaskTitleToken, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `tasktitletoken.Intercept(f(g(h())))`.
+func (c *TaskTitleTokenClient) Intercept(interceptors ...Interceptor) {
+	c.inters.TaskTitleToken = append(c.inters.TaskTitleToken, interceptors...)
+}
+
+// Create returns a builder for creating a TaskTitleToken entity.
+func (c *TaskTitleTokenClient) Create() *TaskTitleTokenCreate {
+	mutation := newTaskTitleTokenMutation(c.config, OpCreate)
+	return &TaskTitleTokenCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of TaskTitleToken entities.
+func (c *TaskTitleTokenClient) CreateBulk(builders ...*TaskTitleTokenCreate) *TaskTitleTokenCreateBulk {
+	return &TaskTitleTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *TaskTitleTokenClient) MapCreateBulk(slice any, setFunc func(*TaskTitleTokenCreate, int)) *TaskTitleTokenCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &TaskTitleTokenCreateBulk{err: fmt.Errorf("calling to TaskTitleTokenClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*TaskTitleTokenCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &TaskTitleTokenCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for TaskTitleToken.
+func (c *TaskTitleTokenClient) Update() *TaskTitleTokenUpdate {
+	mutation := newTaskTitleTokenMutation(c.config, OpUpdate)
+	return &TaskTitleTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *TaskTitleTokenClient) UpdateOne(_m *TaskTitleToken) *TaskTitleTokenUpdateOne {
+	mutation := newTaskTitleTokenMutation(c.config, OpUpdateOne, withTaskTitleToken(_m))
+	return &TaskTitleTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *TaskTitleTokenClient) UpdateOneID(id int) *TaskTitleTokenUpdateOne {
+	mutation := newTaskTitleTokenMutation(c.config, OpUpdateOne, withTaskTitleTokenID(id))
+	return &TaskTitleTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for TaskTitleToken.
+func (c *TaskTitleTokenClient) Delete() *TaskTitleTokenDelete {
+	mutation := newTaskTitleTokenMutation(c.config, OpDelete)
+	return &TaskTitleTokenDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *TaskTitleTokenClient) DeleteOne(_m *TaskTitleToken) *TaskTitleTokenDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *TaskTitleTokenClient) DeleteOneID(id int) *TaskTitleTokenDeleteOne {
+	builder := c.Delete().Where(tasktitletoken.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &TaskTitleTokenDeleteOne{builder}
+}
+
+// Query returns a query builder for TaskTitleToken.
+func (c *TaskTitleTokenClient) Query() *TaskTitleTokenQuery {
+	return &TaskTitleTokenQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeTaskTitleToken},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a TaskTitleToken entity by its id.
+func (c *TaskTitleTokenClient) Get(ctx context.Context, id int) (*TaskTitleToken, error) {
+	return c.Query().Where(tasktitletoken.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *TaskTitleTokenClient) GetX(ctx context.Context, id int) *TaskTitleToken {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a TaskTitleToken.
+func (c *TaskTitleTokenClient) QueryTenant(_m *TaskTitleToken) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tasktitletoken.Table, tasktitletoken.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, tasktitletoken.TenantTable, tasktitletoken.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// QueryTask queries the task edge of a TaskTitleToken.
+func (c *TaskTitleTokenClient) QueryTask(_m *TaskTitleToken) *TaskQuery {
+	query := (&TaskClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(tasktitletoken.Table, tasktitletoken.FieldID, id),
+			sqlgraph.To(task.Table, task.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, true, tasktitletoken.TaskTable, tasktitletoken.TaskColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *TaskTitleTokenClient) Hooks() []Hook {
+	hooks := c.hooks.TaskTitleToken
+	return append(hooks[:len(hooks):len(hooks)], tasktitletoken.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *TaskTitleTokenClient) Interceptors() []Interceptor {
+	return c.inters.TaskTitleToken
+}
+
+func (c *TaskTitleTokenClient) mutate(ctx context.Context, m *TaskTitleTokenMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&TaskTitleTokenCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&TaskTitleTokenUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&TaskTitleTokenUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&TaskTitleTokenDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown TaskTitleToken mutation op: %q", m.Op())
 	}
 }
 
@@ -4153,13 +4343,13 @@ type (
 		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
 		ContextNote, Decision, IdempotencyKey, Member, OAuthClient, OAuthCode,
 		OAuthGrant, OAuthRefreshToken, Passkey, Session, SignInLink, SigningKey, Task,
-		TaskLink, Tenant, Token, WorkItem []ent.Hook
+		TaskLink, TaskTitleToken, Tenant, Token, WorkItem []ent.Hook
 	}
 	inters struct {
 		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
 		ContextNote, Decision, IdempotencyKey, Member, OAuthClient, OAuthCode,
 		OAuthGrant, OAuthRefreshToken, Passkey, Session, SignInLink, SigningKey, Task,
-		TaskLink, Tenant, Token, WorkItem []ent.Interceptor
+		TaskLink, TaskTitleToken, Tenant, Token, WorkItem []ent.Interceptor
 	}
 )
 

@@ -33,6 +33,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
@@ -117,6 +118,7 @@ func checkColumn(t, c string) error {
 			signingkey.Table:        signingkey.ValidColumn,
 			task.Table:              task.ValidColumn,
 			tasklink.Table:          tasklink.ValidColumn,
+			tasktitletoken.Table:    tasktitletoken.ValidColumn,
 			tenant.Table:            tenant.ValidColumn,
 			token.Table:             token.ValidColumn,
 			workitem.Table:          workitem.ValidColumn,

@@ -25,6 +25,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
@@ -37,7 +38,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 24)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 25)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   account.Table,
@@ -514,6 +515,24 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   tasktitletoken.Table,
+			Columns: tasktitletoken.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: tasktitletoken.FieldID,
+			},
+		},
+		Type: "TaskTitleToken",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			tasktitletoken.FieldTenantID: {Type: field.TypeInt, Column: tasktitletoken.FieldTenantID},
+			tasktitletoken.FieldBoardID:  {Type: field.TypeInt, Column: tasktitletoken.FieldBoardID},
+			tasktitletoken.FieldTaskID:   {Type: field.TypeInt, Column: tasktitletoken.FieldTaskID},
+			tasktitletoken.FieldToken:    {Type: field.TypeString, Column: tasktitletoken.FieldToken},
+			tasktitletoken.FieldWords:    {Type: field.TypeInt, Column: tasktitletoken.FieldWords},
+		},
+	}
+	graph.Nodes[22] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -531,7 +550,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldCreatedAt:  {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -558,7 +577,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			token.FieldGrantID:    {Type: field.TypeInt, Column: token.FieldGrantID},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   workitem.Table,
 			Columns: workitem.Columns,
@@ -913,6 +932,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		"WorkItem",
 	)
 	graph.MustAddE(
+		"title_tokens",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+		},
+		"Task",
+		"TaskTitleToken",
+	)
+	graph.MustAddE(
 		"tenant",
 		&sqlgraph.EdgeSpec{
 			Rel:     sqlgraph.M2O,
@@ -946,6 +977,30 @@ var schemaGraph = func() *sqlgraph.Schema {
 			Bidi:    false,
 		},
 		"TaskLink",
+		"Task",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   tasktitletoken.TenantTable,
+			Columns: []string{tasktitletoken.TenantColumn},
+			Bidi:    false,
+		},
+		"TaskTitleToken",
+		"Tenant",
+	)
+	graph.MustAddE(
+		"task",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: true,
+			Table:   tasktitletoken.TaskTable,
+			Columns: []string{tasktitletoken.TaskColumn},
+			Bidi:    false,
+		},
+		"TaskTitleToken",
 		"Task",
 	)
 	graph.MustAddE(
@@ -3158,6 +3213,20 @@ func (f *TaskFilter) WhereHasWorkWith(preds ...predicate.WorkItem) {
 	})))
 }
 
+// WhereHasTitleTokens applies a predicate to check if query has an edge title_tokens.
+func (f *TaskFilter) WhereHasTitleTokens() {
+	f.Where(entql.HasEdge("title_tokens"))
+}
+
+// WhereHasTitleTokensWith applies a predicate to check if query has an edge title_tokens with a given conditions (other predicates).
+func (f *TaskFilter) WhereHasTitleTokensWith(preds ...predicate.TaskTitleToken) {
+	f.Where(entql.HasEdgeWith("title_tokens", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
 // addPredicate implements the predicateAdder interface.
 func (_q *TaskLinkQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
@@ -3271,6 +3340,99 @@ func (f *TaskLinkFilter) WhereHasToTaskWith(preds ...predicate.Task) {
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *TaskTitleTokenQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the TaskTitleTokenQuery builder.
+func (_q *TaskTitleTokenQuery) Filter() *TaskTitleTokenFilter {
+	return &TaskTitleTokenFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *TaskTitleTokenMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the TaskTitleTokenMutation builder.
+func (m *TaskTitleTokenMutation) Filter() *TaskTitleTokenFilter {
+	return &TaskTitleTokenFilter{config: m.config, predicateAdder: m}
+}
+
+// TaskTitleTokenFilter provides a generic filtering capability at runtime for TaskTitleTokenQuery.
+type TaskTitleTokenFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *TaskTitleTokenFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *TaskTitleTokenFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(tasktitletoken.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *TaskTitleTokenFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(tasktitletoken.FieldTenantID))
+}
+
+// WhereBoardID applies the entql int predicate on the board_id field.
+func (f *TaskTitleTokenFilter) WhereBoardID(p entql.IntP) {
+	f.Where(p.Field(tasktitletoken.FieldBoardID))
+}
+
+// WhereTaskID applies the entql int predicate on the task_id field.
+func (f *TaskTitleTokenFilter) WhereTaskID(p entql.IntP) {
+	f.Where(p.Field(tasktitletoken.FieldTaskID))
+}
+
+// WhereToken applies the entql string predicate on the token field.
+func (f *TaskTitleTokenFilter) WhereToken(p entql.StringP) {
+	f.Where(p.Field(tasktitletoken.FieldToken))
+}
+
+// WhereWords applies the entql int predicate on the words field.
+func (f *TaskTitleTokenFilter) WhereWords(p entql.IntP) {
+	f.Where(p.Field(tasktitletoken.FieldWords))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *TaskTitleTokenFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *TaskTitleTokenFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// WhereHasTask applies a predicate to check if query has an edge task.
+func (f *TaskTitleTokenFilter) WhereHasTask() {
+	f.Where(entql.HasEdge("task"))
+}
+
+// WhereHasTaskWith applies a predicate to check if query has an edge task with a given conditions (other predicates).
+func (f *TaskTitleTokenFilter) WhereHasTaskWith(preds ...predicate.Task) {
+	f.Where(entql.HasEdgeWith("task", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *TenantQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -3299,7 +3461,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3369,7 +3531,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3507,7 +3669,7 @@ type WorkItemFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WorkItemFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

@@ -33,6 +33,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
@@ -68,6 +69,7 @@ const (
 	TypeSigningKey        = "SigningKey"
 	TypeTask              = "Task"
 	TypeTaskLink          = "TaskLink"
+	TypeTaskTitleToken    = "TaskTitleToken"
 	TypeTenant            = "Tenant"
 	TypeToken             = "Token"
 	TypeWorkItem          = "WorkItem"
@@ -17554,6 +17556,9 @@ type TaskMutation struct {
 	clearedlinks          bool
 	work                  *int
 	clearedwork           bool
+	title_tokens          map[int]struct{}
+	removedtitle_tokens   map[int]struct{}
+	clearedtitle_tokens   bool
 	done                  bool
 	oldValue              func(context.Context) (*Task, error)
 	predicates            []predicate.Task
@@ -18736,6 +18741,60 @@ func (m *TaskMutation) ResetWork() {
 	m.clearedwork = false
 }
 
+// AddTitleTokenIDs adds the "title_tokens" edge to the TaskTitleToken entity by ids.
+func (m *TaskMutation) AddTitleTokenIDs(ids ...int) {
+	if m.title_tokens == nil {
+		m.title_tokens = make(map[int]struct{})
+	}
+	for i := range ids {
+		m.title_tokens[ids[i]] = struct{}{}
+	}
+}
+
+// ClearTitleTokens clears the "title_tokens" edge to the TaskTitleToken entity.
+func (m *TaskMutation) ClearTitleTokens() {
+	m.clearedtitle_tokens = true
+}
+
+// TitleTokensCleared reports if the "title_tokens" edge to the TaskTitleToken entity was cleared.
+func (m *TaskMutation) TitleTokensCleared() bool {
+	return m.clearedtitle_tokens
+}
+
+// RemoveTitleTokenIDs removes the "title_tokens" edge to the TaskTitleToken entity by IDs.
+func (m *TaskMutation) RemoveTitleTokenIDs(ids ...int) {
+	if m.removedtitle_tokens == nil {
+		m.removedtitle_tokens = make(map[int]struct{})
+	}
+	for i := range ids {
+		delete(m.title_tokens, ids[i])
+		m.removedtitle_tokens[ids[i]] = struct{}{}
+	}
+}
+
+// RemovedTitleTokens returns the removed IDs of the "title_tokens" edge to the TaskTitleToken entity.
+func (m *TaskMutation) RemovedTitleTokensIDs() (ids []int) {
+	for id := range m.removedtitle_tokens {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// TitleTokensIDs returns the "title_tokens" edge IDs in the mutation.
+func (m *TaskMutation) TitleTokensIDs() (ids []int) {
+	for id := range m.title_tokens {
+		ids = append(ids, id)
+	}
+	return
+}
+
+// ResetTitleTokens resets all changes to the "title_tokens" edge.
+func (m *TaskMutation) ResetTitleTokens() {
+	m.title_tokens = nil
+	m.clearedtitle_tokens = false
+	m.removedtitle_tokens = nil
+}
+
 // Where appends a list predicates to the TaskMutation builder.
 func (m *TaskMutation) Where(ps ...predicate.Task) {
 	m.predicates = append(m.predicates, ps...)
@@ -19246,7 +19305,7 @@ func (m *TaskMutation) ResetField(name string) error {
 
 // AddedEdges returns all edge names that were set/added in this mutation.
 func (m *TaskMutation) AddedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.tenant != nil {
 		edges = append(edges, task.EdgeTenant)
 	}
@@ -19264,6 +19323,9 @@ func (m *TaskMutation) AddedEdges() []string {
 	}
 	if m.work != nil {
 		edges = append(edges, task.EdgeWork)
+	}
+	if m.title_tokens != nil {
+		edges = append(edges, task.EdgeTitleTokens)
 	}
 	return edges
 }
@@ -19300,18 +19362,27 @@ func (m *TaskMutation) AddedIDs(name string) []ent.Value {
 		if id := m.work; id != nil {
 			return []ent.Value{*id}
 		}
+	case task.EdgeTitleTokens:
+		ids := make([]ent.Value, 0, len(m.title_tokens))
+		for id := range m.title_tokens {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
 func (m *TaskMutation) RemovedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.removedcomments != nil {
 		edges = append(edges, task.EdgeComments)
 	}
 	if m.removedlinks != nil {
 		edges = append(edges, task.EdgeLinks)
+	}
+	if m.removedtitle_tokens != nil {
+		edges = append(edges, task.EdgeTitleTokens)
 	}
 	return edges
 }
@@ -19332,13 +19403,19 @@ func (m *TaskMutation) RemovedIDs(name string) []ent.Value {
 			ids = append(ids, id)
 		}
 		return ids
+	case task.EdgeTitleTokens:
+		ids := make([]ent.Value, 0, len(m.removedtitle_tokens))
+		for id := range m.removedtitle_tokens {
+			ids = append(ids, id)
+		}
+		return ids
 	}
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
 func (m *TaskMutation) ClearedEdges() []string {
-	edges := make([]string, 0, 6)
+	edges := make([]string, 0, 7)
 	if m.clearedtenant {
 		edges = append(edges, task.EdgeTenant)
 	}
@@ -19356,6 +19433,9 @@ func (m *TaskMutation) ClearedEdges() []string {
 	}
 	if m.clearedwork {
 		edges = append(edges, task.EdgeWork)
+	}
+	if m.clearedtitle_tokens {
+		edges = append(edges, task.EdgeTitleTokens)
 	}
 	return edges
 }
@@ -19376,6 +19456,8 @@ func (m *TaskMutation) EdgeCleared(name string) bool {
 		return m.clearedlinks
 	case task.EdgeWork:
 		return m.clearedwork
+	case task.EdgeTitleTokens:
+		return m.clearedtitle_tokens
 	}
 	return false
 }
@@ -19421,6 +19503,9 @@ func (m *TaskMutation) ResetEdge(name string) error {
 		return nil
 	case task.EdgeWork:
 		m.ResetWork()
+		return nil
+	case task.EdgeTitleTokens:
+		m.ResetTitleTokens()
 		return nil
 	}
 	return fmt.Errorf("unknown Task edge %s", name)
@@ -20202,6 +20287,717 @@ func (m *TaskLinkMutation) ResetEdge(name string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown TaskLink edge %s", name)
+}
+
+// TaskTitleTokenMutation represents an operation that mutates the TaskTitleToken nodes in the graph.
+type TaskTitleTokenMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *int
+	board_id      *int
+	addboard_id   *int
+	token         *string
+	words         *int
+	addwords      *int
+	clearedFields map[string]struct{}
+	tenant        *int
+	clearedtenant bool
+	task          *int
+	clearedtask   bool
+	done          bool
+	oldValue      func(context.Context) (*TaskTitleToken, error)
+	predicates    []predicate.TaskTitleToken
+}
+
+var _ ent.Mutation = (*TaskTitleTokenMutation)(nil)
+
+// tasktitletokenOption allows management of the mutation configuration using functional options.
+type tasktitletokenOption func(*TaskTitleTokenMutation)
+
+// newTaskTitleTokenMutation creates new mutation for the TaskTitleToken entity.
+func newTaskTitleTokenMutation(c config, op Op, opts ...tasktitletokenOption) *TaskTitleTokenMutation {
+	m := &TaskTitleTokenMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeTaskTitleToken,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withTaskTitleTokenID sets the ID field of the mutation.
+func withTaskTitleTokenID(id int) tasktitletokenOption {
+	return func(m *TaskTitleTokenMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *TaskTitleToken
+		)
+		m.oldValue = func(ctx context.Context) (*TaskTitleToken, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().TaskTitleToken.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withTaskTitleToken sets the old TaskTitleToken of the mutation.
+func withTaskTitleToken(node *TaskTitleToken) tasktitletokenOption {
+	return func(m *TaskTitleTokenMutation) {
+		m.oldValue = func(context.Context) (*TaskTitleToken, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m TaskTitleTokenMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m TaskTitleTokenMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *TaskTitleTokenMutation) ID() (id int, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *TaskTitleTokenMutation) IDs(ctx context.Context) ([]int, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []int{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().TaskTitleToken.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTenantID sets the "tenant_id" field.
+func (m *TaskTitleTokenMutation) SetTenantID(i int) {
+	m.tenant = &i
+}
+
+// TenantID returns the value of the "tenant_id" field in the mutation.
+func (m *TaskTitleTokenMutation) TenantID() (r int, exists bool) {
+	v := m.tenant
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTenantID returns the old "tenant_id" field's value of the TaskTitleToken entity.
+// If the TaskTitleToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskTitleTokenMutation) OldTenantID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTenantID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTenantID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTenantID: %w", err)
+	}
+	return oldValue.TenantID, nil
+}
+
+// ResetTenantID resets all changes to the "tenant_id" field.
+func (m *TaskTitleTokenMutation) ResetTenantID() {
+	m.tenant = nil
+}
+
+// SetBoardID sets the "board_id" field.
+func (m *TaskTitleTokenMutation) SetBoardID(i int) {
+	m.board_id = &i
+	m.addboard_id = nil
+}
+
+// BoardID returns the value of the "board_id" field in the mutation.
+func (m *TaskTitleTokenMutation) BoardID() (r int, exists bool) {
+	v := m.board_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBoardID returns the old "board_id" field's value of the TaskTitleToken entity.
+// If the TaskTitleToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskTitleTokenMutation) OldBoardID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBoardID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBoardID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBoardID: %w", err)
+	}
+	return oldValue.BoardID, nil
+}
+
+// AddBoardID adds i to the "board_id" field.
+func (m *TaskTitleTokenMutation) AddBoardID(i int) {
+	if m.addboard_id != nil {
+		*m.addboard_id += i
+	} else {
+		m.addboard_id = &i
+	}
+}
+
+// AddedBoardID returns the value that was added to the "board_id" field in this mutation.
+func (m *TaskTitleTokenMutation) AddedBoardID() (r int, exists bool) {
+	v := m.addboard_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetBoardID resets all changes to the "board_id" field.
+func (m *TaskTitleTokenMutation) ResetBoardID() {
+	m.board_id = nil
+	m.addboard_id = nil
+}
+
+// SetTaskID sets the "task_id" field.
+func (m *TaskTitleTokenMutation) SetTaskID(i int) {
+	m.task = &i
+}
+
+// TaskID returns the value of the "task_id" field in the mutation.
+func (m *TaskTitleTokenMutation) TaskID() (r int, exists bool) {
+	v := m.task
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTaskID returns the old "task_id" field's value of the TaskTitleToken entity.
+// If the TaskTitleToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskTitleTokenMutation) OldTaskID(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTaskID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTaskID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTaskID: %w", err)
+	}
+	return oldValue.TaskID, nil
+}
+
+// ResetTaskID resets all changes to the "task_id" field.
+func (m *TaskTitleTokenMutation) ResetTaskID() {
+	m.task = nil
+}
+
+// SetToken sets the "token" field.
+func (m *TaskTitleTokenMutation) SetToken(s string) {
+	m.token = &s
+}
+
+// Token returns the value of the "token" field in the mutation.
+func (m *TaskTitleTokenMutation) Token() (r string, exists bool) {
+	v := m.token
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldToken returns the old "token" field's value of the TaskTitleToken entity.
+// If the TaskTitleToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskTitleTokenMutation) OldToken(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldToken is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldToken requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldToken: %w", err)
+	}
+	return oldValue.Token, nil
+}
+
+// ResetToken resets all changes to the "token" field.
+func (m *TaskTitleTokenMutation) ResetToken() {
+	m.token = nil
+}
+
+// SetWords sets the "words" field.
+func (m *TaskTitleTokenMutation) SetWords(i int) {
+	m.words = &i
+	m.addwords = nil
+}
+
+// Words returns the value of the "words" field in the mutation.
+func (m *TaskTitleTokenMutation) Words() (r int, exists bool) {
+	v := m.words
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWords returns the old "words" field's value of the TaskTitleToken entity.
+// If the TaskTitleToken object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TaskTitleTokenMutation) OldWords(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWords is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWords requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWords: %w", err)
+	}
+	return oldValue.Words, nil
+}
+
+// AddWords adds i to the "words" field.
+func (m *TaskTitleTokenMutation) AddWords(i int) {
+	if m.addwords != nil {
+		*m.addwords += i
+	} else {
+		m.addwords = &i
+	}
+}
+
+// AddedWords returns the value that was added to the "words" field in this mutation.
+func (m *TaskTitleTokenMutation) AddedWords() (r int, exists bool) {
+	v := m.addwords
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetWords resets all changes to the "words" field.
+func (m *TaskTitleTokenMutation) ResetWords() {
+	m.words = nil
+	m.addwords = nil
+}
+
+// ClearTenant clears the "tenant" edge to the Tenant entity.
+func (m *TaskTitleTokenMutation) ClearTenant() {
+	m.clearedtenant = true
+	m.clearedFields[tasktitletoken.FieldTenantID] = struct{}{}
+}
+
+// TenantCleared reports if the "tenant" edge to the Tenant entity was cleared.
+func (m *TaskTitleTokenMutation) TenantCleared() bool {
+	return m.clearedtenant
+}
+
+// TenantIDs returns the "tenant" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TenantID instead. It exists only for internal usage by the builders.
+func (m *TaskTitleTokenMutation) TenantIDs() (ids []int) {
+	if id := m.tenant; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTenant resets all changes to the "tenant" edge.
+func (m *TaskTitleTokenMutation) ResetTenant() {
+	m.tenant = nil
+	m.clearedtenant = false
+}
+
+// ClearTask clears the "task" edge to the Task entity.
+func (m *TaskTitleTokenMutation) ClearTask() {
+	m.clearedtask = true
+	m.clearedFields[tasktitletoken.FieldTaskID] = struct{}{}
+}
+
+// TaskCleared reports if the "task" edge to the Task entity was cleared.
+func (m *TaskTitleTokenMutation) TaskCleared() bool {
+	return m.clearedtask
+}
+
+// TaskIDs returns the "task" edge IDs in the mutation.
+// Note that IDs always returns len(IDs) <= 1 for unique edges, and you should use
+// TaskID instead. It exists only for internal usage by the builders.
+func (m *TaskTitleTokenMutation) TaskIDs() (ids []int) {
+	if id := m.task; id != nil {
+		ids = append(ids, *id)
+	}
+	return
+}
+
+// ResetTask resets all changes to the "task" edge.
+func (m *TaskTitleTokenMutation) ResetTask() {
+	m.task = nil
+	m.clearedtask = false
+}
+
+// Where appends a list predicates to the TaskTitleTokenMutation builder.
+func (m *TaskTitleTokenMutation) Where(ps ...predicate.TaskTitleToken) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the TaskTitleTokenMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *TaskTitleTokenMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.TaskTitleToken, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *TaskTitleTokenMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *TaskTitleTokenMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (TaskTitleToken).
+func (m *TaskTitleTokenMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *TaskTitleTokenMutation) Fields() []string {
+	fields := make([]string, 0, 5)
+	if m.tenant != nil {
+		fields = append(fields, tasktitletoken.FieldTenantID)
+	}
+	if m.board_id != nil {
+		fields = append(fields, tasktitletoken.FieldBoardID)
+	}
+	if m.task != nil {
+		fields = append(fields, tasktitletoken.FieldTaskID)
+	}
+	if m.token != nil {
+		fields = append(fields, tasktitletoken.FieldToken)
+	}
+	if m.words != nil {
+		fields = append(fields, tasktitletoken.FieldWords)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *TaskTitleTokenMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case tasktitletoken.FieldTenantID:
+		return m.TenantID()
+	case tasktitletoken.FieldBoardID:
+		return m.BoardID()
+	case tasktitletoken.FieldTaskID:
+		return m.TaskID()
+	case tasktitletoken.FieldToken:
+		return m.Token()
+	case tasktitletoken.FieldWords:
+		return m.Words()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *TaskTitleTokenMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case tasktitletoken.FieldTenantID:
+		return m.OldTenantID(ctx)
+	case tasktitletoken.FieldBoardID:
+		return m.OldBoardID(ctx)
+	case tasktitletoken.FieldTaskID:
+		return m.OldTaskID(ctx)
+	case tasktitletoken.FieldToken:
+		return m.OldToken(ctx)
+	case tasktitletoken.FieldWords:
+		return m.OldWords(ctx)
+	}
+	return nil, fmt.Errorf("unknown TaskTitleToken field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskTitleTokenMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case tasktitletoken.FieldTenantID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTenantID(v)
+		return nil
+	case tasktitletoken.FieldBoardID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBoardID(v)
+		return nil
+	case tasktitletoken.FieldTaskID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTaskID(v)
+		return nil
+	case tasktitletoken.FieldToken:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetToken(v)
+		return nil
+	case tasktitletoken.FieldWords:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWords(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TaskTitleToken field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *TaskTitleTokenMutation) AddedFields() []string {
+	var fields []string
+	if m.addboard_id != nil {
+		fields = append(fields, tasktitletoken.FieldBoardID)
+	}
+	if m.addwords != nil {
+		fields = append(fields, tasktitletoken.FieldWords)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *TaskTitleTokenMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case tasktitletoken.FieldBoardID:
+		return m.AddedBoardID()
+	case tasktitletoken.FieldWords:
+		return m.AddedWords()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *TaskTitleTokenMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case tasktitletoken.FieldBoardID:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBoardID(v)
+		return nil
+	case tasktitletoken.FieldWords:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddWords(v)
+		return nil
+	}
+	return fmt.Errorf("unknown TaskTitleToken numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *TaskTitleTokenMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *TaskTitleTokenMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *TaskTitleTokenMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown TaskTitleToken nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *TaskTitleTokenMutation) ResetField(name string) error {
+	switch name {
+	case tasktitletoken.FieldTenantID:
+		m.ResetTenantID()
+		return nil
+	case tasktitletoken.FieldBoardID:
+		m.ResetBoardID()
+		return nil
+	case tasktitletoken.FieldTaskID:
+		m.ResetTaskID()
+		return nil
+	case tasktitletoken.FieldToken:
+		m.ResetToken()
+		return nil
+	case tasktitletoken.FieldWords:
+		m.ResetWords()
+		return nil
+	}
+	return fmt.Errorf("unknown TaskTitleToken field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *TaskTitleTokenMutation) AddedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.tenant != nil {
+		edges = append(edges, tasktitletoken.EdgeTenant)
+	}
+	if m.task != nil {
+		edges = append(edges, tasktitletoken.EdgeTask)
+	}
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *TaskTitleTokenMutation) AddedIDs(name string) []ent.Value {
+	switch name {
+	case tasktitletoken.EdgeTenant:
+		if id := m.tenant; id != nil {
+			return []ent.Value{*id}
+		}
+	case tasktitletoken.EdgeTask:
+		if id := m.task; id != nil {
+			return []ent.Value{*id}
+		}
+	}
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *TaskTitleTokenMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 2)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *TaskTitleTokenMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *TaskTitleTokenMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 2)
+	if m.clearedtenant {
+		edges = append(edges, tasktitletoken.EdgeTenant)
+	}
+	if m.clearedtask {
+		edges = append(edges, tasktitletoken.EdgeTask)
+	}
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *TaskTitleTokenMutation) EdgeCleared(name string) bool {
+	switch name {
+	case tasktitletoken.EdgeTenant:
+		return m.clearedtenant
+	case tasktitletoken.EdgeTask:
+		return m.clearedtask
+	}
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *TaskTitleTokenMutation) ClearEdge(name string) error {
+	switch name {
+	case tasktitletoken.EdgeTenant:
+		m.ClearTenant()
+		return nil
+	case tasktitletoken.EdgeTask:
+		m.ClearTask()
+		return nil
+	}
+	return fmt.Errorf("unknown TaskTitleToken unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *TaskTitleTokenMutation) ResetEdge(name string) error {
+	switch name {
+	case tasktitletoken.EdgeTenant:
+		m.ResetTenant()
+		return nil
+	case tasktitletoken.EdgeTask:
+		m.ResetTask()
+		return nil
+	}
+	return fmt.Errorf("unknown TaskTitleToken edge %s", name)
 }
 
 // TenantMutation represents an operation that mutates the Tenant nodes in the graph.

@@ -82,9 +82,11 @@ type TaskEdges struct {
 	Links []*TaskLink `json:"links,omitempty"`
 	// Work holds the value of the work edge.
 	Work *WorkItem `json:"work,omitempty"`
+	// TitleTokens holds the value of the title_tokens edge.
+	TitleTokens []*TaskTitleToken `json:"title_tokens,omitempty"`
 	// loadedTypes holds the information for reporting if a
 	// type was loaded (or requested) in eager-loading or not.
-	loadedTypes [6]bool
+	loadedTypes [7]bool
 }
 
 // TenantOrErr returns the Tenant value or an error if the edge
@@ -147,6 +149,15 @@ func (e TaskEdges) WorkOrErr() (*WorkItem, error) {
 		return nil, &NotFoundError{label: workitem.Label}
 	}
 	return nil, &NotLoadedError{edge: "work"}
+}
+
+// TitleTokensOrErr returns the TitleTokens value or an error if the edge
+// was not loaded in eager-loading.
+func (e TaskEdges) TitleTokensOrErr() ([]*TaskTitleToken, error) {
+	if e.loadedTypes[6] {
+		return e.TitleTokens, nil
+	}
+	return nil, &NotLoadedError{edge: "title_tokens"}
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -354,6 +365,11 @@ func (_m *Task) QueryLinks() *TaskLinkQuery {
 // QueryWork queries the "work" edge of the Task entity.
 func (_m *Task) QueryWork() *WorkItemQuery {
 	return NewTaskClient(_m.config).QueryWork(_m)
+}
+
+// QueryTitleTokens queries the "title_tokens" edge of the Task entity.
+func (_m *Task) QueryTitleTokens() *TaskTitleTokenQuery {
+	return NewTaskClient(_m.config).QueryTitleTokens(_m)
 }
 
 // Update returns a builder for updating this Task.

@@ -15,6 +15,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 )
@@ -304,6 +305,21 @@ func (_c *TaskCreate) SetNillableWorkID(id *int) *TaskCreate {
 // SetWork sets the "work" edge to the WorkItem entity.
 func (_c *TaskCreate) SetWork(v *WorkItem) *TaskCreate {
 	return _c.SetWorkID(v.ID)
+}
+
+// AddTitleTokenIDs adds the "title_tokens" edge to the TaskTitleToken entity by IDs.
+func (_c *TaskCreate) AddTitleTokenIDs(ids ...int) *TaskCreate {
+	_c.mutation.AddTitleTokenIDs(ids...)
+	return _c
+}
+
+// AddTitleTokens adds the "title_tokens" edges to the TaskTitleToken entity.
+func (_c *TaskCreate) AddTitleTokens(v ...*TaskTitleToken) *TaskCreate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _c.AddTitleTokenIDs(ids...)
 }
 
 // Mutation returns the TaskMutation object of the builder.
@@ -685,6 +701,22 @@ func (_c *TaskCreate) createSpec() (*Task, *sqlgraph.CreateSpec) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges = append(_spec.Edges, edge)
+	}
+	if nodes := _c.mutation.TitleTokensIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasktitletoken.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

@@ -19,6 +19,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 )
@@ -26,16 +27,17 @@ import (
 // TaskQuery is the builder for querying Task entities.
 type TaskQuery struct {
 	config
-	ctx           *QueryContext
-	order         []task.OrderOption
-	inters        []Interceptor
-	predicates    []predicate.Task
-	withTenant    *TenantQuery
-	withBoard     *BoardQuery
-	withCreatedBy *MemberQuery
-	withComments  *CommentQuery
-	withLinks     *TaskLinkQuery
-	withWork      *WorkItemQuery
+	ctx             *QueryContext
+	order           []task.OrderOption
+	inters          []Interceptor
+	predicates      []predicate.Task
+	withTenant      *TenantQuery
+	withBoard       *BoardQuery
+	withCreatedBy   *MemberQuery
+	withComments    *CommentQuery
+	withLinks       *TaskLinkQuery
+	withWork        *WorkItemQuery
+	withTitleTokens *TaskTitleTokenQuery
 	// intermediate query (i.e. traversal path).
 	sql  *sql.Selector
 	path func(context.Context) (*sql.Selector, error)
@@ -197,6 +199,28 @@ func (_q *TaskQuery) QueryWork() *WorkItemQuery {
 			sqlgraph.From(task.Table, task.FieldID, selector),
 			sqlgraph.To(workitem.Table, workitem.FieldID),
 			sqlgraph.Edge(sqlgraph.O2O, false, task.WorkTable, task.WorkColumn),
+		)
+		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
+		return fromU, nil
+	}
+	return query
+}
+
+// QueryTitleTokens chains the current query on the "title_tokens" edge.
+func (_q *TaskQuery) QueryTitleTokens() *TaskTitleTokenQuery {
+	query := (&TaskTitleTokenClient{config: _q.config}).Query()
+	query.path = func(ctx context.Context) (fromU *sql.Selector, err error) {
+		if err := _q.prepareQuery(ctx); err != nil {
+			return nil, err
+		}
+		selector := _q.sqlQuery(ctx)
+		if err := selector.Err(); err != nil {
+			return nil, err
+		}
+		step := sqlgraph.NewStep(
+			sqlgraph.From(task.Table, task.FieldID, selector),
+			sqlgraph.To(tasktitletoken.Table, tasktitletoken.FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, task.TitleTokensTable, task.TitleTokensColumn),
 		)
 		fromU = sqlgraph.SetNeighbors(_q.driver.Dialect(), step)
 		return fromU, nil
@@ -391,17 +415,18 @@ func (_q *TaskQuery) Clone() *TaskQuery {
 		return nil
 	}
 	return &TaskQuery{
-		config:        _q.config,
-		ctx:           _q.ctx.Clone(),
-		order:         append([]task.OrderOption{}, _q.order...),
-		inters:        append([]Interceptor{}, _q.inters...),
-		predicates:    append([]predicate.Task{}, _q.predicates...),
-		withTenant:    _q.withTenant.Clone(),
-		withBoard:     _q.withBoard.Clone(),
-		withCreatedBy: _q.withCreatedBy.Clone(),
-		withComments:  _q.withComments.Clone(),
-		withLinks:     _q.withLinks.Clone(),
-		withWork:      _q.withWork.Clone(),
+		config:          _q.config,
+		ctx:             _q.ctx.Clone(),
+		order:           append([]task.OrderOption{}, _q.order...),
+		inters:          append([]Interceptor{}, _q.inters...),
+		predicates:      append([]predicate.Task{}, _q.predicates...),
+		withTenant:      _q.withTenant.Clone(),
+		withBoard:       _q.withBoard.Clone(),
+		withCreatedBy:   _q.withCreatedBy.Clone(),
+		withComments:    _q.withComments.Clone(),
+		withLinks:       _q.withLinks.Clone(),
+		withWork:        _q.withWork.Clone(),
+		withTitleTokens: _q.withTitleTokens.Clone(),
 		// clone intermediate query.
 		sql:  _q.sql.Clone(),
 		path: _q.path,
@@ -471,6 +496,17 @@ func (_q *TaskQuery) WithWork(opts ...func(*WorkItemQuery)) *TaskQuery {
 		opt(query)
 	}
 	_q.withWork = query
+	return _q
+}
+
+// WithTitleTokens tells the query-builder to eager-load the nodes that are connected to
+// the "title_tokens" edge. The optional arguments are used to configure the query builder of the edge.
+func (_q *TaskQuery) WithTitleTokens(opts ...func(*TaskTitleTokenQuery)) *TaskQuery {
+	query := (&TaskTitleTokenClient{config: _q.config}).Query()
+	for _, opt := range opts {
+		opt(query)
+	}
+	_q.withTitleTokens = query
 	return _q
 }
 
@@ -558,13 +594,14 @@ func (_q *TaskQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Task, e
 	var (
 		nodes       = []*Task{}
 		_spec       = _q.querySpec()
-		loadedTypes = [6]bool{
+		loadedTypes = [7]bool{
 			_q.withTenant != nil,
 			_q.withBoard != nil,
 			_q.withCreatedBy != nil,
 			_q.withComments != nil,
 			_q.withLinks != nil,
 			_q.withWork != nil,
+			_q.withTitleTokens != nil,
 		}
 	)
 	_spec.ScanValues = func(columns []string) ([]any, error) {
@@ -620,6 +657,13 @@ func (_q *TaskQuery) sqlAll(ctx context.Context, hooks ...queryHook) ([]*Task, e
 	if query := _q.withWork; query != nil {
 		if err := _q.loadWork(ctx, query, nodes, nil,
 			func(n *Task, e *WorkItem) { n.Edges.Work = e }); err != nil {
+			return nil, err
+		}
+	}
+	if query := _q.withTitleTokens; query != nil {
+		if err := _q.loadTitleTokens(ctx, query, nodes,
+			func(n *Task) { n.Edges.TitleTokens = []*TaskTitleToken{} },
+			func(n *Task, e *TaskTitleToken) { n.Edges.TitleTokens = append(n.Edges.TitleTokens, e) }); err != nil {
 			return nil, err
 		}
 	}
@@ -785,6 +829,36 @@ func (_q *TaskQuery) loadWork(ctx context.Context, query *WorkItemQuery, nodes [
 	}
 	query.Where(predicate.WorkItem(func(s *sql.Selector) {
 		s.Where(sql.InValues(s.C(task.WorkColumn), fks...))
+	}))
+	neighbors, err := query.All(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range neighbors {
+		fk := n.TaskID
+		node, ok := nodeids[fk]
+		if !ok {
+			return fmt.Errorf(`unexpected referenced foreign-key "task_id" returned %v for node %v`, fk, n.ID)
+		}
+		assign(node, n)
+	}
+	return nil
+}
+func (_q *TaskQuery) loadTitleTokens(ctx context.Context, query *TaskTitleTokenQuery, nodes []*Task, init func(*Task), assign func(*Task, *TaskTitleToken)) error {
+	fks := make([]driver.Value, 0, len(nodes))
+	nodeids := make(map[int]*Task)
+	for i := range nodes {
+		fks = append(fks, nodes[i].ID)
+		nodeids[nodes[i].ID] = nodes[i]
+		if init != nil {
+			init(nodes[i])
+		}
+	}
+	if len(query.ctx.Fields) > 0 {
+		query.ctx.AppendFieldOnce(tasktitletoken.FieldTaskID)
+	}
+	query.Where(predicate.TaskTitleToken(func(s *sql.Selector) {
+		s.Where(sql.InValues(s.C(task.TitleTokensColumn), fks...))
 	}))
 	neighbors, err := query.All(ctx)
 	if err != nil {

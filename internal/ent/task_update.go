@@ -17,6 +17,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 )
 
@@ -323,6 +324,21 @@ func (_u *TaskUpdate) SetWork(v *WorkItem) *TaskUpdate {
 	return _u.SetWorkID(v.ID)
 }
 
+// AddTitleTokenIDs adds the "title_tokens" edge to the TaskTitleToken entity by IDs.
+func (_u *TaskUpdate) AddTitleTokenIDs(ids ...int) *TaskUpdate {
+	_u.mutation.AddTitleTokenIDs(ids...)
+	return _u
+}
+
+// AddTitleTokens adds the "title_tokens" edges to the TaskTitleToken entity.
+func (_u *TaskUpdate) AddTitleTokens(v ...*TaskTitleToken) *TaskUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddTitleTokenIDs(ids...)
+}
+
 // Mutation returns the TaskMutation object of the builder.
 func (_u *TaskUpdate) Mutation() *TaskMutation {
 	return _u.mutation
@@ -380,6 +396,27 @@ func (_u *TaskUpdate) RemoveLinks(v ...*TaskLink) *TaskUpdate {
 func (_u *TaskUpdate) ClearWork() *TaskUpdate {
 	_u.mutation.ClearWork()
 	return _u
+}
+
+// ClearTitleTokens clears all "title_tokens" edges to the TaskTitleToken entity.
+func (_u *TaskUpdate) ClearTitleTokens() *TaskUpdate {
+	_u.mutation.ClearTitleTokens()
+	return _u
+}
+
+// RemoveTitleTokenIDs removes the "title_tokens" edge to TaskTitleToken entities by IDs.
+func (_u *TaskUpdate) RemoveTitleTokenIDs(ids ...int) *TaskUpdate {
+	_u.mutation.RemoveTitleTokenIDs(ids...)
+	return _u
+}
+
+// RemoveTitleTokens removes "title_tokens" edges to TaskTitleToken entities.
+func (_u *TaskUpdate) RemoveTitleTokens(v ...*TaskTitleToken) *TaskUpdate {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveTitleTokenIDs(ids...)
 }
 
 // Save executes the query and returns the number of nodes affected by the update operation.
@@ -688,6 +725,51 @@ func (_u *TaskUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.TitleTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasktitletoken.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedTitleTokensIDs(); len(nodes) > 0 && !_u.mutation.TitleTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasktitletoken.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.TitleTokensIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasktitletoken.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {
@@ -1005,6 +1087,21 @@ func (_u *TaskUpdateOne) SetWork(v *WorkItem) *TaskUpdateOne {
 	return _u.SetWorkID(v.ID)
 }
 
+// AddTitleTokenIDs adds the "title_tokens" edge to the TaskTitleToken entity by IDs.
+func (_u *TaskUpdateOne) AddTitleTokenIDs(ids ...int) *TaskUpdateOne {
+	_u.mutation.AddTitleTokenIDs(ids...)
+	return _u
+}
+
+// AddTitleTokens adds the "title_tokens" edges to the TaskTitleToken entity.
+func (_u *TaskUpdateOne) AddTitleTokens(v ...*TaskTitleToken) *TaskUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.AddTitleTokenIDs(ids...)
+}
+
 // Mutation returns the TaskMutation object of the builder.
 func (_u *TaskUpdateOne) Mutation() *TaskMutation {
 	return _u.mutation
@@ -1062,6 +1159,27 @@ func (_u *TaskUpdateOne) RemoveLinks(v ...*TaskLink) *TaskUpdateOne {
 func (_u *TaskUpdateOne) ClearWork() *TaskUpdateOne {
 	_u.mutation.ClearWork()
 	return _u
+}
+
+// ClearTitleTokens clears all "title_tokens" edges to the TaskTitleToken entity.
+func (_u *TaskUpdateOne) ClearTitleTokens() *TaskUpdateOne {
+	_u.mutation.ClearTitleTokens()
+	return _u
+}
+
+// RemoveTitleTokenIDs removes the "title_tokens" edge to TaskTitleToken entities by IDs.
+func (_u *TaskUpdateOne) RemoveTitleTokenIDs(ids ...int) *TaskUpdateOne {
+	_u.mutation.RemoveTitleTokenIDs(ids...)
+	return _u
+}
+
+// RemoveTitleTokens removes "title_tokens" edges to TaskTitleToken entities.
+func (_u *TaskUpdateOne) RemoveTitleTokens(v ...*TaskTitleToken) *TaskUpdateOne {
+	ids := make([]int, len(v))
+	for i := range v {
+		ids[i] = v[i].ID
+	}
+	return _u.RemoveTitleTokenIDs(ids...)
 }
 
 // Where appends a list predicates to the TaskUpdate builder.
@@ -1400,6 +1518,51 @@ func (_u *TaskUpdateOne) sqlSave(ctx context.Context) (_node *Task, err error) {
 			Bidi:    false,
 			Target: &sqlgraph.EdgeTarget{
 				IDSpec: sqlgraph.NewFieldSpec(workitem.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Add = append(_spec.Edges.Add, edge)
+	}
+	if _u.mutation.TitleTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasktitletoken.FieldID, field.TypeInt),
+			},
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.RemovedTitleTokensIDs(); len(nodes) > 0 && !_u.mutation.TitleTokensCleared() {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasktitletoken.FieldID, field.TypeInt),
+			},
+		}
+		for _, k := range nodes {
+			edge.Target.Nodes = append(edge.Target.Nodes, k)
+		}
+		_spec.Edges.Clear = append(_spec.Edges.Clear, edge)
+	}
+	if nodes := _u.mutation.TitleTokensIDs(); len(nodes) > 0 {
+		edge := &sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.O2M,
+			Inverse: false,
+			Table:   task.TitleTokensTable,
+			Columns: []string{task.TitleTokensColumn},
+			Bidi:    false,
+			Target: &sqlgraph.EdgeTarget{
+				IDSpec: sqlgraph.NewFieldSpec(tasktitletoken.FieldID, field.TypeInt),
 			},
 		}
 		for _, k := range nodes {

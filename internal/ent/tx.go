@@ -54,6 +54,8 @@ type Tx struct {
 	Task *TaskClient
 	// TaskLink is the client for interacting with the TaskLink builders.
 	TaskLink *TaskLinkClient
+	// TaskTitleToken is the client for interacting with the TaskTitleToken builders.
+	TaskTitleToken *TaskTitleTokenClient
 	// Tenant is the client for interacting with the Tenant builders.
 	Tenant *TenantClient
 	// Token is the client for interacting with the Token builders.
@@ -212,6 +214,7 @@ func (tx *Tx) init() {
 	tx.SigningKey = NewSigningKeyClient(tx.config)
 	tx.Task = NewTaskClient(tx.config)
 	tx.TaskLink = NewTaskLinkClient(tx.config)
+	tx.TaskTitleToken = NewTaskTitleTokenClient(tx.config)
 	tx.Tenant = NewTenantClient(tx.config)
 	tx.Token = NewTokenClient(tx.config)
 	tx.WorkItem = NewWorkItemClient(tx.config)

@@ -22,5 +22,8 @@ func backfill(ctx context.Context, client *ent.Client, drv *entsql.Driver, log *
 	if err := FirstOperator(ctx, client, log); err != nil {
 		return wrapBackfill(err)
 	}
-	return numberRowsPerTenant(ctx, drv)
+	if err := numberRowsPerTenant(ctx, drv); err != nil {
+		return err
+	}
+	return indexTitles(ctx, client)
 }

@@ -5,11 +5,10 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
-	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/titlematch"
 )
 
 // Duplicate detection on tasks_create.
@@ -21,27 +20,23 @@ const (
 	// matters ("Fix login bug" and "Fix signup bug", 0.5) stay apart:
 	// refusing a create wrongly costs a second call, missing a duplicate
 	// costs a second task someone must notice.
-	duplicateThreshold = 0.8
+	duplicateThreshold = titlematch.Threshold
 	// maxDuplicates is how many likely duplicates a refusal lists.
 	maxDuplicates = 5
 )
 
-// normalizeTitle returns title's words, lowercase, in order: every rune
-// that is not a letter or a digit separates words, so case, punctuation
-// and spacing make no difference ("Fix: login  BUG!" is "fix login bug").
-func normalizeTitle(title string) []string {
-	return strings.FieldsFunc(strings.ToLower(title), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-}
+// normalizeTitle returns title's words, lowercase, in order (see
+// titlematch.Words): case, punctuation and spacing make no difference.
+func normalizeTitle(title string) []string { return titlematch.Words(title) }
 
 // titleSimilarity returns how alike two titles are, from 0 to 1: 1 when
 // their normalized forms (normalizeTitle) are equal, otherwise the Jaccard
 // index of their sets of words (words in both over words in either). Word
 // order and repeats are ignored, so "Upgrade Go to 1.25" and "Go 1.25:
 // upgrade" score 0.8 (only "to" differs), while one word changed in a
-// short title counts for much. It is symmetric and cheap, and needs no
-// index: the open tasks of a board are few enough to compare one by one.
+// short title counts for much. It is symmetric and cheap; the tasks it
+// compares a title with are only those the title index finds
+// (candidateTitles), so a create costs the same on any board.
 func titleSimilarity(a, b []string) float64 {
 	if slices.Equal(a, b) {
 		return 1
@@ -77,11 +72,11 @@ type likelyDuplicate struct {
 // the tenant's row is locked (allocate or quota.Lock), so that two
 // concurrent creates of the same task cannot both pass it.
 func findDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, title string) ([]likelyDuplicate, error) {
-	open, err := openTitles(ctx, c, a, boardID)
+	words := normalizeTitle(title)
+	open, err := candidateTitles(ctx, c, a, boardID, [][]string{words})
 	if err != nil {
 		return nil, err
 	}
-	words := normalizeTitle(title)
 	var out []likelyDuplicate
 	for _, t := range open {
 		if score := titleSimilarity(words, normalizeTitle(t.Title)); score >= duplicateThreshold {
@@ -101,17 +96,6 @@ func findDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, ti
 		out = out[:maxDuplicates]
 	}
 	return out, nil
-}
-
-// openTitles returns the number and title of each open task (not
-// deleted, not done) on board boardID, oldest first: the tasks a new
-// title may repeat, for tasks_create (findDuplicates) and tasks_import
-// (splitDuplicates) alike.
-func openTitles(ctx context.Context, c *ent.Client, a actor, boardID int) ([]*ent.Task, error) {
-	return c.Task.Query().
-		Where(task.TenantID(a.tenant.ID), task.BoardID(boardID), task.DeletedAtIsNil(), task.LaneNEQ(task.LaneDone)).
-		Order(ent.Asc(task.FieldNumber)).
-		Select(task.FieldNumber, task.FieldTitle).All(ctx)
 }
 
 // duplicateError refuses to create a task that likely repeats dups.

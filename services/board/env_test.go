@@ -28,7 +28,7 @@ type env struct {
 	alice, bob, claude, gina context.Context // each member's calls
 }
 
-func newEnv(t *testing.T, c *ent.Client) *env {
+func newEnv(t testing.TB, c *ent.Client) *env {
 	t.Helper()
 	ctx := context.Background()
 	boot, err := tenancy.Bootstrap(ctx, c, tenancy.Config{TenantSlug: "acme", TenantName: "Acme", OwnerHandle: "alice"})
@@ -58,7 +58,7 @@ func newEnv(t *testing.T, c *ent.Client) *env {
 	}
 }
 
-func addMember(t *testing.T, c *ent.Client, tenant string, spec tenancy.MemberSpec) *ent.Member {
+func addMember(t testing.TB, c *ent.Client, tenant string, spec tenancy.MemberSpec) *ent.Member {
 	t.Helper()
 	m, err := tenancy.AddMember(context.Background(), c, tenant, spec)
 	if err != nil {

@@ -9,7 +9,8 @@ import (
 
 // An import checks each draft for likely duplicates as tasks_create does
 // (titleSimilarity at least duplicateThreshold), against the open tasks of
-// the board and the drafts before it that it keeps; the duplicates are
+// the board the title index finds for any of the drafts (candidateTitles)
+// and the drafts before it that it keeps; the duplicates are
 // skipped and reported, the rest imported. So the same list imported
 // twice creates nothing the second time.
 
@@ -35,7 +36,11 @@ type skippedDraft struct {
 // It must run in the import's transaction once the tenant's row is locked
 // (quota.Lock), as findDuplicates must.
 func splitDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, drafts []draft) ([]draft, []skippedDraft, error) {
-	open, err := openTitles(ctx, c, a, boardID)
+	words := make([][]string, len(drafts))
+	for i, d := range drafts {
+		words[i] = normalizeTitle(d.title)
+	}
+	open, err := candidateTitles(ctx, c, a, boardID, words)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -46,7 +51,7 @@ func splitDuplicates(ctx context.Context, c *ent.Client, a actor, boardID int, d
 	var keep []draft
 	var skipped []skippedDraft
 	for i, d := range drafts {
-		words := normalizeTitle(d.title)
+		words := words[i]
 		if of, ok := mostSimilar(words, seen); ok {
 			skipped = append(skipped, skippedDraft{index: i, title: d.title, of: of})
 			continue

@@ -25,10 +25,12 @@ func laneTasks(ctx context.Context, c *ent.Client, a actor, boardID int, lane ta
 }
 
 // bottom returns the position just below the lowest task of lane on board
-// boardID: 0 for an empty lane.
+// boardID: 0 for an empty lane. It orders by position alone, which the
+// lane's index gives (ties do not change the answer): with the number as
+// a second key, PostgreSQL sorted the whole lane on every create.
 func bottom(ctx context.Context, c *ent.Client, a actor, boardID int, lane task.Lane) (int, error) {
 	last, err := laneQuery(c, a, boardID, lane).
-		Order(ent.Desc(task.FieldPosition), ent.Desc(task.FieldNumber)).First(ctx)
+		Order(ent.Desc(task.FieldPosition)).First(ctx)
 	if ent.IsNotFound(err) {
 		return 0, nil
 	}

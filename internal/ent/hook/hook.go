@@ -261,6 +261,18 @@ func (f TaskLinkFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TaskLinkMutation", m)
 }
 
+// The TaskTitleTokenFunc type is an adapter to allow the use of ordinary
+// function as TaskTitleToken mutator.
+type TaskTitleTokenFunc func(context.Context, *ent.TaskTitleTokenMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f TaskTitleTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TaskTitleTokenMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TaskTitleTokenMutation", m)
+}
+
 // The TenantFunc type is an adapter to allow the use of ordinary
 // function as Tenant mutator.
 type TenantFunc func(context.Context, *ent.TenantMutation) (ent.Value, error)

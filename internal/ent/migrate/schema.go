@@ -801,6 +801,47 @@ var (
 			},
 		},
 	}
+	// TaskTitleTokensColumns holds the columns for the "task_title_tokens" table.
+	TaskTitleTokensColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "board_id", Type: field.TypeInt},
+		{Name: "token", Type: field.TypeString},
+		{Name: "words", Type: field.TypeInt},
+		{Name: "task_id", Type: field.TypeInt},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// TaskTitleTokensTable holds the schema information for the "task_title_tokens" table.
+	TaskTitleTokensTable = &schema.Table{
+		Name:       "task_title_tokens",
+		Columns:    TaskTitleTokensColumns,
+		PrimaryKey: []*schema.Column{TaskTitleTokensColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "task_title_tokens_tasks_title_tokens",
+				Columns:    []*schema.Column{TaskTitleTokensColumns[4]},
+				RefColumns: []*schema.Column{TasksColumns[0]},
+				OnDelete:   schema.Cascade,
+			},
+			{
+				Symbol:     "task_title_tokens_tenants_tenant",
+				Columns:    []*schema.Column{TaskTitleTokensColumns[5]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "tasktitletoken_tenant_id_board_id_token_words",
+				Unique:  false,
+				Columns: []*schema.Column{TaskTitleTokensColumns[5], TaskTitleTokensColumns[1], TaskTitleTokensColumns[2], TaskTitleTokensColumns[3]},
+			},
+			{
+				Name:    "tasktitletoken_task_id",
+				Unique:  false,
+				Columns: []*schema.Column{TaskTitleTokensColumns[4]},
+			},
+		},
+	}
 	// TenantsColumns holds the columns for the "tenants" table.
 	TenantsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -948,6 +989,7 @@ var (
 		SigningKeysTable,
 		TasksTable,
 		TaskLinksTable,
+		TaskTitleTokensTable,
 		TenantsTable,
 		TokensTable,
 		WorkItemsTable,
@@ -992,6 +1034,8 @@ func init() {
 	TaskLinksTable.ForeignKeys[0].RefTable = TasksTable
 	TaskLinksTable.ForeignKeys[1].RefTable = TenantsTable
 	TaskLinksTable.ForeignKeys[2].RefTable = TasksTable
+	TaskTitleTokensTable.ForeignKeys[0].RefTable = TasksTable
+	TaskTitleTokensTable.ForeignKeys[1].RefTable = TenantsTable
 	TokensTable.ForeignKeys[0].RefTable = TenantsTable
 	TokensTable.ForeignKeys[1].RefTable = MembersTable
 	WorkItemsTable.ForeignKeys[0].RefTable = TasksTable

@@ -69,6 +69,9 @@ type Task func(*sql.Selector)
 // TaskLink is the predicate function for tasklink builders.
 type TaskLink func(*sql.Selector)
 
+// TaskTitleToken is the predicate function for tasktitletoken builders.
+type TaskTitleToken func(*sql.Selector)
+
 // Tenant is the predicate function for tenant builders.
 type Tenant func(*sql.Selector)
 

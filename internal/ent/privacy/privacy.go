@@ -615,6 +615,30 @@ func (f TaskLinkMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutati
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaskLinkMutation", m)
 }
 
+// The TaskTitleTokenQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type TaskTitleTokenQueryRuleFunc func(context.Context, *ent.TaskTitleTokenQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f TaskTitleTokenQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.TaskTitleTokenQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.TaskTitleTokenQuery", q)
+}
+
+// The TaskTitleTokenMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type TaskTitleTokenMutationRuleFunc func(context.Context, *ent.TaskTitleTokenMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f TaskTitleTokenMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.TaskTitleTokenMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.TaskTitleTokenMutation", m)
+}
+
 // The TenantQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type TenantQueryRuleFunc func(context.Context, *ent.TenantQuery) error
@@ -764,6 +788,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.TaskLinkQuery:
 		return q.Filter(), nil
+	case *ent.TaskTitleTokenQuery:
+		return q.Filter(), nil
 	case *ent.TenantQuery:
 		return q.Filter(), nil
 	case *ent.TokenQuery:
@@ -818,6 +844,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.TaskMutation:
 		return m.Filter(), nil
 	case *ent.TaskLinkMutation:
+		return m.Filter(), nil
+	case *ent.TaskTitleTokenMutation:
 		return m.Filter(), nil
 	case *ent.TenantMutation:
 		return m.Filter(), nil

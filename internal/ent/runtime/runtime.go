@@ -28,6 +28,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/signinlink"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/token"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
@@ -561,6 +562,9 @@ func init() {
 			return next.Mutate(ctx, m)
 		})
 	}
+	taskHooks := schema.Task{}.Hooks()
+
+	task.Hooks[1] = taskHooks[0]
 	taskFields := schema.Task{}.Fields()
 	_ = taskFields
 	// taskDescNumber is the schema descriptor for number field.
@@ -635,6 +639,22 @@ func init() {
 	tasklinkDescCreatedAt := tasklinkFields[4].Descriptor()
 	// tasklink.DefaultCreatedAt holds the default value on creation for the created_at field.
 	tasklink.DefaultCreatedAt = tasklinkDescCreatedAt.Default.(func() time.Time)
+	tasktitletokenMixin := schema.TaskTitleToken{}.Mixin()
+	tasktitletoken.Policy = privacy.NewPolicies(tasktitletokenMixin[0], schema.TaskTitleToken{})
+	tasktitletoken.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := tasktitletoken.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	tasktitletokenFields := schema.TaskTitleToken{}.Fields()
+	_ = tasktitletokenFields
+	// tasktitletokenDescWords is the schema descriptor for words field.
+	tasktitletokenDescWords := tasktitletokenFields[3].Descriptor()
+	// tasktitletoken.WordsValidator is a validator for the "words" field. It is called by the builders before save.
+	tasktitletoken.WordsValidator = tasktitletokenDescWords.Validators[0].(func(int) error)
 	tenantFields := schema.Tenant{}.Fields()
 	_ = tenantFields
 	// tenantDescSlug is the schema descriptor for slug field.

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"entgo.io/ent"
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/edge"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -57,7 +58,14 @@ func (Task) Edges() []ent.Edge {
 		edge.To("comments", Comment.Type),
 		edge.To("links", TaskLink.Type),
 		edge.To("work", WorkItem.Type).Unique(),
+		// A task's title tokens go with it, should it ever be deleted for good.
+		edge.To("title_tokens", TaskTitleToken.Type).Annotations(entsql.OnDelete(entsql.Cascade)),
 	}
+}
+
+// Hooks of the Task: its title tokens follow its title and board.
+func (Task) Hooks() []ent.Hook {
+	return []ent.Hook{indexTitle()}
 }
 
 // Indexes of the Task.

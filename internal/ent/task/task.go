@@ -68,6 +68,8 @@ const (
 	EdgeLinks = "links"
 	// EdgeWork holds the string denoting the work edge name in mutations.
 	EdgeWork = "work"
+	// EdgeTitleTokens holds the string denoting the title_tokens edge name in mutations.
+	EdgeTitleTokens = "title_tokens"
 	// Table holds the table name of the task in the database.
 	Table = "tasks"
 	// TenantTable is the table that holds the tenant relation/edge.
@@ -112,6 +114,13 @@ const (
 	WorkInverseTable = "work_items"
 	// WorkColumn is the table column denoting the work relation/edge.
 	WorkColumn = "task_id"
+	// TitleTokensTable is the table that holds the title_tokens relation/edge.
+	TitleTokensTable = "task_title_tokens"
+	// TitleTokensInverseTable is the table name for the TaskTitleToken entity.
+	// It exists in this package in order to avoid circular dependency with the "tasktitletoken" package.
+	TitleTokensInverseTable = "task_title_tokens"
+	// TitleTokensColumn is the table column denoting the title_tokens relation/edge.
+	TitleTokensColumn = "task_id"
 )
 
 // Columns holds all SQL columns for task fields.
@@ -155,7 +164,7 @@ func ValidColumn(column string) bool {
 //
 //	import _ "github.com/taskwire/taskwire/internal/ent/runtime"
 var (
-	Hooks  [1]ent.Hook
+	Hooks  [2]ent.Hook
 	Policy ent.Policy
 	// NumberValidator is a validator for the "number" field. It is called by the builders before save.
 	NumberValidator func(int) error
@@ -419,6 +428,20 @@ func ByWorkField(field string, opts ...sql.OrderTermOption) OrderOption {
 		sqlgraph.OrderByNeighborTerms(s, newWorkStep(), sql.OrderByField(field, opts...))
 	}
 }
+
+// ByTitleTokensCount orders the results by title_tokens count.
+func ByTitleTokensCount(opts ...sql.OrderTermOption) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborsCount(s, newTitleTokensStep(), opts...)
+	}
+}
+
+// ByTitleTokens orders the results by title_tokens terms.
+func ByTitleTokens(term sql.OrderTerm, terms ...sql.OrderTerm) OrderOption {
+	return func(s *sql.Selector) {
+		sqlgraph.OrderByNeighborTerms(s, newTitleTokensStep(), append([]sql.OrderTerm{term}, terms...)...)
+	}
+}
 func newTenantStep() *sqlgraph.Step {
 	return sqlgraph.NewStep(
 		sqlgraph.From(Table, FieldID),
@@ -459,5 +482,12 @@ func newWorkStep() *sqlgraph.Step {
 		sqlgraph.From(Table, FieldID),
 		sqlgraph.To(WorkInverseTable, FieldID),
 		sqlgraph.Edge(sqlgraph.O2O, false, WorkTable, WorkColumn),
+	)
+}
+func newTitleTokensStep() *sqlgraph.Step {
+	return sqlgraph.NewStep(
+		sqlgraph.From(Table, FieldID),
+		sqlgraph.To(TitleTokensInverseTable, FieldID),
+		sqlgraph.Edge(sqlgraph.O2M, false, TitleTokensTable, TitleTokensColumn),
 	)
 }

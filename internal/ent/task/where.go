@@ -913,6 +913,29 @@ func HasWorkWith(preds ...predicate.WorkItem) predicate.Task {
 	})
 }
 
+// HasTitleTokens applies the HasEdge predicate on the "title_tokens" edge.
+func HasTitleTokens() predicate.Task {
+	return predicate.Task(func(s *sql.Selector) {
+		step := sqlgraph.NewStep(
+			sqlgraph.From(Table, FieldID),
+			sqlgraph.Edge(sqlgraph.O2M, false, TitleTokensTable, TitleTokensColumn),
+		)
+		sqlgraph.HasNeighbors(s, step)
+	})
+}
+
+// HasTitleTokensWith applies the HasEdge predicate on the "title_tokens" edge with a given conditions (other predicates).
+func HasTitleTokensWith(preds ...predicate.TaskTitleToken) predicate.Task {
+	return predicate.Task(func(s *sql.Selector) {
+		step := newTitleTokensStep()
+		sqlgraph.HasNeighborsWith(s, step, func(s *sql.Selector) {
+			for _, p := range preds {
+				p(s)
+			}
+		})
+	})
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.Task) predicate.Task {
 	return predicate.Task(sql.AndPredicates(predicates...))
