@@ -2,22 +2,42 @@ package nodetest
 
 import (
 	"io"
+	mathrand "math/rand/v2"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
 )
 
-// FreeAddr returns a loopback address with a port nobody listens on now.
+// FreeAddr returns a loopback address with a port nobody listens on now,
+// for a process the test starts later. The port is below the ephemeral
+// range (Linux's starts at 32768), from which the kernel hands out the
+// ports of listeners on ":0" and of outgoing connections: a port taken
+// from there and closed could be given to another process of the test
+// (a worker on 127.0.0.1:0) before the one it was meant for binds it.
 func FreeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	for range 100 {
+		port := reservedLow + mathrand.IntN(reservedHigh-reservedLow)
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue // taken: try another
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return addr
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatalf("no free loopback port between %d and %d", reservedLow, reservedHigh)
+	return ""
 }
+
+// The ports FreeAddr picks from: above the well-known and common service
+// ports, below the ephemeral range.
+const (
+	reservedLow  = 20000
+	reservedHigh = 32000
+)
 
 // toolsList is a 2026-07-28 tools/list request.
 const toolsList = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
