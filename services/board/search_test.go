@@ -192,7 +192,7 @@ func TestSearchTasksPages(t *testing.T) {
 			{"with done", e.alice, &taskwirev1.SearchTasksRequest{Query: "deploy", IncludeDone: true, Cursor: next}},
 			{"other board", e.alice, &taskwirev1.SearchTasksRequest{Query: "deploy", Board: "main", Cursor: next}},
 			{"other tenant", e.gina, &taskwirev1.SearchTasksRequest{Query: "deploy", Cursor: next}},
-			{"tampered", e.alice, &taskwirev1.SearchTasksRequest{Query: "deploy", Cursor: next[:len(next)-2] + "xx"}},
+			{"tampered", e.alice, &taskwirev1.SearchTasksRequest{Query: "deploy", Cursor: tamperCursor(next)}},
 		} {
 			_, err := e.svc.SearchTasks(tc.caller, tc.req)
 			wantErr(t, "SearchTasks("+tc.name+")", err, domainerr.Invalid, "next_cursor")
