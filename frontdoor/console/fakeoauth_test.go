@@ -75,7 +75,14 @@ func (f *fakeOAuth) Approve(_ context.Context, req *taskwirev1.ApproveRequest) (
 func (f *fakeOAuth) ListGrants(_ context.Context, req *taskwirev1.ListGrantsRequest) (*taskwirev1.ListGrantsResponse, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return &taskwirev1.ListGrantsResponse{Grants: f.grants}, nil
+	// As the worker: only the grants of the tenant asked for.
+	var out []*taskwirev1.Grant
+	for _, g := range f.grants {
+		if req.GetTenant() == "" || g.GetTenant() == req.GetTenant() {
+			out = append(out, g)
+		}
+	}
+	return &taskwirev1.ListGrantsResponse{Grants: out}, nil
 }
 
 func (f *fakeOAuth) RevokeGrant(_ context.Context, req *taskwirev1.RevokeGrantRequest) (*taskwirev1.RevokeGrantResponse, error) {
