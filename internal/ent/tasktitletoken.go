@@ -24,7 +24,7 @@ type TaskTitleToken struct {
 	BoardID int `json:"board_id,omitempty"`
 	// TaskID holds the value of the "task_id" field.
 	TaskID int `json:"task_id,omitempty"`
-	// A word of the title's prefix; empty for a title without words.
+	// A word of the title; empty for a title without words.
 	Token string `json:"token,omitempty"`
 	// How many distinct words the title has: similar titles have close counts.
 	Words int `json:"words,omitempty"`

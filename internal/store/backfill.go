@@ -14,8 +14,8 @@ import (
 // after ent's migration added what they need. Each step changes only what
 // is still unconverted, so it runs on every migration: running it again is
 // harmless, and running the migration again after a rollout converts what
-// older workers wrote meanwhile.
-func backfill(ctx context.Context, client *ent.Client, drv *entsql.Driver, log *slog.Logger) error {
+// older workers wrote meanwhile. from is the version the database was at.
+func backfill(ctx context.Context, client *ent.Client, drv *entsql.Driver, log *slog.Logger, from int) error {
 	if err := lowerAssistants(ctx, client, log); err != nil {
 		return err
 	}
@@ -25,5 +25,5 @@ func backfill(ctx context.Context, client *ent.Client, drv *entsql.Driver, log *
 	if err := numberRowsPerTenant(ctx, drv); err != nil {
 		return err
 	}
-	return indexTitles(ctx, client)
+	return indexTitles(ctx, client, log, from)
 }

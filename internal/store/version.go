@@ -18,7 +18,7 @@ import (
 // setup, so that workers started without migrating refuse an older
 // database instead of failing on their first query
 // (TestSchemaVersionCoversSchema fails until it is bumped).
-const SchemaVersion = 8
+const SchemaVersion = 9
 
 // versionTable records the schema version a migration reached: one row,
 // id 1. It is plain SQL, outside ent, so that reading it needs no schema
@@ -84,7 +84,7 @@ func migrate(ctx context.Context, drv *entsql.Driver, o options) (from int, err 
 	if err := setupSearch(ctx, drv, o.log); err != nil {
 		return from, err
 	}
-	if err := backfill(ctx, client, drv, o.log); err != nil {
+	if err := backfill(ctx, client, drv, o.log, from); err != nil {
 		return from, err
 	}
 	if _, err := drv.DB().ExecContext(ctx, recordVersion); err != nil {

@@ -1,18 +1,20 @@
 // Package titlematch finds titles that may be near-duplicates of another
-// without comparing it with every title: each title is known by a few of
-// its words (its prefix), and two titles similar enough always share one.
+// without comparing it with every title: every title is indexed by each of
+// its words, and a title is looked up by a few of its words only (its
+// probe), chosen so that every title similar enough has one of them.
 //
 // Two titles are similar when the Jaccard index of their sets of words is
-// at least Threshold (see Words for what a word is). Order the distinct
-// words of every title the same way (Order); then a set B can reach
-// Threshold with a set A only if the first Prefix words of each share a
-// word. Proof: take the first word, in that order, that A and B share;
-// every word of A before it is not in B, so it stands at most
-// |A| − |A∩B| + 1 into A, and |A∩B| ≥ t·|A∪B| ≥ ⌈t·|A|⌉; the same holds
-// for B. The sizes must be close too: t·|A| ≤ |B| ≤ |A|/t (Sizes).
+// at least Threshold (see Words for what a word is). If B reaches
+// Threshold with A, then |A∩B| ≥ t·|A∪B| ≥ ⌈t·|A|⌉: B holds all but at
+// most |A| − ⌈t·|A|⌉ words of A, so B holds one of any |A| − ⌈t·|A|⌉ + 1
+// words of A (pigeonhole). Any such words will do, so a look-up takes the
+// rarest on the board (Probe): on a board whose titles all hold a
+// project's name, the name is never looked up while the title has rarer
+// words. The sizes must be close too: t·|A| ≤ |B| ≤ |A|/t (Sizes).
 //
-// The order must never change: the prefixes stored with tasks were taken
-// in it. A new order needs every stored prefix computed again.
+// The words are stored with tasks: Words must never change without a
+// schema version whose migration indexes every title again. Order only
+// breaks ties between words equally frequent, at look-up, and may change.
 package titlematch
 
 import (
@@ -25,7 +27,7 @@ import (
 
 // Threshold is the least Jaccard index at which two titles count as likely
 // duplicates: thresholdNum / thresholdDen, kept as a fraction so that the
-// prefix and size bounds are exact integer arithmetic.
+// probe and size bounds are exact integer arithmetic.
 const Threshold = float64(thresholdNum) / thresholdDen
 
 const (
@@ -54,15 +56,12 @@ func Set(words []string) []string {
 	return slices.Compact(set)
 }
 
-// Order is the fixed global order of words in which prefixes are taken:
+// Order is the order of a title's words (Set) in which Probe prefers
+// words equally frequent on a board, as words past its count's cap are:
 // the common words of task titles last (common, the most common at the
-// very end), every other word by a 64-bit FNV-1a hash, ties by the word.
-// A prefix is where a title is looked up, so it should hold rare words:
-// a word that is in the prefix of most titles would make every look-up
-// read most of the board. The hash spreads the other words across
-// positions without statistics that change as boards grow; FNV-1a is in
-// the standard library and never changes. Neither may the list: the
-// stored prefixes were taken in this order.
+// very end), every other word by a 64-bit FNV-1a hash, ties by the word,
+// so that the choice does not lean on the alphabet. FNV-1a is in the
+// standard library and never changes.
 func Order(a, b string) int {
 	if c := cmp.Compare(commonRank[a], commonRank[b]); c != 0 {
 		return c
@@ -100,16 +99,52 @@ func hash(w string) uint64 {
 	return h.Sum64()
 }
 
-// Prefix returns the tokens a title with the distinct words set (in Order,
-// as Set returns them) is indexed and looked up by: its first
-// n − ⌈t·n⌉ + 1 words, or Empty for a title without words.
-func Prefix(set []string) []string {
+// Tokens returns what a title with the distinct words set (as Set returns
+// them) is indexed by: each of its words, or Empty for a title without
+// words.
+func Tokens(set []string) []string {
 	if len(set) == 0 {
 		return []string{Empty}
 	}
-	n := len(set)
+	return set
+}
+
+// ProbeSize returns how many words of a title of n distinct words a
+// look-up needs, n − ⌈t·n⌉ + 1, so that every similar title holds one of
+// them: 1 up to 4 words, 2 from 5 to 9, 3 from 10 to 14 …
+func ProbeSize(n int) int {
 	atLeast := (thresholdNum*n + thresholdDen - 1) / thresholdDen // ⌈t·n⌉
-	return set[:n-atLeast+1]
+	return n - atLeast + 1
+}
+
+// Probe returns the tokens a title with the distinct words set (in Order,
+// as Set returns them) is looked up by: the ProbeSize(len(set)) words that
+// fewest titles of the board hold, as count says (it may stop counting at
+// a cap: words past it are all common), ties in Order; or Empty for a
+// title without words. Every title similar to it holds one of them. It
+// counts the words in Order and stops once enough are held by no title,
+// since none can be rarer.
+func Probe(set []string, count func(word string) int) []string {
+	if len(set) == 0 {
+		return []string{Empty}
+	}
+	n := ProbeSize(len(set))
+	if n == len(set) {
+		return set
+	}
+	counts := make(map[string]int, len(set))
+	var unheld []string
+	for _, w := range set {
+		counts[w] = count(w)
+		if counts[w] == 0 {
+			if unheld = append(unheld, w); len(unheld) == n {
+				return unheld
+			}
+		}
+	}
+	byCount := slices.Clone(set)
+	slices.SortStableFunc(byCount, func(a, b string) int { return cmp.Compare(counts[a], counts[b]) })
+	return byCount[:n]
 }
 
 // Sizes returns the least and the most distinct words a title may have to

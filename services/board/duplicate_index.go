@@ -17,16 +17,26 @@ import (
 // names, well under SQLite's and PostgreSQL's limits on parameters.
 const maxTokensPerQuery = 500
 
+// probeCap is how many titles of a board holding a word candidateTitles
+// counts before it takes the word for a common one: enough to tell the
+// words worth looking up from the rest, while each count reads at most
+// that many index entries.
+const probeCap = 32
+
 // candidateTitles returns the number and title of each open task (not
 // deleted, not done) on board boardID that may be a likely duplicate of
 // one of titles (each given by its words), oldest first: every task whose
 // title reaches duplicateThreshold with one of them is there, found
-// through the title index (see titlematch and TaskTitleToken), so the
-// cost follows the number of candidates, not the size of the board. The
-// caller compares them exactly with titleSimilarity, for tasks_create
+// through the title index (see titlematch and TaskTitleToken), looked up
+// by the rarest words of each title on this board, so the cost follows
+// the number of candidates, not the size of the board. The caller
+// compares them exactly with titleSimilarity, for tasks_create
 // (findDuplicates) and tasks_import (splitDuplicates) alike.
 func candidateTitles(ctx context.Context, c *ent.Client, a actor, boardID int, titles [][]string) ([]*ent.Task, error) {
-	tokens, least, most := probe(titles)
+	tokens, least, most, err := probe(ctx, c, a, boardID, titles)
+	if err != nil {
+		return nil, err
+	}
 	var out []*ent.Task
 	for chunk := range slices.Chunk(tokens, maxTokensPerQuery) {
 		found, err := c.Task.Query().
@@ -43,13 +53,13 @@ func candidateTitles(ctx context.Context, c *ent.Client, a actor, boardID int, t
 }
 
 // withToken keeps the tasks of board boardID that have one of tokens in
-// their title prefix, with least to most distinct words. It joins the
-// task ids the index gives, as a derived table, rather than testing each
-// task (ent's HasTitleTokensWith, a correlated EXISTS, or "id IN
-// (SELECT …)"): given those, SQLite walks the board's tasks through their
-// own index and probes the title index for each, the full scan this index
-// is there to avoid; given a derived table, it reads the index first,
-// then each task it names by primary key. PostgreSQL plans either well.
+// their title, with least to most distinct words. It joins the task ids
+// the index gives, as a derived table, rather than testing each task
+// (ent's HasTitleTokensWith, a correlated EXISTS, or "id IN (SELECT …)"):
+// given those, SQLite walks the board's tasks through their own index and
+// probes the title index for each, the full scan this index is there to
+// avoid; given a derived table, it reads the index first, then each task
+// it names by primary key. PostgreSQL plans either well.
 func withToken(tenantID, boardID int, tokens []string, least, most int) predicate.Task {
 	return func(s *sql.Selector) {
 		t := sql.Table(tasktitletoken.Table)
@@ -72,19 +82,42 @@ func anys(tokens []string) []any {
 	return out
 }
 
-// probe returns the prefix tokens of titles, sorted and distinct, and the
-// range of distinct word counts a title similar to one of them may have.
-func probe(titles [][]string) (tokens []string, least, most int) {
+// probe returns the tokens titles are looked up by, sorted and distinct
+// (titlematch.Probe of each: its rarest words on the board), and the range
+// of distinct word counts a title similar to one of them may have. It
+// counts, for each word of a title that has more words than its look-up
+// needs, the board's titles of a size in that range that hold it, up to
+// probeCap each: one short read of the index per word.
+func probe(ctx context.Context, c *ent.Client, a actor, boardID int, titles [][]string) (tokens []string, least, most int, err error) {
+	sets := make([][]string, len(titles))
 	least = -1
-	for _, words := range titles {
-		set := titlematch.Set(words)
-		tokens = append(tokens, titlematch.Prefix(set)...)
-		lo, hi := titlematch.Sizes(len(set))
+	for i, words := range titles {
+		sets[i] = titlematch.Set(words)
+		lo, hi := titlematch.Sizes(len(sets[i]))
 		if least < 0 || lo < least {
 			least = lo
 		}
 		most = max(most, hi)
 	}
+	counts := map[string]int{}
+	count := func(word string) int {
+		if n, ok := counts[word]; ok || err != nil {
+			return n
+		}
+		var ids []int
+		ids, err = c.TaskTitleToken.Query().
+			Where(tasktitletoken.TenantID(a.tenant.ID), tasktitletoken.BoardID(boardID), tasktitletoken.Token(word),
+				tasktitletoken.WordsGTE(least), tasktitletoken.WordsLTE(most)).
+			Limit(probeCap).IDs(ctx)
+		counts[word] = len(ids)
+		return len(ids)
+	}
+	for _, set := range sets {
+		tokens = append(tokens, titlematch.Probe(set, count)...)
+	}
+	if err != nil {
+		return nil, 0, 0, err
+	}
 	slices.Sort(tokens)
-	return slices.Compact(tokens), least, most
+	return slices.Compact(tokens), least, most, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/internal/titlematch"
 )
 
 // vocabulary is small, so that random titles often share most words and
@@ -45,13 +46,7 @@ func randomTitle(r *rand.Rand) string {
 // scan returns, the same tasks in the same order with the same scores.
 func TestIndexedDuplicatesMatchFullScan(t *testing.T) {
 	storetest.Run(t, func(t *testing.T, c *ent.Client) {
-		bg := context.Background()
-		boot, err := tenancy.Bootstrap(bg, c, tenancy.Config{TenantSlug: "acme", TenantName: "Acme", OwnerHandle: "alice"})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := tenantscope.NewContext(bg, boot.Tenant.ID)
-		a := actor{tenant: boot.Tenant, member: boot.Owner}
+		ctx, boot, a := acmeOwner(t, c)
 		boards := []int{boot.Board.ID}
 		for _, slug := range []string{"ops", "web"} {
 			boards = append(boards, c.Board.Create().SetTenantID(boot.Tenant.ID).SetSlug(slug).SetName(slug).SaveX(ctx).ID)
@@ -176,4 +171,59 @@ func skippedSummary(skipped []skippedDraft) []string {
 		out = append(out, fmt.Sprintf("#%d %q of T-%d/kept %d %q", s.index, s.title, s.of.number, s.of.kept, s.of.title))
 	}
 	return out
+}
+
+// acmeOwner bootstraps tenant acme and returns its context, what the
+// bootstrap made and its owner as the actor.
+func acmeOwner(t *testing.T, c *ent.Client) (context.Context, tenancy.Result, actor) {
+	t.Helper()
+	bg := context.Background()
+	boot, err := tenancy.Bootstrap(bg, c, tenancy.Config{TenantSlug: "acme", TenantName: "Acme", OwnerHandle: "alice"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tenantscope.NewContext(bg, boot.Tenant.ID), boot, actor{tenant: boot.Tenant, member: boot.Owner}
+}
+
+// TestLookUpSkipsABoardsCommonWord: on a board where every title holds
+// the project's name, a new title is looked up by its rarer words, so it
+// reads none of the other tasks (it read them all when the name came first
+// in the fixed order of words), and still finds the one it repeats.
+func TestLookUpSkipsABoardsCommonWord(t *testing.T) {
+	storetest.Run(t, func(t *testing.T, c *ent.Client) {
+		ctx, boot, a := acmeOwner(t, c)
+		// A name that comes first in the order of words of the titles
+		// looked up, so that only its rarity keeps it out of the look-up.
+		name := ""
+		for i := 0; name == ""; i++ {
+			n := fmt.Sprintf("project%d", i)
+			if titlematch.Set(normalizeTitle(n + " new words here too"))[0] == n && titlematch.Set(normalizeTitle(n + " w7a w7b w7c"))[0] == n {
+				name = n
+			}
+		}
+		var tasks []*ent.TaskCreate
+		for n := 1; n <= 200; n++ {
+			title := fmt.Sprintf("%s: w%da w%db w%dc w%dd", name, n, n, n, n)
+			tasks = append(tasks, c.Task.Create().SetTenantID(boot.Tenant.ID).SetBoardID(boot.Board.ID).SetNumber(n).
+				SetTitle(title).SetCreatedByID(boot.Owner.ID))
+		}
+		c.Task.CreateBulk(tasks...).ExecX(ctx)
+
+		for _, title := range []string{name + ": new words here too", name + " w7a w7b w7c"} {
+			got, err := candidateTitles(ctx, c, a, boot.Board.ID, [][]string{normalizeTitle(title)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) > 1 {
+				t.Errorf("candidateTitles(%q) read %d tasks, want at most the one it may repeat", title, len(got))
+			}
+		}
+		dups, err := findDuplicates(ctx, c, a, boot.Board.ID, name+" w7a w7b w7c w7d")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff([]string{fmt.Sprintf("T-7 %q 1", name+": w7a w7b w7c w7d")}, summary(dups)); diff != "" {
+			t.Errorf("findDuplicates (-want +got):\n%s", diff)
+		}
+	})
 }

@@ -73,7 +73,7 @@ func IndexTitles(ctx context.Context, c *gen.Client, tasks ...*gen.Task) error {
 	var rows []*gen.TaskTitleTokenCreate
 	for _, t := range tasks {
 		set := titlematch.Set(titlematch.Words(t.Title))
-		for _, token := range titlematch.Prefix(set) {
+		for _, token := range titlematch.Tokens(set) {
 			rows = append(rows, c.TaskTitleToken.Create().SetTenantID(t.TenantID).SetBoardID(t.BoardID).
 				SetTaskID(t.ID).SetToken(token).SetWords(len(set)))
 		}

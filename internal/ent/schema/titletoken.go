@@ -7,7 +7,7 @@ import (
 	"entgo.io/ent/schema/index"
 )
 
-// TaskTitleToken is one word of a task's title prefix (see titlematch):
+// TaskTitleToken is one word of a task's title (see titlematch):
 // the index through which a new title finds the tasks it may repeat,
 // without reading every task of the board. Rows are written with the
 // task, in its transaction, by the Task's hook (indexTitle); a deleted or
@@ -29,7 +29,7 @@ func (TaskTitleToken) Fields() []ent.Field {
 			Comment("The task's board, so that a look-up stays within one board."),
 		field.Int("task_id"),
 		field.String("token").
-			Comment("A word of the title's prefix; empty for a title without words."),
+			Comment("A word of the title; empty for a title without words."),
 		field.Int("words").NonNegative().
 			Comment("How many distinct words the title has: similar titles have close counts."),
 	}
