@@ -135,7 +135,16 @@ func importCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	db, err := openDBBackends(context.Background(), c.pg)
+	if err != nil {
+		return err
+	}
+	defer db.close()
 	before, err := sampleProcs(pids)
+	if err != nil {
+		return err
+	}
+	db0, err := db.sample(context.Background())
 	if err != nil {
 		return err
 	}
@@ -186,12 +195,17 @@ func importCmd(args []string) error {
 	if err != nil {
 		return err
 	}
+	db1, err := db.sample(context.Background())
+	if err != nil {
+		return err
+	}
 	self1, _ := sampleProcs([]int{os.Getpid()})
 	sortDurations(totals)
 	sortDurations(firsts)
 	r.Seconds = elapsed.Seconds()
 	r.Requests = len(totals)
 	fill(&r, totals, elapsed, before, after, self1.cpu-self0.cpu)
+	db1.charge(&r, db0)
 	r.FirstProgressMs = ms(percentile(firsts, 0.5))
 	return write(c.out, r)
 }

@@ -2,7 +2,7 @@
 // concurrency for a fixed time and records throughput, latency and the
 // server processes' CPU and memory, read from /proc.
 //
-//	load run    -setup S -scenario N -url U -token T -pids P -tool tasks_get -c 16 -d 5s
+//	load run    -setup S -scenario N -url U -token T -pids P [-pg DB] -tool tasks_get -c 16 -d 5s
 //	load import -setup S -url U -token T -pids P -tasks 120 -c 2 -d 5s
 //	load listen -setup S -url U -token T -pids P -streams 1000
 //	load seed   -url U -token T -tasks 1000 [-open]
@@ -48,6 +48,14 @@ type Record struct {
 	LoadCPUus   float64 `json:"load_cpu_us_per_req"`
 	PeakRSSMB   float64 `json:"peak_rss_mb"`
 	RSSMB       float64 `json:"rss_mb"`
+	// DB is "postgres" when the setup's worker runs on PostgreSQL (-pg).
+	// DBCPUus is the part of ServerCPUus its backends spent, read from
+	// DBBackends processes; DBBackends is 0 when PostgreSQL is not a
+	// process of this machine, so its CPU is not counted. Its memory never
+	// is: its shared buffers show in every backend's resident set.
+	DB         string  `json:"db,omitempty"`
+	DBCPUus    float64 `json:"db_cpu_us_per_req,omitempty"`
+	DBBackends int     `json:"db_backends,omitempty"`
 	// tasks_import with progress.
 	FirstProgressMs float64 `json:"first_progress_ms,omitempty"`
 	Notifications   int     `json:"notifications,omitempty"`
@@ -60,8 +68,8 @@ type Record struct {
 
 // common is the flags every run takes.
 type common struct {
-	setup, scenario, url, token, tokens, pids, out string
-	round, size, tenants                           int
+	setup, scenario, url, token, tokens, pids, out, pg string
+	round, size, tenants                               int
 }
 
 func (c *common) register(fs *flag.FlagSet) {
@@ -75,6 +83,7 @@ func (c *common) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.tokens, "tokens", "", "a file of bearer tokens, one a line: each call uses one at random (many tenants)")
 	fs.IntVar(&c.size, "size", 0, "open tasks on the board (per tenant with -tenants), for a scale run's record")
 	fs.IntVar(&c.tenants, "tenants", 0, "tenants the tokens belong to, for a scale run's record")
+	fs.StringVar(&c.pg, "pg", "", "the PostgreSQL database the setup's worker alone uses: its backends' CPU is added to the server's")
 }
 
 // client is the client the flags describe, for conns connections.

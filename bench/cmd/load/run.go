@@ -77,10 +77,19 @@ func runCmd(args []string) error {
 		fe, _ := firstErr.Load().(string)
 		return lat, errs, fe
 	}
+	db, err := openDBBackends(context.Background(), c.pg)
+	if err != nil {
+		return err
+	}
+	defer db.close()
 	if *warm > 0 {
 		phase(*warm, 0)
 	}
 	before, err := sampleProcs(pids)
+	if err != nil {
+		return err
+	}
+	db0, err := db.sample(context.Background())
 	if err != nil {
 		return err
 	}
@@ -89,6 +98,10 @@ func runCmd(args []string) error {
 	lat, errs, firstErr := phase(*dur, *calls)
 	elapsed := time.Since(start)
 	after, err := sampleProcs(pids)
+	if err != nil {
+		return err
+	}
+	db1, err := db.sample(context.Background())
 	if err != nil {
 		return err
 	}
@@ -103,6 +116,7 @@ func runCmd(args []string) error {
 	sortDurations(all)
 	r.Requests = len(all)
 	fill(&r, all, elapsed, before, after, self1.cpu-self0.cpu)
+	db1.charge(&r, db0)
 	return write(c.out, r)
 }
 
