@@ -50,11 +50,22 @@ type group struct {
 	recs            []Record
 }
 
+// setupOrder is the order of the setups within a scenario, whatever order
+// the rounds ran them in: Taskwire's, then the peers', the floor last.
+var setupOrder = []string{"taskwire-serve", "taskwire-split", "taskwire-split-postgres", peerMCPGo, peerGoSDK, peerBare}
+
+// groups gathers the records keep keeps by scenario and setup: scenarios in
+// the order they first appear, setups within each in setupOrder (others
+// after them, as they first appear).
 func groups(recs []Record, keep func(Record) bool) []*group {
 	var out []*group
+	var scenarios []string
 	for _, r := range recs {
 		if !keep(r) {
 			continue
+		}
+		if !slices.Contains(scenarios, r.Scenario) {
+			scenarios = append(scenarios, r.Scenario)
 		}
 		i := slices.IndexFunc(out, func(g *group) bool { return g.scenario == r.Scenario && g.setup == r.Setup })
 		if i < 0 {
@@ -63,6 +74,18 @@ func groups(recs []Record, keep func(Record) bool) []*group {
 		}
 		out[i].recs = append(out[i].recs, r)
 	}
+	rank := func(setup string) int {
+		if i := slices.Index(setupOrder, setup); i >= 0 {
+			return i
+		}
+		return len(setupOrder)
+	}
+	slices.SortStableFunc(out, func(a, b *group) int {
+		if c := slices.Index(scenarios, a.scenario) - slices.Index(scenarios, b.scenario); c != 0 {
+			return c
+		}
+		return rank(a.setup) - rank(b.setup)
+	})
 	return out
 }
 
@@ -82,6 +105,45 @@ func (g *group) sum(f func(Record) int) int {
 	return n
 }
 
+// cpu is the median server CPU per request and, when it includes
+// PostgreSQL's backends, their part in brackets.
+func (g *group) cpu() string {
+	all := fmt.Sprintf("%.0f", g.med(func(r Record) float64 { return r.ServerCPUus }))
+	if !slices.ContainsFunc(g.recs, func(r Record) bool { return r.DBBackends > 0 }) {
+		return all
+	}
+	return fmt.Sprintf("%s (pg %.0f)", all, g.med(func(r Record) float64 { return r.DBCPUus }))
+}
+
+// dbNote says, for the setups on PostgreSQL, what of PostgreSQL their CPU
+// and memory include: the worker's part of it, as SQLite's part is inside
+// the worker's process, but not the server's shared processes.
+func dbNote(calls []*group) string {
+	var counted, not []string
+	for _, g := range calls {
+		if g.recs[0].DB == "" || slices.Contains(counted, g.setup) || slices.Contains(not, g.setup) {
+			continue
+		}
+		if slices.ContainsFunc(g.recs, func(r Record) bool { return r.DBBackends > 0 }) {
+			counted = append(counted, g.setup)
+		} else {
+			not = append(not, g.setup)
+		}
+	}
+	var note string
+	if len(counted) > 0 {
+		note += fmt.Sprintf("; on PostgreSQL (%s), also over the backends serving the worker's connections (in brackets: their part), "+
+			"not PostgreSQL's WAL writer, checkpointer or autovacuum", strings.Join(counted, ", "))
+	}
+	if len(not) > 0 {
+		note += fmt.Sprintf("; on PostgreSQL (%s), not PostgreSQL's, whose processes this machine does not see", strings.Join(not, ", "))
+	}
+	if note != "" {
+		note += "; peak RSS leaves PostgreSQL out"
+	}
+	return note
+}
+
 func isCall(r Record) bool {
 	return !isScale(r) && (r.Tool == "tasks_get" || r.Tool == "tasks_list" || r.Tool == "tasks_create")
 }
@@ -93,14 +155,14 @@ func markdown(w io.Writer, recs []Record) error {
 		rounds = max(rounds, len(g.recs))
 	}
 	if len(calls) > 0 {
-		fmt.Fprintf(w, "tools/call, median of %d interleaved rounds; CPU is the server processes' user+system time per request, summed over them:\n\n", rounds)
+		fmt.Fprintf(w, "tools/call, median of %d interleaved rounds; CPU is the server processes' user+system time per request, summed over them%s:\n\n", rounds, dbNote(calls))
 		fmt.Fprintln(w, "| scenario | server | req/s | p50 ms | p99 ms | p99.9 ms | server CPU µs/req | peak RSS MB | errors |")
 		fmt.Fprintln(w, "|---|---|--:|--:|--:|--:|--:|--:|--:|")
 		for _, g := range calls {
-			fmt.Fprintf(w, "| %s | %s | %.0f | %.2f | %.2f | %.2f | %.0f | %.1f | %d |\n", g.scenario, g.setup,
+			fmt.Fprintf(w, "| %s | %s | %.0f | %.2f | %.2f | %.2f | %s | %.1f | %d |\n", g.scenario, g.setup,
 				g.med(func(r Record) float64 { return r.RPS }), g.med(func(r Record) float64 { return r.P50Ms }),
 				g.med(func(r Record) float64 { return r.P99Ms }), g.med(func(r Record) float64 { return r.P999Ms }),
-				g.med(func(r Record) float64 { return r.ServerCPUus }), g.med(func(r Record) float64 { return r.PeakRSSMB }),
+				g.cpu(), g.med(func(r Record) float64 { return r.PeakRSSMB }),
 				g.sum(func(r Record) int { return r.Errors }))
 		}
 	}
