@@ -10,6 +10,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/idempotency"
 	"github.com/taskwire/taskwire/internal/progress"
 	"github.com/taskwire/taskwire/internal/quota"
@@ -38,9 +39,14 @@ func (s *Service) importTasks(ctx context.Context, a actor, req *taskwirev1.Impo
 		return nil, err
 	}
 	// The import has committed: stale statistics only slow reads down, so
-	// failing to refresh them is logged, not returned.
-	if err := store.FreshenStats(ctx, s.client, task.Table); err != nil {
-		s.log.WarnContext(ctx, "import: the tasks table's statistics could not be refreshed, so lists and searches may be slow until autovacuum analyzes it", "error", err)
+	// failing to refresh them is logged, not returned. The title index
+	// grows with the tasks: with its statistics stale, PostgreSQL reads a
+	// whole board's entries for the near-duplicate check instead of the
+	// few for the title's words (250 ms, not 0.7, at 100,000 tasks).
+	for _, table := range []string{task.Table, tasktitletoken.Table} {
+		if err := store.FreshenStats(ctx, s.client, table); err != nil {
+			s.log.WarnContext(ctx, "import: a table's statistics could not be refreshed, so lists, searches and creates may be slow until autovacuum analyzes it", "table", table, "error", err)
+		}
 	}
 	return resp, nil
 }

@@ -17,7 +17,8 @@ import (
 // waiting for autovacuum, so the next tasks_list and tasks_search are
 // planned for the board as it is (with the statistics of an empty table,
 // they read every task of the tenant). A small import after that leaves
-// the statistics alone.
+// the statistics alone. The title index's statistics are freshened with
+// them, or the near-duplicate check reads a whole board's entries.
 func TestImportFreshensPostgresStatistics(t *testing.T) {
 	dsn := storetest.DSN(t, storetest.Postgres)
 	c, err := store.Open(context.Background(), dsn, store.Logger(storetest.Logger()))
@@ -30,14 +31,15 @@ func TestImportFreshensPostgresStatistics(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	counted := func() float64 {
+	rows := func(table string) float64 {
 		t.Helper()
 		var n float64
-		if err := db.QueryRow(`SELECT reltuples FROM pg_class WHERE oid = to_regclass('tasks')`).Scan(&n); err != nil {
+		if err := db.QueryRow(`SELECT reltuples FROM pg_class WHERE oid = to_regclass($1)`, table).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
 		return n
 	}
+	counted := func() float64 { return rows("tasks") }
 	e := newEnv(t, c)
 	imp := func(from, n int) {
 		t.Helper()
@@ -56,6 +58,10 @@ func TestImportFreshensPostgresStatistics(t *testing.T) {
 	// The statistics may lag by a fifth and a few pages (store.FreshenStats).
 	if got, want := counted(), 0.7*imports*board.MaxImport; got < want {
 		t.Fatalf("after importing %d tasks PostgreSQL's statistics count %.0f tasks, want %.0f or more", imports*board.MaxImport, got, want)
+	}
+	// Each title ("Imported task N") has three words, each indexed.
+	if got, want := rows("task_title_tokens"), 0.7*3*imports*board.MaxImport; got < want {
+		t.Fatalf("after importing %d tasks PostgreSQL's statistics count %.0f title words, want %.0f or more", imports*board.MaxImport, got, want)
 	}
 	before := counted()
 	imp(imports*board.MaxImport, 3)
