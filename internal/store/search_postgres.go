@@ -9,8 +9,16 @@ import (
 // The GIN indexes of PostgreSQL's search: their expressions must stay the
 // same as the board's queries.
 const (
-	// searchIndex indexes the stemmed words (to_tsvector) of title and note.
-	searchIndex = "task_search_idx"
+	// SearchVector is the tasks' column of stemmed words, the title's
+	// weighted A and the note's B: a generated column, so PostgreSQL
+	// computes it once per write rather than once per matching task for
+	// every search that ranks them.
+	SearchVector = "search_vector"
+	// searchIndex indexes SearchVector.
+	searchIndex = "task_search_vector_idx"
+	// oldSearchIndex indexed the same words as an expression, before
+	// SearchVector (schema version 9 and older).
+	oldSearchIndex = "task_search_idx"
 	// trigramIndex indexes the trigrams (pg_trgm) of the same text, so a
 	// LIKE or ILIKE '%…%' on it, which Chinese, Japanese and Korean queries use,
 	// reads the index instead of every task.
@@ -20,15 +28,19 @@ const (
 	searchText = `title || ' ' || note`
 )
 
-// setupPostgresSearch creates the indexes. The advisory lock keeps two
-// workers starting at once from racing on them. The trigram index needs
-// the pg_trgm extension: when the role may not create it, search still
-// works, reading the tenant's tasks for those languages, and the log says
-// what to do.
+// setupPostgresSearch creates the search column and the indexes. Adding
+// the column to an existing database rewrites the tasks table once, under
+// its lock, during the migration. The advisory lock keeps two workers
+// starting at once from racing on them. The trigram index needs the pg_trgm
+// extension: when the role may not create it, search still works, reading
+// the tenant's tasks for those languages, and the log says what to do.
 func setupPostgresSearch(ctx context.Context, tx *sql.Tx, log *slog.Logger) error {
 	for _, s := range []string{
 		`SELECT pg_advisory_xact_lock(7346251)`,
-		`CREATE INDEX IF NOT EXISTS ` + searchIndex + ` ON tasks USING GIN (to_tsvector('` + SearchConfig + `', ` + searchText + `))`,
+		`ALTER TABLE tasks ADD COLUMN IF NOT EXISTS ` + SearchVector + ` tsvector GENERATED ALWAYS AS (` +
+			`setweight(to_tsvector('` + SearchConfig + `', title), 'A') || setweight(to_tsvector('` + SearchConfig + `', note), 'B')) STORED`,
+		`CREATE INDEX IF NOT EXISTS ` + searchIndex + ` ON tasks USING GIN (` + SearchVector + `)`,
+		`DROP INDEX IF EXISTS ` + oldSearchIndex,
 		`SAVEPOINT trigram`,
 	} {
 		if _, err := tx.ExecContext(ctx, s); err != nil {

@@ -19,15 +19,16 @@ import (
 // schemaFingerprints are the fingerprints of the ent schema each
 // SchemaVersion migrates to.
 var schemaFingerprints = map[int]string{
-	1: "2140f58ac5a24e13",
-	2: "802a5747965e7457",
-	3: "6a99c68ffb0f545b", // boards.archived_at
-	4: "4bcc4af54a86f10c", // accounts, sessions, sign-in links, OIDC identities, decisions; members.account_id
-	5: "ff09aec19a0968e8", // passkeys; accounts.operator
-	6: "edaa89bb97d54749", // boards.kinds and boards.version; activities.client
-	7: "f49d159f38be81d1", // oauth_clients, oauth_grants, oauth_codes, oauth_refresh_tokens; tokens.grant_id
-	8: "35ad221bd542d142", // task_title_tokens
-	9: "35ad221bd542d142", // the same tables; task_title_tokens holds every word of a title
+	1:  "2140f58ac5a24e13",
+	2:  "802a5747965e7457",
+	3:  "6a99c68ffb0f545b", // boards.archived_at
+	4:  "4bcc4af54a86f10c", // accounts, sessions, sign-in links, OIDC identities, decisions; members.account_id
+	5:  "ff09aec19a0968e8", // passkeys; accounts.operator
+	6:  "edaa89bb97d54749", // boards.kinds and boards.version; activities.client
+	7:  "f49d159f38be81d1", // oauth_clients, oauth_grants, oauth_codes, oauth_refresh_tokens; tokens.grant_id
+	8:  "35ad221bd542d142", // task_title_tokens
+	9:  "35ad221bd542d142", // the same tables; task_title_tokens holds every word of a title
+	10: "35ad221bd542d142", // the same tables; on PostgreSQL, tasks.search_vector (the search setup)
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but

@@ -9,17 +9,18 @@ import (
 	"github.com/taskwire/taskwire/internal/store"
 )
 
-// postgresMatch searches with PostgreSQL's full-text search: the WHERE
-// uses the expression of the GIN index store.Open creates, the rank weighs
-// a title match above a note match, and ts_headline cuts the snippet.
+// postgresMatch searches with PostgreSQL's full-text search: the WHERE and
+// the rank read the tasks' stored, weighted words (store.SearchVector, GIN
+// indexed), so a title match ranks above a note match, and ts_headline
+// cuts the snippet.
 func postgresMatch(s *sql.Selector, words []string) {
 	cfg := "'" + store.SearchConfig + "'"
-	title, note := s.C(task.FieldTitle), s.C(task.FieldNote)
-	text := title + " || ' ' || " + note
+	vector := s.C(store.SearchVector)
+	text := s.C(task.FieldTitle) + " || ' ' || " + s.C(task.FieldNote)
 	query := strings.Join(words, " ")
 	tsquery := func(b *sql.Builder) { b.WriteString("plainto_tsquery(" + cfg + ", ").Arg(query).WriteString(")") }
 	s.AppendSelectExprAs(sql.ExprFunc(func(b *sql.Builder) {
-		b.WriteString("ts_rank(setweight(to_tsvector(" + cfg + ", " + title + "), 'A') || setweight(to_tsvector(" + cfg + ", " + note + "), 'B'), ")
+		b.WriteString("ts_rank(" + vector + ", ")
 		tsquery(b)
 		b.WriteString(")")
 	}), rankColumn)
@@ -29,7 +30,7 @@ func postgresMatch(s *sql.Selector, words []string) {
 		b.WriteString(`, 'StartSel=**, StopSel=**, MaxWords=20, MinWords=8, MaxFragments=2, FragmentDelimiter=" … "')`)
 	}), snippetColumn)
 	s.Where(sql.P(func(b *sql.Builder) {
-		b.WriteString("to_tsvector(" + cfg + ", " + text + ") @@ ")
+		b.WriteString(vector + " @@ ")
 		tsquery(b)
 	}))
 }
