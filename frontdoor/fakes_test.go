@@ -61,6 +61,8 @@ func (b *fakeBackend) Tools(_ context.Context, c identity.Caller) ([]mcp.Tool, e
 	return out, nil
 }
 
+func (b *fakeBackend) Check(context.Context, identity.Caller) error { return nil }
+
 func (b *fakeBackend) CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error) {
 	name, args := call.Name, call.Arguments
 	for _, t := range b.tools {

@@ -43,6 +43,11 @@ type ToolBackend interface {
 	// token's scopes and toolsets), in a stable order. Its errors follow
 	// CallTool's.
 	Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, error)
+	// Check has the workers check c now (its token against its record,
+	// its membership), as Tools does, without listing anything: a listen
+	// stream asks it once, before it hears its tenant's changes. Its
+	// errors follow CallTool's.
+	Check(ctx context.Context, c identity.Caller) error
 	// CallTool runs call for c.
 	// report is nil when the request carried no progressToken; otherwise
 	// it may be called from any goroutine, even briefly after CallTool

@@ -37,6 +37,8 @@ func (b *askingBackend) Tools(context.Context, identity.Caller) ([]mcp.Tool, err
 	return []mcp.Tool{{Name: "ask", InputSchema: json.RawMessage(`{"type":"object"}`)}}, nil
 }
 
+func (b *askingBackend) Check(context.Context, identity.Caller) error { return nil }
+
 func (b *askingBackend) CallTool(_ context.Context, c identity.Caller, call *mcp.ToolCall, _ progress.Reporter) (*mcp.CallToolResult, error) {
 	b.caps <- call.ClientCapabilities
 	bind := mrtr.Binding{Tenant: c.Tenant, Member: c.Member, Target: "tools/call ask", Args: call.Arguments}

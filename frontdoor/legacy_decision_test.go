@@ -30,6 +30,8 @@ func (b *decidingBackend) Tools(context.Context, identity.Caller) ([]mcp.Tool, e
 	return []mcp.Tool{{Name: "drop", InputSchema: json.RawMessage(`{"type":"object"}`)}}, nil
 }
 
+func (b *decidingBackend) Check(context.Context, identity.Caller) error { return nil }
+
 func (b *decidingBackend) CallTool(_ context.Context, c identity.Caller, call *mcp.ToolCall, _ progress.Reporter) (*mcp.CallToolResult, error) {
 	select {
 	case <-b.decided:

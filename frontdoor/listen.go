@@ -125,14 +125,15 @@ func (x *exchange) listen() (any, error) {
 }
 
 // checkCaller has a worker check the caller (its token against its
-// record, its membership), asking for its tools. It asks on a goroutine of
-// its own: the call is deep (in one process the worker runs on the calling
-// goroutine), and an idle stream must not keep the stack it grew.
+// record, its membership), without listing its tools: a thousand streams
+// opening would otherwise leave a thousand lists behind as garbage. It asks
+// on a goroutine of its own: the call is deep (in one process the worker
+// runs on the calling goroutine), and an idle stream must not keep the
+// stack it grew.
 func (x *exchange) checkCaller() error {
 	done := make(chan error, 1)
 	go func() {
-		_, err := x.h.cfg.Tools.Tools(x.r.Context(), x.caller)
-		done <- err
+		done <- x.h.cfg.Tools.Check(x.r.Context(), x.caller)
 	}()
 	return <-done
 }

@@ -135,9 +135,14 @@ const accessTimeout = 30 * time.Second
 // The role comes from the workers (AccessService.GetAccess), asked on
 // every list and not cached, so a role changed in the database shows in
 // the next list, as it applies to the next call.
+//
+// Both lists are sized up front: every tools/list and every listen stream's
+// start makes one, and grown by appends they left twice their size in
+// garbage (some 10 KB a list).
 func (b *Backend) Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, error) {
-	var byScope []*catalog.Tool
-	for _, t := range b.cfg.Catalog.Tools() {
+	all := b.cfg.Catalog.Tools()
+	byScope := make([]*catalog.Tool, 0, len(all))
+	for _, t := range all {
 		if authz.Allows(c.Scopes, t.Scope) && authz.ToolsetAllows(c.Toolsets, t.Toolset) {
 			byScope = append(byScope, t)
 		}
@@ -149,13 +154,20 @@ func (b *Backend) Tools(ctx context.Context, c identity.Caller) ([]mcp.Tool, err
 	if err != nil {
 		return nil, err
 	}
-	var out []mcp.Tool
+	out := make([]mcp.Tool, 0, len(byScope))
 	for _, t := range byScope {
 		if authz.RoleAllows(role, t.Scope) && authz.AtLeast(role, t.MinRole) {
 			out = append(out, t.Def)
 		}
 	}
 	return out, nil
+}
+
+// Check has the workers check c, as a tools list does: GetAccess
+// refuses a token its record does not know or a member who left.
+func (b *Backend) Check(ctx context.Context, c identity.Caller) error {
+	_, err := b.access(ctx, c)
+	return err
 }
 
 // role asks the workers for c's current role.
