@@ -79,7 +79,7 @@ func (x *exchange) listen() (any, error) {
 		ResourcesListChanged: asked.ResourcesListChanged && x.h.cfg.Resources != nil,
 		PromptsListChanged:   asked.PromptsListChanged && x.h.cfg.Prompts != nil,
 	}
-	changes := make(chan events.Event, 16)
+	changes := newListChanges()
 	watching := honoured.ToolsListChanged || honoured.ResourcesListChanged || honoured.PromptsListChanged
 	if watching && x.h.cfg.Events != nil {
 		// A stream hears its tenant's changes without calling a worker
@@ -88,10 +88,10 @@ func (x *exchange) listen() (any, error) {
 		if err := x.checkCaller(); err != nil {
 			return nil, err
 		}
+		want, member := honoured, x.caller.Member
 		stop, err := x.h.cfg.Events.Subscribe(x.caller.Tenant, func(e events.Event) {
-			select {
-			case changes <- e:
-			default: // a full queue already tells the client to re-list
+			if list := changedList(e, want, member); list >= 0 {
+				changes.add(list)
 			}
 		})
 		if err != nil {
@@ -115,7 +115,7 @@ func (x *exchange) listen() (any, error) {
 		defer o.Stream(true, -1)
 	}
 	if watching {
-		if err := x.watch(changes, honoured, id); err != nil {
+		if err := x.watch(changes, id); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +140,7 @@ func (x *exchange) checkCaller() error {
 
 // watch relays changes until the client leaves (an error: nothing more is
 // sent) or the server shuts down (nil: the result follows).
-func (x *exchange) watch(changes <-chan events.Event, honoured listenFilter, id subscriptionMeta) error {
+func (x *exchange) watch(changes *listChanges, id subscriptionMeta) error {
 	tick := time.NewTicker(x.h.cfg.KeepAlive)
 	defer tick.Stop()
 	ctx := x.r.Context()
@@ -152,24 +152,10 @@ func (x *exchange) watch(changes <-chan events.Event, honoured listenFilter, id 
 			return nil
 		case <-tick.C:
 			x.out.keepAlive()
-		case e := <-changes:
-			if method := listChanged(e, honoured, x.caller.Member); method != "" {
+		case <-changes.wake:
+			for _, method := range changes.take() {
 				x.out.notify(method, listChangedParams{Meta: id})
 			}
 		}
 	}
-}
-
-// listChanged is the notification that tells member of e, if the stream
-// honours its kind; "" if none.
-func listChanged(e events.Event, honoured listenFilter, member int) string {
-	switch {
-	case e.Kind == events.ToolsChanged && honoured.ToolsListChanged && (e.Member == 0 || e.Member == member):
-		return "notifications/tools/list_changed"
-	case e.Kind == events.ResourcesChanged && honoured.ResourcesListChanged:
-		return "notifications/resources/list_changed"
-	case e.Kind == events.PromptsChanged && honoured.PromptsListChanged:
-		return "notifications/prompts/list_changed"
-	}
-	return ""
 }

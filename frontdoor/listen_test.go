@@ -170,6 +170,25 @@ func TestListen(t *testing.T) {
 	poll.Until(t, 10*time.Second, "the listen stream to unsubscribe", func() bool { return ev.count() == 0 })
 }
 
+// TestListenChangeNotLost: a burst of other members' changes does not
+// push out the caller's, and the caller's own burst comes out as few
+// notifications as the stream has time to send, not one each.
+func TestListenChangeNotLost(t *testing.T) {
+	ev := &fakeEvents{}
+	_, srv := listenHandler(t, ev)
+	s := startListen(t, srv, map[string]any{"toolsListChanged": true})
+	if ack := s.next(); ack["method"] != "notifications/subscriptions/acknowledged" {
+		t.Fatalf("first message = %v, want the acknowledgement", ack)
+	}
+	for range 100 {
+		ev.publish(events.Event{Kind: events.ToolsChanged, Member: 2}) // someone else
+	}
+	ev.publish(events.Event{Kind: events.ToolsChanged, Member: 1})
+	if m := s.next(); m["method"] != "notifications/tools/list_changed" {
+		t.Fatalf("after 100 changes of others and one of the caller's: %v, want tools/list_changed", m)
+	}
+}
+
 // Resources and prompts lists are honoured when served; their changes
 // reach every member of the tenant.
 func TestListenContentLists(t *testing.T) {
