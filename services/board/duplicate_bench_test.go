@@ -25,16 +25,15 @@ import (
 //	go test ./services/board -run '^$' -bench CreateTask -benchtime 200x
 func BenchmarkCreateTask(b *testing.B) {
 	for _, backend := range storetest.Backends() {
-		for _, c := range []struct {
+		for _, tc := range []struct {
 			open    int
 			project string
 		}{{1_000, ""}, {20_000, ""}, {1_000, "zenbridge"}, {20_000, "zenbridge"}} {
-			name := fmt.Sprintf("%s/open=%d", backend, c.open)
-			if c.project != "" {
-				name += "/project=" + c.project
+			name := fmt.Sprintf("%s/open=%d", backend, tc.open)
+			if tc.project != "" {
+				name += "/project=" + tc.project
 			}
-			benchTitle := func(r *rand.Rand) string { return strings.TrimSpace(c.project + " " + benchTitle(r)) }
-			open := c.open
+			title := func(r *rand.Rand) string { return strings.TrimSpace(tc.project + " " + benchTitle(r)) }
 			b.Run(name, func(b *testing.B) {
 				dsn := storetest.DSN(b, backend)
 				c, err := store.Open(context.Background(), dsn, store.Logger(storetest.Logger()))
@@ -44,11 +43,11 @@ func BenchmarkCreateTask(b *testing.B) {
 				b.Cleanup(func() { c.Close() })
 				e := newEnv(b, c)
 				r := rand.New(rand.NewPCG(1, 2))
-				fillBoard(b, c, e, open, r, benchTitle)
+				fillBoard(b, c, e, tc.open, r, title)
 				analyze(b, backend, dsn)
 				b.ResetTimer()
 				for b.Loop() {
-					if _, err := e.svc.CreateTask(e.alice, &taskwirev1.CreateTaskRequest{Title: benchTitle(r)}); err != nil {
+					if _, err := e.svc.CreateTask(e.alice, &taskwirev1.CreateTaskRequest{Title: title(r)}); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -58,7 +57,7 @@ func BenchmarkCreateTask(b *testing.B) {
 }
 
 // fillBoard adds n open tasks to acme's board main, in one transaction.
-func fillBoard(b *testing.B, c *ent.Client, e *env, n int, r *rand.Rand, benchTitle func(*rand.Rand) string) {
+func fillBoard(b *testing.B, c *ent.Client, e *env, n int, r *rand.Rand, title func(*rand.Rand) string) {
 	b.Helper()
 	ctx := tenantscope.NewContext(context.Background(), e.acme.ID)
 	tx, err := c.Tx(ctx)
@@ -71,7 +70,7 @@ func fillBoard(b *testing.B, c *ent.Client, e *env, n int, r *rand.Rand, benchTi
 		var tasks []*ent.TaskCreate
 		for i := first; i < first+500 && i <= n; i++ {
 			tasks = append(tasks, tx.Task.Create().SetTenantID(e.acme.ID).SetBoardID(main.ID).SetNumber(i).
-				SetTitle(benchTitle(r)).SetCreatedByID(alice.ID))
+				SetTitle(title(r)).SetCreatedByID(alice.ID))
 		}
 		tx.Task.CreateBulk(tasks...).ExecX(ctx)
 	}
