@@ -46,7 +46,10 @@ type Worker struct {
 
 // WorkerConfig is what a worker node is built from.
 type WorkerConfig struct {
-	DB          *ent.Client
+	DB *ent.Client
+	// Database is the pool under DB, watched by the worker's breaker (see
+	// worker.Config.Database); nil: none is.
+	Database    worker.Database
 	NATS        *nats.Conn
 	InternalKey string // calls must carry it to name a caller
 	Listen      string // e.g. "127.0.0.1:0"
@@ -161,6 +164,7 @@ func (w *Worker) build() (*worker.Server, error) {
 		Auditor:       svc.audit,
 		Unnamed:       svc.unnamed,
 		InternalKey:   cfg.InternalKey,
+		Database:      cfg.Database,
 		Register:      svc.register,
 		DrainTimeout:  cfg.Drain,
 		ServerOptions: grpcServerOptions(cfg.Telemetry, cfg.ServerOptions),
@@ -310,6 +314,9 @@ func (w *Worker) Done() <-chan error { return w.served }
 
 // Draining reports whether Stop has begun: health is NOT_SERVING.
 func (w *Worker) Draining() bool { return w.srv.Draining() }
+
+// Outages reports what the worker's breaker on its database counted.
+func (w *Worker) Outages() worker.OutageStats { return w.srv.Outages() }
 
 // Local returns a connection to this worker without the network, for a
 // front door in the same process (see worker.Server.Local).

@@ -100,6 +100,10 @@ func StartWorkerProcess(ctx context.Context, cfg WorkerProcessConfig) (_ *Worker
 	if w.node, err = NewWorker(nodeCfg); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
+	cfg.Telemetry.InstrumentOutages(func() (bool, uint64, uint64) {
+		o := w.node.Outages()
+		return o.Reachable, o.Outages, o.Refused
+	})
 	w.node.Start()
 	return w, w.serveProbes()
 }
@@ -142,7 +146,7 @@ func (w *WorkerProcess) nodeConfig(ctx context.Context) (WorkerConfig, error) {
 	}
 	warnOtherPublicURL(ctx, w.db.Client, cfg.PublicURL, log)
 	return WorkerConfig{
-		DB: w.db.Client, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
+		DB: w.db.Client, Database: w.db, NATS: w.bus.Conn, InternalKey: internal, Listen: cfg.Listen,
 		Drain: cfg.ShutdownGrace, Log: log, Conformance: cfg.Conformance, Issuer: signing.Issuer, Keys: signing.Keys,
 		Telemetry: cfg.Telemetry, ServerOptions: Keepalive(cfg.MaxConnectionAge, cfg.ShutdownGrace),
 		MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
@@ -176,17 +180,18 @@ func (w *WorkerProcess) SchemaVersion() int { return w.db.Version }
 // Done yields the error that ended serving gRPC.
 func (w *WorkerProcess) Done() <-chan error { return w.node.Done() }
 
-// ready reports whether the worker takes calls: it is not draining, NATS
-// is connected and the database answers.
-func (w *WorkerProcess) ready(ctx context.Context) error {
-	switch {
+// ready reports whether the worker takes calls: it is not draining, its
+// breaker finds the database reachable (as its gRPC health does), and NATS
+// is connected. Only readiness reports NATS: creates go on during a NATS
+// outage, so gRPC health, which front doors route by, ignores it.
+func (w *WorkerProcess) ready(context.Context) error {
+	switch o := w.node.Outages(); {
 	case w.node.Draining():
 		return errors.New("draining")
+	case !o.Reachable:
+		return errors.New("the database cannot be reached; calls are answered as unavailable")
 	case !w.bus.Conn.IsConnected():
 		return fmt.Errorf("NATS is %s", w.bus.Conn.Status())
-	}
-	if err := w.db.Ping(ctx); err != nil {
-		return fmt.Errorf("database: %w", err)
 	}
 	return nil
 }

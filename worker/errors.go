@@ -41,11 +41,18 @@ var kindCodes = map[domainerr.Kind]codes.Code{
 	domainerr.Unavailable:      codes.Unavailable,
 }
 
-// toStatus is the worker's one error translation. Domain errors keep their
+// toStatus is the worker's one error translation. A database that cannot
+// be reached (store.Unreachable) is Unavailable, an outage the breaker
+// logs once, not a failure of this call; domain errors keep their
 // caller-facing message; cancellation keeps its code; a status a handler
 // chose passes through; anything else is Internal with a neutral message
 // and a ref, and is logged in full under that ref.
 func (s *Server) toStatus(ctx context.Context, method string, err error) error {
+	if domainerr.KindOf(err) == domainerr.Internal && wrappedStatus(err) == nil {
+		if st := s.dbFailure(ctx, err); st != nil {
+			return st
+		}
+	}
 	var de *domainerr.Error
 	switch {
 	case errors.As(err, &de):

@@ -33,7 +33,11 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     and even a recovered panic gets its record.
 //  2. recover: a panic anywhere below becomes Internal, logged with its
 //     stack, instead of killing the process.
-//  3. identity: the caller the front door verified, from metadata, into
+//  3. guard: while the database is unreachable (the breaker is open, see
+//     breaker), every call but health is refused at once with
+//     Unavailable, touching nothing: outside every step that reads the
+//     database.
+//  4. identity: the caller the front door verified, from metadata, into
 //     the context, trusted only from a call carrying the internal key when
 //     one is configured; none → Unauthenticated. Its token must be what
 //     was issued (checkToken: the claims equal the token's record, which
@@ -44,29 +48,30 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     Config.OperatorServices as an operator (sessionContext). Health is
 //     exempt.
 //     A call of Config.OperatorServices may instead carry the operator
-//     mark, and then skips steps 5 and 6 (see operatorCall).
-//  4. audit: every named call, with its outcome, into the audit log
+//     mark, and then skips steps 6 and 7 (see operatorCall).
+//  5. audit: every named call, with its outcome, into the audit log
 //     through Config.Auditor, before the call is answered: a write's row
 //     in the write's own transaction, any other call's in a group commit
 //     (see auditCall). Before scope and role, so that their refusals are
 //     recorded too.
-//  5. scope: the token's scopes must cover the scope the method's
+//  6. scope: the token's scopes must cover the scope the method's
 //     (taskwire.mcp.v1.tool) option names; otherwise PermissionDenied
 //     (reason INSUFFICIENT_SCOPE). Checked before the role, since it needs
 //     no database and a stronger token is what the client can ask for.
-//  6. access: the member's current role, read from the database through
+//  7. access: the member's current role, read from the database through
 //     Config.Access, must permit the same scope, and be at least the
 //     option's min_role; otherwise PermissionDenied (reason ROLE_FORBIDS).
 //     The Access read goes into the context for the services
 //     (identity.AccessFrom).
-//  7. progress: a Reporter publishing to NATS when the call asked for one,
+//  8. progress: a Reporter publishing to NATS when the call asked for one,
 //     and the trailer counting what was published.
-//  8. errors: the one place where service errors become gRPC statuses,
+//  9. errors: the one place where service errors become gRPC statuses,
 //     innermost so that everything above sees statuses only.
 func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
 	return []grpc.UnaryServerInterceptor{
 		s.logCall,
 		s.recoverPanic,
+		s.guard,
 		s.requireIdentity,
 		s.auditCall,
 		s.requireScope,
@@ -157,15 +162,18 @@ func (s *Server) recoverPanic(ctx context.Context, req any, info *grpc.UnaryServ
 	return handler(ctx, req)
 }
 
+// isHealth reports whether method is the standard health service's.
+func isHealth(method string) bool { return strings.HasPrefix(method, healthPrefix) }
+
 // callerless reports whether a method is called with no caller: the
 // health service, and Config.Unnamed (which still needs the internal key).
 func (s *Server) callerless(method string) bool {
-	return strings.HasPrefix(method, healthPrefix) || slices.Contains(s.cfg.Unnamed, method)
+	return isHealth(method) || slices.Contains(s.cfg.Unnamed, method)
 }
 
 // requireIdentity puts the caller named in metadata into the context.
 func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
-	if strings.HasPrefix(info.FullMethod, healthPrefix) {
+	if isHealth(info.FullMethod) {
 		return handler(ctx, req)
 	}
 	if s.cfg.InternalKey != "" && !identity.HasInternalKey(ctx, s.cfg.InternalKey) {

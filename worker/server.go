@@ -75,6 +75,11 @@ type Config struct {
 	// DefaultAuditQueue. When it is full, calls wait for room (within
 	// their deadlines): no event is dropped.
 	AuditQueue int
+	// Database, when set, is watched by a circuit breaker (see breaker):
+	// while it cannot be reached, calls are refused at once with
+	// Unavailable and health is NOT_SERVING. Nil: no breaker; calls that
+	// fail to reach the database are still answered Unavailable.
+	Database Database
 	// ServerOptions are added to the gRPC server's, before its own: their
 	// interceptors run outside the worker's chain, so they see every call
 	// with its final status (metrics, traces: see package telemetry).
@@ -124,6 +129,8 @@ type Server struct {
 	grpc   *grpc.Server
 	health *health.Server
 	audit  *auditLog // nil when Config.Auditor is
+	// breaker watches Config.Database; nil when it is.
+	breaker *breaker
 	// methods are the unary methods served, for Local.
 	methods localMethods
 
@@ -146,6 +153,9 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, log: cfg.Logger, health: health.NewServer()}
 	s.audit = newAuditLog(cfg.Auditor, cfg.AuditQueue, cfg.Logger)
 	s.draining, s.drain = context.WithCancel(context.Background())
+	if cfg.Database != nil {
+		s.breaker = newBreaker(cfg.Database, cfg.Logger, s.setServing)
+	}
 	s.grpc = grpc.NewServer(append(slices.Clip(cfg.ServerOptions),
 		// Calls run on a pool of goroutines rather than one new goroutine
 		// each: a call into SQLite needs a deep stack, which a fresh
@@ -170,11 +180,22 @@ func New(cfg Config) (*Server, error) {
 // Serve serves gRPC on lis until Stop, reporting SERVING for the server as
 // a whole ("") and for each registered service.
 func (s *Server) Serve(lis net.Listener) error {
-	s.health.SetServingStatus("", healthpb.HealthCheckResponse_SERVING)
-	for name := range s.grpc.GetServiceInfo() {
-		s.health.SetServingStatus(name, healthpb.HealthCheckResponse_SERVING)
-	}
+	s.setServing(s.DatabaseReachable())
 	return s.grpc.Serve(lis)
+}
+
+// setServing sets the health of the server as a whole and of each
+// service. After Stop began, health stays NOT_SERVING whatever it is told
+// (health.Server.Shutdown).
+func (s *Server) setServing(ok bool) {
+	st := healthpb.HealthCheckResponse_NOT_SERVING
+	if ok {
+		st = healthpb.HealthCheckResponse_SERVING
+	}
+	s.health.SetServingStatus("", st)
+	for name := range s.grpc.GetServiceInfo() {
+		s.health.SetServingStatus(name, st)
+	}
 }
 
 // Stop drains the server: health turns NOT_SERVING (for good), streams
@@ -200,6 +221,9 @@ func (s *Server) Stop(ctx context.Context) {
 	s.grpc.Stop()
 	<-done
 	s.audit.stop()
+	if s.breaker != nil {
+		s.breaker.shut()
+	}
 }
 
 // endOnDrain gives each stream a context that also ends when Stop begins.

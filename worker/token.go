@@ -29,6 +29,9 @@ const notIssued = "this token is not one this server issued, or was altered: ask
 func (s *Server) checkToken(ctx context.Context, c identity.Caller) error {
 	rec, err := s.cfg.Tokens.Lookup(ctx, c.TokenID)
 	if err != nil {
+		if st := s.dbFailure(ctx, err); st != nil {
+			return st
+		}
 		s.log.ErrorContext(ctx, "worker: cannot check the token", "err", err)
 		return status.Error(codes.Unavailable, "the token could not be checked just now; try again")
 	}
@@ -99,6 +102,9 @@ func (s *Server) checkSession(ctx context.Context, method string, c identity.Cal
 		return acc, nil
 	case domainerr.KindOf(err) == domainerr.Unauthenticated:
 		return acc, status.Error(codes.Unauthenticated, domainerr.Message(err))
+	}
+	if st := s.dbFailure(ctx, err); st != nil {
+		return acc, st
 	}
 	s.log.ErrorContext(ctx, "worker: cannot check the session", "method", method, "err", err)
 	return acc, status.Error(codes.Unavailable, "the session could not be checked just now; try again")

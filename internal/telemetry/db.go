@@ -52,3 +52,30 @@ func (c *pingCollector) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(dbUpDesc, prometheus.GaugeValue, up)
 	ch <- prometheus.MustNewConstMetric(dbPingDesc, prometheus.GaugeValue, took)
 }
+
+// InstrumentOutages adds what a worker's circuit breaker on its database
+// counts, read at scrape time through stats: whether the database answers
+// now (taskwire_db_reachable), the outages begun (taskwire_db_outages_total)
+// and the calls refused during them without reaching the database
+// (taskwire_db_calls_refused_total). Call it once per process.
+func (t *Telemetry) InstrumentOutages(stats func() (reachable bool, outages, refused uint64)) {
+	t.reg.MustRegister(
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Name: "taskwire_db_reachable",
+			Help: "1 while the worker's breaker finds the database reachable, 0 during an outage.",
+		}, func() float64 {
+			if up, _, _ := stats(); up {
+				return 1
+			}
+			return 0
+		}),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "taskwire_db_outages_total",
+			Help: "Outages of the database the worker saw begin: calls failed to reach it, or a ping went unanswered.",
+		}, func() float64 { _, n, _ := stats(); return float64(n) }),
+		prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name: "taskwire_db_calls_refused_total",
+			Help: "Calls answered as unavailable during outages of the database, without reaching it.",
+		}, func() float64 { _, _, n := stats(); return float64(n) }),
+	)
+}
