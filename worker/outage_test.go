@@ -35,7 +35,6 @@ func (f *fakeDatabase) Ping(context.Context) error {
 
 func (f *fakeDatabase) DiscardIdle() { f.discarded.Add(1) }
 
-
 // TestBreaker takes a worker through an outage: the first call failing to
 // reach the database is Unavailable and opens the breaker (health
 // NOT_SERVING, one warning); calls meanwhile are refused without reaching
