@@ -346,6 +346,8 @@ func (x *exchange) outcome(status int, final bool) (string, slog.Level) {
 		return "internal", slog.LevelError
 	case x.code == jsonrpc.RateLimited:
 		return "rate_limited", slog.LevelInfo
+	case x.code == jsonrpc.Unavailable:
+		return "unavailable", slog.LevelInfo
 	case x.code != 0:
 		return "refused", slog.LevelInfo
 	case status == http.StatusAccepted:

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
@@ -34,7 +36,7 @@ func (f *failure) statusCode(legacy bool) int {
 
 // statusFor maps a JSON-RPC error code to the HTTP status of its response.
 // It is the one place that does, so every path agrees. A rate limit is 429
-// in either era. Before 2026-07-28 any other JSON-RPC error went out with
+// in either era, and a request no worker could serve 503. Before 2026-07-28 any other JSON-RPC error went out with
 // 200, as go-sdk still sends it to legacy clients: the transport rules of
 // those revisions fix statuses only for their own refusals. Since, the
 // spec fixes 404 and 400 for its codes; an internal error keeps 200 as in
@@ -43,6 +45,8 @@ func statusFor(code int, legacy bool) int {
 	switch {
 	case code == jsonrpc.RateLimited:
 		return http.StatusTooManyRequests
+	case code == jsonrpc.Unavailable:
+		return http.StatusServiceUnavailable
 	case legacy:
 		return http.StatusOK
 	}
@@ -76,6 +80,7 @@ func (x *exchange) failureFor(err error) *failure {
 	var nf *mcp.ResourceNotFoundError
 	var re *mcp.RevokedError
 	var ts *tooManyStreams
+	var ue *mcp.UnavailableError
 	switch {
 	case x.r.Context().Err() != nil:
 		x.cause = err
@@ -94,6 +99,8 @@ func (x *exchange) failureFor(err error) *failure {
 		return &failure{id: x.msg.ID, err: x.resourceNotFound(nf)}
 	case errors.As(err, &ts):
 		return x.streamsRefused(ts)
+	case errors.As(err, &ue):
+		return x.unavailable(ue)
 	case errors.As(err, &re):
 		f := x.h.unauthorized(re.Reason, re.Reason, err)
 		f.id = x.msg.ID
@@ -112,5 +119,29 @@ func (x *exchange) internal(err error) *failure {
 		id:    x.msg.ID,
 		err:   &jsonrpc.Error{Code: jsonrpc.Internal, Message: "internal error (ref " + ref + ")"},
 		cause: fmt.Errorf("%w (ref %s)", err, ref),
+	}
+}
+
+// unavailableRetry is how long a client is asked to wait before retrying
+// a request no worker could serve: long enough that a storm of retries
+// does not meet workers or a database as they come back, short next to
+// how soon they do (a worker's breaker closes within a fifth of a second
+// of its database answering).
+const unavailableRetry = time.Second
+
+// unavailableData is the data of a jsonrpc.Unavailable error.
+type unavailableData struct {
+	RetryAfterMs int64 `json:"retryAfterMs"`
+}
+
+// unavailable is the 503 of a request no worker could serve just now, in
+// the shape of a rate limit's: the sentence a tool call gets, the wait in
+// data and in Retry-After. Its cause is logged with the request.
+func (x *exchange) unavailable(e *mcp.UnavailableError) *failure {
+	return &failure{
+		id:     x.msg.ID,
+		err:    &jsonrpc.Error{Code: jsonrpc.Unavailable, Message: mcp.UnavailableText, Data: unavailableData{RetryAfterMs: unavailableRetry.Milliseconds()}},
+		header: http.Header{"Retry-After": {strconv.Itoa(int(unavailableRetry / time.Second))}},
+		cause:  e,
 	}
 }

@@ -48,10 +48,14 @@ type fakeTool struct {
 // fakeBackend is a ToolBackend over a fixed list of tools, filtered by
 // scope the way the real catalogue is.
 type fakeBackend struct {
-	tools []fakeTool
+	tools    []fakeTool
+	toolsErr error // when set, what Tools returns
 }
 
 func (b *fakeBackend) Tools(_ context.Context, c identity.Caller) ([]mcp.Tool, error) {
+	if b.toolsErr != nil {
+		return nil, b.toolsErr
+	}
 	var out []mcp.Tool
 	for _, t := range b.tools {
 		if authz.Allows(c.Scopes, t.scope) {

@@ -258,6 +258,9 @@ func (x *exchange) runCall(ctx context.Context, call *mcp.ToolCall) (*mcp.CallTo
 		out.Content = []mcp.Content{} // content is required, [] is fine
 	}
 	x.toolError = out.IsError
+	if out.Unavailable {
+		x.giveBack()
+	}
 	return &out, nil
 }
 

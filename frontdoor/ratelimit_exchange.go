@@ -79,13 +79,23 @@ func (x *exchange) admitLegacyRate() bool {
 }
 
 // refund gives the request's charge back when f refuses it: a request
-// the server refused for another reason than a limit costs nothing. An
+// the server refused for another reason than a limit costs nothing (one
+// no worker could serve included: jsonrpc.Unavailable). An
 // internal error keeps its charge, since the server did the work, and so
 // does a request whose client left (f nil), or one refused by another
 // limit (too many listen streams), so that retrying it in a loop spends
 // the budget as any request does.
 func (x *exchange) refund(f *failure) {
-	if x.charge == nil || f.err.Code == jsonrpc.Internal || f.err.Code == jsonrpc.RateLimited {
+	if f.err.Code == jsonrpc.Internal || f.err.Code == jsonrpc.RateLimited {
+		return
+	}
+	x.giveBack()
+}
+
+// giveBack returns the request's charge, if any: a tool call that no
+// worker could serve, as well as refund's refusals.
+func (x *exchange) giveBack() {
+	if x.charge == nil {
 		return
 	}
 	x.charge.giveBack()

@@ -342,7 +342,7 @@ func (failingConn) Invoke(context.Context, string, any, any, ...grpc.CallOption)
 }
 
 // TestWorkerUnreachable: a failure that is no status is Unavailable,
-// without its text.
+// without its text, and says when to retry.
 func TestWorkerUnreachable(t *testing.T) {
 	op, _ := admin.NewOperatorSecret(operatorSecret)
 	e, err := admin.New(admin.Config{Conn: failingConn{}, Verifier: fakeVerifier{}, Operator: op, Logger: discardLog})
@@ -353,8 +353,8 @@ func TestWorkerUnreachable(t *testing.T) {
 	req := httptest.NewRequest(http.MethodPost, "/admin/v1/ListTenants", nil)
 	req.Header.Set("Authorization", "Bearer "+operatorSecret)
 	e.Wrap(http.NotFoundHandler()).ServeHTTP(rec, req)
-	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "10.0.0.7") {
-		t.Errorf("ListTenants with no worker = %d %s, want 503 naming no host", rec.Code, rec.Body)
+	if rec.Code != http.StatusServiceUnavailable || strings.Contains(rec.Body.String(), "10.0.0.7") || rec.Header().Get("Retry-After") != "1" {
+		t.Errorf("ListTenants with no worker = %d %s (Retry-After %q), want 503 naming no host, Retry-After 1", rec.Code, rec.Body, rec.Header().Get("Retry-After"))
 	}
 }
 

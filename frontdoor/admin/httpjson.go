@@ -100,9 +100,13 @@ func (e *Edge) readJSON(w http.ResponseWriter, r *http.Request, m method, in pro
 	return nil
 }
 
-// writeStatus writes the JSON error of a gRPC status.
+// writeStatus writes the JSON error of a gRPC status. A worker (or its
+// database) out of reach is 503 with Retry-After: retrying is safe.
 func writeStatus(w http.ResponseWriter, err error) {
 	code, name := httpStatus(err)
+	if code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1")
+	}
 	writeError(w, code, name, status.Convert(err).Message())
 }
 

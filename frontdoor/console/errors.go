@@ -46,9 +46,12 @@ func (c *Console) rpcMessage(r *http.Request, v *visit, err error) (int, string)
 }
 
 // fail answers with code and a page saying msg; v, when known, keeps the
-// page's header (tenant, sign out).
+// page's header (tenant, sign out). A 503 says when to retry.
 func (c *Console) fail(w http.ResponseWriter, r *http.Request, v *visit, code int, msg string) {
 	w.Header().Set("Cache-Control", "no-store")
+	if code == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "1") // no worker to serve it: retrying soon is safe
+	}
 	if r.Header.Get("HX-Request") != "" {
 		// htmx swaps nothing on an error: the script shows the message.
 		plain(w, code, msg)

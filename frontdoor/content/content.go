@@ -78,8 +78,9 @@ func as(ctx context.Context, c identity.Caller, timeout time.Duration) (context.
 // insufficient_scope challenge; a role's refusal (which cannot happen
 // today: every role may read, and all of this reads) an Invalid Request
 // error carrying the worker's sentence, since no token lifts it; a
-// cancelled call a context error, so that nothing is sent; everything else
-// an error the front door answers with -32603 and logs.
+// cancelled call a context error, so that nothing is sent; no worker (or
+// database) to serve it an *mcp.UnavailableError, which says to retry;
+// everything else an error the front door answers with -32603 and logs.
 func translate(err error, op string, notFound func(msg string) error) error {
 	st := status.Convert(err)
 	switch st.Code() {
@@ -94,6 +95,8 @@ func translate(err error, op string, notFound func(msg string) error) error {
 		return context.Canceled
 	case codes.Unauthenticated:
 		return &mcp.RevokedError{Reason: st.Message()}
+	case codes.Unavailable, codes.DeadlineExceeded:
+		return &mcp.UnavailableError{Cause: fmt.Errorf("content: %s: %w", op, err)}
 	}
 	return fmt.Errorf("content: %s: %w", op, err)
 }

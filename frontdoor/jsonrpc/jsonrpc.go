@@ -42,6 +42,14 @@ const (
 	// it is an application code outside that range, its digits recalling
 	// the HTTP status.
 	RateLimited = -31429
+
+	// Unavailable is the code of a request no worker could serve just
+	// now: every worker is gone, or their database cannot be reached
+	// (HTTP 503, with Retry-After and data.retryAfterMs). Retrying it
+	// later is safe. MCP defines no code for it either; like RateLimited
+	// it lies outside the reserved range, its digits recalling the HTTP
+	// status. A tools/call gets a tool result with isError instead.
+	Unavailable = -31503
 )
 
 // Error is the error object of a JSON-RPC error response. It implements

@@ -218,6 +218,10 @@ type CallToolResult struct {
 	// Problems, of a result with isError about arguments that did not fit
 	// the inputSchema, go under _meta (MetaProblems).
 	Problems []string `json:"-"`
+	// Unavailable marks a result with isError saying that no worker could
+	// serve the call (UnavailableText): it costs the caller no rate
+	// budget, like any request refused for that.
+	Unavailable bool `json:"-"`
 
 	InputRequired *InputRequiredResult `json:"-"`
 }
@@ -304,6 +308,26 @@ type InputRequiredResult struct {
 	InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
 	RequestState  string                  `json:"requestState,omitempty"`
 }
+
+// UnavailableText tells a client that no worker could serve its request
+// just now (all are gone, or their database cannot be reached) and that
+// retrying is safe: the text of a tool call's isError result, and the
+// message of any other request's UnavailableError.
+const UnavailableText = "The board is temporarily unavailable. Try again in a moment."
+
+// UnavailableError reports that no worker could serve a request just now.
+// The front door answers it with jsonrpc.Unavailable, HTTP 503 and
+// Retry-After; a tool call gets a tool result saying UnavailableText.
+type UnavailableError struct{ Cause error }
+
+func (e *UnavailableError) Error() string {
+	if e.Cause == nil {
+		return UnavailableText
+	}
+	return "unavailable: " + e.Cause.Error()
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Cause }
 
 // RevokedError reports a caller the worker no longer accepts: the token
 // was revoked (or never issued here), or its member is gone. The front

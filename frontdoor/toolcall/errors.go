@@ -8,14 +8,14 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/services/access"
 )
 
 // failure translates a worker's gRPC status into what the client gets: a
-// tool result with isError for anything a model can act on, a bare context
-// error when the client has gone (so nothing is sent), and an error for the
+// tool result with isError for anything a model can act on (no worker or
+// database to serve it included: unavailableText), a bare context error
+// when the client has gone (so nothing is sent), and an error for the
 // rest, which the front door answers with -32603.
 //
 // Refusals are told apart by their reason (access.Reason): a token that
@@ -51,7 +51,7 @@ func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.Cal
 	case codes.DeadlineExceeded:
 		text = fmt.Sprintf("%s did not finish in time and was stopped; nothing it had not finished was saved. Try again, or with less work at once.", tool)
 	case codes.Unavailable, codes.ResourceExhausted:
-		text = unavailableText
+		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(unavailableText)}, IsError: true, Unavailable: true}, nil
 	case codes.Canceled:
 		return nil, context.Canceled
 	default:
@@ -68,12 +68,13 @@ func toolsetError(tool, toolset string, toolsets []string) *mcp.ToolsetError {
 
 // unavailableText tells a client that no worker could serve its call and
 // that retrying is safe.
-const unavailableText = "The board is temporarily unavailable. Try again in a moment."
+const unavailableText = mcp.UnavailableText
 
 // accessFailure translates the failure of asking for the caller's access:
 // a membership the worker cannot find is a request the front door cannot
-// serve as sent; no worker to ask is -32603 saying to try again; anything
-// else it answers with -32603 and a neutral message.
+// serve as sent; no worker (or database) to ask is an
+// *mcp.UnavailableError, which says to try again; anything else it
+// answers with -32603 and a neutral message.
 func accessFailure(err error) error {
 	switch st := status.Convert(err); st.Code() {
 	case codes.Canceled:
@@ -81,7 +82,7 @@ func accessFailure(err error) error {
 	case codes.Unauthenticated:
 		return &mcp.RevokedError{Reason: st.Message()}
 	case codes.Unavailable, codes.ResourceExhausted, codes.DeadlineExceeded:
-		return &jsonrpc.Error{Code: jsonrpc.Internal, Message: unavailableText}
+		return &mcp.UnavailableError{Cause: err}
 	}
 	return fmt.Errorf("toolcall: access: %w", err)
 }

@@ -142,12 +142,13 @@ func TestCallTimeout(t *testing.T) {
 
 // TestAccessUnavailable: when no worker can say what the caller may do
 // (tools/list, or the access check before a call), the client gets a
-// JSON-RPC error that says to try again, not a neutral internal error.
+// *mcp.UnavailableError, which the front door answers 503 saying to try
+// again, not a neutral internal error.
 func TestAccessUnavailable(t *testing.T) {
 	for _, code := range []codes.Code{codes.Unavailable, codes.DeadlineExceeded} {
-		var je *jsonrpc.Error
-		if err := accessFailure(status.Error(code, "connection refused")); !errors.As(err, &je) || !strings.Contains(je.Message, "Try again") {
-			t.Errorf("accessFailure(%v) = %v, want a JSON-RPC error saying to try again", code, err)
+		var ue *mcp.UnavailableError
+		if err := accessFailure(status.Error(code, "connection refused")); !errors.As(err, &ue) {
+			t.Errorf("accessFailure(%v) = %v, want an *mcp.UnavailableError", code, err)
 		}
 	}
 	var je *jsonrpc.Error
