@@ -20,7 +20,9 @@ import (
 func unavailableBackend() *fakeBackend {
 	down := &mcp.UnavailableError{Cause: errors.New("rpc error: code = Unavailable desc = the database cannot be reached")}
 	return &fakeBackend{toolsErr: down, tools: []fakeTool{newTool("check", authz.ScopeRead,
-		func(context.Context, json.RawMessage, progress.Reporter) (*mcp.CallToolResult, error) { return nil, down })}}
+		func(context.Context, json.RawMessage, progress.Reporter) (*mcp.CallToolResult, error) {
+			return nil, down
+		})}}
 }
 
 // checkUnavailable checks that rec is the answer to a request no worker
