@@ -64,13 +64,20 @@ type deployment struct {
 
 func newDeployment(t *testing.T, b storetest.Backend) *deployment {
 	t.Helper()
-	d := &deployment{dir: t.TempDir(), db: storetest.DSN(t, b)}
-	d.nats = natstest.Start(t)
+	nats := natstest.Start(t)
 	if b == storetest.Postgres {
-		if d.nats = os.Getenv("TASKWIRE_TEST_NATS"); d.nats == "" {
+		if nats = os.Getenv("TASKWIRE_TEST_NATS"); nats == "" {
 			t.Skip("TASKWIRE_TEST_NATS not set: skipping the PostgreSQL + NATS server processes")
 		}
 	}
+	return newDeploymentOn(t, storetest.DSN(t, b), nats)
+}
+
+// newDeploymentOn is a deployment over the database dsn and the NATS
+// server at nats, e.g. servers of the test's own that it crashes.
+func newDeploymentOn(t *testing.T, dsn, nats string) *deployment {
+	t.Helper()
+	d := &deployment{dir: t.TempDir(), db: dsn, nats: nats}
 	d.key = filepath.Join(d.dir, "root.key")
 	if _, _, err := authn.LoadOrCreateKey(d.key); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/services/audit"
 )
 
@@ -171,7 +172,13 @@ func (l *auditLog) write(ctx context.Context, b batch) {
 		return
 	}
 	if err != nil {
-		l.log.Warn("worker: audit events not recorded; their calls fail", "count", len(b.events), "err", err)
+		// An outage of the database is logged once, by the breaker, and
+		// its calls have failed on it already.
+		level := slog.LevelWarn
+		if store.Unreachable(err) {
+			level = slog.LevelDebug
+		}
+		l.log.Log(ctx, level, "worker: audit events not recorded; their calls fail", "count", len(b.events), "err", err)
 	}
 	for _, w := range b.written {
 		w <- err

@@ -141,7 +141,7 @@ func (b *breaker) close() {
 	refused := b.refused.Load()
 	b.mu.Unlock()
 	b.serving(true)
-	b.log.Info("worker: the database answers again; calls are served", "outage", lasted.Round(time.Millisecond), "refused_total", refused)
+	b.log.Info("worker: the database answers again; calls are served", "outage", lasted.Round(time.Millisecond).String(), "refused_total", refused)
 }
 
 func (b *breaker) isDown() bool {

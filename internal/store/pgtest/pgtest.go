@@ -123,7 +123,10 @@ func (c *Cluster) Start(t testing.TB) {
 	opts := strings.Join([]string{
 		"-p", strconv.Itoa(c.port), "-c", "listen_addresses=127.0.0.1",
 		"-c", "unix_socket_directories=" + c.dir, "-c", "max_connections=300",
-		"-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off",
+		// No fsync: a crash of the server (not of the machine) keeps
+		// what it wrote in the kernel's cache. Commits still wait for
+		// their WAL to be written, so a crash loses none acknowledged.
+		"-c", "fsync=off", "-c", "full_page_writes=off",
 	}, " ")
 	c.run(t, "pg_ctl", "start", "-D", c.data(), "-w", "-t", "60", "-l", filepath.Join(c.dir, "log"), "-o", opts)
 }
