@@ -25,7 +25,9 @@ type Database interface {
 // How the breaker watches the database: while it answers, a ping every
 // upCheck (calls failing find an outage sooner); while it does not, a ping
 // every downCheck, so calls resume within that of its return. A ping
-// taking longer than pingTimeout counts as no answer.
+// taking longer than pingTimeout counts as no answer. The first ping of
+// an outage waits downCheck too: a server crashing answers for a few
+// milliseconds more on connections it has not cut yet.
 const (
 	upCheck     = 5 * time.Second
 	downCheck   = 200 * time.Millisecond
@@ -47,9 +49,10 @@ type OutageStats struct {
 // ping going unanswered, opens it: from then on every call is answered
 // Unavailable at once, without touching the database, the worker's gRPC
 // health (and so its readiness) is NOT_SERVING, and front doors route
-// around it. Only a ping every downCheck reaches the database; the first
-// answered closes the breaker, after dropping the pool's idle connections
-// (dead if the server restarted). An outage logs one record when it
+// around it. Only a ping every downCheck reaches the database, each on a
+// new connection (the pool's idle ones are dropped first: they are dead if
+// the server restarted, and one the server has not cut yet would answer
+// for a server going down); the first answered closes the breaker. An outage logs one record when it
 // begins and one when it ends, never one per call: a storm of instant
 // failures neither floods the log nor meets the database as it returns.
 type breaker struct {
@@ -85,7 +88,9 @@ func (b *breaker) run() {
 		select {
 		case <-b.stop:
 			return
-		case <-b.kick:
+		case <-b.kick: // an outage began: its first ping after downCheck
+			t.Reset(downCheck)
+			continue
 		case <-t.C:
 		}
 		b.check()
@@ -98,10 +103,13 @@ func (b *breaker) run() {
 }
 
 // check pings the database once and opens or closes the breaker by the
-// answer.
+// answer; during an outage, on a new connection.
 func (b *breaker) check() {
 	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
 	defer cancel()
+	if b.isDown() {
+		b.db.DiscardIdle()
+	}
 	err := b.db.Ping(ctx)
 	switch {
 	case err != nil:
@@ -131,10 +139,8 @@ func (b *breaker) open(epoch uint64, err error) {
 	}
 }
 
-// close ends the outage: the pool's dead connections go, then calls and
-// health resume.
+// close ends the outage: calls and health resume.
 func (b *breaker) close() {
-	b.db.DiscardIdle()
 	b.mu.Lock()
 	b.down = false
 	lasted := time.Since(b.since)

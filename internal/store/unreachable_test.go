@@ -125,7 +125,8 @@ func check(t *testing.T, what string, err error) {
 // and starts it again: once it answers, every call succeeds at once, none
 // failing on a connection that died. pgx pings a connection idle for over
 // a second before handing it out, which is enough after a restart this
-// slow; DiscardIdle, which the worker's breaker calls, covers one faster.
+// slow; DiscardIdle, which the worker's breaker calls before each ping of
+// an outage, covers a faster one.
 func TestPoolRecovers(t *testing.T) {
 	pg := pgtest.Start(t)
 	ctx := context.Background()

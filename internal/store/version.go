@@ -191,8 +191,9 @@ func Connect(ctx context.Context, dsn string, opts ...Option) (*Database, error)
 // DiscardIdle closes the pool's idle connections. After the server
 // restarts, every one of them is dead; pgx finds that out only by
 // pinging a connection idle for over a second before handing it out, or
-// by failing a call on it, so a worker drops them all when its database
-// answers again (see worker's breaker).
+// by failing a call on it, so a worker drops them all before each ping
+// of an outage, which then proves the server takes new connections (see
+// the worker's breaker).
 func (d *Database) DiscardIdle() {
 	d.db.SetMaxIdleConns(0)
 	d.db.SetMaxIdleConns(maxIdleConns)
