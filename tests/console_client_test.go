@@ -59,7 +59,7 @@ func labelledClient(t *testing.T, h *nodetest.Harness, token, label string, impl
 	t.Helper()
 	var base http.RoundTripper = http.DefaultTransport
 	if label != "" {
-		base = sessionLabelTransport{label, base}
+		base = headerTransport{"Taskwire-Session-Label", label, base}
 	}
 	rec := nodetest.NewWireRecorder(t, token, "", base)
 	cs, err := mcp.NewClient(impl, nil).Connect(context.Background(), &mcp.StreamableClientTransport{
@@ -72,14 +72,15 @@ func labelledClient(t *testing.T, h *nodetest.Harness, token, label string, impl
 	return cs
 }
 
-// sessionLabelTransport sends every request with a session label.
-type sessionLabelTransport struct {
-	label string
-	base  http.RoundTripper
+// headerTransport sends every request through base with header key set
+// to value.
+type headerTransport struct {
+	key, value string
+	base       http.RoundTripper
 }
 
-func (l sessionLabelTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	req = req.Clone(req.Context())
-	req.Header.Set("Taskwire-Session-Label", l.label)
-	return l.base.RoundTrip(req)
+	req.Header.Set(h.key, h.value)
+	return h.base.RoundTrip(req)
 }

@@ -75,8 +75,14 @@ func TestLegacyCancelReachesOtherReplica(t *testing.T) {
 // legacyInitialize opens a 2025-06-18 session at front door addr.
 func legacyInitialize(t *testing.T, c *nodetest.Cluster, addr string) string {
 	t.Helper()
-	resp := legacyPost(t, c, addr, "",
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
+	return legacyOpen(t, c.Token, addr, "2025-06-18")
+}
+
+// legacyOpen opens a session of version with token at front door addr.
+func legacyOpen(t *testing.T, token, addr, version string) string {
+	t.Helper()
+	resp := legacyPostAs(t, token, addr, version, "",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"`+version+`","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`)
 	resp.Body.Close()
 	session := resp.Header.Get("Mcp-Session-Id")
 	if resp.StatusCode != http.StatusOK || session == "" {
@@ -88,16 +94,23 @@ func legacyInitialize(t *testing.T, c *nodetest.Cluster, addr string) string {
 // legacyPost POSTs body as a 2025-06-18 client of session would.
 func legacyPost(t *testing.T, c *nodetest.Cluster, addr, session, body string) *http.Response {
 	t.Helper()
+	return legacyPostAs(t, c.Token, addr, "2025-06-18", session, body)
+}
+
+// legacyPostAs POSTs body with token as a client of session at version
+// would.
+func legacyPostAs(t *testing.T, token, addr, version, session, body string) *http.Response {
+	t.Helper()
 	req, err := http.NewRequest("POST", "http://"+addr+"/api/mcp", strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+c.Token)
+	req.Header.Set("Authorization", "Bearer "+token)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if session != "" {
 		req.Header.Set("Mcp-Session-Id", session)
-		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		req.Header.Set("MCP-Protocol-Version", version)
 	}
 	// Bound every exchange, so a cancellation that never arrives fails the
 	// test instead of hanging it.
