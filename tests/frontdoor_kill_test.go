@@ -45,19 +45,13 @@ func TestFrontDoorKilled(t *testing.T) {
 	for _, b := range storetest.Backends() {
 		t.Run(string(b), func(t *testing.T) {
 			t.Parallel()
-			d := newDeployment(t, b)
-			nodetest.RunProc(t, d.dir, "migrate", "--db", d.db)
-			w := d.startWorker(t, "worker", "127.0.0.1:0")
-			k := &frontKill{d: d, w: w, other: d.startFrontAt(t, "front door 2", w.grpc)}
-			k.idle = w.idleCalls(t)
-			d.startFront(t, w.grpc)
-			k.token = d.ownerToken(t)
+			k := startFrontKill(t, b)
 			k.streamsCut(t)
-			d.startFront(t, w.grpc) // a replacement, as an orchestrator starts
+			k.replaceFront(t)
 			k.sdkCut(t)
-			d.startFront(t, w.grpc)
+			k.replaceFront(t)
 			k.createCut(t, "Cut create once sent", false)
-			d.startFront(t, w.grpc)
+			k.replaceFront(t)
 			k.createCut(t, "Cut create once committed", true)
 		})
 	}
@@ -71,6 +65,28 @@ type frontKill struct {
 	other string
 	token string
 	idle  float64 // the worker's calls in flight with only the other front door connected
+}
+
+// startFrontKill starts a deployment of b: a worker, the front door that
+// stays, and then d's front door, and the token of the first tenant's
+// owner, not used yet.
+func startFrontKill(t *testing.T, b storetest.Backend) *frontKill {
+	t.Helper()
+	d := newDeployment(t, b)
+	nodetest.RunProc(t, d.dir, "migrate", "--db", d.db)
+	w := d.startWorker(t, "worker", "127.0.0.1:0")
+	k := &frontKill{d: d, w: w, other: d.startFrontAt(t, "front door 2", w.grpc)}
+	k.idle = w.idleCalls(t)
+	d.startFront(t, w.grpc)
+	k.token = d.ownerToken(t)
+	return k
+}
+
+// replaceFront starts d's front door again after a kill, as an
+// orchestrator does.
+func (k *frontKill) replaceFront(t *testing.T) {
+	t.Helper()
+	k.d.startFront(t, k.w.grpc)
 }
 
 // killFront SIGKILLs d's front door and returns when it was sent.
@@ -347,12 +363,12 @@ func (k *frontKill) callAt(t *testing.T, addr, name string, args map[string]any)
 func (k *frontKill) refsInDB(t *testing.T, where ...predicate.Task) []string {
 	t.Helper()
 	ctx := context.Background()
-	db, err := store.Open(ctx, k.d.db, store.Logger(storetest.Logger()))
+	db, err := store.Connect(ctx, k.d.db)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	tasks, err := db.Task.Query().Where(where...).All(privacy.DecisionContext(ctx, privacy.Allow))
+	tasks, err := db.Client.Task.Query().Where(where...).All(privacy.DecisionContext(ctx, privacy.Allow))
 	if err != nil {
 		t.Fatal(err)
 	}
