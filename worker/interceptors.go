@@ -206,7 +206,11 @@ func (s *Server) requireIdentity(ctx context.Context, req any, info *grpc.UnaryS
 }
 
 // checkCredential checks the token c calls with (when Config.Tokens is
-// set), noting the token's use.
+// set), noting the token's use. The note is written with the call's own
+// context: a call whose caller is gone (its front door killed, its client
+// hung up) must not wait on for a lock another process holds (SQLite's
+// busy timeout, a PostgreSQL row lock), and a note not written is written
+// by the token's next call.
 func (s *Server) checkCredential(ctx context.Context, c identity.Caller) error {
 	if s.cfg.Tokens == nil {
 		return nil
@@ -214,7 +218,7 @@ func (s *Server) checkCredential(ctx context.Context, c identity.Caller) error {
 	if err := s.checkToken(ctx, c); err != nil {
 		return err
 	}
-	if err := s.cfg.Tokens.Touch(context.WithoutCancel(ctx), c.TokenID); err != nil {
+	if err := s.cfg.Tokens.Touch(ctx, c.TokenID); err != nil && ctx.Err() == nil {
 		s.log.WarnContext(ctx, "worker: cannot note the token's last use", "err", err)
 	}
 	return nil
