@@ -28,6 +28,9 @@ const notIssued = "this token is not one this server issued, or was altered: ask
 // tenant of its record and which claim differed, never the token.
 func (s *Server) checkToken(ctx context.Context, c identity.Caller) error {
 	rec, err := s.cfg.Tokens.Lookup(ctx, c.TokenID)
+	if err != nil && ctx.Err() != nil {
+		return s.toStatus(ctx, "", ctx.Err()) // the caller left: no outage
+	}
 	if err != nil {
 		if st := s.dbFailure(ctx, err); st != nil {
 			return st
@@ -102,6 +105,8 @@ func (s *Server) checkSession(ctx context.Context, method string, c identity.Cal
 		return acc, nil
 	case domainerr.KindOf(err) == domainerr.Unauthenticated:
 		return acc, status.Error(codes.Unauthenticated, domainerr.Message(err))
+	case ctx.Err() != nil:
+		return acc, s.toStatus(ctx, method, ctx.Err()) // the caller left: no outage
 	}
 	if st := s.dbFailure(ctx, err); st != nil {
 		return acc, st

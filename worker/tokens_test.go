@@ -13,6 +13,7 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/services/tokens"
 )
 
@@ -25,12 +26,19 @@ type fakeTokens struct {
 	records map[string]tokens.Record // instead of the default one
 	err     error
 	touched []string
+	held    chan struct{} // when set, Lookup says so on it and waits until its call ends
 }
 
 // aliceExpires is when the default record's token expires.
 var aliceExpires = time.Now().Add(time.Hour).Truncate(time.Second)
 
-func (f *fakeTokens) Lookup(_ context.Context, jti string) (tokens.Record, error) {
+func (f *fakeTokens) Lookup(ctx context.Context, jti string) (tokens.Record, error) {
+	if f.held != nil {
+		f.held <- struct{}{}
+		<-ctx.Done()
+		// As a driver reports it: in its own words, not wrapping ctx.Err().
+		return tokens.Record{}, errors.New("failed to receive message: context canceled")
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if r, ok := f.records[jti]; ok {
@@ -72,6 +80,29 @@ func TestRevokedTokenRefused(t *testing.T) {
 	fake.err = errors.New("database away")
 	if err := call("good"); status.Code(err) != codes.Unavailable {
 		t.Errorf("the check failing: %v, want Unavailable (never let a token through unchecked)", err)
+	}
+}
+
+// TestCallerGoneWhileTokenChecked: a call whose caller leaves while its
+// token is being checked (its front door killed, its client hung up) ends
+// as Canceled, with no error logged: the database is not down.
+func TestCallerGoneWhileTokenChecked(t *testing.T) {
+	fake := &fakeTokens{held: make(chan struct{}, 1)}
+	w := startWorker(t, func(c *Config) { c.Tokens = fake })
+	ctx, cancel := context.WithCancel(identity.AppendToOutgoing(context.Background(), alice("good")))
+	go func() {
+		<-fake.held
+		cancel()
+	}()
+	w.client.GetTask(ctx, &taskwirev1.GetTaskRequest{Ref: "T-1"})
+	poll.Until(t, 10*time.Second, "the worker to end the call", func() bool {
+		return len(w.logs.find("rpc", map[string]string{"method": taskwirev1.BoardService_GetTask_FullMethodName})) > 0
+	})
+	if got := w.logs.find("rpc", nil)[0].Attrs["code"]; got != codes.Canceled.String() {
+		t.Errorf("the call whose caller left during the token check ended %s, want Canceled", got)
+	}
+	if n := len(w.logs.find("worker: cannot check the token", nil)); n != 0 {
+		t.Errorf("%d errors logged for a caller that left, want none", n)
 	}
 }
 
