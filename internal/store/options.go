@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"errors"
 	"log/slog"
+	"path/filepath"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -49,7 +50,8 @@ func WrapDriver(fn func(db *sql.DB, d dialect.Driver) dialect.Driver) Option {
 }
 
 // newClient builds the client over drv, wrapped as opts ask. On SQLite,
-// the client's statements are prepared once and kept (stmtDriver).
+// the client's statements are prepared once and kept, and a full disk is
+// logged once per episode (stmtDriver).
 func newClient(drv *entsql.Driver, opts []Option) (*ent.Client, error) {
 	o := collect(opts)
 	var d dialect.Driver = drv
@@ -58,10 +60,24 @@ func newClient(drv *entsql.Driver, opts []Option) (*ent.Client, error) {
 		if err != nil {
 			return nil, err
 		}
+		sd.watch = newDiskWatch(o.log, sqliteDir(drv.DB()))
 		d = sd
 	}
 	if o.wrap != nil {
 		d = o.wrap(drv.DB(), d)
 	}
 	return ent.NewClient(ent.Driver(d)), nil
+}
+
+// sqliteDir is the directory of the main database of db, "" if it has
+// none (in memory) or cannot tell.
+func sqliteDir(db *sql.DB) string {
+	var (
+		seq        int
+		name, file string
+	)
+	if err := db.QueryRow("PRAGMA database_list").Scan(&seq, &name, &file); err != nil || file == "" {
+		return ""
+	}
+	return filepath.Dir(file)
 }

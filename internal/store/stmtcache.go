@@ -27,11 +27,13 @@ const stmtCacheSize = 512
 // connection it is used on and is reused there, inside transactions too
 // (sql.Tx.StmtContext), and its Close waits for rows still being read.
 //
-// Its writers queue on a writeGate.
+// Its writers queue on a writeGate, and its diskWatch sees each write's
+// outcome.
 type stmtDriver struct {
 	*entsql.Driver
 	stmts *lru.Cache[string, *keptStmt]
 	gate  *writeGate
+	watch *diskWatch
 }
 
 func newStmtDriver(d *entsql.Driver, size int) (*stmtDriver, error) {
@@ -39,7 +41,7 @@ func newStmtDriver(d *entsql.Driver, size int) (*stmtDriver, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store: statement cache: %w", err)
 	}
-	return &stmtDriver{Driver: d, stmts: stmts, gate: newWriteGate()}, nil
+	return &stmtDriver{Driver: d, stmts: stmts, gate: newWriteGate(), watch: newDiskWatch(nil, "")}, nil
 }
 
 // keptStmt is a kept statement and the calls using it: one evicted from
@@ -120,7 +122,9 @@ func (d *stmtDriver) Exec(ctx context.Context, query string, args, v any) error 
 		return err
 	}
 	defer leave()
-	return execStmt(ctx, query, args, v, d.stmt)
+	err = execStmt(ctx, query, args, v, d.stmt)
+	d.wrote(query, err)
+	return err
 }
 
 // Query implements dialect.ExecQuerier.
@@ -130,7 +134,17 @@ func (d *stmtDriver) Query(ctx context.Context, query string, args, v any) error
 		return err
 	}
 	defer leave()
-	return queryStmt(ctx, query, args, v, d.stmt)
+	err = queryStmt(ctx, query, args, v, d.stmt)
+	d.wrote(query, err)
+	return err
+}
+
+// wrote tells the diskWatch how a statement run outside a transaction,
+// which commits by itself, went if it writes.
+func (d *stmtDriver) wrote(query string, err error) {
+	if writes(query) {
+		d.watch.wrote(err)
+	}
 }
 
 // turn queues a statement run outside a transaction at the gate if it
@@ -176,7 +190,9 @@ type stmtTx struct {
 
 func (t *stmtTx) Commit() error {
 	defer t.leave()
-	return t.Tx.Commit()
+	err := t.Tx.Commit()
+	t.d.watch.wrote(err)
+	return err
 }
 
 func (t *stmtTx) Rollback() error {
@@ -197,11 +213,15 @@ func (t *stmtTx) stmt(ctx context.Context, query string) (*sql.Stmt, func(), err
 }
 
 func (t *stmtTx) Exec(ctx context.Context, query string, args, v any) error {
-	return execStmt(ctx, query, args, v, t.stmt)
+	err := execStmt(ctx, query, args, v, t.stmt)
+	t.d.watch.failed(err) // a statement may need room before the commit
+	return err
 }
 
 func (t *stmtTx) Query(ctx context.Context, query string, args, v any) error {
-	return queryStmt(ctx, query, args, v, t.stmt)
+	err := queryStmt(ctx, query, args, v, t.stmt)
+	t.d.watch.failed(err)
+	return err
 }
 
 // preparer is the kept statement of a query, for a driver or a
