@@ -12,6 +12,7 @@ import (
 
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/services/access"
 )
 
 // failure is an error response about to be sent.
@@ -91,6 +92,8 @@ func (x *exchange) failureFor(err error) *failure {
 		return nil
 	case errors.As(err, &je):
 		return &failure{id: x.msg.ID, err: je}
+	case access.IsDiskFull(err): // the worker's sentence; the store logs the episode
+		return &failure{id: x.msg.ID, err: &jsonrpc.Error{Code: jsonrpc.Internal, Message: access.DiskFullSentence}}
 	case errors.As(err, &se):
 		return x.h.insufficientScope(x.msg.ID, se)
 	case errors.As(err, &te):

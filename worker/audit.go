@@ -15,6 +15,7 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/store"
+	"github.com/taskwire/taskwire/services/access"
 	"github.com/taskwire/taskwire/services/audit"
 )
 
@@ -152,8 +153,9 @@ func (c *auditedCall) Commit(ctx context.Context, tx *ent.Tx, commit func() erro
 
 // end records the call that ended with err, unless one of its writes
 // committed its row already, and returns an error to answer instead when
-// the row could not be written. A call whose write committed is recorded
-// as that write: ok, even should it fail afterwards.
+// the row could not be written (on a full disk, saying so). A call whose
+// write committed is recorded as that write: ok, even should it fail
+// afterwards.
 func (c *auditedCall) end(err error) error {
 	c.mu.Lock()
 	recorded := c.state == callCommitted
@@ -171,6 +173,9 @@ func (c *auditedCall) end(err error) error {
 		return nil
 	}
 	if rerr := c.log.record(c.ctx, e); rerr != nil {
+		if store.DiskFull(rerr) && c.ctx.Err() == nil {
+			return access.DiskFull()
+		}
 		return unrecorded(c.ctx, err)
 	}
 	return nil

@@ -172,10 +172,11 @@ func (l *auditLog) write(ctx context.Context, b batch) {
 		return
 	}
 	if err != nil {
-		// An outage of the database is logged once, by the breaker, and
-		// its calls have failed on it already.
+		// An outage of the database is logged once, by the breaker, and a
+		// full disk once, by the store; their calls have failed on it
+		// already.
 		level := slog.LevelWarn
-		if store.Unreachable(err) {
+		if store.Unreachable(err) || store.DiskFull(err) {
 			level = slog.LevelDebug
 		}
 		l.log.Log(ctx, level, "worker: audit events not recorded; their calls fail", "count", len(b.events), "err", err)

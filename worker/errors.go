@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/services/access"
 )
 
@@ -55,6 +56,8 @@ func (s *Server) toStatus(ctx context.Context, method string, err error) error {
 	}
 	var de *domainerr.Error
 	switch {
+	case store.DiskFull(err): // the store logs it, once while the disk is full
+		return access.DiskFull()
 	case errors.As(err, &de):
 		if de.Kind == domainerr.Exhausted {
 			noteFailure(ctx, err)

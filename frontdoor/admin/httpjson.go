@@ -142,6 +142,9 @@ func httpStatus(err error) (int, string) {
 	case codes.PermissionDenied:
 		return http.StatusForbidden, "permission_denied"
 	case codes.ResourceExhausted:
+		if access.IsDiskFull(err) {
+			return http.StatusInsufficientStorage, "resource_exhausted"
+		}
 		if access.IsQuotaExceeded(err) {
 			// A tenant's quota does not refill with time as a rate
 			// limit does: 409, as for any call that cannot succeed as

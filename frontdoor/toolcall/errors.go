@@ -36,9 +36,9 @@ func (b *Backend) failure(ctx context.Context, tool string, err error) (*mcp.Cal
 		return nil, toolsetError(tool, md["toolset"], strings.FieldsFunc(md["toolsets"], func(r rune) bool { return r == ',' }))
 	}
 	st := status.Convert(err)
-	if access.IsQuotaExceeded(err) {
-		// A tenant's quota, not gRPC's own RESOURCE_EXHAUSTED: the
-		// worker's sentence says what to free; retrying does not help.
+	if access.IsQuotaExceeded(err) || access.IsDiskFull(err) {
+		// A tenant's quota or a full disk, not gRPC's own
+		// RESOURCE_EXHAUSTED: the worker's sentence says what to free.
 		return &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(st.Message())}, IsError: true}, nil
 	}
 	var text string
