@@ -75,7 +75,13 @@ var firstToken = regexp.MustCompile(`(?m)^  (ey[\w-]+\.[\w-]+\.[\w-]+)$`)
 
 func startServed(t *testing.T) *servedProc {
 	t.Helper()
-	s := &servedProc{dir: t.TempDir(), addr: nodetest.FreeAddr(t)}
+	return startServedIn(t, t.TempDir())
+}
+
+// startServedIn starts serve with dir as its data directory.
+func startServedIn(t *testing.T, dir string) *servedProc {
+	t.Helper()
+	s := &servedProc{dir: dir, addr: nodetest.FreeAddr(t)}
 	s.db = "sqlite:" + filepath.Join(s.dir, "taskwire.db")
 	s.p = s.start(t, "serve")
 	poll.Until(t, 20*time.Second, "serve to print its first token", func() bool {
