@@ -92,8 +92,8 @@ func (x *exchange) failureFor(err error) *failure {
 		return nil
 	case errors.As(err, &je):
 		return &failure{id: x.msg.ID, err: je}
-	case access.IsDiskFull(err): // the worker's sentence; the store logs the episode
-		return &failure{id: x.msg.ID, err: &jsonrpc.Error{Code: jsonrpc.Internal, Message: access.DiskFullSentence}}
+	case access.IsDiskFull(err): // the store logs the episode
+		return x.diskFull(err)
 	case errors.As(err, &se):
 		return x.h.insufficientScope(x.msg.ID, se)
 	case errors.As(err, &te):
@@ -141,10 +141,28 @@ type unavailableData struct {
 // the shape of a rate limit's: the sentence a tool call gets, the wait in
 // data and in Retry-After. Its cause is logged with the request.
 func (x *exchange) unavailable(e *mcp.UnavailableError) *failure {
+	return x.retryLater(mcp.UnavailableText, unavailableRetry, e)
+}
+
+// diskFullRetry is how long a client is asked to wait before retrying a
+// request refused because the disk holding the database is full: someone
+// has to free space first.
+const diskFullRetry = 30 * time.Second
+
+// diskFull is the 503 of a request refused because the disk holding the
+// database is full, in the shape of an outage's with the worker's
+// sentence.
+func (x *exchange) diskFull(err error) *failure {
+	return x.retryLater(access.DiskFullSentence, diskFullRetry, err)
+}
+
+// retryLater is a jsonrpc.Unavailable refusal saying msg and asking the
+// client to wait at least wait, in data and in Retry-After.
+func (x *exchange) retryLater(msg string, wait time.Duration, cause error) *failure {
 	return &failure{
 		id:     x.msg.ID,
-		err:    &jsonrpc.Error{Code: jsonrpc.Unavailable, Message: mcp.UnavailableText, Data: unavailableData{RetryAfterMs: unavailableRetry.Milliseconds()}},
-		header: http.Header{"Retry-After": {strconv.Itoa(int(unavailableRetry / time.Second))}},
-		cause:  e,
+		err:    &jsonrpc.Error{Code: jsonrpc.Unavailable, Message: msg, Data: unavailableData{RetryAfterMs: wait.Milliseconds()}},
+		header: http.Header{"Retry-After": {strconv.Itoa(int(wait / time.Second))}},
+		cause:  cause,
 	}
 }

@@ -69,8 +69,9 @@ func TestServeOnFullDisk(t *testing.T) {
 			t.Errorf("call %d on a full disk: %s (%v), want isError: %s", i, r.why, r.outcome, access.DiskFullSentence)
 		}
 	}
-	if msg := readBoardContext(t, s); !strings.Contains(msg, access.DiskFullSentence) {
-		t.Errorf("resources/read on a full disk = %s, want a JSON-RPC error with the sentence", msg)
+	if msg := readBoardContext(t, s); !strings.Contains(msg, access.DiskFullSentence) ||
+		!strings.HasPrefix(msg, "HTTP 503 ") || !strings.Contains(msg, `"code":-31503`) {
+		t.Errorf("resources/read on a full disk = %s, want HTTP 503 with error -31503 and the sentence", msg)
 	}
 	code, body := adminCall(t, s, "CreateTenant", `{"slug":"globex","owner_handle":"grace"}`)
 	if code != http.StatusInsufficientStorage || !strings.Contains(body, access.DiskFullSentence) {
