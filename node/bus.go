@@ -30,7 +30,8 @@ func startBus(url, listen string) (*natsBus, error) {
 	onClose := nats.ClosedHandler(func(*nats.Conn) { close(b.closed) })
 	if url != "" {
 		nc, err := nats.Connect(url, nats.Name("taskwire"), nats.Timeout(ConnectTimeout),
-			nats.MaxReconnects(-1), onClose)
+			nats.MaxReconnects(-1), nats.ReconnectWait(reconnectWait), nats.ReconnectJitter(reconnectJitter, reconnectJitter),
+			onClose)
 		if err != nil {
 			return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)
 		}
@@ -124,6 +125,16 @@ func (b *natsBus) Close() {
 		os.RemoveAll(b.storeDir)
 	}
 }
+
+// reconnectWait and reconnectJitter pace the attempts to reach a NATS
+// server that went away: progress, revocations and list changes resume
+// within half a second of its return (nats.go's default of 2 s left them
+// stalled for up to that long), and the jitter keeps a fleet of
+// processes from knocking all at once.
+const (
+	reconnectWait   = 250 * time.Millisecond
+	reconnectJitter = 250 * time.Millisecond
+)
 
 // ConnectTimeout bounds how long startup (or a command) waits for NATS.
 const ConnectTimeout = 10 * time.Second

@@ -44,8 +44,9 @@ func (s *Server) reportProgress(ctx context.Context, req any, info *grpc.UnarySe
 		ctx = progress.NewLogContext(ctx, p.logf)
 	}
 	resp, err := handler(ctx, req)
-	n := p.close()
-	if err := grpc.SetTrailer(ctx, metadata.Pairs(progress.TrailerCount, strconv.Itoa(n))); err != nil {
+	n, lost := p.close()
+	trailer := metadata.Pairs(progress.TrailerCount, strconv.Itoa(n), progress.TrailerLost, strconv.Itoa(lost))
+	if err := grpc.SetTrailer(ctx, trailer); err != nil {
 		s.log.Warn("worker: set progress trailer", "method", info.FullMethod, "err", err)
 	}
 	return resp, err
@@ -77,8 +78,9 @@ type publisher struct {
 	minLevel int // the least severe level to send; -1 sends no messages
 
 	mu       sync.Mutex
-	seq      uint32
-	reported bool // a progress event went out; last is its progress
+	seq      uint32 // events numbered, published or lost
+	lost     int    // events not published: NATS was unreachable
+	reported bool   // a progress event went out; last is its progress
 	last     float64
 	closed   bool
 }
@@ -107,31 +109,38 @@ func (p *publisher) logf(level, text string) {
 	p.publish(&taskwirev1.ProgressEvent{Log: &taskwirev1.LogMessage{Level: level, Text: text}})
 }
 
-// publish numbers ev and publishes it. Callers hold mu.
+// publish numbers ev and publishes it. While NATS is unreachable the
+// event is counted lost instead: buffered, it would reach the front door
+// after the call ended, and the flush at the end would hold up the result
+// until the connection returned. Callers hold mu.
 func (p *publisher) publish(ev *taskwirev1.ProgressEvent) bool {
-	ev.Seq = p.seq + 1
+	p.seq++
+	ev.Seq = p.seq
+	if !p.nc.IsConnected() {
+		p.lost++
+		return true // as the client's progress, it happened
+	}
 	data, err := proto.Marshal(ev)
 	if err == nil {
 		err = p.nc.Publish(p.subject, data)
 	}
 	if err != nil {
 		p.log.Warn("worker: publish progress", "err", err)
-		return false
+		p.lost++
 	}
-	p.seq = ev.Seq
 	return true
 }
 
 // close stops further reports, flushes what was published, and returns
-// how many events were published.
-func (p *publisher) close() int {
+// how many events were numbered and how many of them were lost.
+func (p *publisher) close() (n, lost int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.closed = true
-	if p.seq > 0 {
+	if int(p.seq) > p.lost && p.nc.IsConnected() {
 		if err := p.nc.FlushTimeout(flushTimeout); err != nil {
 			p.log.Warn("worker: flush progress", "err", err)
 		}
 	}
-	return int(p.seq)
+	return int(p.seq), p.lost
 }

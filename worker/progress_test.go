@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/poll"
 	"github.com/taskwire/taskwire/internal/progress"
 )
 
@@ -134,14 +135,36 @@ func TestPublisherDropsLateReports(t *testing.T) {
 	sub := subscribe(t, natstest.Connect(t, url), progress.SubjectPrefix+"fd.late")
 	p := &publisher{nc: natstest.Connect(t, url), subject: progress.SubjectPrefix + "fd.late", log: discardLogger()}
 	p.report(1, 0, "")
-	if n := p.close(); n != 1 {
-		t.Fatalf("close() = %d, want 1", n)
+	if n, lost := p.close(); n != 1 || lost != 0 {
+		t.Fatalf("close() = %d, %d, want 1, 0", n, lost)
 	}
 	p.report(2, 0, "late")
-	if n := p.close(); n != 1 {
+	if n, _ := p.close(); n != 1 {
 		t.Errorf("close() after a late report = %d, want 1", n)
 	}
 	if ev := nextEvent(t, sub); ev.GetSeq() != 1 {
 		t.Errorf("first event = %v, want seq 1", ev)
+	}
+}
+
+// TestPublisherWithoutNATS: while NATS is unreachable, reports are counted
+// lost instead of buffered, and closing does not wait for a flush that
+// cannot come, so the result is not held up and the front door learns
+// that progress was lost.
+func TestPublisherWithoutNATS(t *testing.T) {
+	ns := natstest.StartProcess(t)
+	nc := natstest.Connect(t, ns.URL)
+	ns.Kill()
+	poll.Until(t, 5*time.Second, "the connection to notice NATS is gone", func() bool { return !nc.IsConnected() })
+	p := &publisher{nc: nc, subject: progress.SubjectPrefix + "fd.down", log: discardLogger()}
+	p.report(1, 2, "half")
+	p.report(2, 2, "all")
+	start := time.Now()
+	n, lost := p.close()
+	if n != 2 || lost != 2 {
+		t.Errorf("close() = %d, %d, want 2 numbered, 2 lost", n, lost)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("close() took %v without NATS, want no wait for a flush", d)
 	}
 }

@@ -147,8 +147,18 @@ func (b *Bus) Subscribe(tenant string, fn func(Event)) (unsubscribe func(), err 
 	}, nil
 }
 
+// ErrUnreachable is what publishing returns while the connection to NATS
+// is down: the message would only wait in the client's buffer, holding up
+// the call that sent it until the connection returns, and be lost if it
+// did not. What follows the store (revocations, keys) reloads when its
+// own connection comes back.
+var ErrUnreachable = errors.New("events: the message bus is unreachable")
+
 // publish sends v as JSON on subj and waits until the server has it.
 func publish(nc *nats.Conn, subj string, v any) error {
+	if !nc.IsConnected() {
+		return ErrUnreachable
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -31,9 +31,14 @@ const (
 	// Without it the worker reports nothing.
 	MDSubject = "x-taskwire-progress-subject"
 	// TrailerCount is the gRPC trailer key carrying how many progress events
-	// the worker published for the call, so the front door can wait for the
+	// the worker numbered for the call, so the front door can wait for the
 	// last of them before it sends the result.
 	TrailerCount = "x-taskwire-progress-count"
+	// TrailerLost is the gRPC trailer key carrying how many of those
+	// events the worker could not publish (NATS was unreachable): the
+	// front door waits for the others only, and tells the client that
+	// progress was lost.
+	TrailerLost = "x-taskwire-progress-lost"
 	// SubjectPrefix starts every progress subject:
 	// SubjectPrefix + "<frontdoor id>.<call id>".
 	SubjectPrefix = "taskwire.progress."
