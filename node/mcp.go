@@ -94,6 +94,9 @@ func (cfg FrontdoorConfig) calls(fc *frontdoor.Config, cat *catalog.Catalog, con
 		Catalog: cat, Conn: conn, NATS: cfg.NATS, ID: nuid.Next(), States: states, Logger: log,
 		PublicURL: cfg.PublicURL,
 	}
+	if cfg.Telemetry != nil {
+		tc.RelayFailed = cfg.Telemetry.ProgressRelayFailed
+	}
 	if cfg.NATS != nil {
 		if tc.Events, err = events.New(cfg.NATS); err != nil {
 			return err

@@ -66,6 +66,9 @@ type Config struct {
 	DecisionPoll time.Duration
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// RelayFailed counts the calls told that their progress could not all
+	// be relayed, by reason; nil counts nothing.
+	RelayFailed func(reason string)
 	// Logger receives what the backend works around, such as a call made
 	// without progress because no relay could be opened. Required.
 	Logger *slog.Logger
@@ -273,8 +276,9 @@ func (b *Backend) invoke(ctx context.Context, c identity.Caller, t *catalog.Tool
 		var err error
 		relay, err = startRelay(b.cfg.NATS, b.cfg.ID, report, logf)
 		if err != nil {
-			// Progress is best effort: without NATS the tool still runs.
-			b.log.WarnContext(ctx, "toolcall: no progress relay; calling without progress", "tool", call.Name, "err", err)
+			// Progress is best effort: without NATS the tool still runs,
+			// and the client hears at once why no progress comes.
+			b.relayFailed(ctx, call, report, nil, relayUnreachable, err)
 		} else {
 			defer relay.stop()
 			ctx = relay.outgoing(ctx)
@@ -282,8 +286,12 @@ func (b *Backend) invoke(ctx context.Context, c identity.Caller, t *catalog.Tool
 	}
 	var trailer metadataMD
 	err := b.cfg.Conn.Invoke(ctx, t.FullMethod, req, resp, grpc.Trailer(&trailer.MD))
-	if relay != nil && err == nil {
-		relay.await(trailer.count(), b.cfg.ProgressGrace)
+	if relay != nil && err == nil && !relay.await(trailer, b.cfg.ProgressGrace) {
+		why := relayLate
+		if trailer.lost() > 0 {
+			why = relayWorkerUnreachable
+		}
+		b.relayFailed(ctx, call, report, relay, why, nil)
 	}
 	return err
 }

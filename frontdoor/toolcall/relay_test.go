@@ -191,21 +191,47 @@ func TestProgressWithoutNATS(t *testing.T) {
 }
 
 // TestProgressNATSClosed: progress is best effort, so a front door whose
-// NATS connection is gone still runs the tool, without progress.
+// NATS connection is gone still runs the tool, without progress, and
+// tells the client so: in a progress notification, and as a warning when
+// the client asked for log messages at that level (MCP allows no message
+// otherwise). The metric counts it.
 func TestProgressNATSClosed(t *testing.T) {
 	url := natstest.Start(t)
 	var subjects subjectLog
 	fd := natstest.Connect(t, url)
 	fd.Close()
-	b := newBackend(t, startWorker(t, importBoard(subjects.add), natstest.Connect(t, url)), Config{NATS: fd, ID: "fd-test"})
-	res, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs}, (&reportLog{}).report)
+	var failures []string
+	b := newBackend(t, startWorker(t, importBoard(subjects.add), natstest.Connect(t, url)),
+		Config{NATS: fd, ID: "fd-test", RelayFailed: func(reason string) { failures = append(failures, reason) }})
+	reports := &reportLog{}
+	var warnings, quiet []string
+	call := &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs, LogLevel: "info",
+		Log: func(level, text string) { warnings = append(warnings, level+": "+text) }}
+	res, err := b.CallTool(context.Background(), writer, call, reports.report)
+	if _, err := b.CallTool(context.Background(), writer, &mcp.ToolCall{Name: "tasks_import", Arguments: importArgs, LogLevel: "error",
+		Log: func(level, text string) { quiet = append(quiet, level+": "+text) }}, nil); err != nil {
+		t.Fatal(err)
+	}
+	told := relayUnreachable.text()
+	if diff := cmp.Diff([]report{{0, 0, told}}, reports.get()); diff != "" {
+		t.Errorf("progress with NATS closed (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"warning: " + told}, warnings); diff != "" {
+		t.Errorf("log messages at info with NATS closed (-want +got):\n%s", diff)
+	}
+	if len(quiet) != 0 {
+		t.Errorf("log messages at error with NATS closed = %q, want none (a warning is below error)", quiet)
+	}
+	if diff := cmp.Diff([]string{"unreachable", "unreachable"}, failures); diff != "" {
+		t.Errorf("relay failures counted (-want +got):\n%s", diff)
+	}
 	if err != nil {
 		t.Fatalf("CallTool(tasks_import) with NATS closed = %v, want the result without progress", err)
 	}
 	if text := resultText(t, res); res.IsError || text != importText {
 		t.Errorf("CallTool(tasks_import) with NATS closed = isError %v, %q; want %q", res.IsError, text, importText)
 	}
-	if diff := cmp.Diff([][]string{nil}, subjects.get()); diff != "" {
+	if diff := cmp.Diff([][]string{nil, nil}, subjects.get()); diff != "" {
 		t.Errorf("progress subjects seen by the board with NATS closed (-want +got):\n%s", diff)
 	}
 }
@@ -230,8 +256,8 @@ func TestLostProgressWaitsOnlyGrace(t *testing.T) {
 	if text := resultText(t, res); res.IsError || text != importText {
 		t.Errorf("CallTool(tasks_import) with progress lost = isError %v, %q; want %q", res.IsError, text, importText)
 	}
-	if got := reports.get(); len(got) != 0 {
-		t.Errorf("progress relayed from another NATS server = %v, want none", got)
+	if diff := cmp.Diff([]report{{1, 0, relayLate.text()}}, reports.get()); diff != "" {
+		t.Errorf("progress relayed from another NATS server (-want +got):\n%s", diff)
 	}
 	if took < grace || took > 10*time.Second {
 		t.Errorf("CallTool(tasks_import) with progress lost took %v, want at least the grace %v and not much more", took, grace)

@@ -18,6 +18,7 @@ type metrics struct {
 	sseStreams     prometheus.Gauge
 	listenStreams  prometheus.Gauge
 	progress       prometheus.Counter
+	relayFailures  *prometheus.CounterVec // reason
 
 	rpcs        *prometheus.CounterVec   // method, code
 	rpcSeconds  *prometheus.HistogramVec // method
@@ -51,6 +52,10 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Name: "taskwire_mcp_progress_notifications_total",
 			Help: "notifications/progress sent to clients.",
 		}),
+		relayFailures: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "taskwire_progress_relay_failures_total",
+			Help: "Calls that asked for progress or log messages and were told some could not be relayed, by reason (this front door's NATS connection was down, the worker's was, or events came too late).",
+		}, []string{"reason"}),
 		rpcs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "taskwire_grpc_server_handled_total",
 			Help: "gRPC calls this worker finished, by full method and status code.",
@@ -65,7 +70,7 @@ func newMetrics(reg prometheus.Registerer) *metrics {
 			Help: "gRPC calls this worker is handling now.",
 		}),
 	}
-	reg.MustRegister(m.requests, m.requestSeconds, m.inFlight, m.sseStreams, m.listenStreams, m.progress,
+	reg.MustRegister(m.requests, m.requestSeconds, m.inFlight, m.sseStreams, m.listenStreams, m.progress, m.relayFailures,
 		m.rpcs, m.rpcSeconds, m.rpcInFlight)
 	return m
 }

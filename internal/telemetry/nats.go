@@ -25,3 +25,10 @@ func (t *Telemetry) InstrumentNATS(nc *nats.Conn) {
 		}, func() float64 { return float64(nc.Stats().Reconnects) }),
 	)
 }
+
+// ProgressRelayFailed counts a call whose client was told that progress
+// or log messages could not be relayed, for reason (a closed set of
+// words the caller names).
+func (t *Telemetry) ProgressRelayFailed(reason string) {
+	t.metrics.relayFailures.WithLabelValues(reason).Inc()
+}
