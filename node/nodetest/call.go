@@ -77,7 +77,7 @@ func CallTool(t *testing.T, endpoint, token string, id int, name string) (int, h
 	t.Helper()
 	body := `{"jsonrpc":"2.0","id":` + strconv.Itoa(id) + `,"method":"tools/call","params":{"name":"` + name + `","arguments":{},` +
 		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
-	resp := postMCP(t, mcpRequest(t, endpoint, token, "tools/call", name, body))
+	resp := postMCP(t, MCPRequest(t, endpoint, token, "tools/call", name, body))
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -106,7 +106,7 @@ func MCPRefusal(t *testing.T, h *Harness, token string) (int, string) {
 // Refusal is MCPRefusal at endpoint.
 func Refusal(t *testing.T, endpoint, token string) (int, string) {
 	t.Helper()
-	resp := postMCP(t, mcpRequest(t, endpoint, token, "tools/list", "", toolsList))
+	resp := postMCP(t, MCPRequest(t, endpoint, token, "tools/list", "", toolsList))
 	resp.Body.Close()
 	_, why, _ := strings.Cut(resp.Header.Get("WWW-Authenticate"), `error_description="`)
 	return resp.StatusCode, strings.TrimSuffix(why, `"`)

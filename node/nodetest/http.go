@@ -46,7 +46,7 @@ const toolsList = `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_met
 // token to endpoint and returns the status and the body.
 func PostMCP(t *testing.T, endpoint, token, method, name, body string) (int, []byte) {
 	t.Helper()
-	resp := postMCP(t, mcpRequest(t, endpoint, token, method, name, body))
+	resp := postMCP(t, MCPRequest(t, endpoint, token, method, name, body))
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
@@ -55,9 +55,9 @@ func PostMCP(t *testing.T, endpoint, token, method, name, body string) (int, []b
 	return resp.StatusCode, raw
 }
 
-// mcpRequest is a POST of body to endpoint with token and the headers a
+// MCPRequest is a POST of body to endpoint with token and the headers a
 // 2026-07-28 client sends with a request of method (about name, if set).
-func mcpRequest(t testing.TB, endpoint, token, method, name, body string) *http.Request {
+func MCPRequest(t testing.TB, endpoint, token, method, name, body string) *http.Request {
 	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, endpoint, strings.NewReader(body))
 	if err != nil {

@@ -54,7 +54,7 @@ func (h *Harness) AdminToken(t testing.TB, handle string) string {
 // Host header host, when set) and returns the HTTP status.
 func ToolsListStatus(t testing.TB, url, host, token string) int {
 	t.Helper()
-	req := mcpRequest(t, url, token, "tools/list", "", toolsList)
+	req := MCPRequest(t, url, token, "tools/list", "", toolsList)
 	if host != "" {
 		req.Host = host
 	}
