@@ -26,9 +26,11 @@ import (
 // SIGKILLs the NATS server, starting it again 2 s later. Creates go on
 // throughout; every import either gets its progress or is told that its
 // progress could not be relayed (never neither); progress flows again soon
-// after NATS is back; and a token revoked while NATS was down, which no
+// after NATS is back; a token revoked while NATS was down, which no
 // broadcast announced, is refused by both front doors once NATS is back
-// (they reload the revocations when their connection returns).
+// (they reload the revocations when their connection returns); and each
+// front door's listen streams are told the tools may have changed, since
+// a change announced during the outage was lost.
 func TestNATSRestartUnderLoad(t *testing.T) {
 	nats := natstest.StartProcess(t)
 	d := newDeployment(t, storetest.SQLite)
@@ -45,6 +47,7 @@ func TestNATSRestartUnderLoad(t *testing.T) {
 		}
 	}
 
+	listens := []*listenLog{d.listenAt(t, fronts[0], token), d.listenAt(t, fronts[1], token)}
 	load := startNATSLoad(t, d, token, fronts)
 	poll.Until(t, 15*time.Second, "imports with progress before the fault", func() bool { return load.progressSince(time.Time{}) })
 
@@ -59,8 +62,62 @@ func TestNATSRestartUnderLoad(t *testing.T) {
 			return d.discoverAt(t, addr, doomed) == http.StatusUnauthorized
 		})
 	}
+	for i, l := range listens {
+		poll.Until(t, 10*time.Second, fmt.Sprintf("the listen stream at front door %d to hear that the tools may have changed", i+1), func() bool {
+			return l.changedSince(back)
+		})
+	}
 	load.stop()
 	load.check(t, killed, back)
+}
+
+// listenLog is a subscriptions/listen stream and when it was told the
+// tools changed.
+type listenLog struct {
+	mu      sync.Mutex
+	changed []time.Time
+}
+
+// listenAt opens a listen stream for tools list changes at the front door
+// at addr, and returns once it is acknowledged.
+func (d *deployment) listenAt(t *testing.T, addr, token string) *listenLog {
+	t.Helper()
+	body := `{"jsonrpc":"2.0","id":"L","method":"subscriptions/listen","params":{"notifications":{"toolsListChanged":true},` +
+		`"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}`
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	resp, err := http.DefaultClient.Do(d.mcpPost(t, addr, token, "subscriptions/listen", "", body).WithContext(ctx))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, acked := &listenLog{}, make(chan struct{})
+	go func() {
+		defer resp.Body.Close()
+		sc := bufio.NewScanner(resp.Body)
+		for sc.Scan() {
+			switch {
+			case strings.Contains(sc.Text(), "notifications/subscriptions/acknowledged"):
+				close(acked)
+			case strings.Contains(sc.Text(), "notifications/tools/list_changed"):
+				l.mu.Lock()
+				l.changed = append(l.changed, time.Now())
+				l.mu.Unlock()
+			}
+		}
+	}()
+	select {
+	case <-acked:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("listen stream at %s: no acknowledgement after 10s (%s)", addr, resp.Status)
+	}
+	return l
+}
+
+// changedSince reports whether the stream was told of a change after since.
+func (l *listenLog) changedSince(since time.Time) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.changed) > 0 && l.changed[len(l.changed)-1].After(since)
 }
 
 // ownerToken2 mints another token of the owner, to be revoked.

@@ -14,6 +14,8 @@ import (
 	"sync"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/taskwire/taskwire/internal/follow"
 )
 
 // Kinds of change.
@@ -69,6 +71,8 @@ type Bus struct {
 
 	mu    sync.Mutex
 	feeds map[string]*feed // tenant → its one NATS subscription here
+
+	followReconnects sync.Once
 }
 
 // feed is a tenant's changes, heard once from NATS and handed to every
@@ -131,6 +135,7 @@ func (b *Bus) Subscribe(tenant string, fn func(Event)) (unsubscribe func(), err 
 		f.stop = stop
 		b.feeds[tenant] = f
 	}
+	b.followReconnects.Do(func() { follow.OnReconnect(b.nc, b.reconnected) })
 	key := &fn
 	f.fns[key] = struct{}{}
 	var once sync.Once
@@ -153,6 +158,31 @@ func (b *Bus) Subscribe(tenant string, fn func(Event)) (unsubscribe func(), err 
 // did not. What follows the store (revocations, keys) reloads when its
 // own connection comes back.
 var ErrUnreachable = errors.New("events: the message bus is unreachable")
+
+// missable are the changes a subscriber may have missed while the
+// connection was away, told again to every tenant's subscribers when it
+// returns: the lists "may have changed", and clients list again; callers
+// a worker remembers are forgotten. Changes to a board or a decision are
+// left out: they name what changed, which is not known here.
+var missable = []Event{{Kind: ToolsChanged}, {Kind: ResourcesChanged}, {Kind: PromptsChanged}}
+
+// reconnected hands the missable changes to every subscriber, since
+// those published while the connection was away are lost.
+func (b *Bus) reconnected() {
+	b.mu.Lock()
+	var fns []func(Event)
+	for _, f := range b.feeds {
+		for fn := range f.fns {
+			fns = append(fns, *fn)
+		}
+	}
+	b.mu.Unlock()
+	for _, fn := range fns {
+		for _, ev := range missable {
+			fn(ev)
+		}
+	}
+}
 
 // publish sends v as JSON on subj and waits until the server has it.
 func publish(nc *nats.Conn, subj string, v any) error {
