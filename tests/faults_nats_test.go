@@ -62,13 +62,13 @@ func TestNATSRestartUnderLoad(t *testing.T) {
 			return d.discoverAt(t, addr, doomed) == http.StatusUnauthorized
 		})
 	}
+	load.stop()
+	load.check(t, killed, back)
 	for i, l := range listens {
 		poll.Until(t, 10*time.Second, fmt.Sprintf("the listen stream at front door %d to hear that the tools may have changed", i+1), func() bool {
 			return l.changedSince(back)
 		})
 	}
-	load.stop()
-	load.check(t, killed, back)
 }
 
 // listenLog is a subscriptions/listen stream and when it was told the
