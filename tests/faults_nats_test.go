@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -49,6 +50,7 @@ func TestNATSRestartUnderLoad(t *testing.T) {
 
 	listens := []*listenLog{d.listenAt(t, fronts[0], token), d.listenAt(t, fronts[1], token)}
 	load := startNATSLoad(t, d, token, fronts)
+	load.legacyImports(t, d, fronts[1], token)
 	poll.Until(t, 15*time.Second, "imports with progress before the fault", func() bool { return load.progressSince(time.Time{}) })
 
 	nats.Kill()
@@ -194,6 +196,7 @@ type natsLoad struct {
 	mu      sync.Mutex
 	creates []callOutcome
 	imports []callOutcome
+	legacy  []*callOutcome // filled in by the legacy client's handler too
 }
 
 // callOutcome is what one call got.
@@ -204,6 +207,8 @@ type callOutcome struct {
 	progress   []time.Time // when each real progress notification came
 	warned     bool        // told its progress could not be relayed
 	logged     bool        // it asked for log messages
+	legacy     bool        // made in a 2025-11-25 session
+	guard      *sync.Mutex // guards a legacy call's outcome
 }
 
 // startNATSLoad starts, per front door, a caller creating tasks and one
@@ -293,7 +298,14 @@ func (l *natsLoad) check(t *testing.T, killed, back time.Time) {
 			duringCreates++
 		}
 	}
-	for _, o := range l.imports {
+	imports, legacy := slices.Clone(l.imports), 0
+	for _, o := range l.legacy {
+		o.guard.Lock()
+		imports = append(imports, *o)
+		legacy += len(o.progress)
+		o.guard.Unlock()
+	}
+	for _, o := range imports {
 		switch {
 		case !o.ok:
 			t.Errorf("tasks_import at %v after the kill failed: %s", o.start.Sub(killed).Round(time.Millisecond), o.failure)
@@ -301,12 +313,12 @@ func (l *natsLoad) check(t *testing.T, killed, back time.Time) {
 			warned++
 		case len(o.progress) == 0:
 			silent++
-			t.Errorf("tasks_import started %v after the kill (NATS back after %v; log messages asked: %v) got neither progress nor a word that it was lost",
-				o.start.Sub(killed).Round(time.Millisecond), back.Sub(killed).Round(time.Millisecond), o.logged)
+			t.Errorf("tasks_import started %v after the kill (NATS back after %v; log messages asked: %v) got neither progress nor a word that it was lost (legacy session: %v)",
+				o.start.Sub(killed).Round(time.Millisecond), back.Sub(killed).Round(time.Millisecond), o.logged, o.legacy)
 		}
 	}
-	t.Logf("%d creates (%d while NATS was down), %d imports: %d told their progress was lost, %d silently without progress",
-		len(l.creates), duringCreates, len(l.imports), warned, silent)
+	t.Logf("%d creates (%d while NATS was down), %d imports (%d of a legacy session, which got %d progress notifications): %d told their progress was lost, %d silently without progress",
+		len(l.creates), duringCreates, len(imports), len(l.legacy), legacy, warned, silent)
 	t.Logf("NATS back %v after the kill; first progress %v after NATS took connections again",
 		back.Sub(killed).Round(time.Millisecond), l.firstProgressLocked(back).Sub(back).Round(time.Millisecond))
 }

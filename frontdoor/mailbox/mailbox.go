@@ -42,6 +42,11 @@ func Key(parts ...string) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
+// ErrUnreachable is what Open and Send return while the connection to NATS
+// is down, at once: waiting for it would hold up the call (the flush waits
+// up to 10 s), and a box opened then would hear nothing anyway.
+var ErrUnreachable = errors.New("mailbox: the message bus is unreachable")
+
 // Box receives what is sent to one key while it is open.
 type Box struct {
 	C   <-chan []byte
@@ -53,6 +58,9 @@ type Box struct {
 // Messages beyond a small buffer are dropped: a box holds answers to one
 // call, not a queue.
 func (m *Mailbox) Open(key string) (*Box, error) {
+	if !m.nc.IsConnected() {
+		return nil, ErrUnreachable
+	}
 	ch := make(chan []byte, 8)
 	sub, err := m.nc.Subscribe(subject(key), func(msg *nats.Msg) {
 		select {
@@ -77,6 +85,9 @@ func (b *Box) Close() { b.sub.Unsubscribe() }
 // no error when no box is open: the call may have finished, and senders
 // (cancellations, late answers) must tolerate that race.
 func (m *Mailbox) Send(key string, payload []byte) error {
+	if !m.nc.IsConnected() {
+		return ErrUnreachable
+	}
 	if err := m.nc.Publish(subject(key), payload); err != nil {
 		return err
 	}
