@@ -94,19 +94,23 @@ type message struct {
 		Content []struct {
 			Text string `json:"text"`
 		} `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
 	} `json:"result"`
 	Params *struct {
 		Progress float64 `json:"progress"`
 		Total    float64 `json:"total"`
+		// notifications/message
+		Level string          `json:"level"`
+		Data  json.RawMessage `json:"data"`
 	} `json:"params"`
 }
 
-// check turns a response into an error when it is a JSON-RPC error or a
-// tool result with isError.
+// check turns a response into an error when it is a JSON-RPC error
+// (*rpcError) or a tool result with isError (*toolError).
 func (m *message) check() error {
 	switch {
 	case m.Error != nil:
-		return fmt.Errorf("JSON-RPC error %d: %s", m.Error.Code, m.Error.Message)
+		return &rpcError{code: m.Error.Code, message: m.Error.Message}
 	case m.Result == nil:
 		return errors.New("no result")
 	case m.Result.IsError:
@@ -114,28 +118,66 @@ func (m *message) check() error {
 		if len(m.Result.Content) > 0 {
 			text = m.Result.Content[0].Text
 		}
-		return fmt.Errorf("tool error: %s", text)
+		return &toolError{text: text}
 	}
 	return nil
 }
 
+// rpcError is a JSON-RPC error response.
+type rpcError struct {
+	code    int
+	message string
+}
+
+func (e *rpcError) Error() string { return fmt.Sprintf("JSON-RPC error %d: %s", e.code, e.message) }
+
+// toolError is a tool result with isError.
+type toolError struct{ text string }
+
+func (e *toolError) Error() string { return "tool error: " + e.text }
+
 // call makes one request and returns its response, read from a JSON body or
 // from the SSE stream's last message with an id.
 func (c *client) call(ctx context.Context, method, tool string, b []byte) error {
-	req, err := c.request(ctx, method, tool, b)
+	m, err := c.exchange(ctx, method, tool, b)
 	if err != nil {
 		return err
+	}
+	return m.check()
+}
+
+// httpError is an answer other than HTTP 200.
+type httpError struct {
+	status     int
+	retryAfter string // the Retry-After header, if any
+	body       string
+}
+
+func (e *httpError) Error() string { return fmt.Sprintf("HTTP %d: %s", e.status, e.body) }
+
+// readHTTPError reads the start of resp's body into an *httpError.
+func readHTTPError(resp *http.Response) *httpError {
+	msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+	return &httpError{status: resp.StatusCode, retryAfter: resp.Header.Get("Retry-After"), body: strings.TrimSpace(string(msg))}
+}
+
+// exchange makes one request and returns the response, read from a JSON
+// body or from the SSE stream's last message with an id; a status other
+// than 200 is an *httpError.
+func (c *client) exchange(ctx context.Context, method, tool string, b []byte) (message, error) {
+	var m message
+	req, err := c.request(ctx, method, tool, b)
+	if err != nil {
+		return m, err
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return err
+		return m, err
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg)))
+		return m, readHTTPError(resp)
 	}
-	var m message
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		err = readSSE(resp.Body, func(data []byte) (bool, error) {
 			m = message{}
@@ -144,19 +186,16 @@ func (c *client) call(ctx context.Context, method, tool string, b []byte) error 
 			}
 			return len(m.ID) > 0 && m.Method == "", nil
 		})
-		if err != nil {
-			return err
-		}
-		return m.check()
+		return m, err
 	}
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return err
+		return m, err
 	}
 	if err := json.Unmarshal(raw, &m); err != nil {
-		return fmt.Errorf("decode response: %w", err)
+		return m, fmt.Errorf("decode response: %w", err)
 	}
-	return m.check()
+	return m, nil
 }
 
 // readSSE hands each event's data to fn until fn says it is done or the

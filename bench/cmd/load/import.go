@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
-	"io"
 	"net/http"
 	"os"
 	"strings"
@@ -25,6 +24,11 @@ const importBatch = 10
 type importResult struct {
 	firstProgress, total time.Duration
 	notifications, lost  int
+	// warnings are the notifications/message of level warning or worse
+	// that came with the call, e.g. a front door saying that progress
+	// cannot be relayed; warning is the first one's data.
+	warnings int
+	warning  string
 }
 
 // importOpts are how an import's drafts are made.
@@ -77,11 +81,23 @@ func (c *client) importOnce(ctx context.Context, id int64, n int, label string, 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
-		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
-		return res, fmt.Errorf("HTTP %d: %s", resp.StatusCode, strings.TrimSpace(string(msg)))
+		return res, readHTTPError(resp)
 	}
 	var final message
 	last := 0.0
+	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		// A JSON answer: the result alone, without a notification.
+		err = json.NewDecoder(resp.Body).Decode(&final)
+		res.total = time.Since(start)
+		if err != nil {
+			return res, fmt.Errorf("decode response: %w", err)
+		}
+		if err := final.check(); err != nil {
+			return res, err
+		}
+		res.lost = (n + importBatch - 1) / importBatch
+		return res, nil
+	}
 	err = readSSE(resp.Body, func(data []byte) (bool, error) {
 		var m message
 		if err := json.Unmarshal(data, &m); err != nil {
@@ -96,6 +112,13 @@ func (c *client) importOnce(ctx context.Context, id int64, n int, label string, 
 			}
 			last = m.Params.Progress
 			res.notifications++
+			return false, nil
+		}
+		if m.Method == "notifications/message" && m.Params != nil && m.Params.Level != "info" && m.Params.Level != "debug" && m.Params.Level != "notice" {
+			if res.warnings == 0 {
+				res.warning = m.Params.Level + ": " + string(m.Params.Data)
+			}
+			res.warnings++
 			return false, nil
 		}
 		if len(m.ID) > 0 && m.Method == "" {

@@ -17,12 +17,16 @@ import (
 
 func main() {
 	port := flag.Int("port", 14222, "port to listen on (127.0.0.1)")
+	store := flag.String("store", "", "JetStream's directory, kept when the server stops, so that a server killed and started again finds it; empty: a temporary one, removed on a clean stop")
 	flag.Parse()
-	dir, err := os.MkdirTemp("", "natsd-*")
-	if err != nil {
-		log.Fatal(err)
+	dir := *store
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "natsd-*"); err != nil {
+			log.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
 	}
-	defer os.RemoveAll(dir)
 	ns, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: *port, NoSigs: true,
 		JetStream: true, StoreDir: dir})
 	if err != nil {
