@@ -8,6 +8,7 @@
 //	load seed   -url U -token T -tasks 1000 [-open]
 //	load tenants -url U -operator-secret F -tenants 1000 -tasks 100 -tokens-out F
 //	load table  results.jsonl
+//	load soak   -taskwire BIN -natsd BIN -db postgres://… -dir KEYS -out DIR -d 30m
 //
 // Each run appends one JSON record to -out; table turns the records into
 // Markdown, taking the median over rounds.
@@ -105,7 +106,7 @@ func (c *common) client(conns int) (*client, error) {
 
 func main() {
 	if len(os.Args) < 2 {
-		fmt.Fprintln(os.Stderr, "usage: load run|import|listen|seed|tenants|table …")
+		fmt.Fprintln(os.Stderr, "usage: load run|import|listen|seed|tenants|table|soak …")
 		os.Exit(2)
 	}
 	var err error
@@ -122,6 +123,8 @@ func main() {
 		err = tenantsCmd(os.Args[2:])
 	case "table":
 		err = tableCmd(os.Args[2:])
+	case "soak":
+		err = soakCmd(os.Args[2:])
 	default:
 		err = fmt.Errorf("unknown command %q", os.Args[1])
 	}
