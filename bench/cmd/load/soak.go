@@ -237,14 +237,14 @@ func soakCmd(args []string) error {
 			}
 		}
 	})
-	var natsBack time.Duration = -1
+	var progressBack time.Duration = -1
 	bg.Go(func() {
 		for _, step := range chaosPlan(c.dur, c.workerEvery, c.natsAt) {
 			if !pause(loadCtx, step.at-time.Since(l.rec.start)) {
 				return
 			}
 			if step.nats {
-				natsBack = restartNATS(d, ev)
+				progressBack = restartNATS(d, l, ev)
 			} else {
 				restartWorker(d, step.worker, step.sig, ev)
 			}
@@ -268,7 +268,7 @@ func soakCmd(args []string) error {
 		w, e := logCounts(p.logPath)
 		logs[p.name] = [2]int{w, e}
 	}
-	rep := buildSoakReport(&c, l, v, ev.events(), samples, logs, natsBack, died, interrupted)
+	rep := buildSoakReport(&c, l, v, ev.events(), samples, logs, progressBack, died, interrupted)
 	md := rep.markdown()
 	fmt.Print("\n" + md)
 	if err := os.WriteFile(filepath.Join(c.out, "soak.md"), []byte(md), 0o644); err != nil {
@@ -308,18 +308,27 @@ func restartWorker(d *soakDeployment, i int, sig syscall.Signal, ev *eventLog) {
 		exit.Seconds(), time.Since(start).Seconds())
 }
 
-// restartNATS kills the NATS server, starts it on the same port 2 s later
-// and records how long every worker and front door took to be ready again;
-// it returns when NATS was back, since the load started.
-func restartNATS(d *soakDeployment, ev *eventLog) time.Duration {
+// restartNATS kills the NATS server, makes an import with progress while it
+// is down, starts it on the same port 2 s after the kill, and records how
+// long every worker and front door took to be ready again and how long
+// until an import brought all its progress notifications again (imports
+// every 250 ms until one does, for up to 30 s); it returns that time, or
+// -1.
+func restartNATS(d *soakDeployment, l *soakLoad, ev *eventLog) time.Duration {
 	start := time.Now()
 	d.nats.stop(syscall.SIGKILL, 5*time.Second)
-	time.Sleep(2 * time.Second)
+	var during string
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		time.Sleep(300 * time.Millisecond)
+		during = describeImport(l.importCall(l.calls[0]))
+	})
+	time.Sleep(2*time.Second - time.Since(start))
 	if err := d.nats.start(); err != nil {
 		ev.addAt(start, "natsd SIGKILL: could not start it again: %v", err)
 		return -1
 	}
-	back := time.Since(ev.start)
+	back := time.Now()
 	var urls []string
 	for _, p := range d.all() {
 		if p.ready != "" {
@@ -329,12 +338,28 @@ func restartNATS(d *soakDeployment, ev *eventLog) time.Duration {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	took, err := waitReady(ctx, urls...)
+	ready := fmt.Sprintf("every worker and front door ready %.1f s after that", took.Seconds())
 	if err != nil {
-		ev.addAt(start, "natsd SIGKILL: started again 2 s later; the workers and front doors were %v", err)
-	} else {
-		ev.addAt(start, "natsd SIGKILL: started again 2 s later; every worker and front door ready %.1f s after that", took.Seconds())
+		ready = fmt.Sprintf("the workers and front doors were %v", err)
 	}
-	return back
+	wg.Wait()
+	whole := time.Duration(-1)
+	short := 0
+	for n := 0; time.Since(back) < 30*time.Second; n++ {
+		res, err := l.importCall(l.calls[n%len(l.calls)])
+		if err == nil && res.lost <= 0 {
+			whole = time.Since(back)
+			break
+		}
+		short++
+		time.Sleep(250 * time.Millisecond)
+	}
+	progress := fmt.Sprintf("an import ended with all its progress %.1f s after NATS was back (%d before it did not)", whole.Seconds(), short)
+	if whole < 0 {
+		progress = fmt.Sprintf("no import brought all its progress in the 30 s after NATS was back (%d tried)", short)
+	}
+	ev.addAt(start, "natsd SIGKILL: started again 2 s later; %s; an import while it was down: %s; %s", ready, during, progress)
+	return whole
 }
 
 func sigName(sig syscall.Signal) string {

@@ -194,22 +194,21 @@ type soakStats struct {
 	GivenUp        int `json:"given_up"`
 	Refused        int `json:"refused"`
 
-	Imports         int           `json:"imports"`
-	ImportsFailed   int           `json:"imports_failed"`
-	Notifications   int           `json:"notifications"`
-	Expected        int           `json:"notifications_expected"`
-	ShortImports    int           `json:"imports_short_of_progress"`
-	SilentShort     int           `json:"imports_short_of_progress_unwarned"`
-	Warnings        int           `json:"progress_warnings"`
-	FirstWarning    string        `json:"first_warning,omitempty"`
-	LastShortAt     time.Duration `json:"last_short_import_at_ns"`
-	ListenOpened    int           `json:"listen_opened"`
-	ListenEnded     int           `json:"listen_ended"`
-	ListenNotified  int           `json:"listen_notifications"`
-	Revocations     int           `json:"revocations"`
-	RevokedLate     int           `json:"revoked_tokens_accepted_after_bound"`
-	RevokeUnchecked int           `json:"revocations_unchecked"`
-	NewTokenRefused int           `json:"new_tokens_refused"`
+	Imports         int    `json:"imports"`
+	ImportsFailed   int    `json:"imports_failed"`
+	Notifications   int    `json:"notifications"`
+	Expected        int    `json:"notifications_expected"`
+	ShortImports    int    `json:"imports_short_of_progress"`
+	SilentShort     int    `json:"imports_short_of_progress_unwarned"`
+	Warnings        int    `json:"progress_warnings"`
+	FirstWarning    string `json:"first_warning,omitempty"`
+	ListenOpened    int    `json:"listen_opened"`
+	ListenEnded     int    `json:"listen_ended"`
+	ListenNotified  int    `json:"listen_notifications"`
+	Revocations     int    `json:"revocations"`
+	RevokedLate     int    `json:"revoked_tokens_accepted_after_bound"`
+	RevokeUnchecked int    `json:"revocations_unchecked"`
+	NewTokenRefused int    `json:"new_tokens_refused"`
 	revokeLat       []time.Duration
 }
 
@@ -376,40 +375,57 @@ func createdRef(m message) string {
 // notifications each call brings.
 func (l *soakLoad) importer(ctx context.Context, i int) {
 	for n := 0; ctx.Err() == nil; n++ {
-		id := l.seq.Add(1)
-		cctx, cancel := context.WithTimeout(context.Background(), callTimeout)
-		began := time.Now()
-		res, err := l.calls[(i+n)%len(l.calls)].importOnce(cctx, id, l.cfg.importTasks,
-			fmt.Sprintf("soak %s import %d", l.nonce, id), importOpts{})
-		cancel()
-		o := l.rec.add("tasks_import", began, err)
-		l.mu.Lock()
-		l.st.Imports++
-		if err != nil {
-			l.st.ImportsFailed++
-		} else {
-			l.st.Notifications += res.notifications
-			l.st.Expected += res.notifications + res.lost
-			if res.lost > 0 {
-				l.st.ShortImports++
-				l.st.LastShortAt = o.at
-				if res.warnings == 0 {
-					l.st.SilentShort++
-				}
-			}
-		}
-		l.st.Warnings += res.warnings
-		if l.st.FirstWarning == "" {
-			l.st.FirstWarning = res.warning
-		}
-		l.mu.Unlock()
-		if err == nil && res.lost > 0 {
-			l.rec.markShort(o)
-		}
+		l.importCall(l.calls[(i+n)%len(l.calls)])
 		if !pause(ctx, l.cfg.importPause) {
 			return
 		}
 	}
+}
+
+// importCall makes one tasks_import with a progressToken through cl and
+// counts it.
+func (l *soakLoad) importCall(cl *client) (importResult, error) {
+	id := l.seq.Add(1)
+	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	defer cancel()
+	began := time.Now()
+	res, err := cl.importOnce(ctx, id, l.cfg.importTasks, fmt.Sprintf("soak %s import %d", l.nonce, id), importOpts{})
+	o := l.rec.add("tasks_import", began, err)
+	l.mu.Lock()
+	l.st.Imports++
+	if err != nil {
+		l.st.ImportsFailed++
+	} else {
+		l.st.Notifications += res.notifications
+		l.st.Expected += res.notifications + res.lost
+		if res.lost > 0 {
+			l.st.ShortImports++
+			if res.warnings == 0 {
+				l.st.SilentShort++
+			}
+		}
+	}
+	l.st.Warnings += res.warnings
+	if l.st.FirstWarning == "" {
+		l.st.FirstWarning = res.warning
+	}
+	l.mu.Unlock()
+	if err == nil && res.lost > 0 {
+		l.rec.markShort(o)
+	}
+	return res, err
+}
+
+// describeImport says what one import brought, for the events.
+func describeImport(res importResult, err error) string {
+	if err != nil {
+		return "failed (" + classify(err) + ")"
+	}
+	s := fmt.Sprintf("%d of %d progress notifications", res.notifications, res.notifications+res.lost)
+	if res.warnings > 0 {
+		return s + ", with a warning: " + res.warning
+	}
+	return s + ", no warning"
 }
 
 // listener holds a subscriptions/listen stream open on one front door and

@@ -46,8 +46,9 @@ func (p *proc) start() error {
 	defer logf.Close()
 	cmd := exec.Command(p.argv[0], p.argv[1:]...)
 	cmd.Stdout, cmd.Stderr = logf, logf
-	// The processes die with the driver, however it ends.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	// The processes die with the driver, however it ends, and a Ctrl-C
+	// at the terminal stops the driver (which then reports) and not them.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL, Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("%s: %w", p.name, err)
 	}

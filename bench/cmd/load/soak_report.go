@@ -57,7 +57,7 @@ type soakReport struct {
 var readOps = map[string]bool{"tasks_get": true, "tasks_list": true, "tasks_search": true}
 
 func buildSoakReport(c *soakConfig, l *soakLoad, v writeCheck, events []soakEvent, samples []procSampleRow,
-	logs map[string][2]int, natsBack time.Duration, died int, interrupted bool) *soakReport {
+	logs map[string][2]int, progressBack time.Duration, died int, interrupted bool) *soakReport {
 	l.mu.Lock()
 	st := l.st
 	l.mu.Unlock()
@@ -83,6 +83,7 @@ func buildSoakReport(c *soakConfig, l *soakLoad, v writeCheck, events []soakEven
 		procs:   []string{"frontdoor-1", "frontdoor-2", "worker-1", "worker-2", "natsd"},
 		streams: c.streams,
 	}
+	sort.SliceStable(events, func(i, j int) bool { return events[i].At < events[j].At })
 	r.Windows = soakWindows(outs, events, c.window, c.dur)
 	for _, k := range kinds {
 		switch k.Kind {
@@ -101,8 +102,8 @@ func buildSoakReport(c *soakConfig, l *soakLoad, v writeCheck, events []soakEven
 		r.RevokeMaxMs = ms(lat[len(lat)-1])
 	}
 	r.ProgressWholeS = -1
-	if natsBack >= 0 && st.LastShortAt > natsBack {
-		r.ProgressWholeS = (st.LastShortAt - natsBack).Seconds()
+	if progressBack >= 0 {
+		r.ProgressWholeS = progressBack.Seconds()
 	}
 	fail := func(cond bool, format string, args ...any) {
 		if cond {
@@ -201,7 +202,7 @@ func (r *soakReport) markdown() string {
 	p("| progress notifications received / expected of the imports that succeeded | %d / %d | |\n", st.Notifications, st.Expected)
 	p("| imports that succeeded short of progress (of those, with no warning) | %d (%d) | (0) |\n", st.ShortImports, st.SilentShort)
 	if r.ProgressWholeS >= 0 {
-		p("| the last import short of progress ended, after NATS was back | %.1f s | |\n", r.ProgressWholeS)
+		p("| an import ended with all its progress again, after NATS was back | %.1f s | |\n", r.ProgressWholeS)
 	}
 	p("| warnings (notifications/message) with the imports | %d | |\n", st.Warnings)
 	p("| listen streams opened (%d held throughout) / notifications on them | %d / %d | |\n", r.streams, st.ListenOpened, st.ListenNotified)
