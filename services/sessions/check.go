@@ -91,7 +91,10 @@ func (s *Service) liveSession(ctx context.Context, row *ent.Session) (*ent.Accou
 
 // touch notes that row was used now, at most once per TouchEvery; the
 // idle timeout counts from it. A failure is logged, not answered: the
-// session is live either way.
+// session is live either way. The note is written with the call's own
+// context, as a token's use is (worker.checkCredential): a call whose
+// caller is gone must not wait on a lock for it, and the session's next
+// call writes it.
 func (s *Service) touch(ctx context.Context, row *ent.Session) {
 	now := s.now()
 	if now.Sub(row.LastSeenAt) < TouchEvery {
@@ -99,8 +102,11 @@ func (s *Service) touch(ctx context.Context, row *ent.Session) {
 	}
 	err := s.client.Session.Update().
 		Where(session.ID(row.ID), session.LastSeenAtLT(now.Add(-TouchEvery))).
-		SetLastSeenAt(now).Exec(context.WithoutCancel(ctx))
+		SetLastSeenAt(now).Exec(ctx)
 	if err != nil {
+		if ctx.Err() != nil {
+			return
+		}
 		s.log.WarnContext(ctx, "sessions: cannot note the session's last use", "sid", row.Sid, "err", err)
 		return
 	}
