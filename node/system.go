@@ -20,6 +20,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/mail"
 	"github.com/taskwire/taskwire/internal/quota"
+	"github.com/taskwire/taskwire/internal/store"
 	"github.com/taskwire/taskwire/internal/telemetry"
 	"github.com/taskwire/taskwire/internal/tenancy"
 	"github.com/taskwire/taskwire/services/keys"
@@ -56,6 +57,9 @@ type System struct {
 	served      chan error
 	// releaseData gives up the data directory (see holdDataDir).
 	releaseData func()
+	// reserve keeps room beside an SQLite database for reads on a full
+	// disk (store.Reserve); it does nothing on PostgreSQL.
+	reserve *store.Reserve
 }
 
 // SystemConfig is what a System is started from: serve's flags, resolved.
@@ -155,7 +159,8 @@ func (s *System) open(ctx context.Context) (err error) {
 	if s.metrics, err = serveMetrics(cfg.MetricsAddr, cfg.Pprof, s.tel, s.log); err != nil {
 		return err
 	}
-	if s.DB, err = openDB(ctx, cfg.DB, s.tel, s.log); err != nil {
+	s.reserve = store.NewReserve(s.log)
+	if s.DB, err = openDB(ctx, cfg.DB, s.tel, s.reserve, s.log); err != nil {
 		return err
 	}
 	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
@@ -178,7 +183,7 @@ func (s *System) startNodes(ctx context.Context, retired []*authn.Key) (err erro
 		DB: s.DB, NATS: s.bus.Conn, InternalKey: key, Listen: "127.0.0.1:0",
 		Drain: cfg.ShutdownGrace, Log: s.log, Conformance: cfg.Conformance, Issuer: s.Issuer, Keys: s.Keys,
 		Telemetry: s.tel, MaxTokenTTL: cfg.MaxTokenTTL, Quota: cfg.Quota, Sessions: cfg.Sessions,
-		Mail: cfg.Mail, PublicURL: cfg.PublicURL, OAuth: cfg.OAuth,
+		Mail: cfg.Mail, PublicURL: cfg.PublicURL, OAuth: cfg.OAuth, Disk: s.reserve,
 	})
 	if err != nil {
 		return err
@@ -242,6 +247,7 @@ func (s *System) Stop(ctx context.Context) error {
 	if s.DB != nil {
 		errs = append(errs, s.DB.Close())
 	}
+	s.reserve.Close()
 	s.metrics.Close()
 	if s.tel != nil {
 		ShutdownTelemetry(s.tel, s.log)

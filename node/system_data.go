@@ -19,9 +19,10 @@ import (
 // What a System keeps in its database: the signing keys, the first
 // tenant, and with Conformance the member requests without a token act as.
 
-// openDB opens (and migrates) the database at dsn, its driver traced by tel.
-func openDB(ctx context.Context, dsn string, tel *telemetry.Telemetry, log *slog.Logger) (*ent.Client, error) {
-	return store.Open(ctx, dsn, store.WrapDriver(tel.EntDriver), store.Logger(log))
+// openDB opens (and migrates) the database at dsn, its driver traced by
+// tel; on SQLite, reserve keeps room beside it for reads on a full disk.
+func openDB(ctx context.Context, dsn string, tel *telemetry.Telemetry, reserve *store.Reserve, log *slog.Logger) (*ent.Client, error) {
+	return store.Open(ctx, dsn, store.WrapDriver(tel.EntDriver), store.KeepReserve(reserve), store.Logger(log))
 }
 
 // keys loads (or creates) the root key and the retired ones, opens the

@@ -49,7 +49,10 @@ type WorkerConfig struct {
 	DB *ent.Client
 	// Database is the pool under DB, watched by the worker's breaker (see
 	// worker.Config.Database); nil: none is.
-	Database    worker.Database
+	Database worker.Database
+	// Disk tells when the disk of DB is full, so that writes are refused
+	// and reads served (see worker.Config.Disk); nil: none does.
+	Disk        worker.Disk
 	NATS        *nats.Conn
 	InternalKey string // calls must carry it to name a caller
 	Listen      string // e.g. "127.0.0.1:0"
@@ -165,6 +168,7 @@ func (w *Worker) build() (*worker.Server, error) {
 		Unnamed:       svc.unnamed,
 		InternalKey:   cfg.InternalKey,
 		Database:      cfg.Database,
+		Disk:          cfg.Disk,
 		Register:      svc.register,
 		DrainTimeout:  cfg.Drain,
 		ServerOptions: grpcServerOptions(cfg.Telemetry, cfg.ServerOptions),

@@ -14,6 +14,7 @@ import (
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/poll"
@@ -155,6 +156,18 @@ func TestAuditGroupCommit(t *testing.T) {
 	}
 }
 
+// tenantExists tells whether db holds a tenant of a slug: what the
+// testBoard's CreateTask writes.
+func tenantExists(t *testing.T, db *ent.Client) func(slug string) bool {
+	return func(slug string) bool {
+		ok, err := db.Tenant.Query().Where(tenant.Slug(slug)).Exist(privacy.DecisionContext(context.Background(), privacy.Allow))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+}
+
 // TestAuditWriteInItsTransaction: a write's event is written in the
 // write's own transaction: it commits with the write, and a failing
 // audit row rolls the write back. A write that rolls back on its own is
@@ -165,13 +178,7 @@ func TestAuditWriteInItsTransaction(t *testing.T) {
 	w.board.db = db
 	res.setRole(7, "member")
 	write := asCaller("read", "comment", "write")
-	exists := func(slug string) bool {
-		ok, err := db.Tenant.Query().Where(tenant.Slug(slug)).Exist(privacy.DecisionContext(context.Background(), privacy.Allow))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return ok
-	}
+	exists := tenantExists(t, db)
 
 	if _, err := w.client.CreateTask(write, &taskwirev1.CreateTaskRequest{Title: "written"}); err != nil {
 		t.Fatalf("CreateTask = %v", err)

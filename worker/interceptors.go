@@ -63,9 +63,12 @@ const healthPrefix = "/grpc.health.v1.Health/"
 //     option's min_role; otherwise PermissionDenied (reason ROLE_FORBIDS).
 //     The Access read goes into the context for the services
 //     (identity.AccessFrom).
-//  8. progress: a Reporter publishing to NATS when the call asked for one,
+//  8. refuseWrites: while the disk of the database is full
+//     (Config.Disk), a call that would write is refused with the sentence
+//     saying so, before it touches the database; reads go on.
+//  9. progress: a Reporter publishing to NATS when the call asked for one,
 //     and the trailer counting what was published.
-//  9. errors: the one place where service errors become gRPC statuses,
+//  10. errors: the one place where service errors become gRPC statuses,
 //     innermost so that everything above sees statuses only.
 func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
 	return []grpc.UnaryServerInterceptor{
@@ -76,6 +79,7 @@ func (s *Server) unaryChain() []grpc.UnaryServerInterceptor {
 		s.auditCall,
 		s.requireScope,
 		s.requireRole,
+		s.refuseWrites,
 		s.reportProgress,
 		s.translateErrors,
 	}

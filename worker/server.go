@@ -80,6 +80,10 @@ type Config struct {
 	// Unavailable and health is NOT_SERVING. Nil: no breaker; calls that
 	// fail to reach the database are still answered Unavailable.
 	Database Database
+	// Disk, when set, tells when the disk of the database is full: calls
+	// that write are then refused at once (see refuseWrites), reads are
+	// served. Nil: writes are tried, and fail, on a full disk.
+	Disk Disk
 	// ServerOptions are added to the gRPC server's, before its own: their
 	// interceptors run outside the worker's chain, so they see every call
 	// with its final status (metrics, traces: see package telemetry).

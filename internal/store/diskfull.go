@@ -36,12 +36,18 @@ func DiskFull(err error) bool {
 // fit in what SQLite holds already (its WAL keeps the room a failed
 // write took) while the next fails, and each would otherwise be an
 // episode.
+//
+// With a Reserve placed beside the database, the Reserve has the episode
+// instead: it begins at the first write failing, and ends when the
+// Reserve has its room back, however many reads write their audit rows
+// meanwhile.
 type diskWatch struct {
-	log   *slog.Logger
-	dir   string // the database's directory; "" for none
-	mu    sync.Mutex
-	full  bool
-	since time.Time // when it filled
+	log     *slog.Logger
+	dir     string   // the database's directory; "" for none
+	reserve *Reserve // nil for none
+	mu      sync.Mutex
+	full    bool
+	since   time.Time // when it filled
 }
 
 // minRoom is the free space that ends a full disk's episode.
@@ -59,6 +65,10 @@ func (w *diskWatch) failed(err error) {
 	if !DiskFull(err) {
 		return
 	}
+	if w.reserve.placed() {
+		w.reserve.filled(err)
+		return
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.full {
@@ -72,6 +82,9 @@ func (w *diskWatch) failed(err error) {
 func (w *diskWatch) wrote(err error) {
 	if err != nil {
 		w.failed(err)
+		return
+	}
+	if w.reserve.placed() {
 		return
 	}
 	w.mu.Lock()

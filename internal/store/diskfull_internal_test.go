@@ -18,35 +18,12 @@ import (
 // again.
 func TestDiskFullOncePerEpisode(t *testing.T) {
 	ctx := context.Background()
-	dir := t.TempDir()
-	drv, err := openDriver(ctx, "sqlite:"+filepath.Join(dir, "t.db")+"?_pragma=max_page_count(8)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer drv.Close()
-	if err := drv.Exec(ctx, "CREATE TABLE b (v BLOB)", []any{}, nil); err != nil {
-		t.Fatal(err)
-	}
 	var logged bytes.Buffer
-	d, err := newStmtDriver(drv, stmtCacheSize)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d.watch = newDiskWatch(slog.New(slog.NewTextHandler(&logged, nil)), sqliteDir(drv.DB()))
+	d, dir := smallDatabase(t, slog.New(slog.NewTextHandler(&logged, nil)))
 	if d.watch.dir != dir {
 		t.Errorf("sqliteDir = %q, want %q", d.watch.dir, dir)
 	}
-	insert := func() error {
-		tx, err := d.Tx(ctx)
-		if err != nil {
-			return err
-		}
-		if err := tx.Exec(ctx, "INSERT INTO b (v) VALUES (zeroblob(8000))", []any{}, nil); err != nil {
-			tx.Rollback()
-			return err
-		}
-		return tx.Commit()
-	}
+	insert := func() error { return insertBlob(ctx, d) }
 	var full error
 	for range 20 {
 		if full = insert(); full != nil {
@@ -61,7 +38,7 @@ func TestDiskFullOncePerEpisode(t *testing.T) {
 			t.Fatalf("insert on a full database = %v, want SQLITE_FULL", err)
 		}
 	}
-	if _, err := drv.DB().ExecContext(ctx, "DELETE FROM b"); err != nil { // frees its pages for reuse
+	if _, err := d.DB().ExecContext(ctx, "DELETE FROM b"); err != nil { // frees its pages for reuse
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -75,6 +52,42 @@ func TestDiskFullOncePerEpisode(t *testing.T) {
 	if n := strings.Count(logged.String(), "room again"); n != 1 {
 		t.Errorf("lines saying writes succeed again = %d, want 1:\n%s", n, logged.String())
 	}
+}
+
+// smallDatabase is a database in a directory of the test's own, with a
+// table b, that cannot grow beyond 8 pages (max_page_count stands in for
+// a small disk), and its directory; its diskWatch logs to log.
+func smallDatabase(t *testing.T, log *slog.Logger) (*stmtDriver, string) {
+	t.Helper()
+	ctx := context.Background()
+	dir := t.TempDir()
+	drv, err := openDriver(ctx, "sqlite:"+filepath.Join(dir, "t.db")+"?_pragma=max_page_count(8)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drv.Close() })
+	if err := drv.Exec(ctx, "CREATE TABLE b (v BLOB)", []any{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	d, err := newStmtDriver(drv, stmtCacheSize)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.watch = newDiskWatch(log, sqliteDir(drv.DB()))
+	return d, dir
+}
+
+// insertBlob writes a row of 8000 bytes into b, in a transaction.
+func insertBlob(ctx context.Context, d *stmtDriver) error {
+	tx, err := d.Tx(ctx)
+	if err != nil {
+		return err
+	}
+	if err := tx.Exec(ctx, "INSERT INTO b (v) VALUES (zeroblob(8000))", []any{}, nil); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
 }
 
 func TestDiskFullKinds(t *testing.T) {

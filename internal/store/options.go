@@ -17,8 +17,9 @@ import (
 type Option func(*options)
 
 type options struct {
-	wrap func(*sql.DB, dialect.Driver) dialect.Driver
-	log  *slog.Logger
+	wrap    func(*sql.DB, dialect.Driver) dialect.Driver
+	log     *slog.Logger
+	reserve *Reserve
 }
 
 // Logger has a migration log what it changed in existing rows (the
@@ -50,8 +51,9 @@ func WrapDriver(fn func(db *sql.DB, d dialect.Driver) dialect.Driver) Option {
 }
 
 // newClient builds the client over drv, wrapped as opts ask. On SQLite,
-// the client's statements are prepared once and kept, and a full disk is
-// logged once per episode (stmtDriver).
+// the client's statements are prepared once and kept, a full disk is
+// logged once per episode (stmtDriver), and the Reserve kept, if any, is
+// placed beside the database.
 func newClient(drv *entsql.Driver, opts []Option) (*ent.Client, error) {
 	o := collect(opts)
 	var d dialect.Driver = drv
@@ -61,6 +63,8 @@ func newClient(drv *entsql.Driver, opts []Option) (*ent.Client, error) {
 			return nil, err
 		}
 		sd.watch = newDiskWatch(o.log, sqliteDir(drv.DB()))
+		sd.watch.reserve = o.reserve
+		o.reserve.place(sd.watch.dir)
 		d = sd
 	}
 	if o.wrap != nil {
