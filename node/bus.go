@@ -2,9 +2,11 @@ package node
 
 import (
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -24,13 +26,23 @@ type natsBus struct {
 }
 
 // startBus connects to the NATS server at url, or with no url starts one
-// in process, listening on listen when set.
-func startBus(url, listen string) (*natsBus, error) {
+// in process, listening on listen when set. A remote server's outages are
+// logged on log, once when the connection is lost and once when it is
+// back, not by each call that could not announce something meanwhile.
+func startBus(url, listen string, log *slog.Logger) (*natsBus, error) {
 	b := &natsBus{closed: make(chan struct{})}
 	onClose := nats.ClosedHandler(func(*nats.Conn) { close(b.closed) })
 	if url != "" {
+		var lost atomic.Int64 // unix nanoseconds of the last loss
 		nc, err := nats.Connect(url, nats.Name("taskwire"), nats.Timeout(ConnectTimeout),
 			nats.MaxReconnects(-1), nats.ReconnectWait(reconnectWait), nats.ReconnectJitter(reconnectJitter, reconnectJitter),
+			nats.DisconnectErrHandler(func(_ *nats.Conn, err error) {
+				lost.Store(time.Now().UnixNano())
+				log.Warn("NATS connection lost: calls go on, but progress, revocations, key nudges and list changes wait until it is back", "err", err)
+			}),
+			nats.ReconnectHandler(func(c *nats.Conn) {
+				log.Info("NATS connection back", "server", c.ConnectedUrlRedacted(), "after", time.Since(time.Unix(0, lost.Load())).Round(time.Millisecond))
+			}),
 			onClose)
 		if err != nil {
 			return nil, fmt.Errorf("connect to NATS at %s: %w", url, err)

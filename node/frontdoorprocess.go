@@ -66,7 +66,7 @@ func StartFrontdoorProcess(ctx context.Context, cfg FrontdoorProcessConfig) (_ *
 	if f.lis, err = net.Listen("tcp", cfg.Addr); err != nil {
 		return nil, fmt.Errorf("listen on %s: %w", cfg.Addr, err)
 	}
-	if f.bus, err = startBus(cfg.NATS, ""); err != nil {
+	if f.bus, err = startBus(cfg.NATS, "", cfg.Node.Log); err != nil {
 		return nil, err
 	}
 	cfg.Node.Telemetry.InstrumentNATS(f.bus.Conn)

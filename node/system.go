@@ -163,7 +163,7 @@ func (s *System) open(ctx context.Context) (err error) {
 	if s.DB, err = openDB(ctx, cfg.DB, s.tel, s.reserve, s.log); err != nil {
 		return err
 	}
-	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen); err != nil {
+	if s.bus, err = startBus(cfg.NATS, cfg.NATSListen, s.log); err != nil {
 		return err
 	}
 	s.tel.InstrumentNATS(s.bus.Conn)

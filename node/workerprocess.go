@@ -89,7 +89,7 @@ func StartWorkerProcess(ctx context.Context, cfg WorkerProcessConfig) (_ *Worker
 	if w.db, err = openWorkerDB(ctx, cfg, store.WrapDriver(cfg.Telemetry.EntDriver)); err != nil {
 		return nil, err
 	}
-	if w.bus, err = startBus(cfg.NATS, ""); err != nil {
+	if w.bus, err = startBus(cfg.NATS, "", cfg.Log); err != nil {
 		return nil, err
 	}
 	cfg.Telemetry.InstrumentNATS(w.bus.Conn)

@@ -2,6 +2,7 @@ package board
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 
@@ -77,7 +78,13 @@ func (s *Service) announce(ctx context.Context, a actor, w *written) {
 		for ref := range refs {
 			ev := events.Event{Kind: events.BoardChanged, Board: slug, Ref: ref, Member: a.member.ID}
 			if err := s.events.Publish(a.tenant.Slug, ev); err != nil {
-				s.log.WarnContext(ctx, "board: change not announced", "board", slug, "ref", ref, "err", err)
+				// NATS away is logged once by the process, when the
+				// connection is lost, not by every change meanwhile.
+				level := slog.LevelWarn
+				if errors.Is(err, events.ErrUnreachable) {
+					level = slog.LevelDebug
+				}
+				s.log.Log(ctx, level, "board: change not announced", "board", slug, "ref", ref, "err", err)
 				return
 			}
 		}

@@ -99,6 +99,7 @@ type message struct {
 	Params *struct {
 		Progress float64 `json:"progress"`
 		Total    float64 `json:"total"`
+		Message  string  `json:"message"` // of a notifications/progress
 		// notifications/message
 		Level string          `json:"level"`
 		Data  json.RawMessage `json:"data"`

@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"net/http"
 	"os"
 	"strings"
@@ -26,10 +27,16 @@ type importResult struct {
 	notifications, lost  int
 	// warnings are the notifications/message of level warning or worse
 	// that came with the call, e.g. a front door saying that progress
-	// cannot be relayed; warning is the first one's data.
+	// cannot be relayed, and the progress notifications saying so (the
+	// only way to say it to a call that asked for no messages); warning is
+	// the first one's text.
 	warnings int
 	warning  string
 }
+
+// notRelayed is in the message of a progress notification by which a
+// front door says that the call's progress could not all be relayed.
+const notRelayed = "could not be relayed"
 
 // importOpts are how an import's drafts are made.
 type importOpts struct {
@@ -84,7 +91,7 @@ func (c *client) importOnce(ctx context.Context, id int64, n int, label string, 
 		return res, readHTTPError(resp)
 	}
 	var final message
-	last := 0.0
+	last := math.Inf(-1) // MCP wants each notification above the one before; the first may be 0
 	if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		// A JSON answer: the result alone, without a notification.
 		err = json.NewDecoder(resp.Body).Decode(&final)
@@ -111,6 +118,13 @@ func (c *client) importOnce(ctx context.Context, id int64, n int, label string, 
 				return false, fmt.Errorf("progress went from %v to %v", last, m.Params.Progress)
 			}
 			last = m.Params.Progress
+			if strings.Contains(m.Params.Message, notRelayed) {
+				if res.warnings == 0 {
+					res.warning = "progress: " + m.Params.Message
+				}
+				res.warnings++
+				return false, nil
+			}
 			res.notifications++
 			return false, nil
 		}

@@ -155,3 +155,20 @@ func TestImportJSONAnswer(t *testing.T) {
 		t.Errorf("importOnce of a JSON answer = %+v, %v; want no error, 0 notifications, 4 lost", res, err)
 	}
 }
+
+// TestImportNotRelayed: a front door that could not relay an import's
+// progress says so in a progress notification, whose progress may be 0 when
+// none came before: the import succeeds with a warning, not with "progress
+// went from 0 to 0".
+func TestImportNotRelayed(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		io.WriteString(w, "event: message\ndata: "+`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":0,"message":"progress for this call could not be relayed: the message bus is unreachable; the result is unaffected"}}`+"\n\n")
+		io.WriteString(w, "event: message\ndata: "+`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"Imported 40 tasks"}]}}`+"\n\n")
+	}))
+	defer srv.Close()
+	res, err := newClient(srv.URL, "t", 1).importOnce(context.Background(), 1, 40, "relay", importOpts{})
+	if err != nil || res.notifications != 0 || res.warnings != 1 {
+		t.Errorf("importOnce of an answer saying progress was not relayed = %+v, %v; want no error, 0 notifications, 1 warning", res, err)
+	}
+}
