@@ -60,9 +60,9 @@ type breaker struct {
 	log     *slog.Logger
 	serving func(bool) // sets the worker's health
 
-	mu    sync.Mutex
-	down  bool
-	since time.Time // when the outage began
+	mu    sync.Mutex  // orders open and close
+	down  atomic.Bool // read lock-free by every call (guard)
+	since time.Time   // when the outage began; under mu
 
 	outages atomic.Uint64
 	refused atomic.Uint64
@@ -124,11 +124,12 @@ func (b *breaker) check() {
 // that outage's end, which is no new one.
 func (b *breaker) open(epoch uint64, err error) {
 	b.mu.Lock()
-	if b.down || b.outages.Load() != epoch {
+	if b.down.Load() || b.outages.Load() != epoch {
 		b.mu.Unlock()
 		return
 	}
-	b.down, b.since = true, time.Now()
+	b.since = time.Now()
+	b.down.Store(true)
 	b.outages.Add(1)
 	b.mu.Unlock()
 	b.serving(false)
@@ -142,7 +143,7 @@ func (b *breaker) open(epoch uint64, err error) {
 // close ends the outage: calls and health resume.
 func (b *breaker) close() {
 	b.mu.Lock()
-	b.down = false
+	b.down.Store(false)
 	lasted := time.Since(b.since)
 	refused := b.refused.Load()
 	b.mu.Unlock()
@@ -150,11 +151,7 @@ func (b *breaker) close() {
 	b.log.Info("worker: the database answers again; calls are served", "outage", lasted.Round(time.Millisecond).String(), "refused_total", refused)
 }
 
-func (b *breaker) isDown() bool {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.down
-}
+func (b *breaker) isDown() bool { return b.down.Load() }
 
 // stats reports what the breaker counted.
 func (b *breaker) stats() OutageStats {
