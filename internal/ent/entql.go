@@ -542,12 +542,13 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		Type: "Tenant",
 		Fields: map[string]*sqlgraph.FieldSpec{
-			tenant.FieldSlug:       {Type: field.TypeString, Column: tenant.FieldSlug},
-			tenant.FieldName:       {Type: field.TypeString, Column: tenant.FieldName},
-			tenant.FieldTaskSeq:    {Type: field.TypeInt, Column: tenant.FieldTaskSeq},
-			tenant.FieldCommentSeq: {Type: field.TypeInt, Column: tenant.FieldCommentSeq},
-			tenant.FieldNoteSeq:    {Type: field.TypeInt, Column: tenant.FieldNoteSeq},
-			tenant.FieldCreatedAt:  {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
+			tenant.FieldSlug:         {Type: field.TypeString, Column: tenant.FieldSlug},
+			tenant.FieldName:         {Type: field.TypeString, Column: tenant.FieldName},
+			tenant.FieldTaskSeq:      {Type: field.TypeInt, Column: tenant.FieldTaskSeq},
+			tenant.FieldCommentSeq:   {Type: field.TypeInt, Column: tenant.FieldCommentSeq},
+			tenant.FieldNoteSeq:      {Type: field.TypeInt, Column: tenant.FieldNoteSeq},
+			tenant.FieldCreatedAt:    {Type: field.TypeTime, Column: tenant.FieldCreatedAt},
+			tenant.FieldImportedFrom: {Type: field.TypeString, Column: tenant.FieldImportedFrom},
 		},
 	}
 	graph.Nodes[23] = &sqlgraph.Node{
@@ -3500,6 +3501,11 @@ func (f *TenantFilter) WhereNoteSeq(p entql.IntP) {
 // WhereCreatedAt applies the entql time.Time predicate on the created_at field.
 func (f *TenantFilter) WhereCreatedAt(p entql.TimeP) {
 	f.Where(p.Field(tenant.FieldCreatedAt))
+}
+
+// WhereImportedFrom applies the entql string predicate on the imported_from field.
+func (f *TenantFilter) WhereImportedFrom(p entql.StringP) {
+	f.Where(p.Field(tenant.FieldImportedFrom))
 }
 
 // addPredicate implements the predicateAdder interface.

@@ -21015,6 +21015,7 @@ type TenantMutation struct {
 	note_seq       *int
 	addnote_seq    *int
 	created_at     *time.Time
+	imported_from  *string
 	clearedFields  map[string]struct{}
 	done           bool
 	oldValue       func(context.Context) (*Tenant, error)
@@ -21395,6 +21396,55 @@ func (m *TenantMutation) ResetCreatedAt() {
 	m.created_at = nil
 }
 
+// SetImportedFrom sets the "imported_from" field.
+func (m *TenantMutation) SetImportedFrom(s string) {
+	m.imported_from = &s
+}
+
+// ImportedFrom returns the value of the "imported_from" field in the mutation.
+func (m *TenantMutation) ImportedFrom() (r string, exists bool) {
+	v := m.imported_from
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldImportedFrom returns the old "imported_from" field's value of the Tenant entity.
+// If the Tenant object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TenantMutation) OldImportedFrom(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldImportedFrom is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldImportedFrom requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldImportedFrom: %w", err)
+	}
+	return oldValue.ImportedFrom, nil
+}
+
+// ClearImportedFrom clears the value of the "imported_from" field.
+func (m *TenantMutation) ClearImportedFrom() {
+	m.imported_from = nil
+	m.clearedFields[tenant.FieldImportedFrom] = struct{}{}
+}
+
+// ImportedFromCleared returns if the "imported_from" field was cleared in this mutation.
+func (m *TenantMutation) ImportedFromCleared() bool {
+	_, ok := m.clearedFields[tenant.FieldImportedFrom]
+	return ok
+}
+
+// ResetImportedFrom resets all changes to the "imported_from" field.
+func (m *TenantMutation) ResetImportedFrom() {
+	m.imported_from = nil
+	delete(m.clearedFields, tenant.FieldImportedFrom)
+}
+
 // Where appends a list predicates to the TenantMutation builder.
 func (m *TenantMutation) Where(ps ...predicate.Tenant) {
 	m.predicates = append(m.predicates, ps...)
@@ -21429,7 +21479,7 @@ func (m *TenantMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *TenantMutation) Fields() []string {
-	fields := make([]string, 0, 6)
+	fields := make([]string, 0, 7)
 	if m.slug != nil {
 		fields = append(fields, tenant.FieldSlug)
 	}
@@ -21447,6 +21497,9 @@ func (m *TenantMutation) Fields() []string {
 	}
 	if m.created_at != nil {
 		fields = append(fields, tenant.FieldCreatedAt)
+	}
+	if m.imported_from != nil {
+		fields = append(fields, tenant.FieldImportedFrom)
 	}
 	return fields
 }
@@ -21468,6 +21521,8 @@ func (m *TenantMutation) Field(name string) (ent.Value, bool) {
 		return m.NoteSeq()
 	case tenant.FieldCreatedAt:
 		return m.CreatedAt()
+	case tenant.FieldImportedFrom:
+		return m.ImportedFrom()
 	}
 	return nil, false
 }
@@ -21489,6 +21544,8 @@ func (m *TenantMutation) OldField(ctx context.Context, name string) (ent.Value, 
 		return m.OldNoteSeq(ctx)
 	case tenant.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
+	case tenant.FieldImportedFrom:
+		return m.OldImportedFrom(ctx)
 	}
 	return nil, fmt.Errorf("unknown Tenant field %s", name)
 }
@@ -21539,6 +21596,13 @@ func (m *TenantMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCreatedAt(v)
+		return nil
+	case tenant.FieldImportedFrom:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetImportedFrom(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Tenant field %s", name)
@@ -21608,7 +21672,11 @@ func (m *TenantMutation) AddField(name string, value ent.Value) error {
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
 func (m *TenantMutation) ClearedFields() []string {
-	return nil
+	var fields []string
+	if m.FieldCleared(tenant.FieldImportedFrom) {
+		fields = append(fields, tenant.FieldImportedFrom)
+	}
+	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
@@ -21621,6 +21689,11 @@ func (m *TenantMutation) FieldCleared(name string) bool {
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
 func (m *TenantMutation) ClearField(name string) error {
+	switch name {
+	case tenant.FieldImportedFrom:
+		m.ClearImportedFrom()
+		return nil
+	}
 	return fmt.Errorf("unknown Tenant nullable field %s", name)
 }
 
@@ -21645,6 +21718,9 @@ func (m *TenantMutation) ResetField(name string) error {
 		return nil
 	case tenant.FieldCreatedAt:
 		m.ResetCreatedAt()
+		return nil
+	case tenant.FieldImportedFrom:
+		m.ResetImportedFrom()
 		return nil
 	}
 	return fmt.Errorf("unknown Tenant field %s", name)

@@ -28,7 +28,9 @@ type Tenant struct {
 	// The last context note number handed out; bumped inside the creating transaction.
 	NoteSeq int `json:"note_seq,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
-	CreatedAt    time.Time `json:"created_at,omitempty"`
+	CreatedAt time.Time `json:"created_at,omitempty"`
+	// The export id of the archive the tenant was imported from (taskwire import): importing that archive again finds it and changes nothing. Nil for a tenant made here.
+	ImportedFrom *string `json:"imported_from,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -39,7 +41,7 @@ func (*Tenant) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case tenant.FieldID, tenant.FieldTaskSeq, tenant.FieldCommentSeq, tenant.FieldNoteSeq:
 			values[i] = new(sql.NullInt64)
-		case tenant.FieldSlug, tenant.FieldName:
+		case tenant.FieldSlug, tenant.FieldName, tenant.FieldImportedFrom:
 			values[i] = new(sql.NullString)
 		case tenant.FieldCreatedAt:
 			values[i] = new(sql.NullTime)
@@ -100,6 +102,13 @@ func (_m *Tenant) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.CreatedAt = value.Time
 			}
+		case tenant.FieldImportedFrom:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field imported_from", values[i])
+			} else if value.Valid {
+				_m.ImportedFrom = new(string)
+				*_m.ImportedFrom = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -153,6 +162,11 @@ func (_m *Tenant) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(_m.CreatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	if v := _m.ImportedFrom; v != nil {
+		builder.WriteString("imported_from=")
+		builder.WriteString(*v)
+	}
 	builder.WriteByte(')')
 	return builder.String()
 }

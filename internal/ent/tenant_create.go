@@ -88,6 +88,20 @@ func (_c *TenantCreate) SetNillableCreatedAt(v *time.Time) *TenantCreate {
 	return _c
 }
 
+// SetImportedFrom sets the "imported_from" field.
+func (_c *TenantCreate) SetImportedFrom(v string) *TenantCreate {
+	_c.mutation.SetImportedFrom(v)
+	return _c
+}
+
+// SetNillableImportedFrom sets the "imported_from" field if the given value is not nil.
+func (_c *TenantCreate) SetNillableImportedFrom(v *string) *TenantCreate {
+	if v != nil {
+		_c.SetImportedFrom(*v)
+	}
+	return _c
+}
+
 // Mutation returns the TenantMutation object of the builder.
 func (_c *TenantCreate) Mutation() *TenantMutation {
 	return _c.mutation
@@ -235,6 +249,10 @@ func (_c *TenantCreate) createSpec() (*Tenant, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(tenant.FieldCreatedAt, field.TypeTime, value)
 		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.ImportedFrom(); ok {
+		_spec.SetField(tenant.FieldImportedFrom, field.TypeString, value)
+		_node.ImportedFrom = &value
 	}
 	return _node, _spec
 }

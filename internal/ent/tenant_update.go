@@ -194,6 +194,9 @@ func (_u *TenantUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedNoteSeq(); ok {
 		_spec.AddField(tenant.FieldNoteSeq, field.TypeInt, value)
 	}
+	if _u.mutation.ImportedFromCleared() {
+		_spec.ClearField(tenant.FieldImportedFrom, field.TypeString)
+	}
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
 			err = &NotFoundError{tenant.Label}
@@ -410,6 +413,9 @@ func (_u *TenantUpdateOne) sqlSave(ctx context.Context) (_node *Tenant, err erro
 	}
 	if value, ok := _u.mutation.AddedNoteSeq(); ok {
 		_spec.AddField(tenant.FieldNoteSeq, field.TypeInt, value)
+	}
+	if _u.mutation.ImportedFromCleared() {
+		_spec.ClearField(tenant.FieldImportedFrom, field.TypeString)
 	}
 	_node = &Tenant{config: _u.config}
 	_spec.Assign = _node.assignValues

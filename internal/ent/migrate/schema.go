@@ -851,6 +851,7 @@ var (
 		{Name: "comment_seq", Type: field.TypeInt, Default: 0},
 		{Name: "note_seq", Type: field.TypeInt, Default: 0},
 		{Name: "created_at", Type: field.TypeTime},
+		{Name: "imported_from", Type: field.TypeString, Nullable: true},
 	}
 	// TenantsTable holds the schema information for the "tenants" table.
 	TenantsTable = &schema.Table{

@@ -24,5 +24,7 @@ func (Tenant) Fields() []ent.Field {
 		field.Int("note_seq").Default(0).NonNegative().
 			Comment("The last context note number handed out; bumped inside the creating transaction."),
 		field.Time("created_at").Default(now).Immutable(),
+		field.String("imported_from").Optional().Nillable().Immutable().
+			Comment("The export id of the archive the tenant was imported from (taskwire import): importing that archive again finds it and changes nothing. Nil for a tenant made here."),
 	}
 }

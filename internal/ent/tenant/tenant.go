@@ -25,6 +25,8 @@ const (
 	FieldNoteSeq = "note_seq"
 	// FieldCreatedAt holds the string denoting the created_at field in the database.
 	FieldCreatedAt = "created_at"
+	// FieldImportedFrom holds the string denoting the imported_from field in the database.
+	FieldImportedFrom = "imported_from"
 	// Table holds the table name of the tenant in the database.
 	Table = "tenants"
 )
@@ -38,6 +40,7 @@ var Columns = []string{
 	FieldCommentSeq,
 	FieldNoteSeq,
 	FieldCreatedAt,
+	FieldImportedFrom,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -107,4 +110,9 @@ func ByNoteSeq(opts ...sql.OrderTermOption) OrderOption {
 // ByCreatedAt orders the results by the created_at field.
 func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldCreatedAt, opts...).ToFunc()
+}
+
+// ByImportedFrom orders the results by the imported_from field.
+func ByImportedFrom(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldImportedFrom, opts...).ToFunc()
 }

@@ -84,6 +84,11 @@ func CreatedAt(v time.Time) predicate.Tenant {
 	return predicate.Tenant(sql.FieldEQ(FieldCreatedAt, v))
 }
 
+// ImportedFrom applies equality check predicate on the "imported_from" field. It's identical to ImportedFromEQ.
+func ImportedFrom(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldImportedFrom, v))
+}
+
 // SlugEQ applies the EQ predicate on the "slug" field.
 func SlugEQ(v string) predicate.Tenant {
 	return predicate.Tenant(sql.FieldEQ(FieldSlug, v))
@@ -372,6 +377,81 @@ func CreatedAtLT(v time.Time) predicate.Tenant {
 // CreatedAtLTE applies the LTE predicate on the "created_at" field.
 func CreatedAtLTE(v time.Time) predicate.Tenant {
 	return predicate.Tenant(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// ImportedFromEQ applies the EQ predicate on the "imported_from" field.
+func ImportedFromEQ(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEQ(FieldImportedFrom, v))
+}
+
+// ImportedFromNEQ applies the NEQ predicate on the "imported_from" field.
+func ImportedFromNEQ(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNEQ(FieldImportedFrom, v))
+}
+
+// ImportedFromIn applies the In predicate on the "imported_from" field.
+func ImportedFromIn(vs ...string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldIn(FieldImportedFrom, vs...))
+}
+
+// ImportedFromNotIn applies the NotIn predicate on the "imported_from" field.
+func ImportedFromNotIn(vs ...string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldNotIn(FieldImportedFrom, vs...))
+}
+
+// ImportedFromGT applies the GT predicate on the "imported_from" field.
+func ImportedFromGT(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGT(FieldImportedFrom, v))
+}
+
+// ImportedFromGTE applies the GTE predicate on the "imported_from" field.
+func ImportedFromGTE(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldGTE(FieldImportedFrom, v))
+}
+
+// ImportedFromLT applies the LT predicate on the "imported_from" field.
+func ImportedFromLT(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLT(FieldImportedFrom, v))
+}
+
+// ImportedFromLTE applies the LTE predicate on the "imported_from" field.
+func ImportedFromLTE(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldLTE(FieldImportedFrom, v))
+}
+
+// ImportedFromContains applies the Contains predicate on the "imported_from" field.
+func ImportedFromContains(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldContains(FieldImportedFrom, v))
+}
+
+// ImportedFromHasPrefix applies the HasPrefix predicate on the "imported_from" field.
+func ImportedFromHasPrefix(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldHasPrefix(FieldImportedFrom, v))
+}
+
+// ImportedFromHasSuffix applies the HasSuffix predicate on the "imported_from" field.
+func ImportedFromHasSuffix(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldHasSuffix(FieldImportedFrom, v))
+}
+
+// ImportedFromIsNil applies the IsNil predicate on the "imported_from" field.
+func ImportedFromIsNil() predicate.Tenant {
+	return predicate.Tenant(sql.FieldIsNull(FieldImportedFrom))
+}
+
+// ImportedFromNotNil applies the NotNil predicate on the "imported_from" field.
+func ImportedFromNotNil() predicate.Tenant {
+	return predicate.Tenant(sql.FieldNotNull(FieldImportedFrom))
+}
+
+// ImportedFromEqualFold applies the EqualFold predicate on the "imported_from" field.
+func ImportedFromEqualFold(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldEqualFold(FieldImportedFrom, v))
+}
+
+// ImportedFromContainsFold applies the ContainsFold predicate on the "imported_from" field.
+func ImportedFromContainsFold(v string) predicate.Tenant {
+	return predicate.Tenant(sql.FieldContainsFold(FieldImportedFrom, v))
 }
 
 // And groups predicates with the AND operator between them.
