@@ -33,3 +33,9 @@ func CheckBoardSlug(v string) error {
 	}
 	return nil
 }
+
+// CheckTenantSlug returns an Invalid error unless v may name a tenant.
+func CheckTenantSlug(v string) error { return checkName("tenant slug", v) }
+
+// CheckHandle returns an Invalid error unless h may name a member.
+func CheckHandle(h string) error { return checkHandle(h) }
