@@ -98,7 +98,7 @@ func (im *importer) loadMembers(ctx context.Context, r *archive.Reader) (int64, 
 	for assistant, sponsor := range sponsors {
 		id, err := im.member(sponsor)
 		if err != nil {
-			return 0, domainerr.Prefix(err, "%s, member %s: ", MembersEntry, assistant)
+			return 0, domainerr.New(domainerr.Invalid, "%s, member %s: %s", MembersEntry, assistant, domainerr.Message(err))
 		}
 		if err := im.tx.Member.UpdateOneID(im.members[assistant]).SetSponsorID(id).Exec(ctx); err != nil {
 			return 0, err

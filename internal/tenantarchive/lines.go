@@ -40,7 +40,7 @@ func records[T any](r *archive.Reader, name string, each func(line int, rec *T) 
 			return 0, domainerr.New(domainerr.Invalid, "%s, record %d, is not a valid record: %v", name, line, err)
 		}
 		if err := each(line, &rec); err != nil {
-			return 0, domainerr.Prefix(err, "%s, record %d: ", name, line)
+			return 0, atRecord(err, name, line)
 		}
 	}
 }
@@ -78,4 +78,14 @@ func (b *batch[C]) flush(ctx context.Context) error {
 // missing is the error of a record naming what the archive does not hold.
 func missing(what, name, entry string) error {
 	return domainerr.New(domainerr.Invalid, "it names %s %q, which %s does not hold", what, name, entry)
+}
+
+// atRecord says which record err is about, when it is a refusal of the
+// record (a domain error); a failure of the database is passed on.
+func atRecord(err error, entry string, line int) error {
+	var de *domainerr.Error
+	if !errors.As(err, &de) {
+		return err
+	}
+	return domainerr.New(de.Kind, "%s, record %d: %s", entry, line, de.Msg)
 }
