@@ -5,6 +5,7 @@
 //	taskwire migrate                    the schema migration, once before a rollout
 //	taskwire token create --member H    mint a token for member H
 //	taskwire token list | revoke        list or revoke tokens
+//	taskwire export | import            a tenant to an archive, an archive to a new tenant
 //	taskwire admin …                    tenants, members and tokens through the admin API
 package main
 
@@ -45,12 +46,18 @@ Usage:
                                          revoke one token, or all of a member's
                                          (token commands go through the serve running on
                                          --data, or --url; else they work on the database)
+  taskwire export --tenant SLUG --out FILE
+                                         write a tenant to a portable archive
+  taskwire import --from FILE [--tenant NEWSLUG]
+                                         load an archive as a new tenant
+                                         (export and import work on --data's database, or --db)
   taskwire admin <tenants|members|boards|tokens|keys> <command>
                                          manage tenants, members, boards, tokens and signing
                                          keys of a running server through its admin API
 
-Run "taskwire serve --help" (or frontdoor, worker, migrate) or "taskwire token create --help"
-(or list, revoke) for their flags, and "taskwire admin --help" for the admin commands.
+Run "taskwire serve --help" (or frontdoor, worker, migrate, export, import) or
+"taskwire token create --help" (or list, revoke) for their flags, and "taskwire admin --help"
+for the admin commands.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -71,6 +78,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runToken(ctx, args[1:], stdout, stderr)
 	case "admin":
 		return runAdmin(ctx, args[1:], stdout, stderr)
+	case "export":
+		return runExport(ctx, args[1:], stdout, stderr)
+	case "import":
+		return runImport(ctx, args[1:], stdout, stderr)
 	}
 	if isHelp(args[0]) {
 		return showHelp(stdout, usage)
