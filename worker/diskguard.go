@@ -19,7 +19,7 @@ type Disk interface {
 
 // readVerbs start the names of the methods that are no tool and only
 // read: every other such method is taken to write.
-var readVerbs = []string{"Get", "List", "Search", "Check", "Whoami", "Complete"}
+var readVerbs = []string{"Get", "List", "Search", "Check", "Whoami", "Complete", "Export"}
 
 // writes reports whether the method named by rule may save something on
 // the board or in the tenant: a tool needing the write or comment scope,

@@ -137,6 +137,7 @@ type Server struct {
 	breaker *breaker
 	// methods are the unary methods served, for Local.
 	methods localMethods
+	chain   grpc.UnaryServerInterceptor // unaryChain as one, for streams (throughChain)
 
 	// draining is cancelled when Stop begins; it ends long-lived streams
 	// (health Watch) that would otherwise hold GracefulStop until the
@@ -160,6 +161,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Database != nil {
 		s.breaker = newBreaker(cfg.Database, cfg.Logger, s.setServing)
 	}
+	s.chain = chainUnary(s.unaryChain())
 	s.grpc = grpc.NewServer(append(slices.Clip(cfg.ServerOptions),
 		// Calls run on a pool of goroutines rather than one new goroutine
 		// each: a call into SQLite needs a deep stack, which a fresh
@@ -170,7 +172,7 @@ func New(cfg Config) (*Server, error) {
 		grpc.InitialWindowSize(Window),
 		grpc.InitialConnWindowSize(Window),
 		grpc.ChainUnaryInterceptor(s.unaryChain()...),
-		grpc.ChainStreamInterceptor(s.endOnDrain),
+		grpc.ChainStreamInterceptor(s.endOnDrain, s.throughChain),
 	)...)
 	healthpb.RegisterHealthServer(s.grpc, s.health)
 	s.methods = localMethods{}

@@ -28,6 +28,8 @@ const adminUsage = `usage: taskwire admin <tenants|members|boards|tokens|keys|op
   tenants create SLUG --owner HANDLE [--name NAME] [--owner-name NAME] [--owner-token-ttl 2160h]
   tenants get [SLUG]
   tenants list
+  tenants export [SLUG] --out FILE
+                             download everything the tenant holds, for taskwire import (owners, admins, operators)
   members add HANDLE [--name NAME] [--kind human|assistant] [--role ROLE] [--sponsor HANDLE]
   members list [--removed]
   members set-role HANDLE owner|admin|member|viewer
@@ -66,7 +68,10 @@ Every command takes:
 
 // adminCommands are the commands of `taskwire admin`, by group and name.
 var adminCommands = map[string]map[string]func(*adminCmd, []string) error{
-	"tenants": {"create": (*adminCmd).tenantsCreate, "get": (*adminCmd).tenantsGet, "list": (*adminCmd).tenantsList},
+	"tenants": {
+		"create": (*adminCmd).tenantsCreate, "get": (*adminCmd).tenantsGet, "list": (*adminCmd).tenantsList,
+		"export": (*adminCmd).tenantsExport,
+	},
 	"members": {
 		"add": (*adminCmd).membersAdd, "list": (*adminCmd).membersList,
 		"set-role": (*adminCmd).membersSetRole, "remove": (*adminCmd).membersRemove,
@@ -206,23 +211,39 @@ func (a *adminCmd) credential() (string, error) {
 // call calls method of the admin API with req, decoding the answer into
 // resp. A refusal is an error with the server's message.
 func (a *adminCmd) call(method string, req, resp proto.Message) error {
-	bearer, err := a.credential()
+	ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
+	defer cancel()
+	hresp, err := a.send(ctx, method, req)
 	if err != nil {
 		return err
 	}
-	if err := needTenant(method, req, bearer); err != nil {
+	defer hresp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(hresp.Body, 16<<20))
+	if err != nil {
 		return err
+	}
+	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, resp)
+}
+
+// send POSTs req to method of the admin API and returns the answer of a
+// call that succeeded, for the caller to read and close; a refusal is an
+// error with the server's message.
+func (a *adminCmd) send(ctx context.Context, method string, req proto.Message) (*http.Response, error) {
+	bearer, err := a.credential()
+	if err != nil {
+		return nil, err
+	}
+	if err := needTenant(method, req, bearer); err != nil {
+		return nil, err
 	}
 	body, err := protojson.Marshal(req)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(a.ctx, 30*time.Second)
-	defer cancel()
 	u := strings.TrimSuffix(a.url, "/") + adminedge.JSONPrefix + method
 	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Authorization", "Bearer "+bearer)
@@ -232,17 +253,14 @@ func (a *adminCmd) call(method string, req, resp proto.Message) error {
 	}
 	hresp, err := client.Do(hreq)
 	if err != nil {
-		return fmt.Errorf("cannot reach the admin API at %s (%w): check --url (or TASKWIRE_ADMIN_URL) and that the server is running", a.url, err)
-	}
-	defer hresp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(hresp.Body, 16<<20))
-	if err != nil {
-		return err
+		return nil, fmt.Errorf("cannot reach the admin API at %s (%w): check --url (or TASKWIRE_ADMIN_URL) and that the server is running", a.url, err)
 	}
 	if hresp.StatusCode != http.StatusOK {
-		return serverError(hresp.StatusCode, data)
+		defer hresp.Body.Close()
+		data, _ := io.ReadAll(io.LimitReader(hresp.Body, 1<<20))
+		return nil, serverError(hresp.StatusCode, data)
 	}
-	return protojson.UnmarshalOptions{DiscardUnknown: true}.Unmarshal(data, resp)
+	return hresp, nil
 }
 
 // needTenant refuses, before any call, a command of the operator secret

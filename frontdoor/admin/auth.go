@@ -109,12 +109,5 @@ func outgoing(ctx context.Context, p principal) context.Context {
 
 // invoke forwards one call of m to a worker for p.
 func (e *Edge) invoke(ctx context.Context, p principal, m method, in, out any) error {
-	err := e.cfg.Conn.Invoke(outgoing(ctx, p), m.full, in, out)
-	if err != nil && status.Code(err) == codes.Unknown {
-		// Not a status a worker sent: the connection failed in some
-		// way the caller cannot act on, and its text may name hosts.
-		e.log.ErrorContext(ctx, "admin: forwarding failed", "method", m.name, "err", err)
-		return status.Error(codes.Unavailable, "the admin API could not reach a worker: try again")
-	}
-	return err
+	return e.reachable(ctx, m, e.cfg.Conn.Invoke(outgoing(ctx, p), m.full, in, out))
 }

@@ -18,6 +18,7 @@ package admin
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -98,6 +99,7 @@ type method struct {
 	full    string // "/taskwire.admin.v1.AdminService/ListTenants"
 	in, out protoreflect.MessageType
 	inName  string // the request message's name, for errors
+	stream  bool   // the worker answers with a stream of messages (stream.go)
 }
 
 // New returns an Edge for cfg.
@@ -141,9 +143,12 @@ func (e *Edge) loadMethods() error {
 			return err
 		}
 		name := string(md.Name())
+		if md.IsStreamingClient() {
+			return fmt.Errorf("admin: %s streams its requests, which the edge cannot check", name)
+		}
 		e.methods[name] = method{
 			name: name, full: "/" + string(sd.FullName()) + "/" + name,
-			in: in, out: out, inName: string(md.Input().Name()),
+			in: in, out: out, inName: string(md.Input().Name()), stream: md.IsStreamingServer(),
 		}
 	}
 	return nil

@@ -32,6 +32,10 @@ func (e *Edge) newGRPCServer() *grpc.Server {
 		Metadata:    adminv1.AdminService_ServiceDesc.Metadata,
 	}
 	for _, m := range e.methods {
+		if m.stream {
+			desc.Streams = append(desc.Streams, e.streamForwarder(m))
+			continue
+		}
 		desc.Methods = append(desc.Methods, e.forwarder(m))
 	}
 	srv.RegisterService(&desc, e)

@@ -55,6 +55,10 @@ func (e *Edge) serveJSON(w http.ResponseWriter, r *http.Request) {
 		writeLimited(w, err, retry)
 		return
 	}
+	if m.stream {
+		e.serveFile(w, r, p, m, in)
+		return
+	}
 	out := m.out.New().Interface()
 	if err := e.invoke(r.Context(), p, m, in, out); err != nil {
 		writeStatus(w, err)

@@ -46,6 +46,7 @@ func (c *Console) routes() (http.Handler, error) {
 	mux.HandleFunc("POST /t/{tenant}/b/{board}/archive", c.member(c.archiveBoard))
 	mux.HandleFunc("GET /t/{tenant}/audit", c.member(c.auditPage))
 	mux.HandleFunc("GET /t/{tenant}/members", c.member(c.membersPage))
+	mux.HandleFunc("POST /t/{tenant}/export", c.member(c.exportTenant))
 	mux.HandleFunc("POST /t/{tenant}/members/invite", c.member(c.invitePerson))
 	mux.HandleFunc("POST /t/{tenant}/members/assistants", c.member(c.addAssistant))
 	mux.HandleFunc("POST /t/{tenant}/members/{handle}/role", c.member(c.setRole))

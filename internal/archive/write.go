@@ -47,7 +47,7 @@ type Entry struct {
 }
 
 // Entry returns the manifest's entry named name.
-func (m *Manifest) Entry(name string) (Entry, bool) {
+func (m Manifest) Entry(name string) (Entry, bool) {
 	for _, e := range m.Entries {
 		if e.Name == name {
 			return e, true
@@ -144,49 +144,60 @@ func (e *entryWriter) Write(p []byte) (int, error) {
 var ErrExists = errors.New("archive: file exists")
 
 // WriteFile writes an archive to path, which must not exist: fill writes
-// the entries and returns the manifest's Meta. The file is private to its
-// owner (0600) and appears only once whole, so a failure or an interrupt
-// leaves no half-written archive behind under that name.
+// the entries and returns the manifest's Meta. The file is as CreateFile
+// makes it.
 func WriteFile(path, format string, version int, fill func(*Writer) (meta any, err error)) (Manifest, error) {
+	var m Manifest
+	err := CreateFile(path, func(f *os.File) (err error) {
+		m, err = writeTo(f, format, version, fill)
+		return err
+	})
+	return m, err
+}
+
+// CreateFile creates the file path, which must not exist, with what write
+// writes to it. The file is private to its owner (0600) and appears only
+// once whole, so a failure or an interrupt leaves no half-written file
+// behind under that name (an archive downloaded, say).
+func CreateFile(path string, write func(*os.File) error) error {
 	if _, err := os.Lstat(path); err == nil {
-		return Manifest{}, fmt.Errorf("%w: %s already exists: choose another name or remove it first", ErrExists, path)
+		return fmt.Errorf("%w: %s already exists: choose another name or remove it first", ErrExists, path)
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.partial")
 	if err != nil {
-		return Manifest{}, fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	tmp := f.Name()
 	defer os.Remove(tmp)
-	m, err := writeTo(f, format, version, fill)
+	err = f.Chmod(0o600)
+	if err == nil {
+		err = write(f)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return Manifest{}, err
+		return err
 	}
 	// A link, unlike a rename, never replaces a file that appeared
 	// meanwhile.
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return Manifest{}, fmt.Errorf("%w: %s already exists: choose another name or remove it first", ErrExists, path)
+			return fmt.Errorf("%w: %s already exists: choose another name or remove it first", ErrExists, path)
 		}
-		return Manifest{}, fmt.Errorf("cannot write %s: %w", path, err)
+		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	return m, nil
+	return nil
 }
 
 func writeTo(f *os.File, format string, version int, fill func(*Writer) (any, error)) (Manifest, error) {
-	if err := f.Chmod(0o600); err != nil {
-		return Manifest{}, err
-	}
 	w := NewWriter(f, format, version)
 	meta, err := fill(w)
 	if err != nil {
 		return Manifest{}, err
 	}
-	m, err := w.Close(meta)
-	if err != nil {
-		return Manifest{}, err
-	}
-	return m, f.Sync()
+	return w.Close(meta)
 }

@@ -730,6 +730,106 @@ func (x *GetTenantResponse) GetTenant() *Tenant {
 	return nil
 }
 
+type ExportTenantRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The tenant's slug. An admin token may leave it empty for its own.
+	Tenant        string `protobuf:"bytes,1,opt,name=tenant,proto3" json:"tenant,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportTenantRequest) Reset() {
+	*x = ExportTenantRequest{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportTenantRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportTenantRequest) ProtoMessage() {}
+
+func (x *ExportTenantRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportTenantRequest.ProtoReflect.Descriptor instead.
+func (*ExportTenantRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *ExportTenantRequest) GetTenant() string {
+	if x != nil {
+		return x.Tenant
+	}
+	return ""
+}
+
+type ExportTenantResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The archive's next bytes.
+	Data []byte `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	// A name to save the archive under, e.g.
+	// "taskwire-export-acme-20261205T0930Z.zip"; on the first chunk only.
+	FileName      string `protobuf:"bytes,2,opt,name=file_name,json=fileName,proto3" json:"file_name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ExportTenantResponse) Reset() {
+	*x = ExportTenantResponse{}
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ExportTenantResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ExportTenantResponse) ProtoMessage() {}
+
+func (x *ExportTenantResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ExportTenantResponse.ProtoReflect.Descriptor instead.
+func (*ExportTenantResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ExportTenantResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ExportTenantResponse) GetFileName() string {
+	if x != nil {
+		return x.FileName
+	}
+	return ""
+}
+
 type ListTenantsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The most tenants to return; 0 means 100, and at most 1000 are.
@@ -742,7 +842,7 @@ type ListTenantsRequest struct {
 
 func (x *ListTenantsRequest) Reset() {
 	*x = ListTenantsRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -754,7 +854,7 @@ func (x *ListTenantsRequest) String() string {
 func (*ListTenantsRequest) ProtoMessage() {}
 
 func (x *ListTenantsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[8]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -767,7 +867,7 @@ func (x *ListTenantsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTenantsRequest.ProtoReflect.Descriptor instead.
 func (*ListTenantsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{8}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ListTenantsRequest) GetPageSize() int32 {
@@ -796,7 +896,7 @@ type ListTenantsResponse struct {
 
 func (x *ListTenantsResponse) Reset() {
 	*x = ListTenantsResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -808,7 +908,7 @@ func (x *ListTenantsResponse) String() string {
 func (*ListTenantsResponse) ProtoMessage() {}
 
 func (x *ListTenantsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[9]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -821,7 +921,7 @@ func (x *ListTenantsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTenantsResponse.ProtoReflect.Descriptor instead.
 func (*ListTenantsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{9}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListTenantsResponse) GetTenants() []*Tenant {
@@ -861,7 +961,7 @@ type AddMemberRequest struct {
 
 func (x *AddMemberRequest) Reset() {
 	*x = AddMemberRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -873,7 +973,7 @@ func (x *AddMemberRequest) String() string {
 func (*AddMemberRequest) ProtoMessage() {}
 
 func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[10]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -886,7 +986,7 @@ func (x *AddMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberRequest.ProtoReflect.Descriptor instead.
 func (*AddMemberRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{10}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *AddMemberRequest) GetTenant() string {
@@ -941,7 +1041,7 @@ type AddMemberResponse struct {
 
 func (x *AddMemberResponse) Reset() {
 	*x = AddMemberResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -953,7 +1053,7 @@ func (x *AddMemberResponse) String() string {
 func (*AddMemberResponse) ProtoMessage() {}
 
 func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[11]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -966,7 +1066,7 @@ func (x *AddMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AddMemberResponse.ProtoReflect.Descriptor instead.
 func (*AddMemberResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{11}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *AddMemberResponse) GetMember() *Member {
@@ -992,7 +1092,7 @@ type ListMembersRequest struct {
 
 func (x *ListMembersRequest) Reset() {
 	*x = ListMembersRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1004,7 +1104,7 @@ func (x *ListMembersRequest) String() string {
 func (*ListMembersRequest) ProtoMessage() {}
 
 func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[12]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1017,7 +1117,7 @@ func (x *ListMembersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersRequest.ProtoReflect.Descriptor instead.
 func (*ListMembersRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{12}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListMembersRequest) GetTenant() string {
@@ -1060,7 +1160,7 @@ type ListMembersResponse struct {
 
 func (x *ListMembersResponse) Reset() {
 	*x = ListMembersResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1072,7 +1172,7 @@ func (x *ListMembersResponse) String() string {
 func (*ListMembersResponse) ProtoMessage() {}
 
 func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[13]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1085,7 +1185,7 @@ func (x *ListMembersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListMembersResponse.ProtoReflect.Descriptor instead.
 func (*ListMembersResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{13}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *ListMembersResponse) GetMembers() []*Member {
@@ -1117,7 +1217,7 @@ type SetMemberRoleRequest struct {
 
 func (x *SetMemberRoleRequest) Reset() {
 	*x = SetMemberRoleRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1129,7 +1229,7 @@ func (x *SetMemberRoleRequest) String() string {
 func (*SetMemberRoleRequest) ProtoMessage() {}
 
 func (x *SetMemberRoleRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[14]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1142,7 +1242,7 @@ func (x *SetMemberRoleRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMemberRoleRequest.ProtoReflect.Descriptor instead.
 func (*SetMemberRoleRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{14}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SetMemberRoleRequest) GetTenant() string {
@@ -1176,7 +1276,7 @@ type SetMemberRoleResponse struct {
 
 func (x *SetMemberRoleResponse) Reset() {
 	*x = SetMemberRoleResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1188,7 +1288,7 @@ func (x *SetMemberRoleResponse) String() string {
 func (*SetMemberRoleResponse) ProtoMessage() {}
 
 func (x *SetMemberRoleResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[15]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1201,7 +1301,7 @@ func (x *SetMemberRoleResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetMemberRoleResponse.ProtoReflect.Descriptor instead.
 func (*SetMemberRoleResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{15}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *SetMemberRoleResponse) GetMember() *Member {
@@ -1224,7 +1324,7 @@ type RemoveMemberRequest struct {
 
 func (x *RemoveMemberRequest) Reset() {
 	*x = RemoveMemberRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1236,7 +1336,7 @@ func (x *RemoveMemberRequest) String() string {
 func (*RemoveMemberRequest) ProtoMessage() {}
 
 func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[16]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1249,7 +1349,7 @@ func (x *RemoveMemberRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberRequest.ProtoReflect.Descriptor instead.
 func (*RemoveMemberRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{16}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *RemoveMemberRequest) GetTenant() string {
@@ -1278,7 +1378,7 @@ type RemoveMemberResponse struct {
 
 func (x *RemoveMemberResponse) Reset() {
 	*x = RemoveMemberResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1290,7 +1390,7 @@ func (x *RemoveMemberResponse) String() string {
 func (*RemoveMemberResponse) ProtoMessage() {}
 
 func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[17]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1303,7 +1403,7 @@ func (x *RemoveMemberResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RemoveMemberResponse.ProtoReflect.Descriptor instead.
 func (*RemoveMemberResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{17}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RemoveMemberResponse) GetMember() *Member {
@@ -1350,7 +1450,7 @@ type CreateTokenRequest struct {
 
 func (x *CreateTokenRequest) Reset() {
 	*x = CreateTokenRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1362,7 +1462,7 @@ func (x *CreateTokenRequest) String() string {
 func (*CreateTokenRequest) ProtoMessage() {}
 
 func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[18]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1375,7 +1475,7 @@ func (x *CreateTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenRequest.ProtoReflect.Descriptor instead.
 func (*CreateTokenRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{18}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CreateTokenRequest) GetTenant() string {
@@ -1440,7 +1540,7 @@ type CreateTokenResponse struct {
 
 func (x *CreateTokenResponse) Reset() {
 	*x = CreateTokenResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1452,7 +1552,7 @@ func (x *CreateTokenResponse) String() string {
 func (*CreateTokenResponse) ProtoMessage() {}
 
 func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[19]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1465,7 +1565,7 @@ func (x *CreateTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateTokenResponse.ProtoReflect.Descriptor instead.
 func (*CreateTokenResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{19}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *CreateTokenResponse) GetToken() string {
@@ -1498,7 +1598,7 @@ type ListTokensRequest struct {
 
 func (x *ListTokensRequest) Reset() {
 	*x = ListTokensRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1510,7 +1610,7 @@ func (x *ListTokensRequest) String() string {
 func (*ListTokensRequest) ProtoMessage() {}
 
 func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[20]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1523,7 +1623,7 @@ func (x *ListTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensRequest.ProtoReflect.Descriptor instead.
 func (*ListTokensRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{20}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListTokensRequest) GetTenant() string {
@@ -1566,7 +1666,7 @@ type ListTokensResponse struct {
 
 func (x *ListTokensResponse) Reset() {
 	*x = ListTokensResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1578,7 +1678,7 @@ func (x *ListTokensResponse) String() string {
 func (*ListTokensResponse) ProtoMessage() {}
 
 func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[21]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1591,7 +1691,7 @@ func (x *ListTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListTokensResponse.ProtoReflect.Descriptor instead.
 func (*ListTokensResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{21}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *ListTokensResponse) GetTokens() []*Token {
@@ -1620,7 +1720,7 @@ type RevokeTokenRequest struct {
 
 func (x *RevokeTokenRequest) Reset() {
 	*x = RevokeTokenRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1632,7 +1732,7 @@ func (x *RevokeTokenRequest) String() string {
 func (*RevokeTokenRequest) ProtoMessage() {}
 
 func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[22]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1645,7 +1745,7 @@ func (x *RevokeTokenRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenRequest.ProtoReflect.Descriptor instead.
 func (*RevokeTokenRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{22}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *RevokeTokenRequest) GetTenant() string {
@@ -1670,7 +1770,7 @@ type RevokeTokenResponse struct {
 
 func (x *RevokeTokenResponse) Reset() {
 	*x = RevokeTokenResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1682,7 +1782,7 @@ func (x *RevokeTokenResponse) String() string {
 func (*RevokeTokenResponse) ProtoMessage() {}
 
 func (x *RevokeTokenResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[23]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1695,7 +1795,7 @@ func (x *RevokeTokenResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeTokenResponse.ProtoReflect.Descriptor instead.
 func (*RevokeTokenResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{23}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
 }
 
 type RevokeMemberTokensRequest struct {
@@ -1710,7 +1810,7 @@ type RevokeMemberTokensRequest struct {
 
 func (x *RevokeMemberTokensRequest) Reset() {
 	*x = RevokeMemberTokensRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1722,7 +1822,7 @@ func (x *RevokeMemberTokensRequest) String() string {
 func (*RevokeMemberTokensRequest) ProtoMessage() {}
 
 func (x *RevokeMemberTokensRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[24]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1735,7 +1835,7 @@ func (x *RevokeMemberTokensRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeMemberTokensRequest.ProtoReflect.Descriptor instead.
 func (*RevokeMemberTokensRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{24}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RevokeMemberTokensRequest) GetTenant() string {
@@ -1762,7 +1862,7 @@ type RevokeMemberTokensResponse struct {
 
 func (x *RevokeMemberTokensResponse) Reset() {
 	*x = RevokeMemberTokensResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +1874,7 @@ func (x *RevokeMemberTokensResponse) String() string {
 func (*RevokeMemberTokensResponse) ProtoMessage() {}
 
 func (x *RevokeMemberTokensResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[25]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +1887,7 @@ func (x *RevokeMemberTokensResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RevokeMemberTokensResponse.ProtoReflect.Descriptor instead.
 func (*RevokeMemberTokensResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{25}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *RevokeMemberTokensResponse) GetRevokedTokens() int32 {
@@ -1816,7 +1916,7 @@ type SigningKey struct {
 
 func (x *SigningKey) Reset() {
 	*x = SigningKey{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1828,7 +1928,7 @@ func (x *SigningKey) String() string {
 func (*SigningKey) ProtoMessage() {}
 
 func (x *SigningKey) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[26]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1841,7 +1941,7 @@ func (x *SigningKey) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SigningKey.ProtoReflect.Descriptor instead.
 func (*SigningKey) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{26}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *SigningKey) GetKid() string {
@@ -1887,7 +1987,7 @@ type RotateSigningKeyRequest struct {
 
 func (x *RotateSigningKeyRequest) Reset() {
 	*x = RotateSigningKeyRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1899,7 +1999,7 @@ func (x *RotateSigningKeyRequest) String() string {
 func (*RotateSigningKeyRequest) ProtoMessage() {}
 
 func (x *RotateSigningKeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[27]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1912,7 +2012,7 @@ func (x *RotateSigningKeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSigningKeyRequest.ProtoReflect.Descriptor instead.
 func (*RotateSigningKeyRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{27}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
 }
 
 type RotateSigningKeyResponse struct {
@@ -1928,7 +2028,7 @@ type RotateSigningKeyResponse struct {
 
 func (x *RotateSigningKeyResponse) Reset() {
 	*x = RotateSigningKeyResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1940,7 +2040,7 @@ func (x *RotateSigningKeyResponse) String() string {
 func (*RotateSigningKeyResponse) ProtoMessage() {}
 
 func (x *RotateSigningKeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[28]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1953,7 +2053,7 @@ func (x *RotateSigningKeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RotateSigningKeyResponse.ProtoReflect.Descriptor instead.
 func (*RotateSigningKeyResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{28}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *RotateSigningKeyResponse) GetCurrent() *SigningKey {
@@ -1978,7 +2078,7 @@ type ListSigningKeysRequest struct {
 
 func (x *ListSigningKeysRequest) Reset() {
 	*x = ListSigningKeysRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1990,7 +2090,7 @@ func (x *ListSigningKeysRequest) String() string {
 func (*ListSigningKeysRequest) ProtoMessage() {}
 
 func (x *ListSigningKeysRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[29]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2003,7 +2103,7 @@ func (x *ListSigningKeysRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSigningKeysRequest.ProtoReflect.Descriptor instead.
 func (*ListSigningKeysRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{29}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
 }
 
 type ListSigningKeysResponse struct {
@@ -2016,7 +2116,7 @@ type ListSigningKeysResponse struct {
 
 func (x *ListSigningKeysResponse) Reset() {
 	*x = ListSigningKeysResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[30]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2028,7 +2128,7 @@ func (x *ListSigningKeysResponse) String() string {
 func (*ListSigningKeysResponse) ProtoMessage() {}
 
 func (x *ListSigningKeysResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[30]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2041,7 +2141,7 @@ func (x *ListSigningKeysResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListSigningKeysResponse.ProtoReflect.Descriptor instead.
 func (*ListSigningKeysResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{30}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ListSigningKeysResponse) GetKeys() []*SigningKey {
@@ -2070,7 +2170,7 @@ type CreateBoardRequest struct {
 
 func (x *CreateBoardRequest) Reset() {
 	*x = CreateBoardRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[31]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2082,7 +2182,7 @@ func (x *CreateBoardRequest) String() string {
 func (*CreateBoardRequest) ProtoMessage() {}
 
 func (x *CreateBoardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[31]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2095,7 +2195,7 @@ func (x *CreateBoardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateBoardRequest.ProtoReflect.Descriptor instead.
 func (*CreateBoardRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{31}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CreateBoardRequest) GetTenant() string {
@@ -2143,7 +2243,7 @@ type CreateBoardResponse struct {
 
 func (x *CreateBoardResponse) Reset() {
 	*x = CreateBoardResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[32]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2155,7 +2255,7 @@ func (x *CreateBoardResponse) String() string {
 func (*CreateBoardResponse) ProtoMessage() {}
 
 func (x *CreateBoardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[32]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2168,7 +2268,7 @@ func (x *CreateBoardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateBoardResponse.ProtoReflect.Descriptor instead.
 func (*CreateBoardResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{32}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *CreateBoardResponse) GetBoard() *Board {
@@ -2194,7 +2294,7 @@ type ListBoardsRequest struct {
 
 func (x *ListBoardsRequest) Reset() {
 	*x = ListBoardsRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2206,7 +2306,7 @@ func (x *ListBoardsRequest) String() string {
 func (*ListBoardsRequest) ProtoMessage() {}
 
 func (x *ListBoardsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[33]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2219,7 +2319,7 @@ func (x *ListBoardsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBoardsRequest.ProtoReflect.Descriptor instead.
 func (*ListBoardsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{33}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *ListBoardsRequest) GetTenant() string {
@@ -2262,7 +2362,7 @@ type ListBoardsResponse struct {
 
 func (x *ListBoardsResponse) Reset() {
 	*x = ListBoardsResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2274,7 +2374,7 @@ func (x *ListBoardsResponse) String() string {
 func (*ListBoardsResponse) ProtoMessage() {}
 
 func (x *ListBoardsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[34]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2287,7 +2387,7 @@ func (x *ListBoardsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListBoardsResponse.ProtoReflect.Descriptor instead.
 func (*ListBoardsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{34}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListBoardsResponse) GetBoards() []*Board {
@@ -2319,7 +2419,7 @@ type ArchiveBoardRequest struct {
 
 func (x *ArchiveBoardRequest) Reset() {
 	*x = ArchiveBoardRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2331,7 +2431,7 @@ func (x *ArchiveBoardRequest) String() string {
 func (*ArchiveBoardRequest) ProtoMessage() {}
 
 func (x *ArchiveBoardRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[35]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2344,7 +2444,7 @@ func (x *ArchiveBoardRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArchiveBoardRequest.ProtoReflect.Descriptor instead.
 func (*ArchiveBoardRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{35}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *ArchiveBoardRequest) GetTenant() string {
@@ -2378,7 +2478,7 @@ type ArchiveBoardResponse struct {
 
 func (x *ArchiveBoardResponse) Reset() {
 	*x = ArchiveBoardResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2390,7 +2490,7 @@ func (x *ArchiveBoardResponse) String() string {
 func (*ArchiveBoardResponse) ProtoMessage() {}
 
 func (x *ArchiveBoardResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[36]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2403,7 +2503,7 @@ func (x *ArchiveBoardResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ArchiveBoardResponse.ProtoReflect.Descriptor instead.
 func (*ArchiveBoardResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{36}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ArchiveBoardResponse) GetBoard() *Board {
@@ -2427,7 +2527,7 @@ type CreateSignInLinkRequest struct {
 
 func (x *CreateSignInLinkRequest) Reset() {
 	*x = CreateSignInLinkRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[39]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2439,7 +2539,7 @@ func (x *CreateSignInLinkRequest) String() string {
 func (*CreateSignInLinkRequest) ProtoMessage() {}
 
 func (x *CreateSignInLinkRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[37]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[39]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2452,7 +2552,7 @@ func (x *CreateSignInLinkRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSignInLinkRequest.ProtoReflect.Descriptor instead.
 func (*CreateSignInLinkRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{37}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
 }
 
 func (x *CreateSignInLinkRequest) GetTenant() string {
@@ -2490,7 +2590,7 @@ type CreateSignInLinkResponse struct {
 
 func (x *CreateSignInLinkResponse) Reset() {
 	*x = CreateSignInLinkResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[40]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2502,7 +2602,7 @@ func (x *CreateSignInLinkResponse) String() string {
 func (*CreateSignInLinkResponse) ProtoMessage() {}
 
 func (x *CreateSignInLinkResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[38]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[40]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2515,7 +2615,7 @@ func (x *CreateSignInLinkResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateSignInLinkResponse.ProtoReflect.Descriptor instead.
 func (*CreateSignInLinkResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{38}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
 }
 
 func (x *CreateSignInLinkResponse) GetSecret() string {
@@ -2558,7 +2658,7 @@ type InvitePersonRequest struct {
 
 func (x *InvitePersonRequest) Reset() {
 	*x = InvitePersonRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[41]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2570,7 +2670,7 @@ func (x *InvitePersonRequest) String() string {
 func (*InvitePersonRequest) ProtoMessage() {}
 
 func (x *InvitePersonRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[39]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[41]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2583,7 +2683,7 @@ func (x *InvitePersonRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitePersonRequest.ProtoReflect.Descriptor instead.
 func (*InvitePersonRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{39}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
 }
 
 func (x *InvitePersonRequest) GetTenant() string {
@@ -2641,7 +2741,7 @@ type InvitePersonResponse struct {
 
 func (x *InvitePersonResponse) Reset() {
 	*x = InvitePersonResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[42]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2653,7 +2753,7 @@ func (x *InvitePersonResponse) String() string {
 func (*InvitePersonResponse) ProtoMessage() {}
 
 func (x *InvitePersonResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[40]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[42]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2666,7 +2766,7 @@ func (x *InvitePersonResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use InvitePersonResponse.ProtoReflect.Descriptor instead.
 func (*InvitePersonResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{40}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
 }
 
 func (x *InvitePersonResponse) GetMember() *Member {
@@ -2720,7 +2820,7 @@ type Operator struct {
 
 func (x *Operator) Reset() {
 	*x = Operator{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[43]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2732,7 +2832,7 @@ func (x *Operator) String() string {
 func (*Operator) ProtoMessage() {}
 
 func (x *Operator) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[41]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[43]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2745,7 +2845,7 @@ func (x *Operator) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Operator.ProtoReflect.Descriptor instead.
 func (*Operator) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{41}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{43}
 }
 
 func (x *Operator) GetEmail() string {
@@ -2781,7 +2881,7 @@ type SetOperatorRequest struct {
 
 func (x *SetOperatorRequest) Reset() {
 	*x = SetOperatorRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[42]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[44]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2793,7 +2893,7 @@ func (x *SetOperatorRequest) String() string {
 func (*SetOperatorRequest) ProtoMessage() {}
 
 func (x *SetOperatorRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[42]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[44]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2806,7 +2906,7 @@ func (x *SetOperatorRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetOperatorRequest.ProtoReflect.Descriptor instead.
 func (*SetOperatorRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{42}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{44}
 }
 
 func (x *SetOperatorRequest) GetEmail() string {
@@ -2835,7 +2935,7 @@ type SetOperatorResponse struct {
 
 func (x *SetOperatorResponse) Reset() {
 	*x = SetOperatorResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[43]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[45]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2847,7 +2947,7 @@ func (x *SetOperatorResponse) String() string {
 func (*SetOperatorResponse) ProtoMessage() {}
 
 func (x *SetOperatorResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[43]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[45]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2860,7 +2960,7 @@ func (x *SetOperatorResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SetOperatorResponse.ProtoReflect.Descriptor instead.
 func (*SetOperatorResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{43}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{45}
 }
 
 func (x *SetOperatorResponse) GetAccount() *Operator {
@@ -2885,7 +2985,7 @@ type ListOperatorsRequest struct {
 
 func (x *ListOperatorsRequest) Reset() {
 	*x = ListOperatorsRequest{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[44]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[46]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2897,7 +2997,7 @@ func (x *ListOperatorsRequest) String() string {
 func (*ListOperatorsRequest) ProtoMessage() {}
 
 func (x *ListOperatorsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[44]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[46]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2910,7 +3010,7 @@ func (x *ListOperatorsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOperatorsRequest.ProtoReflect.Descriptor instead.
 func (*ListOperatorsRequest) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{44}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{46}
 }
 
 type ListOperatorsResponse struct {
@@ -2923,7 +3023,7 @@ type ListOperatorsResponse struct {
 
 func (x *ListOperatorsResponse) Reset() {
 	*x = ListOperatorsResponse{}
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[45]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[47]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2935,7 +3035,7 @@ func (x *ListOperatorsResponse) String() string {
 func (*ListOperatorsResponse) ProtoMessage() {}
 
 func (x *ListOperatorsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[45]
+	mi := &file_taskwire_admin_v1_admin_proto_msgTypes[47]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2948,7 +3048,7 @@ func (x *ListOperatorsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListOperatorsResponse.ProtoReflect.Descriptor instead.
 func (*ListOperatorsResponse) Descriptor() ([]byte, []int) {
-	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{45}
+	return file_taskwire_admin_v1_admin_proto_rawDescGZIP(), []int{47}
 }
 
 func (x *ListOperatorsResponse) GetOperators() []*Operator {
@@ -3020,7 +3120,12 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x10GetTenantRequest\x12\x16\n" +
 	"\x06tenant\x18\x01 \x01(\tR\x06tenant\"F\n" +
 	"\x11GetTenantResponse\x121\n" +
-	"\x06tenant\x18\x01 \x01(\v2\x19.taskwire.admin.v1.TenantR\x06tenant\"P\n" +
+	"\x06tenant\x18\x01 \x01(\v2\x19.taskwire.admin.v1.TenantR\x06tenant\"-\n" +
+	"\x13ExportTenantRequest\x12\x16\n" +
+	"\x06tenant\x18\x01 \x01(\tR\x06tenant\"G\n" +
+	"\x14ExportTenantResponse\x12\x12\n" +
+	"\x04data\x18\x01 \x01(\fR\x04data\x12\x1b\n" +
+	"\tfile_name\x18\x02 \x01(\tR\bfileName\"P\n" +
 	"\x12ListTenantsRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -3171,11 +3276,12 @@ const file_taskwire_admin_v1_admin_proto_rawDesc = "" +
 	"\x17TOKEN_STATE_UNSPECIFIED\x10\x00\x12\x14\n" +
 	"\x10TOKEN_STATE_LIVE\x10\x01\x12\x17\n" +
 	"\x13TOKEN_STATE_REVOKED\x10\x02\x12\x17\n" +
-	"\x13TOKEN_STATE_EXPIRED\x10\x032\xab\x0f\n" +
+	"\x13TOKEN_STATE_EXPIRED\x10\x032\x8e\x10\n" +
 	"\fAdminService\x12_\n" +
 	"\fCreateTenant\x12&.taskwire.admin.v1.CreateTenantRequest\x1a'.taskwire.admin.v1.CreateTenantResponse\x12V\n" +
 	"\tGetTenant\x12#.taskwire.admin.v1.GetTenantRequest\x1a$.taskwire.admin.v1.GetTenantResponse\x12\\\n" +
-	"\vListTenants\x12%.taskwire.admin.v1.ListTenantsRequest\x1a&.taskwire.admin.v1.ListTenantsResponse\x12V\n" +
+	"\vListTenants\x12%.taskwire.admin.v1.ListTenantsRequest\x1a&.taskwire.admin.v1.ListTenantsResponse\x12a\n" +
+	"\fExportTenant\x12&.taskwire.admin.v1.ExportTenantRequest\x1a'.taskwire.admin.v1.ExportTenantResponse0\x01\x12V\n" +
 	"\tAddMember\x12#.taskwire.admin.v1.AddMemberRequest\x1a$.taskwire.admin.v1.AddMemberResponse\x12\\\n" +
 	"\vListMembers\x12%.taskwire.admin.v1.ListMembersRequest\x1a&.taskwire.admin.v1.ListMembersResponse\x12b\n" +
 	"\rSetMemberRole\x12'.taskwire.admin.v1.SetMemberRoleRequest\x1a(.taskwire.admin.v1.SetMemberRoleResponse\x12_\n" +
@@ -3209,7 +3315,7 @@ func file_taskwire_admin_v1_admin_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_admin_v1_admin_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 46)
+var file_taskwire_admin_v1_admin_proto_msgTypes = make([]protoimpl.MessageInfo, 48)
 var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(TokenState)(0),                    // 0: taskwire.admin.v1.TokenState
 	(*Tenant)(nil),                     // 1: taskwire.admin.v1.Tenant
@@ -3220,140 +3326,144 @@ var file_taskwire_admin_v1_admin_proto_goTypes = []any{
 	(*CreateTenantResponse)(nil),       // 6: taskwire.admin.v1.CreateTenantResponse
 	(*GetTenantRequest)(nil),           // 7: taskwire.admin.v1.GetTenantRequest
 	(*GetTenantResponse)(nil),          // 8: taskwire.admin.v1.GetTenantResponse
-	(*ListTenantsRequest)(nil),         // 9: taskwire.admin.v1.ListTenantsRequest
-	(*ListTenantsResponse)(nil),        // 10: taskwire.admin.v1.ListTenantsResponse
-	(*AddMemberRequest)(nil),           // 11: taskwire.admin.v1.AddMemberRequest
-	(*AddMemberResponse)(nil),          // 12: taskwire.admin.v1.AddMemberResponse
-	(*ListMembersRequest)(nil),         // 13: taskwire.admin.v1.ListMembersRequest
-	(*ListMembersResponse)(nil),        // 14: taskwire.admin.v1.ListMembersResponse
-	(*SetMemberRoleRequest)(nil),       // 15: taskwire.admin.v1.SetMemberRoleRequest
-	(*SetMemberRoleResponse)(nil),      // 16: taskwire.admin.v1.SetMemberRoleResponse
-	(*RemoveMemberRequest)(nil),        // 17: taskwire.admin.v1.RemoveMemberRequest
-	(*RemoveMemberResponse)(nil),       // 18: taskwire.admin.v1.RemoveMemberResponse
-	(*CreateTokenRequest)(nil),         // 19: taskwire.admin.v1.CreateTokenRequest
-	(*CreateTokenResponse)(nil),        // 20: taskwire.admin.v1.CreateTokenResponse
-	(*ListTokensRequest)(nil),          // 21: taskwire.admin.v1.ListTokensRequest
-	(*ListTokensResponse)(nil),         // 22: taskwire.admin.v1.ListTokensResponse
-	(*RevokeTokenRequest)(nil),         // 23: taskwire.admin.v1.RevokeTokenRequest
-	(*RevokeTokenResponse)(nil),        // 24: taskwire.admin.v1.RevokeTokenResponse
-	(*RevokeMemberTokensRequest)(nil),  // 25: taskwire.admin.v1.RevokeMemberTokensRequest
-	(*RevokeMemberTokensResponse)(nil), // 26: taskwire.admin.v1.RevokeMemberTokensResponse
-	(*SigningKey)(nil),                 // 27: taskwire.admin.v1.SigningKey
-	(*RotateSigningKeyRequest)(nil),    // 28: taskwire.admin.v1.RotateSigningKeyRequest
-	(*RotateSigningKeyResponse)(nil),   // 29: taskwire.admin.v1.RotateSigningKeyResponse
-	(*ListSigningKeysRequest)(nil),     // 30: taskwire.admin.v1.ListSigningKeysRequest
-	(*ListSigningKeysResponse)(nil),    // 31: taskwire.admin.v1.ListSigningKeysResponse
-	(*CreateBoardRequest)(nil),         // 32: taskwire.admin.v1.CreateBoardRequest
-	(*CreateBoardResponse)(nil),        // 33: taskwire.admin.v1.CreateBoardResponse
-	(*ListBoardsRequest)(nil),          // 34: taskwire.admin.v1.ListBoardsRequest
-	(*ListBoardsResponse)(nil),         // 35: taskwire.admin.v1.ListBoardsResponse
-	(*ArchiveBoardRequest)(nil),        // 36: taskwire.admin.v1.ArchiveBoardRequest
-	(*ArchiveBoardResponse)(nil),       // 37: taskwire.admin.v1.ArchiveBoardResponse
-	(*CreateSignInLinkRequest)(nil),    // 38: taskwire.admin.v1.CreateSignInLinkRequest
-	(*CreateSignInLinkResponse)(nil),   // 39: taskwire.admin.v1.CreateSignInLinkResponse
-	(*InvitePersonRequest)(nil),        // 40: taskwire.admin.v1.InvitePersonRequest
-	(*InvitePersonResponse)(nil),       // 41: taskwire.admin.v1.InvitePersonResponse
-	(*Operator)(nil),                   // 42: taskwire.admin.v1.Operator
-	(*SetOperatorRequest)(nil),         // 43: taskwire.admin.v1.SetOperatorRequest
-	(*SetOperatorResponse)(nil),        // 44: taskwire.admin.v1.SetOperatorResponse
-	(*ListOperatorsRequest)(nil),       // 45: taskwire.admin.v1.ListOperatorsRequest
-	(*ListOperatorsResponse)(nil),      // 46: taskwire.admin.v1.ListOperatorsResponse
-	(*timestamppb.Timestamp)(nil),      // 47: google.protobuf.Timestamp
-	(v1.MemberKind)(0),                 // 48: taskwire.v1.MemberKind
-	(v1.MemberRole)(0),                 // 49: taskwire.v1.MemberRole
-	(*durationpb.Duration)(nil),        // 50: google.protobuf.Duration
-	(*v1.WipLimit)(nil),                // 51: taskwire.v1.WipLimit
+	(*ExportTenantRequest)(nil),        // 9: taskwire.admin.v1.ExportTenantRequest
+	(*ExportTenantResponse)(nil),       // 10: taskwire.admin.v1.ExportTenantResponse
+	(*ListTenantsRequest)(nil),         // 11: taskwire.admin.v1.ListTenantsRequest
+	(*ListTenantsResponse)(nil),        // 12: taskwire.admin.v1.ListTenantsResponse
+	(*AddMemberRequest)(nil),           // 13: taskwire.admin.v1.AddMemberRequest
+	(*AddMemberResponse)(nil),          // 14: taskwire.admin.v1.AddMemberResponse
+	(*ListMembersRequest)(nil),         // 15: taskwire.admin.v1.ListMembersRequest
+	(*ListMembersResponse)(nil),        // 16: taskwire.admin.v1.ListMembersResponse
+	(*SetMemberRoleRequest)(nil),       // 17: taskwire.admin.v1.SetMemberRoleRequest
+	(*SetMemberRoleResponse)(nil),      // 18: taskwire.admin.v1.SetMemberRoleResponse
+	(*RemoveMemberRequest)(nil),        // 19: taskwire.admin.v1.RemoveMemberRequest
+	(*RemoveMemberResponse)(nil),       // 20: taskwire.admin.v1.RemoveMemberResponse
+	(*CreateTokenRequest)(nil),         // 21: taskwire.admin.v1.CreateTokenRequest
+	(*CreateTokenResponse)(nil),        // 22: taskwire.admin.v1.CreateTokenResponse
+	(*ListTokensRequest)(nil),          // 23: taskwire.admin.v1.ListTokensRequest
+	(*ListTokensResponse)(nil),         // 24: taskwire.admin.v1.ListTokensResponse
+	(*RevokeTokenRequest)(nil),         // 25: taskwire.admin.v1.RevokeTokenRequest
+	(*RevokeTokenResponse)(nil),        // 26: taskwire.admin.v1.RevokeTokenResponse
+	(*RevokeMemberTokensRequest)(nil),  // 27: taskwire.admin.v1.RevokeMemberTokensRequest
+	(*RevokeMemberTokensResponse)(nil), // 28: taskwire.admin.v1.RevokeMemberTokensResponse
+	(*SigningKey)(nil),                 // 29: taskwire.admin.v1.SigningKey
+	(*RotateSigningKeyRequest)(nil),    // 30: taskwire.admin.v1.RotateSigningKeyRequest
+	(*RotateSigningKeyResponse)(nil),   // 31: taskwire.admin.v1.RotateSigningKeyResponse
+	(*ListSigningKeysRequest)(nil),     // 32: taskwire.admin.v1.ListSigningKeysRequest
+	(*ListSigningKeysResponse)(nil),    // 33: taskwire.admin.v1.ListSigningKeysResponse
+	(*CreateBoardRequest)(nil),         // 34: taskwire.admin.v1.CreateBoardRequest
+	(*CreateBoardResponse)(nil),        // 35: taskwire.admin.v1.CreateBoardResponse
+	(*ListBoardsRequest)(nil),          // 36: taskwire.admin.v1.ListBoardsRequest
+	(*ListBoardsResponse)(nil),         // 37: taskwire.admin.v1.ListBoardsResponse
+	(*ArchiveBoardRequest)(nil),        // 38: taskwire.admin.v1.ArchiveBoardRequest
+	(*ArchiveBoardResponse)(nil),       // 39: taskwire.admin.v1.ArchiveBoardResponse
+	(*CreateSignInLinkRequest)(nil),    // 40: taskwire.admin.v1.CreateSignInLinkRequest
+	(*CreateSignInLinkResponse)(nil),   // 41: taskwire.admin.v1.CreateSignInLinkResponse
+	(*InvitePersonRequest)(nil),        // 42: taskwire.admin.v1.InvitePersonRequest
+	(*InvitePersonResponse)(nil),       // 43: taskwire.admin.v1.InvitePersonResponse
+	(*Operator)(nil),                   // 44: taskwire.admin.v1.Operator
+	(*SetOperatorRequest)(nil),         // 45: taskwire.admin.v1.SetOperatorRequest
+	(*SetOperatorResponse)(nil),        // 46: taskwire.admin.v1.SetOperatorResponse
+	(*ListOperatorsRequest)(nil),       // 47: taskwire.admin.v1.ListOperatorsRequest
+	(*ListOperatorsResponse)(nil),      // 48: taskwire.admin.v1.ListOperatorsResponse
+	(*timestamppb.Timestamp)(nil),      // 49: google.protobuf.Timestamp
+	(v1.MemberKind)(0),                 // 50: taskwire.v1.MemberKind
+	(v1.MemberRole)(0),                 // 51: taskwire.v1.MemberRole
+	(*durationpb.Duration)(nil),        // 52: google.protobuf.Duration
+	(*v1.WipLimit)(nil),                // 53: taskwire.v1.WipLimit
 }
 var file_taskwire_admin_v1_admin_proto_depIdxs = []int32{
-	47, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
-	47, // 1: taskwire.admin.v1.Board.create_time:type_name -> google.protobuf.Timestamp
-	47, // 2: taskwire.admin.v1.Board.archive_time:type_name -> google.protobuf.Timestamp
-	48, // 3: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
-	49, // 4: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
-	47, // 5: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
-	47, // 6: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
-	47, // 7: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
-	47, // 8: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
-	47, // 9: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
-	47, // 10: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
+	49, // 0: taskwire.admin.v1.Tenant.create_time:type_name -> google.protobuf.Timestamp
+	49, // 1: taskwire.admin.v1.Board.create_time:type_name -> google.protobuf.Timestamp
+	49, // 2: taskwire.admin.v1.Board.archive_time:type_name -> google.protobuf.Timestamp
+	50, // 3: taskwire.admin.v1.Member.kind:type_name -> taskwire.v1.MemberKind
+	51, // 4: taskwire.admin.v1.Member.role:type_name -> taskwire.v1.MemberRole
+	49, // 5: taskwire.admin.v1.Member.create_time:type_name -> google.protobuf.Timestamp
+	49, // 6: taskwire.admin.v1.Member.remove_time:type_name -> google.protobuf.Timestamp
+	49, // 7: taskwire.admin.v1.Token.create_time:type_name -> google.protobuf.Timestamp
+	49, // 8: taskwire.admin.v1.Token.expire_time:type_name -> google.protobuf.Timestamp
+	49, // 9: taskwire.admin.v1.Token.last_use_time:type_name -> google.protobuf.Timestamp
+	49, // 10: taskwire.admin.v1.Token.revoke_time:type_name -> google.protobuf.Timestamp
 	0,  // 11: taskwire.admin.v1.Token.state:type_name -> taskwire.admin.v1.TokenState
-	50, // 12: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
+	52, // 12: taskwire.admin.v1.CreateTenantRequest.owner_token_ttl:type_name -> google.protobuf.Duration
 	1,  // 13: taskwire.admin.v1.CreateTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	3,  // 14: taskwire.admin.v1.CreateTenantResponse.owner:type_name -> taskwire.admin.v1.Member
 	4,  // 15: taskwire.admin.v1.CreateTenantResponse.owner_token_info:type_name -> taskwire.admin.v1.Token
 	1,  // 16: taskwire.admin.v1.GetTenantResponse.tenant:type_name -> taskwire.admin.v1.Tenant
 	1,  // 17: taskwire.admin.v1.ListTenantsResponse.tenants:type_name -> taskwire.admin.v1.Tenant
-	48, // 18: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
-	49, // 19: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
+	50, // 18: taskwire.admin.v1.AddMemberRequest.kind:type_name -> taskwire.v1.MemberKind
+	51, // 19: taskwire.admin.v1.AddMemberRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 20: taskwire.admin.v1.AddMemberResponse.member:type_name -> taskwire.admin.v1.Member
 	3,  // 21: taskwire.admin.v1.ListMembersResponse.members:type_name -> taskwire.admin.v1.Member
-	49, // 22: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
+	51, // 22: taskwire.admin.v1.SetMemberRoleRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 23: taskwire.admin.v1.SetMemberRoleResponse.member:type_name -> taskwire.admin.v1.Member
 	3,  // 24: taskwire.admin.v1.RemoveMemberResponse.member:type_name -> taskwire.admin.v1.Member
-	50, // 25: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
+	52, // 25: taskwire.admin.v1.CreateTokenRequest.ttl:type_name -> google.protobuf.Duration
 	4,  // 26: taskwire.admin.v1.CreateTokenResponse.info:type_name -> taskwire.admin.v1.Token
 	4,  // 27: taskwire.admin.v1.ListTokensResponse.tokens:type_name -> taskwire.admin.v1.Token
-	47, // 28: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
-	47, // 29: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
-	47, // 30: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
-	27, // 31: taskwire.admin.v1.RotateSigningKeyResponse.current:type_name -> taskwire.admin.v1.SigningKey
-	27, // 32: taskwire.admin.v1.RotateSigningKeyResponse.previous:type_name -> taskwire.admin.v1.SigningKey
-	27, // 33: taskwire.admin.v1.ListSigningKeysResponse.keys:type_name -> taskwire.admin.v1.SigningKey
-	51, // 34: taskwire.admin.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
+	49, // 28: taskwire.admin.v1.SigningKey.create_time:type_name -> google.protobuf.Timestamp
+	49, // 29: taskwire.admin.v1.SigningKey.retire_time:type_name -> google.protobuf.Timestamp
+	49, // 30: taskwire.admin.v1.SigningKey.verify_until:type_name -> google.protobuf.Timestamp
+	29, // 31: taskwire.admin.v1.RotateSigningKeyResponse.current:type_name -> taskwire.admin.v1.SigningKey
+	29, // 32: taskwire.admin.v1.RotateSigningKeyResponse.previous:type_name -> taskwire.admin.v1.SigningKey
+	29, // 33: taskwire.admin.v1.ListSigningKeysResponse.keys:type_name -> taskwire.admin.v1.SigningKey
+	53, // 34: taskwire.admin.v1.CreateBoardRequest.wip_limits:type_name -> taskwire.v1.WipLimit
 	2,  // 35: taskwire.admin.v1.CreateBoardResponse.board:type_name -> taskwire.admin.v1.Board
 	2,  // 36: taskwire.admin.v1.ListBoardsResponse.boards:type_name -> taskwire.admin.v1.Board
 	2,  // 37: taskwire.admin.v1.ArchiveBoardResponse.board:type_name -> taskwire.admin.v1.Board
-	50, // 38: taskwire.admin.v1.CreateSignInLinkRequest.ttl:type_name -> google.protobuf.Duration
-	47, // 39: taskwire.admin.v1.CreateSignInLinkResponse.expire_time:type_name -> google.protobuf.Timestamp
+	52, // 38: taskwire.admin.v1.CreateSignInLinkRequest.ttl:type_name -> google.protobuf.Duration
+	49, // 39: taskwire.admin.v1.CreateSignInLinkResponse.expire_time:type_name -> google.protobuf.Timestamp
 	3,  // 40: taskwire.admin.v1.CreateSignInLinkResponse.member:type_name -> taskwire.admin.v1.Member
-	49, // 41: taskwire.admin.v1.InvitePersonRequest.role:type_name -> taskwire.v1.MemberRole
+	51, // 41: taskwire.admin.v1.InvitePersonRequest.role:type_name -> taskwire.v1.MemberRole
 	3,  // 42: taskwire.admin.v1.InvitePersonResponse.member:type_name -> taskwire.admin.v1.Member
-	47, // 43: taskwire.admin.v1.InvitePersonResponse.expire_time:type_name -> google.protobuf.Timestamp
-	47, // 44: taskwire.admin.v1.Operator.create_time:type_name -> google.protobuf.Timestamp
-	42, // 45: taskwire.admin.v1.SetOperatorResponse.account:type_name -> taskwire.admin.v1.Operator
-	42, // 46: taskwire.admin.v1.ListOperatorsResponse.operators:type_name -> taskwire.admin.v1.Operator
+	49, // 43: taskwire.admin.v1.InvitePersonResponse.expire_time:type_name -> google.protobuf.Timestamp
+	49, // 44: taskwire.admin.v1.Operator.create_time:type_name -> google.protobuf.Timestamp
+	44, // 45: taskwire.admin.v1.SetOperatorResponse.account:type_name -> taskwire.admin.v1.Operator
+	44, // 46: taskwire.admin.v1.ListOperatorsResponse.operators:type_name -> taskwire.admin.v1.Operator
 	5,  // 47: taskwire.admin.v1.AdminService.CreateTenant:input_type -> taskwire.admin.v1.CreateTenantRequest
 	7,  // 48: taskwire.admin.v1.AdminService.GetTenant:input_type -> taskwire.admin.v1.GetTenantRequest
-	9,  // 49: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
-	11, // 50: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
-	13, // 51: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
-	15, // 52: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
-	17, // 53: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
-	19, // 54: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
-	21, // 55: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
-	23, // 56: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
-	25, // 57: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
-	28, // 58: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
-	30, // 59: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
-	32, // 60: taskwire.admin.v1.AdminService.CreateBoard:input_type -> taskwire.admin.v1.CreateBoardRequest
-	34, // 61: taskwire.admin.v1.AdminService.ListBoards:input_type -> taskwire.admin.v1.ListBoardsRequest
-	36, // 62: taskwire.admin.v1.AdminService.ArchiveBoard:input_type -> taskwire.admin.v1.ArchiveBoardRequest
-	38, // 63: taskwire.admin.v1.AdminService.CreateSignInLink:input_type -> taskwire.admin.v1.CreateSignInLinkRequest
-	40, // 64: taskwire.admin.v1.AdminService.InvitePerson:input_type -> taskwire.admin.v1.InvitePersonRequest
-	43, // 65: taskwire.admin.v1.AdminService.SetOperator:input_type -> taskwire.admin.v1.SetOperatorRequest
-	45, // 66: taskwire.admin.v1.AdminService.ListOperators:input_type -> taskwire.admin.v1.ListOperatorsRequest
-	6,  // 67: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
-	8,  // 68: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
-	10, // 69: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
-	12, // 70: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
-	14, // 71: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
-	16, // 72: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
-	18, // 73: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
-	20, // 74: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
-	22, // 75: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
-	24, // 76: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
-	26, // 77: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
-	29, // 78: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
-	31, // 79: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
-	33, // 80: taskwire.admin.v1.AdminService.CreateBoard:output_type -> taskwire.admin.v1.CreateBoardResponse
-	35, // 81: taskwire.admin.v1.AdminService.ListBoards:output_type -> taskwire.admin.v1.ListBoardsResponse
-	37, // 82: taskwire.admin.v1.AdminService.ArchiveBoard:output_type -> taskwire.admin.v1.ArchiveBoardResponse
-	39, // 83: taskwire.admin.v1.AdminService.CreateSignInLink:output_type -> taskwire.admin.v1.CreateSignInLinkResponse
-	41, // 84: taskwire.admin.v1.AdminService.InvitePerson:output_type -> taskwire.admin.v1.InvitePersonResponse
-	44, // 85: taskwire.admin.v1.AdminService.SetOperator:output_type -> taskwire.admin.v1.SetOperatorResponse
-	46, // 86: taskwire.admin.v1.AdminService.ListOperators:output_type -> taskwire.admin.v1.ListOperatorsResponse
-	67, // [67:87] is the sub-list for method output_type
-	47, // [47:67] is the sub-list for method input_type
+	11, // 49: taskwire.admin.v1.AdminService.ListTenants:input_type -> taskwire.admin.v1.ListTenantsRequest
+	9,  // 50: taskwire.admin.v1.AdminService.ExportTenant:input_type -> taskwire.admin.v1.ExportTenantRequest
+	13, // 51: taskwire.admin.v1.AdminService.AddMember:input_type -> taskwire.admin.v1.AddMemberRequest
+	15, // 52: taskwire.admin.v1.AdminService.ListMembers:input_type -> taskwire.admin.v1.ListMembersRequest
+	17, // 53: taskwire.admin.v1.AdminService.SetMemberRole:input_type -> taskwire.admin.v1.SetMemberRoleRequest
+	19, // 54: taskwire.admin.v1.AdminService.RemoveMember:input_type -> taskwire.admin.v1.RemoveMemberRequest
+	21, // 55: taskwire.admin.v1.AdminService.CreateToken:input_type -> taskwire.admin.v1.CreateTokenRequest
+	23, // 56: taskwire.admin.v1.AdminService.ListTokens:input_type -> taskwire.admin.v1.ListTokensRequest
+	25, // 57: taskwire.admin.v1.AdminService.RevokeToken:input_type -> taskwire.admin.v1.RevokeTokenRequest
+	27, // 58: taskwire.admin.v1.AdminService.RevokeMemberTokens:input_type -> taskwire.admin.v1.RevokeMemberTokensRequest
+	30, // 59: taskwire.admin.v1.AdminService.RotateSigningKey:input_type -> taskwire.admin.v1.RotateSigningKeyRequest
+	32, // 60: taskwire.admin.v1.AdminService.ListSigningKeys:input_type -> taskwire.admin.v1.ListSigningKeysRequest
+	34, // 61: taskwire.admin.v1.AdminService.CreateBoard:input_type -> taskwire.admin.v1.CreateBoardRequest
+	36, // 62: taskwire.admin.v1.AdminService.ListBoards:input_type -> taskwire.admin.v1.ListBoardsRequest
+	38, // 63: taskwire.admin.v1.AdminService.ArchiveBoard:input_type -> taskwire.admin.v1.ArchiveBoardRequest
+	40, // 64: taskwire.admin.v1.AdminService.CreateSignInLink:input_type -> taskwire.admin.v1.CreateSignInLinkRequest
+	42, // 65: taskwire.admin.v1.AdminService.InvitePerson:input_type -> taskwire.admin.v1.InvitePersonRequest
+	45, // 66: taskwire.admin.v1.AdminService.SetOperator:input_type -> taskwire.admin.v1.SetOperatorRequest
+	47, // 67: taskwire.admin.v1.AdminService.ListOperators:input_type -> taskwire.admin.v1.ListOperatorsRequest
+	6,  // 68: taskwire.admin.v1.AdminService.CreateTenant:output_type -> taskwire.admin.v1.CreateTenantResponse
+	8,  // 69: taskwire.admin.v1.AdminService.GetTenant:output_type -> taskwire.admin.v1.GetTenantResponse
+	12, // 70: taskwire.admin.v1.AdminService.ListTenants:output_type -> taskwire.admin.v1.ListTenantsResponse
+	10, // 71: taskwire.admin.v1.AdminService.ExportTenant:output_type -> taskwire.admin.v1.ExportTenantResponse
+	14, // 72: taskwire.admin.v1.AdminService.AddMember:output_type -> taskwire.admin.v1.AddMemberResponse
+	16, // 73: taskwire.admin.v1.AdminService.ListMembers:output_type -> taskwire.admin.v1.ListMembersResponse
+	18, // 74: taskwire.admin.v1.AdminService.SetMemberRole:output_type -> taskwire.admin.v1.SetMemberRoleResponse
+	20, // 75: taskwire.admin.v1.AdminService.RemoveMember:output_type -> taskwire.admin.v1.RemoveMemberResponse
+	22, // 76: taskwire.admin.v1.AdminService.CreateToken:output_type -> taskwire.admin.v1.CreateTokenResponse
+	24, // 77: taskwire.admin.v1.AdminService.ListTokens:output_type -> taskwire.admin.v1.ListTokensResponse
+	26, // 78: taskwire.admin.v1.AdminService.RevokeToken:output_type -> taskwire.admin.v1.RevokeTokenResponse
+	28, // 79: taskwire.admin.v1.AdminService.RevokeMemberTokens:output_type -> taskwire.admin.v1.RevokeMemberTokensResponse
+	31, // 80: taskwire.admin.v1.AdminService.RotateSigningKey:output_type -> taskwire.admin.v1.RotateSigningKeyResponse
+	33, // 81: taskwire.admin.v1.AdminService.ListSigningKeys:output_type -> taskwire.admin.v1.ListSigningKeysResponse
+	35, // 82: taskwire.admin.v1.AdminService.CreateBoard:output_type -> taskwire.admin.v1.CreateBoardResponse
+	37, // 83: taskwire.admin.v1.AdminService.ListBoards:output_type -> taskwire.admin.v1.ListBoardsResponse
+	39, // 84: taskwire.admin.v1.AdminService.ArchiveBoard:output_type -> taskwire.admin.v1.ArchiveBoardResponse
+	41, // 85: taskwire.admin.v1.AdminService.CreateSignInLink:output_type -> taskwire.admin.v1.CreateSignInLinkResponse
+	43, // 86: taskwire.admin.v1.AdminService.InvitePerson:output_type -> taskwire.admin.v1.InvitePersonResponse
+	46, // 87: taskwire.admin.v1.AdminService.SetOperator:output_type -> taskwire.admin.v1.SetOperatorResponse
+	48, // 88: taskwire.admin.v1.AdminService.ListOperators:output_type -> taskwire.admin.v1.ListOperatorsResponse
+	68, // [68:89] is the sub-list for method output_type
+	47, // [47:68] is the sub-list for method input_type
 	47, // [47:47] is the sub-list for extension type_name
 	47, // [47:47] is the sub-list for extension extendee
 	0,  // [0:47] is the sub-list for field type_name
@@ -3364,15 +3474,15 @@ func file_taskwire_admin_v1_admin_proto_init() {
 	if File_taskwire_admin_v1_admin_proto != nil {
 		return
 	}
-	file_taskwire_admin_v1_admin_proto_msgTypes[31].OneofWrappers = []any{}
-	file_taskwire_admin_v1_admin_proto_msgTypes[35].OneofWrappers = []any{}
+	file_taskwire_admin_v1_admin_proto_msgTypes[33].OneofWrappers = []any{}
+	file_taskwire_admin_v1_admin_proto_msgTypes[37].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_admin_v1_admin_proto_rawDesc), len(file_taskwire_admin_v1_admin_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   46,
+			NumMessages:   48,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

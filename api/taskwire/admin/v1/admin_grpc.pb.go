@@ -22,6 +22,7 @@ const (
 	AdminService_CreateTenant_FullMethodName       = "/taskwire.admin.v1.AdminService/CreateTenant"
 	AdminService_GetTenant_FullMethodName          = "/taskwire.admin.v1.AdminService/GetTenant"
 	AdminService_ListTenants_FullMethodName        = "/taskwire.admin.v1.AdminService/ListTenants"
+	AdminService_ExportTenant_FullMethodName       = "/taskwire.admin.v1.AdminService/ExportTenant"
 	AdminService_AddMember_FullMethodName          = "/taskwire.admin.v1.AdminService/AddMember"
 	AdminService_ListMembers_FullMethodName        = "/taskwire.admin.v1.AdminService/ListMembers"
 	AdminService_SetMemberRole_FullMethodName      = "/taskwire.admin.v1.AdminService/SetMemberRole"
@@ -85,6 +86,15 @@ type AdminServiceClient interface {
 	GetTenant(ctx context.Context, in *GetTenantRequest, opts ...grpc.CallOption) (*GetTenantResponse, error)
 	// ListTenants lists every tenant, oldest first. Platform operators only.
 	ListTenants(ctx context.Context, in *ListTenantsRequest, opts ...grpc.CallOption) (*ListTenantsResponse, error)
+	// ExportTenant streams an archive of everything a tenant holds: its
+	// boards, members, tasks, links, comments, activity, context notes,
+	// work items and audit events, with no token, key or secret (the file
+	// `taskwire export` writes and `taskwire import` reads into any
+	// deployment). Owners and admins of the tenant, and platform operators.
+	// The archive is a zip file cut into chunks; it is whole only when the
+	// stream ends without an error, and its manifest lets an importer check
+	// that. JSON over HTTP answers it as the file itself (application/zip).
+	ExportTenant(ctx context.Context, in *ExportTenantRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportTenantResponse], error)
 	// AddMember adds a person or an assistant to a tenant. An assistant
 	// names its sponsor: a person of the same tenant who answers for it.
 	AddMember(ctx context.Context, in *AddMemberRequest, opts ...grpc.CallOption) (*AddMemberResponse, error)
@@ -189,6 +199,25 @@ func (c *adminServiceClient) ListTenants(ctx context.Context, in *ListTenantsReq
 	}
 	return out, nil
 }
+
+func (c *adminServiceClient) ExportTenant(ctx context.Context, in *ExportTenantRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[ExportTenantResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &AdminService_ServiceDesc.Streams[0], AdminService_ExportTenant_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[ExportTenantRequest, ExportTenantResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AdminService_ExportTenantClient = grpc.ServerStreamingClient[ExportTenantResponse]
 
 func (c *adminServiceClient) AddMember(ctx context.Context, in *AddMemberRequest, opts ...grpc.CallOption) (*AddMemberResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
@@ -404,6 +433,15 @@ type AdminServiceServer interface {
 	GetTenant(context.Context, *GetTenantRequest) (*GetTenantResponse, error)
 	// ListTenants lists every tenant, oldest first. Platform operators only.
 	ListTenants(context.Context, *ListTenantsRequest) (*ListTenantsResponse, error)
+	// ExportTenant streams an archive of everything a tenant holds: its
+	// boards, members, tasks, links, comments, activity, context notes,
+	// work items and audit events, with no token, key or secret (the file
+	// `taskwire export` writes and `taskwire import` reads into any
+	// deployment). Owners and admins of the tenant, and platform operators.
+	// The archive is a zip file cut into chunks; it is whole only when the
+	// stream ends without an error, and its manifest lets an importer check
+	// that. JSON over HTTP answers it as the file itself (application/zip).
+	ExportTenant(*ExportTenantRequest, grpc.ServerStreamingServer[ExportTenantResponse]) error
 	// AddMember adds a person or an assistant to a tenant. An assistant
 	// names its sponsor: a person of the same tenant who answers for it.
 	AddMember(context.Context, *AddMemberRequest) (*AddMemberResponse, error)
@@ -487,6 +525,9 @@ func (UnimplementedAdminServiceServer) GetTenant(context.Context, *GetTenantRequ
 }
 func (UnimplementedAdminServiceServer) ListTenants(context.Context, *ListTenantsRequest) (*ListTenantsResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListTenants not implemented")
+}
+func (UnimplementedAdminServiceServer) ExportTenant(*ExportTenantRequest, grpc.ServerStreamingServer[ExportTenantResponse]) error {
+	return status.Error(codes.Unimplemented, "method ExportTenant not implemented")
 }
 func (UnimplementedAdminServiceServer) AddMember(context.Context, *AddMemberRequest) (*AddMemberResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method AddMember not implemented")
@@ -613,6 +654,17 @@ func _AdminService_ListTenants_Handler(srv interface{}, ctx context.Context, dec
 	}
 	return interceptor(ctx, in, info, handler)
 }
+
+func _AdminService_ExportTenant_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(ExportTenantRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(AdminServiceServer).ExportTenant(m, &grpc.GenericServerStream[ExportTenantRequest, ExportTenantResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type AdminService_ExportTenantServer = grpc.ServerStreamingServer[ExportTenantResponse]
 
 func _AdminService_AddMember_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(AddMemberRequest)
@@ -1008,6 +1060,12 @@ var AdminService_ServiceDesc = grpc.ServiceDesc{
 			Handler:    _AdminService_ListOperators_Handler,
 		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "ExportTenant",
+			Handler:       _AdminService_ExportTenant_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "taskwire/admin/v1/admin.proto",
 }
