@@ -20,16 +20,16 @@ import (
 // (TestSchemaVersionCoversSchema fails until it is bumped).
 const SchemaVersion = 11
 
-// versionTable records the schema version a migration reached: one row,
+// VersionTable records the schema version a migration reached: one row,
 // id 1. It is plain SQL, outside ent, so that reading it needs no schema
-// of its own.
-const versionTable = "taskwire_schema"
+// of its own; the copy to PostgreSQL (internal/dbcopy) reads it too.
+const VersionTable = "taskwire_schema"
 
-var createVersionTable = `CREATE TABLE IF NOT EXISTS ` + versionTable +
+var createVersionTable = `CREATE TABLE IF NOT EXISTS ` + VersionTable +
 	` (id INTEGER PRIMARY KEY, version INTEGER NOT NULL, migrated_at TIMESTAMP NOT NULL)`
 
 // recordVersion is an upsert both SQLite and PostgreSQL understand.
-var recordVersion = `INSERT INTO ` + versionTable + ` (id, version, migrated_at) VALUES (1, ` +
+var recordVersion = `INSERT INTO ` + VersionTable + ` (id, version, migrated_at) VALUES (1, ` +
 	strconv.Itoa(SchemaVersion) + `, CURRENT_TIMESTAMP) ON CONFLICT (id) DO UPDATE SET version = excluded.version, migrated_at = excluded.migrated_at`
 
 // ErrSchemaBehind is the error of Connect on a database whose schema is
@@ -68,7 +68,7 @@ func migrate(ctx context.Context, drv *entsql.Driver, o options) (from int, err 
 	}
 	defer unlock()
 	if _, err := drv.DB().ExecContext(ctx, createVersionTable); err != nil {
-		return 0, fmt.Errorf("store: create %s: %w", versionTable, err)
+		return 0, fmt.Errorf("store: create %s: %w", VersionTable, err)
 	}
 	if from, err = readVersion(ctx, drv); err != nil {
 		return 0, err
@@ -125,9 +125,9 @@ func lockMigration(ctx context.Context, drv *entsql.Driver) (func(), error) {
 // readVersion returns the schema version recorded in drv's database: 0
 // when there is no version table or no row yet.
 func readVersion(ctx context.Context, drv *entsql.Driver) (int, error) {
-	exists := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '` + versionTable + `'`
+	exists := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '` + VersionTable + `'`
 	if drv.Dialect() == dialect.Postgres {
-		exists = `SELECT count(*) FROM (SELECT to_regclass('` + versionTable + `') AS t) r WHERE t IS NOT NULL`
+		exists = `SELECT count(*) FROM (SELECT to_regclass('` + VersionTable + `') AS t) r WHERE t IS NOT NULL`
 	}
 	var n int
 	if err := drv.DB().QueryRowContext(ctx, exists).Scan(&n); err != nil {
@@ -137,7 +137,7 @@ func readVersion(ctx context.Context, drv *entsql.Driver) (int, error) {
 		return 0, nil
 	}
 	var v int
-	err := drv.DB().QueryRowContext(ctx, `SELECT version FROM `+versionTable+` WHERE id = 1`).Scan(&v)
+	err := drv.DB().QueryRowContext(ctx, `SELECT version FROM `+VersionTable+` WHERE id = 1`).Scan(&v)
 	if errors.Is(err, sql.ErrNoRows) {
 		return 0, nil
 	}
