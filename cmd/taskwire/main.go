@@ -3,6 +3,7 @@
 //	taskwire serve                      front door + worker + NATS + SQLite in one process
 //	taskwire frontdoor | worker         the two tiers of a scaled-out deployment, apart
 //	taskwire migrate                    the schema migration, once before a rollout
+//	taskwire copy                       serve's SQLite database into PostgreSQL
 //	taskwire token create --member H    mint a token for member H
 //	taskwire token list | revoke        list or revoke tokens
 //	taskwire export | import            a tenant to an archive, an archive to a new tenant
@@ -39,6 +40,9 @@ Usage:
                                          run a front door of a deployment: the HTTP edge
   taskwire worker --db URL [flags]       run a worker of a deployment: the gRPC server
   taskwire migrate --db URL              migrate the database schema, before a rollout
+  taskwire copy --from sqlite:PATH --to postgres://...
+                                         copy serve's whole database into an empty PostgreSQL
+                                         database, check it, and say what to start next
   taskwire token create --member HANDLE [--admin]
                                          mint an MCP token for a member, or an admin token
   taskwire token list [--member HANDLE]  list tokens (never the tokens themselves)
@@ -55,7 +59,7 @@ Usage:
                                          manage tenants, members, boards, tokens and signing
                                          keys of a running server through its admin API
 
-Run "taskwire serve --help" (or frontdoor, worker, migrate, export, import) or
+Run "taskwire serve --help" (or frontdoor, worker, migrate, copy, export, import) or
 "taskwire token create --help" (or list, revoke) for their flags, and "taskwire admin --help"
 for the admin commands.
 `
@@ -74,6 +78,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runWorker(ctx, args[1:], stdout, stderr)
 	case "migrate":
 		return runMigrate(ctx, args[1:], stdout, stderr)
+	case "copy":
+		return runCopy(ctx, args[1:], stdout, stderr)
 	case "token":
 		return runToken(ctx, args[1:], stdout, stderr)
 	case "admin":

@@ -65,9 +65,9 @@ func (r *Report) err() error {
 // the checksums match.
 func (r *Report) Print(w io.Writer) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "table\tSQLite rows\tPostgreSQL rows\tcheck\t")
+	fmt.Fprintln(tw, "table\tSQLite rows\tPostgreSQL rows\tcheck")
 	for _, c := range r.Tables {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t\n", c.Table, c.Source.Rows, c.Target.Rows, verdict(c))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\n", c.Table, c.Source.Rows, c.Target.Rows, verdict(c))
 	}
 	tw.Flush()
 }
