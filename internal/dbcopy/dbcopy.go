@@ -63,11 +63,12 @@ func Copy(ctx context.Context, cfg Config) (*Report, error) {
 	if err := copyAll(ctx, src, dst, cfg.Log); err != nil {
 		return nil, err
 	}
+	copied := time.Since(start)
 	r, err := compare(ctx, src, dst)
 	if err != nil {
 		return nil, err
 	}
-	r.Copied = time.Since(start)
+	r.Copied = copied
 	return r, r.err()
 }
 
