@@ -18,6 +18,7 @@ func TestNodeCommandsNameWhatIsMissing(t *testing.T) {
 		{"worker", []string{"--public-url", "--signing-key", "--nats", "--internal-key-file", "--db"}},
 		{"frontdoor", []string{"--public-url", "--signing-key", "--nats", "--internal-key-file", "--workers"}},
 		{"migrate", []string{"taskwire migrate --db URL"}},
+		{"copy", []string{"--from sqlite:", "--to postgres://"}},
 	} {
 		var stderr bytes.Buffer
 		err := run(context.Background(), []string{tc.cmd}, &bytes.Buffer{}, &stderr)

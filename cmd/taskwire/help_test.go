@@ -13,7 +13,7 @@ import (
 // everyCommand lists every command and subcommand of taskwire, as typed.
 func everyCommand() [][]string {
 	cmds := [][]string{
-		{}, {"serve"}, {"frontdoor"}, {"worker"}, {"migrate"}, {"export"}, {"import"},
+		{}, {"serve"}, {"frontdoor"}, {"worker"}, {"migrate"}, {"copy"}, {"export"}, {"import"},
 		{"token"}, {"token", "create"}, {"token", "list"}, {"token", "revoke"},
 		{"admin"},
 	}
@@ -98,6 +98,7 @@ func TestCLIErrorsNameTheFlag(t *testing.T) {
 		{append([]string{"token", "create"}, data...), "--member HANDLE"},
 		{append([]string{"token", "create", "--member", "nobody"}, data...), "--tenant SLUG"},
 		{[]string{"migrate"}, "--db URL"},
+		{[]string{"copy", "--to", "postgres://db/taskwire"}, "--from sqlite:"},
 		{[]string{"serve", "--log-level", "loud"}, "--log-level"},
 		{[]string{"serve", "--addr", "127.0.0.1:0", "--public-url", "board.example.com", "--data", t.TempDir()}, "--public-url"},
 	} {
