@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/taskwire/taskwire/internal/dbcopy"
 	"github.com/taskwire/taskwire/internal/telemetry"
+	"github.com/taskwire/taskwire/node"
 )
 
 // copyUsage heads `taskwire copy -h`.
@@ -18,8 +20,8 @@ const copyUsage = `Usage: taskwire copy --from sqlite:PATH --to postgres://… [
 
 Copies the whole database of taskwire serve (every tenant, its signing keys
 sealed as they are) into an empty PostgreSQL database, checks every table
-(rows and a checksum) and says what to start next. Stop serve first: what it
-writes during the copy is not copied. Its data directory is left as it was.
+(rows and a checksum) and says what to start next. Stop serve first: copy
+refuses while serve runs on the data directory. The directory is left as it was.
 
 `
 
@@ -43,8 +45,12 @@ func runCopy(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		fs.Usage()
 		return errors.New("name both databases: taskwire copy --from sqlite:<data dir>/taskwire.db --to postgres://…")
 	}
+	release, err := holdSource(*from)
+	if err != nil {
+		return err
+	}
+	defer release()
 	var r *dbcopy.Report
-	var err error
 	if *verifyOnly {
 		r, err = dbcopy.Verify(ctx, *from, *to)
 	} else {
@@ -61,4 +67,24 @@ func runCopy(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		printNext(stdout, nextSteps{source: r.Source, db: redactDSN(*to), publicURL: *publicURL})
 	}
 	return nil
+}
+
+// holdSource refuses while serve runs on the source's data directory
+// (what it wrote after the copy's snapshot would be missing from the
+// copy), and keeps a serve from starting there until release.
+func holdSource(from string) (release func(), err error) {
+	path, err := dbcopy.DatabaseFile(from)
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Dir(path)
+	url, release, err := node.LocalServer(dir)
+	if err != nil {
+		return nil, err
+	}
+	if url != "" {
+		release()
+		return nil, fmt.Errorf("taskwire serve is running on %s: stop it first, then copy (what it wrote during the copy would be missing from it)", dir)
+	}
+	return release, nil
 }

@@ -25,7 +25,7 @@ type source struct {
 // openSource opens the database from names (sqlite:<path>, a path, or a
 // data directory) and checks that it is at this build's schema version.
 func openSource(ctx context.Context, from string) (*source, error) {
-	path, err := sourcePath(from)
+	path, err := DatabaseFile(from)
 	if err != nil {
 		return nil, err
 	}
@@ -48,8 +48,11 @@ func openSource(ctx context.Context, from string) (*source, error) {
 	return s, nil
 }
 
-// sourcePath returns the database file from names.
-func sourcePath(from string) (string, error) {
+// DatabaseFile returns the SQLite database file that from names:
+// sqlite:<path>, a path, or serve's data directory. It refuses anything
+// else, and a file that does not exist, with a sentence saying what to
+// pass.
+func DatabaseFile(from string) (string, error) {
 	if from == "" {
 		return "", errors.New("dbcopy: name serve's database to copy from: sqlite:<data dir>/taskwire.db, or the data directory")
 	}
