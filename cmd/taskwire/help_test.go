@@ -13,7 +13,7 @@ import (
 // everyCommand lists every command and subcommand of taskwire, as typed.
 func everyCommand() [][]string {
 	cmds := [][]string{
-		{}, {"serve"}, {"frontdoor"}, {"worker"}, {"migrate"}, {"copy"}, {"export"}, {"import"},
+		{}, {"serve"}, {"frontdoor"}, {"worker"}, {"migrate"}, {"copy"}, {"backup"}, {"restore"}, {"export"}, {"import"},
 		{"token"}, {"token", "create"}, {"token", "list"}, {"token", "revoke"},
 		{"admin"},
 	}

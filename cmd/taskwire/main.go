@@ -4,6 +4,7 @@
 //	taskwire frontdoor | worker         the two tiers of a scaled-out deployment, apart
 //	taskwire migrate                    the schema migration, once before a rollout
 //	taskwire copy                       serve's SQLite database into PostgreSQL
+//	taskwire backup | restore           a backup of serve's data directory, and back
 //	taskwire token create --member H    mint a token for member H
 //	taskwire token list | revoke        list or revoke tokens
 //	taskwire export | import            a tenant to an archive, an archive to a new tenant
@@ -43,6 +44,11 @@ Usage:
   taskwire copy --from sqlite:PATH --to postgres://...
                                          copy serve's whole database into an empty PostgreSQL
                                          database, check it, and say what to start next
+  taskwire backup --out FILE [--data DIR]
+                                         back up serve's data directory (SQLite database and
+                                         key files) into one file, while serve runs
+  taskwire restore --from FILE --data NEWDIR
+                                         restore a backup into a new data directory
   taskwire token create --member HANDLE [--admin]
                                          mint an MCP token for a member, or an admin token
   taskwire token list [--member HANDLE]  list tokens (never the tokens themselves)
@@ -59,9 +65,9 @@ Usage:
                                          manage tenants, members, boards, tokens and signing
                                          keys of a running server through its admin API
 
-Run "taskwire serve --help" (or frontdoor, worker, migrate, copy, export, import) or
-"taskwire token create --help" (or list, revoke) for their flags, and "taskwire admin --help"
-for the admin commands.
+Run "taskwire serve --help" (or frontdoor, worker, migrate, copy, backup, restore, export,
+import) or "taskwire token create --help" (or list, revoke) for their flags, and
+"taskwire admin --help" for the admin commands.
 `
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -80,6 +86,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return runMigrate(ctx, args[1:], stdout, stderr)
 	case "copy":
 		return runCopy(ctx, args[1:], stdout, stderr)
+	case "backup":
+		return runBackup(ctx, args[1:], stdout, stderr)
+	case "restore":
+		return runRestore(ctx, args[1:], stdout, stderr)
 	case "token":
 		return runToken(ctx, args[1:], stdout, stderr)
 	case "admin":

@@ -70,7 +70,7 @@ func migrate(ctx context.Context, drv *entsql.Driver, o options) (from int, err 
 	if _, err := drv.DB().ExecContext(ctx, createVersionTable); err != nil {
 		return 0, fmt.Errorf("store: create %s: %w", VersionTable, err)
 	}
-	if from, err = readVersion(ctx, drv); err != nil {
+	if from, err = ReadVersion(ctx, drv); err != nil {
 		return 0, err
 	}
 	if from > SchemaVersion {
@@ -122,9 +122,11 @@ func lockMigration(ctx context.Context, drv *entsql.Driver) (func(), error) {
 	}, nil
 }
 
-// readVersion returns the schema version recorded in drv's database: 0
-// when there is no version table or no row yet.
-func readVersion(ctx context.Context, drv *entsql.Driver) (int, error) {
+// ReadVersion returns the schema version recorded in drv's database: 0
+// when there is no version table or no row yet. It changes nothing, so a
+// backup reads it from the copy it made, for restore to compare with the
+// build that restores it.
+func ReadVersion(ctx context.Context, drv *entsql.Driver) (int, error) {
 	exists := `SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = '` + VersionTable + `'`
 	if drv.Dialect() == dialect.Postgres {
 		exists = `SELECT count(*) FROM (SELECT to_regclass('` + VersionTable + `') AS t) r WHERE t IS NOT NULL`
@@ -172,7 +174,7 @@ func Connect(ctx context.Context, dsn string, opts ...Option) (*Database, error)
 	if err != nil {
 		return nil, err
 	}
-	v, err := readVersion(ctx, drv)
+	v, err := ReadVersion(ctx, drv)
 	if err == nil && v < SchemaVersion {
 		err = fmt.Errorf("%w: it is at version %d, this build needs %d; run the migration (taskwire migrate) first", ErrSchemaBehind, v, SchemaVersion)
 	}
