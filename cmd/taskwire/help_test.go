@@ -99,6 +99,8 @@ func TestCLIErrorsNameTheFlag(t *testing.T) {
 		{append([]string{"token", "create", "--member", "nobody"}, data...), "--tenant SLUG"},
 		{[]string{"migrate"}, "--db URL"},
 		{[]string{"copy", "--to", "postgres://db/taskwire"}, "--from sqlite:"},
+		{[]string{"backup", "--data", t.TempDir()}, "--out FILE"},
+		{[]string{"restore", "--data", t.TempDir()}, "--from FILE --data NEWDIR"},
 		{[]string{"serve", "--log-level", "loud"}, "--log-level"},
 		{[]string{"serve", "--addr", "127.0.0.1:0", "--public-url", "board.example.com", "--data", t.TempDir()}, "--public-url"},
 	} {

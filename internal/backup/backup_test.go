@@ -275,3 +275,46 @@ func TestBackupRefuses(t *testing.T) {
 		t.Errorf("after a refused backup, its directory holds %v, want nothing", left)
 	}
 }
+
+// TestBackupRefusesDamagedDatabase: a live database damaged on disk is
+// found when the backup is made, not when it is needed: the backup fails,
+// saying so, and leaves no file.
+func TestBackupRefusesDamagedDatabase(t *testing.T) {
+	dir := dataDir(t)
+	damagePage(t, filepath.Join(dir, backup.DatabaseName), "tenants")
+	out := filepath.Join(t.TempDir(), "b.zip")
+	_, err := backup.Create(context.Background(), backup.Config{DataDir: dir, Out: out})
+	if err == nil || !strings.Contains(err.Error(), "is damaged") {
+		t.Errorf("Create of a damaged database = %v, want it refused as damaged", err)
+	}
+	if left, _ := os.ReadDir(filepath.Dir(out)); len(left) != 0 {
+		t.Errorf("after a refused backup, its directory holds %v, want nothing", left)
+	}
+}
+
+// damagePage overwrites the header of the first page of table in the
+// database at path, which nothing has open, with bytes no page has.
+func damagePage(t *testing.T, path, table string) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page, pageSize int64
+	err = db.QueryRow("SELECT rootpage FROM sqlite_master WHERE type = 'table' AND name = ?", table).Scan(&page)
+	if err == nil {
+		err = db.QueryRow("PRAGMA page_size").Scan(&pageSize)
+	}
+	db.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteAt(bytes.Repeat([]byte{0xff}, 16), (page-1)*pageSize); err != nil {
+		t.Fatal(err)
+	}
+}

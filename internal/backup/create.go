@@ -118,7 +118,7 @@ func takeSnapshot(ctx context.Context, cfg Config, live, tmp string) (snapshotFa
 	}
 	progress(cfg.Progress, "snapshot of %s: %s in %s", DatabaseName, size(fi.Size()), seconds(time.Since(start)))
 	start = time.Now()
-	facts, err := checkSnapshot(ctx, tmp)
+	facts, err := inspect(ctx, tmp, fullCheck, true)
 	if err != nil {
 		return snapshotFacts{}, err
 	}

@@ -50,7 +50,7 @@ var ErrNewerSchema = errors.New("the backup's database is newer than this build"
 // directory that holds files, a backup that is not whole or was changed
 // (*archive.DamagedError), and one of a newer format or schema; a failure
 // later (an entry found damaged while written, a database failing its
-// integrity check) removes what it wrote.
+// quick check) removes what it wrote.
 func Restore(ctx context.Context, cfg RestoreConfig) (Restored, error) {
 	if err := cfg.Validate(); err != nil {
 		return Restored{}, err
@@ -115,7 +115,7 @@ const partialSuffix = ".restoring"
 
 // extract writes the backup's entries into the data directory, the
 // database last and under its own name only once it passed SQLite's
-// integrity check: a directory left by a restore that was killed has no
+// quick check: a directory left by a restore that was killed has no
 // database a server could start on as if it were whole.
 func extract(ctx context.Context, r *archive.Reader, cfg RestoreConfig) error {
 	m := r.Manifest()
@@ -139,14 +139,14 @@ func extract(ctx context.Context, r *archive.Reader, cfg RestoreConfig) error {
 	if err := checkRestored(ctx, partial); err != nil {
 		return err
 	}
-	progress(cfg.Progress, "integrity check of the restored database: ok in %s", seconds(time.Since(start)))
+	progress(cfg.Progress, "quick check of the restored database: ok in %s", seconds(time.Since(start)))
 	return os.Rename(partial, dst)
 }
 
-// checkRestored runs SQLite's integrity check on the database restored at
-// path and compares the schema version it records with this build's.
+// checkRestored runs SQLite's quick check on the database restored at
+// path (see quickCheck) and compares the schema version it records with this build's.
 func checkRestored(ctx context.Context, path string) error {
-	facts, err := checkSnapshot(ctx, path)
+	facts, err := inspect(ctx, path, quickCheck, false)
 	if err != nil {
 		return err
 	}
