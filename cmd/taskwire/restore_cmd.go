@@ -19,7 +19,7 @@ func runRestore(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs := flag.NewFlagSet("taskwire restore", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.From, "from", "", "the backup file taskwire backup wrote (required)")
-	fs.StringVar(&cfg.DataDir, "data", "", "the new data directory to restore into: one that does not exist, or is empty (required)")
+	fs.StringVar(&cfg.DataDir, "data", env("TASKWIRE_DATA", ""), "the new data directory to restore into: one that does not exist, or is empty (env TASKWIRE_DATA; required)")
 	if err := parseFlags(fs, args, stdout); err != nil {
 		return err
 	}
