@@ -83,7 +83,7 @@ func Create(ctx context.Context, cfg Config) (archive.Manifest, error) {
 // directory without a database or a root key.
 func checkSources(cfg Config, live string) error {
 	if _, err := os.Lstat(cfg.Out); err == nil {
-		return fmt.Errorf("%w: %s already exists: choose another name or remove it first", archive.ErrExists, cfg.Out)
+		return outExists(cfg.Out)
 	}
 	if fi, err := os.Stat(live); err != nil || !fi.Mode().IsRegular() {
 		return fmt.Errorf("no Taskwire database in %s (no %s there): --data must name the data directory taskwire serve uses, its --data (default ./taskwire-data); "+
@@ -121,6 +121,9 @@ func takeSnapshot(ctx context.Context, cfg Config, live, tmp string) (snapshotFa
 	facts, err := inspect(ctx, tmp, fullCheck, true)
 	if err != nil {
 		return snapshotFacts{}, err
+	}
+	if facts.version == 0 {
+		return snapshotFacts{}, fmt.Errorf("the database in %s records no schema version, so it is not one taskwire serve made: --data must name the data directory taskwire serve uses", cfg.DataDir)
 	}
 	progress(cfg.Progress, "integrity check of the snapshot: ok in %s (schema version %d)", seconds(time.Since(start)), facts.version)
 	return facts, nil
@@ -161,3 +164,14 @@ func addFile(ctx context.Context, w *archive.Writer, name, path string) error {
 	}
 	return nil
 }
+
+// outExists is Create's error for an archive name that is taken: the
+// sentence a user reads, and archive.ErrExists to errors.Is, as
+// archive.WriteFile's own.
+type outExists string
+
+func (o outExists) Error() string {
+	return string(o) + " already exists: choose another name for the backup, or remove that file first"
+}
+
+func (o outExists) Is(target error) bool { return target == archive.ErrExists }
