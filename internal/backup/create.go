@@ -55,6 +55,7 @@ func Create(ctx context.Context, cfg Config) (archive.Manifest, error) {
 	if err := checkSources(cfg, live); err != nil {
 		return archive.Manifest{}, err
 	}
+	progress(cfg.Progress, "backing up %s: %s takes %s on disk", cfg.DataDir, DatabaseName, size(onDisk(live)))
 	tmp, err := tempSnapshot(cfg.Out)
 	if err != nil {
 		return archive.Manifest{}, err
@@ -93,6 +94,18 @@ func checkSources(cfg Config, live string) error {
 		return fmt.Errorf("the root signing key %s cannot be read (%w): without it the database is of no use; pass --signing-key with the file taskwire serve uses", cfg.signingKey(), err)
 	}
 	return nil
+}
+
+// onDisk is the size of the SQLite database at path with its
+// write-ahead log, which a snapshot reads too.
+func onDisk(path string) int64 {
+	var n int64
+	for _, suffix := range []string{"", "-wal"} {
+		if fi, err := os.Stat(path + suffix); err == nil {
+			n += fi.Size()
+		}
+	}
+	return n
 }
 
 // tempSnapshot makes the empty, private file the snapshot is written to,
