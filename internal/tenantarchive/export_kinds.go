@@ -15,17 +15,21 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/comment"
 	"github.com/taskwire/taskwire/internal/ent/contextnote"
 	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
 	"github.com/taskwire/taskwire/internal/ent/workitem"
 )
 
 func (x *exporter) writeMembers(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.Member.Query().Where(member.TenantID(x.tenant.ID))
 	var all []*ent.Member // a tenant's members are few, and a sponsor may come after its assistant
-	err := pages(ctx, func(ctx context.Context, after int) ([]*ent.Member, error) {
-		return q.Clone().Where(member.IDGT(after)).Order(ent.Asc(member.FieldID)).Limit(pageSize).All(ctx)
-	}, func(m *ent.Member) int { return m.ID }, func(m *ent.Member) error {
+	err := pages(ctx, func(ctx context.Context, last *ent.Member) ([]*ent.Member, error) {
+		q := x.tx.Member.Query().Where(member.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(member.HandleGT(last.Handle))
+		}
+		return q.Order(ent.Asc(member.FieldHandle)).Limit(pageSize).All(ctx)
+	}, func(m *ent.Member) error {
 		x.members[m.ID] = m.Handle
 		all = append(all, m)
 		return nil
@@ -91,10 +95,13 @@ func (x *exporter) task(id int) (string, error) {
 }
 
 func (x *exporter) writeBoards(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.Board.Query().Where(board.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.Board, error) {
-		return q.Clone().Where(board.IDGT(after)).Order(ent.Asc(board.FieldID)).Limit(pageSize).All(ctx)
-	}, func(b *ent.Board) int { return b.ID }, func(b *ent.Board) error {
+	return pages(ctx, func(ctx context.Context, last *ent.Board) ([]*ent.Board, error) {
+		q := x.tx.Board.Query().Where(board.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(board.SlugGT(last.Slug))
+		}
+		return q.Order(ent.Asc(board.FieldSlug)).Limit(pageSize).All(ctx)
+	}, func(b *ent.Board) error {
 		x.boards[b.ID] = b.Slug
 		return enc.Encode(boardRecord{Slug: b.Slug, Name: b.Name, IsDefault: b.IsDefault, Rules: b.Rules,
 			WIPLimits: b.WipLimits, Kinds: b.Kinds, Version: b.Version, CreatedAt: utc(b.CreatedAt), ArchivedAt: utcp(b.ArchivedAt)})
@@ -102,10 +109,13 @@ func (x *exporter) writeBoards(ctx context.Context, enc *json.Encoder) error {
 }
 
 func (x *exporter) writeTasks(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.Task.Query().Where(task.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.Task, error) {
-		return q.Clone().Where(task.IDGT(after)).Order(ent.Asc(task.FieldID)).Limit(pageSize).All(ctx)
-	}, func(t *ent.Task) int { return t.ID }, func(t *ent.Task) error {
+	return pages(ctx, func(ctx context.Context, last *ent.Task) ([]*ent.Task, error) {
+		q := x.tx.Task.Query().Where(task.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(task.NumberGT(last.Number))
+		}
+		return q.Order(ent.Asc(task.FieldNumber)).Limit(pageSize).All(ctx)
+	}, func(t *ent.Task) error {
 		x.tasks[t.ID] = t.Number
 		rec, err := x.taskRecord(t)
 		if err != nil {
@@ -139,10 +149,14 @@ func (x *exporter) taskRecord(t *ent.Task) (rec taskRecord, err error) {
 }
 
 func (x *exporter) writeLinks(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.TaskLink.Query().Where(tasklink.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.TaskLink, error) {
-		return q.Clone().Where(tasklink.IDGT(after)).Order(ent.Asc(tasklink.FieldID)).Limit(pageSize).All(ctx)
-	}, func(l *ent.TaskLink) int { return l.ID }, func(l *ent.TaskLink) (err error) {
+	key := []string{tasklink.FieldFromTaskID, tasklink.FieldToTaskID, tasklink.FieldKind}
+	return pages(ctx, func(ctx context.Context, last *ent.TaskLink) ([]*ent.TaskLink, error) {
+		q := x.tx.TaskLink.Query().Where(tasklink.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(predicate.TaskLink(after(key, last.FromTaskID, last.ToTaskID, string(last.Kind))))
+		}
+		return q.Order(ent.Asc(key...)).Limit(pageSize).All(ctx)
+	}, func(l *ent.TaskLink) (err error) {
 		rec := linkRecord{Kind: string(l.Kind), CreatedAt: utc(l.CreatedAt)}
 		if rec.From, err = x.task(l.FromTaskID); err != nil {
 			return err
@@ -158,10 +172,13 @@ func (x *exporter) writeLinks(ctx context.Context, enc *json.Encoder) error {
 }
 
 func (x *exporter) writeComments(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.Comment.Query().Where(comment.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.Comment, error) {
-		return q.Clone().Where(comment.IDGT(after)).Order(ent.Asc(comment.FieldID)).Limit(pageSize).All(ctx)
-	}, func(c *ent.Comment) int { return c.ID }, func(c *ent.Comment) (err error) {
+	return pages(ctx, func(ctx context.Context, last *ent.Comment) ([]*ent.Comment, error) {
+		q := x.tx.Comment.Query().Where(comment.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(comment.NumberGT(last.Number))
+		}
+		return q.Order(ent.Asc(comment.FieldNumber)).Limit(pageSize).All(ctx)
+	}, func(c *ent.Comment) (err error) {
 		rec := commentRecord{Number: c.Number, Body: c.Body, Version: c.Version, CreatedAt: utc(c.CreatedAt), EditedAt: utcp(c.EditedAt)}
 		if rec.Task, err = x.task(c.TaskID); err != nil {
 			return err
@@ -174,10 +191,13 @@ func (x *exporter) writeComments(ctx context.Context, enc *json.Encoder) error {
 }
 
 func (x *exporter) writeNotes(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.ContextNote.Query().Where(contextnote.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.ContextNote, error) {
-		return q.Clone().Where(contextnote.IDGT(after)).Order(ent.Asc(contextnote.FieldID)).Limit(pageSize).All(ctx)
-	}, func(n *ent.ContextNote) int { return n.ID }, func(n *ent.ContextNote) (err error) {
+	return pages(ctx, func(ctx context.Context, last *ent.ContextNote) ([]*ent.ContextNote, error) {
+		q := x.tx.ContextNote.Query().Where(contextnote.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(contextnote.NumberGT(last.Number))
+		}
+		return q.Order(ent.Asc(contextnote.FieldNumber)).Limit(pageSize).All(ctx)
+	}, func(n *ent.ContextNote) (err error) {
 		rec := noteRecord{Number: n.Number, Body: n.Body, CreatedAt: utc(n.CreatedAt)}
 		if rec.Board, err = x.board(n.BoardID); err != nil {
 			return err
@@ -190,10 +210,14 @@ func (x *exporter) writeNotes(ctx context.Context, enc *json.Encoder) error {
 }
 
 func (x *exporter) writeWork(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.WorkItem.Query().Where(workitem.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.WorkItem, error) {
-		return q.Clone().Where(workitem.IDGT(after)).Order(ent.Asc(workitem.FieldID)).Limit(pageSize).All(ctx)
-	}, func(w *ent.WorkItem) int { return w.ID }, func(w *ent.WorkItem) error {
+	key := []string{workitem.FieldState, workitem.FieldApprovedAt, workitem.FieldID}
+	return pages(ctx, func(ctx context.Context, last *ent.WorkItem) ([]*ent.WorkItem, error) {
+		q := x.tx.WorkItem.Query().Where(workitem.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(predicate.WorkItem(after(key, string(last.State), last.ApprovedAt, last.ID)))
+		}
+		return q.Order(ent.Asc(key...)).Limit(pageSize).All(ctx)
+	}, func(w *ent.WorkItem) error {
 		rec, err := x.workRecord(w)
 		if err != nil {
 			return err
@@ -231,10 +255,14 @@ func (x *exporter) workRecord(w *ent.WorkItem) (rec workRecord, err error) {
 }
 
 func (x *exporter) writeActivity(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.Activity.Query().Where(activity.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.Activity, error) {
-		return q.Clone().Where(activity.IDGT(after)).Order(ent.Asc(activity.FieldID)).Limit(pageSize).All(ctx)
-	}, func(a *ent.Activity) int { return a.ID }, func(a *ent.Activity) (err error) {
+	key := []string{activity.FieldCreatedAt, activity.FieldID}
+	return pages(ctx, func(ctx context.Context, last *ent.Activity) ([]*ent.Activity, error) {
+		q := x.tx.Activity.Query().Where(activity.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(predicate.Activity(after(key, last.CreatedAt, last.ID)))
+		}
+		return q.Order(ent.Asc(key...)).Limit(pageSize).All(ctx)
+	}, func(a *ent.Activity) (err error) {
 		rec := activityRecord{ActorKind: string(a.ActorKind), Action: a.Action, Detail: a.Detail, Client: a.Client, CreatedAt: utc(a.CreatedAt)}
 		if rec.Actor, err = x.member(a.ActorID); err != nil {
 			return err
@@ -249,10 +277,14 @@ func (x *exporter) writeActivity(ctx context.Context, enc *json.Encoder) error {
 }
 
 func (x *exporter) writeAudit(ctx context.Context, enc *json.Encoder) error {
-	q := x.tx.AuditEvent.Query().Where(auditevent.TenantID(x.tenant.ID))
-	return pages(ctx, func(ctx context.Context, after int) ([]*ent.AuditEvent, error) {
-		return q.Clone().Where(auditevent.IDGT(after)).Order(ent.Asc(auditevent.FieldID)).Limit(pageSize).All(ctx)
-	}, func(e *ent.AuditEvent) int { return e.ID }, func(e *ent.AuditEvent) error {
+	key := []string{auditevent.FieldOccurredAt, auditevent.FieldID}
+	return pages(ctx, func(ctx context.Context, last *ent.AuditEvent) ([]*ent.AuditEvent, error) {
+		q := x.tx.AuditEvent.Query().Where(auditevent.TenantID(x.tenant.ID))
+		if last != nil {
+			q.Where(predicate.AuditEvent(after(key, last.OccurredAt, last.ID)))
+		}
+		return q.Order(ent.Asc(key...)).Limit(pageSize).All(ctx)
+	}, func(e *ent.AuditEvent) error {
 		rec := auditRecord{OccurredAt: utc(e.OccurredAt), MemberHandle: e.MemberHandle, SponsorHandle: e.SponsorHandle,
 			TokenID: e.TokenID, SessionLabel: e.SessionLabel, Method: e.Method, Tool: e.Tool, Targets: e.Targets,
 			Outcome: e.Outcome, ErrorMessage: e.ErrorMessage, TraceID: e.TraceID, DurationMS: e.DurationMs}

@@ -9,6 +9,11 @@ import (
 	"github.com/taskwire/taskwire/internal/archive"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/activity"
+	"github.com/taskwire/taskwire/internal/ent/auditevent"
+	"github.com/taskwire/taskwire/internal/ent/comment"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
 	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/ent/tenantscope"
 	"github.com/taskwire/taskwire/internal/store"
@@ -73,7 +78,22 @@ func Import(ctx context.Context, client *ent.Client, r *archive.Reader, opts Opt
 	case err != nil:
 		return Report{}, store.DomainError(ctx, err)
 	}
+	freshenStats(ctx, client)
 	return rep, nil
+}
+
+// grownTables are the tables an import may grow the most.
+var grownTables = []string{task.Table, tasktitletoken.Table, comment.Table, activity.Table, auditevent.Table}
+
+// freshenStats has PostgreSQL take new statistics of the tables an
+// import grew, as other bulk writes do (store.FreshenStats): with the
+// old ones, the new tenant's first lists and searches could be planned
+// as for a few rows. A failure is left alone: the import has committed,
+// and autovacuum takes the statistics a little later anyway.
+func freshenStats(ctx context.Context, client *ent.Client) {
+	for _, table := range grownTables {
+		_ = store.FreshenStats(ctx, client, table)
+	}
 }
 
 // check refuses an archive this build cannot load whole, before anything

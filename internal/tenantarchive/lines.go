@@ -12,7 +12,7 @@ import (
 
 // batchSize is how many rows an import inserts with one statement: few
 // statements, and well under the databases' limits on parameters.
-const batchSize = 500
+var batchSize = 500
 
 // records calls each with every record of the entry name, in order, one
 // line at a time: nothing more than a line is held. The entry's checksum

@@ -19,8 +19,10 @@ import (
 // into a new database of each backend, exports it from there, imports
 // that into a new SQLite database and exports it again: the three
 // archives hold the same records, line for line, every kind and field
-// (history and audit trail included).
+// (history and audit trail included). Pages and batches are small, so
+// the few rows seeded span many of each.
 func TestExportImportAcrossDatabases(t *testing.T) {
+	defer tenantarchive.SmallPages()()
 	for _, middle := range storetest.Backends() {
 		t.Run("sqlite→"+string(middle)+"→sqlite", func(t *testing.T) {
 			via := storetest.Open(t, middle) // skips PostgreSQL when it is not configured
