@@ -18,8 +18,8 @@ import (
 const defaultGCPercent = 400
 
 // memoryBudgets are the soft memory limits (Go's own memory: heap,
-// stacks, the runtime's) of the server commands unless GOMEMLIMIT is
-// set. Under the read benchmark's load GOGC=400 keeps the heap below
+// stacks, the runtime's) of the server commands, and of export and
+// import, unless GOMEMLIMIT is set. Under the read benchmark's load GOGC=400 keeps the heap below
 // them, so they cost no CPU there and cap the bursts; the limit
 // follows a larger live heap (followHeap), so thousands of listen streams
 // never make the collector run back to back (at 2,000 streams on a front
@@ -28,6 +28,11 @@ var memoryBudgets = map[string]int64{
 	"serve":     64 << 20, // front door, worker and NATS
 	"frontdoor": 48 << 20,
 	"worker":    48 << 20,
+	// export and import hold a page or a batch of rows at a time, so
+	// their live heap stays near 35 MiB even for a tenant of 100,000
+	// tasks; without a limit, GOGC=400 let an import's heap reach 190 MiB.
+	"export": 32 << 20,
+	"import": 32 << 20,
 }
 
 // tuneGC sets Taskwire's defaults for the command args name: GOGC=400

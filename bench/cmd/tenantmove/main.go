@@ -4,7 +4,7 @@
 // inserts, then runs the taskwire binary to export it, import the archive
 // into a new database, and (with --postgres) into PostgreSQL and back,
 // and prints each step's time and the process's peak resident memory
-// (its maximum RSS, from the kernel's accounting of the child process).
+// (sampled from /proc while it runs).
 // It fails if an import does not hold every record.
 //
 //	go run ./bench/cmd/tenantmove --taskwire bin/taskwire [--tasks 100000] [--comments 200000]

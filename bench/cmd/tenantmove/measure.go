@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/taskwire/taskwire/internal/ent/comment"
@@ -23,8 +22,8 @@ import (
 type result struct {
 	name, db  string
 	took      time.Duration
-	peakMB    float64 // maximum RSS, mapped database pages included
-	anonMB    float64 // peak RssAnon, sampled: the process's own memory
+	peakMB    float64 // peak resident set, mapped database pages included
+	anonMB    float64 // peak of the process's own memory (RssAnon)
 	archiveMB float64
 }
 
@@ -63,11 +62,9 @@ func (m mover) importInto(name, db, dsn, file string) step {
 	}
 }
 
-// measure runs the binary with args, and reads its peak resident memory
-// from the kernel's accounting of the finished child (ru_maxrss, in KB
-// on Linux). That counts the pages of the SQLite file the process read
-// through its memory map (store's mmap_size) too, so the peak of its own
-// memory (RssAnon: heap and stacks) is sampled apart while it runs.
+// measure runs the binary with args and samples its memory while it
+// runs (peak). The kernel's ru_maxrss of a child would not do: it counts
+// the pages the child shared with this process between fork and exec.
 func (m mover) measure(name, db string, args ...string) (result, error) {
 	cmd := exec.Command(m.bin, args...)
 	var out bytes.Buffer
@@ -77,40 +74,47 @@ func (m mover) measure(name, db string, args ...string) (result, error) {
 		return result{}, err
 	}
 	done := make(chan struct{})
-	anon := make(chan int64)
-	go func() { anon <- peakAnon(cmd.Process.Pid, done) }()
+	sampled := make(chan memory)
+	go func() { sampled <- peak(cmd.Process.Pid, done) }()
 	err := cmd.Wait()
 	took := time.Since(start)
 	close(done)
-	peakAnonKB := <-anon
+	mem := <-sampled
 	if err != nil {
 		return result{}, fmt.Errorf("taskwire %s: %v\n%s", args[0], err, out.String())
 	}
-	ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-	if !ok {
-		return result{}, fmt.Errorf("no resource usage of taskwire %s on this system", args[0])
-	}
-	return result{name: name, db: db, took: took, peakMB: float64(ru.Maxrss) / 1024, anonMB: float64(peakAnonKB) / 1024}, nil
+	return result{name: name, db: db, took: took, peakMB: float64(mem.hwm) / 1024, anonMB: float64(mem.anon) / 1024}, nil
 }
 
-// peakAnon samples RssAnon of the process pid every 20 ms until done and
-// returns the highest, in KB.
-func peakAnon(pid int, done <-chan struct{}) int64 {
-	var peak int64
-	tick := time.NewTicker(20 * time.Millisecond)
+// memory is what /proc/<pid>/status tells of a process's memory, in KB:
+// its peak resident set (VmHWM), which counts the pages of the SQLite
+// file read through its memory map (store's mmap_size) and of the binary,
+// and its own memory (RssAnon: heap, stacks, SQLite's caches).
+type memory struct{ hwm, anon int64 }
+
+// peak samples the memory of the process pid every 10 ms until done and
+// returns the highest of each; VmHWM only grows, so its last sample is
+// at most 10 ms short of the end.
+func peak(pid int, done <-chan struct{}) memory {
+	var p memory
+	tick := time.NewTicker(10 * time.Millisecond)
 	defer tick.Stop()
 	for {
 		if status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid)); err == nil {
 			for _, line := range strings.Split(string(status), "\n") {
-				if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
-					kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-					peak = max(peak, kb)
+				name, v, _ := strings.Cut(line, ":")
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+				switch name {
+				case "VmHWM":
+					p.hwm = max(p.hwm, kb)
+				case "RssAnon":
+					p.anon = max(p.anon, kb)
 				}
 			}
 		}
 		select {
 		case <-done:
-			return peak
+			return p
 		case <-tick.C:
 		}
 	}
