@@ -100,6 +100,13 @@ func TestImportRefusesDamagedArchives(t *testing.T) {
 			}
 			return bytes.Replace(data, []byte(`"author":"alice"`), []byte(`"author":"nobody"`), 1)
 		}), false, `comments.jsonl, record 3: it names member "nobody", which members.jsonl does not hold`},
+		{"a task listed twice", rewrite(t, good, filepath.Join(dir, "twice.zip"), tenantarchive.Version, func(name string, data []byte) []byte {
+			if name != tenantarchive.TasksEntry {
+				return data
+			}
+			first, _, _ := bytes.Cut(data, []byte("\n"))
+			return append(data, append(first, '\n')...)
+		}), false, "tasks.jsonl holds a record this database refuses"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dst := storetest.Open(t, storetest.SQLite)
