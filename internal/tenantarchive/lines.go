@@ -27,6 +27,7 @@ func records[T any](r *archive.Reader, name string, each func(line int, rec *T) 
 	defer rc.Close()
 	dec := json.NewDecoder(rc)
 	dec.DisallowUnknownFields() // a field this version does not know would be lost
+	dec.UseNumber()             // a number in a history entry's detail is kept as written
 	for line := 1; ; line++ {
 		var rec T
 		err := dec.Decode(&rec)
