@@ -2,23 +2,38 @@ package tenantarchive
 
 import (
 	"context"
+	"slices"
 
 	"github.com/taskwire/taskwire/internal/archive"
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
+	"github.com/taskwire/taskwire/internal/ent/schema"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
 )
 
-// loadTasks creates the tasks with their numbers, so their refs stay.
-// The Task's hook writes each one's title tokens, as for any new task.
+// titleChunk is how many tasks' title tokens one insert writes: at most
+// some 100 words a title (200 characters), 2,000 rows.
+const titleChunk = 20
+
+// loadTasks creates the tasks with their numbers, so their refs stay,
+// and their title tokens, as the Task's hook writes them for any new
+// task, but for a batch of tasks at a time.
 func (im *importer) loadTasks(ctx context.Context, r *archive.Reader) (int64, error) {
 	b := newBatch(func(ctx context.Context, creates []*ent.TaskCreate) error {
-		tasks, err := im.tx.Task.CreateBulk(creates...).Save(ctx)
+		tasks, err := im.tx.Task.CreateBulk(creates...).Save(schema.IndexTitlesLater(ctx))
+		if err != nil {
+			return err
+		}
 		for _, t := range tasks {
 			im.tasks[t.Number] = t.ID
 		}
-		return err
+		for chunk := range slices.Chunk(tasks, titleChunk) {
+			if err := schema.IndexTitles(ctx, im.tx.Client(), chunk...); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	// A ref listed twice is refused by the (tenant_id, number) index.
 	n, err := records(r, TasksEntry, func(_ int, rec *taskRecord) error {

@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -16,6 +18,9 @@ import (
 	"github.com/taskwire/taskwire/internal/domainerr"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/ent/privacy"
+	"github.com/taskwire/taskwire/internal/ent/task"
+	"github.com/taskwire/taskwire/internal/ent/tasktitletoken"
+	"github.com/taskwire/taskwire/internal/ent/tenant"
 	"github.com/taskwire/taskwire/internal/store/storetest"
 	"github.com/taskwire/taskwire/internal/tenantarchive"
 )
@@ -29,6 +34,9 @@ func TestImportTwice(t *testing.T) {
 	dst := storetest.Open(t, storetest.SQLite)
 	if rep := importFile(t, dst, a.path, ""); rep.AlreadyImported || rep.Records[tenantarchive.TasksEntry] != 4 {
 		t.Fatalf("the first import = %+v, want 4 tasks loaded", rep)
+	}
+	if got, want := titleTokens(t, dst, "acme"), titleTokens(t, src, "acme"); !maps.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("the imported tasks' title tokens are %v, want %v, as their creation wrote them", got, want)
 	}
 	before := rowCounts(t, dst)
 	rep := importFile(t, dst, a.path, "")
@@ -230,4 +238,27 @@ func rowCounts(t *testing.T, c *ent.Client) map[string]int {
 		counts[name] = n
 	}
 	return counts
+}
+
+// titleTokens returns the title index of the tenant slug: each task's
+// tokens, with the count of its words, by ref.
+func titleTokens(t *testing.T, c *ent.Client, slug string) map[string][]string {
+	t.Helper()
+	ctx := privacy.DecisionContext(context.Background(), privacy.Allow)
+	rows, err := c.TaskTitleToken.Query().Where(tasktitletoken.HasTaskWith(task.HasTenantWith(tenant.Slug(slug)))).WithTask().All(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]string{}
+	for _, r := range rows {
+		ref := fmt.Sprintf("T-%d", r.Edges.Task.Number)
+		out[ref] = append(out[ref], fmt.Sprintf("%s/%d", r.Token, r.Words))
+	}
+	for _, tokens := range out {
+		slices.Sort(tokens)
+	}
+	if len(out) == 0 {
+		t.Fatalf("tenant %s has no title tokens", slug)
+	}
+	return out
 }
