@@ -175,18 +175,25 @@ func holdDataDir(dir string) (func(), error) {
 	return release, nil
 }
 
-// entryNames are the words a summary counts each entry's records in.
-var entryNames = map[string]string{
-	tenantarchive.MembersEntry: "members", tenantarchive.BoardsEntry: "boards", tenantarchive.TasksEntry: "tasks",
-	tenantarchive.LinksEntry: "links", tenantarchive.CommentsEntry: "comments", tenantarchive.ContextNotesEntry: "context notes",
-	tenantarchive.WorkItemsEntry: "work items", tenantarchive.ActivityEntry: "history entries", tenantarchive.AuditEventsEntry: "audit events",
+// entryNames are the words a summary counts each entry's records in: one
+// and many.
+var entryNames = map[string][2]string{
+	tenantarchive.MembersEntry: {"member", "members"}, tenantarchive.BoardsEntry: {"board", "boards"},
+	tenantarchive.TasksEntry: {"task", "tasks"}, tenantarchive.LinksEntry: {"link", "links"},
+	tenantarchive.CommentsEntry: {"comment", "comments"}, tenantarchive.ContextNotesEntry: {"context note", "context notes"},
+	tenantarchive.WorkItemsEntry: {"work item", "work items"}, tenantarchive.ActivityEntry: {"history entry", "history entries"},
+	tenantarchive.AuditEventsEntry: {"audit event", "audit events"},
 }
 
 // recordCounts says how many records of each kind count returns.
 func recordCounts(count func(entry string) int64) string {
 	parts := make([]string, 0, len(tenantarchive.Entries))
 	for _, name := range tenantarchive.Entries {
-		parts = append(parts, fmt.Sprintf("%d %s", count(name), entryNames[name]))
+		n, word := count(name), entryNames[name][1]
+		if n == 1 {
+			word = entryNames[name][0]
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", n, word))
 	}
 	return strings.Join(parts, ", ")
 }
