@@ -81,6 +81,21 @@ func (b *fakeBackend) CallTool(ctx context.Context, c identity.Caller, call *mcp
 	return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "unknown tool %q", name)
 }
 
+// ParamHeaders reads the annotations of the tool's inputSchema, as the
+// catalogue does.
+func (b *fakeBackend) ParamHeaders(name string) []mcp.ParamHeader {
+	for _, t := range b.tools {
+		if t.tool.Name == name {
+			headers, err := mcp.ParamHeaders(t.tool.InputSchema)
+			if err != nil {
+				panic(err)
+			}
+			return headers
+		}
+	}
+	return nil
+}
+
 func newTool(name, scope string, run func(context.Context, json.RawMessage, progress.Reporter) (*mcp.CallToolResult, error)) fakeTool {
 	return fakeTool{
 		tool: mcp.Tool{

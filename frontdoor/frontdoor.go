@@ -59,6 +59,11 @@ type ToolBackend interface {
 	// else becomes -32603 with a neutral message and a short ref, and is
 	// logged in full.
 	CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error)
+	// ParamHeaders returns the x-mcp-header annotations of the inputSchema
+	// of the tool called name, whoever asks; nil for a tool that has none
+	// or is not known. It asks no worker: the front door compares them
+	// with the Mcp-Param headers of every call before CallTool runs it.
+	ParamHeaders(name string) []mcp.ParamHeader
 }
 
 // Config configures a Handler. Zero values mean the defaults noted.

@@ -116,6 +116,9 @@ func TestDecodeHeader(t *testing.T) {
 		{"=?base64?dGFza3M?=", "", false},                    // missing padding
 		{"=?base64?not base64?=", "", false},
 		{"=?base64?/w==?=", "", false}, // 0xff is not UTF-8
+		{"us west\t1", "us west\t1", true},
+		{"tâches", "", false}, // non-ASCII must be sent encoded
+		{"a\x01b", "", false}, // so must control characters
 	}
 	for _, tt := range tests {
 		got, err := decodeHeader(tt.in)

@@ -96,9 +96,16 @@ func requiredHeader(hdr http.Header, name string) (string, *jsonrpc.Error) {
 
 // decodeHeader undoes the =?base64?…?= form that carries values HTTP
 // headers cannot (non-ASCII names, for one). The markers are matched
-// exactly, in lower case; anything else is a literal value.
+// exactly, in lower case; anything else is a literal value, which may
+// hold only what a header value can (visible ASCII, space and tab):
+// anything else a client must send encoded.
 func decodeHeader(v string) (string, error) {
 	const prefix, suffix = "=?base64?", "?="
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; (c < 0x20 || c > 0x7e) && c != '\t' {
+			return "", errors.New("it holds a character a header value cannot carry as it is; send the value as =?base64?<base64 of its UTF-8>?=")
+		}
+	}
 	if len(v) < len(prefix)+len(suffix) || !strings.HasPrefix(v, prefix) || !strings.HasSuffix(v, suffix) {
 		return v, nil
 	}

@@ -39,6 +39,8 @@ func (b *askingBackend) Tools(context.Context, identity.Caller) ([]mcp.Tool, err
 
 func (b *askingBackend) Check(context.Context, identity.Caller) error { return nil }
 
+func (b *askingBackend) ParamHeaders(string) []mcp.ParamHeader { return nil }
+
 func (b *askingBackend) CallTool(_ context.Context, c identity.Caller, call *mcp.ToolCall, _ progress.Reporter) (*mcp.CallToolResult, error) {
 	b.caps <- call.ClientCapabilities
 	bind := mrtr.Binding{Tenant: c.Tenant, Member: c.Member, Target: "tools/call ask", Args: call.Arguments}

@@ -32,6 +32,8 @@ func (b *decidingBackend) Tools(context.Context, identity.Caller) ([]mcp.Tool, e
 
 func (b *decidingBackend) Check(context.Context, identity.Caller) error { return nil }
 
+func (b *decidingBackend) ParamHeaders(string) []mcp.ParamHeader { return nil }
+
 func (b *decidingBackend) CallTool(_ context.Context, c identity.Caller, call *mcp.ToolCall, _ progress.Reporter) (*mcp.CallToolResult, error) {
 	select {
 	case <-b.decided:

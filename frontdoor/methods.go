@@ -187,9 +187,16 @@ type inputRequiredResult struct {
 }
 
 // callTool hands a tools/call to the backend, with the capabilities this
-// request declared.
+// request declared, once its Mcp-Param headers agree with its arguments.
 func (x *exchange) callTool() (any, error) {
-	res, err := x.runTool(x.r.Context(), x.req.meta[mcp.MetaClientCapabilities])
+	call, err := x.toolCall(x.req.meta[mcp.MetaClientCapabilities])
+	if err != nil {
+		return nil, err
+	}
+	if e := checkParamHeaders(x.r.Header, call.Arguments, x.h.cfg.Tools.ParamHeaders(call.Name)); e != nil {
+		return nil, e
+	}
+	res, err := x.runCall(x.r.Context(), call)
 	if err != nil {
 		return nil, err
 	}
@@ -218,17 +225,6 @@ func (x *exchange) inputRound() (responses json.RawMessage, state string, err er
 	}
 	state, err = optionalString(x.req.params, "requestState")
 	return responses, state, err
-}
-
-// runTool reads the params of a tools/call, runs it on the backend with a
-// progress reporter if the client asked for progress, and returns a copy
-// of the backend's result whose content is never null.
-func (x *exchange) runTool(ctx context.Context, caps json.RawMessage) (*mcp.CallToolResult, error) {
-	call, err := x.toolCall(caps)
-	if err != nil {
-		return nil, err
-	}
-	return x.runCall(ctx, call)
 }
 
 // runCall runs call on the backend, with a progress reporter if the client

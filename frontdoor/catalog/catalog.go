@@ -49,9 +49,13 @@ type Tool struct {
 	// Neither is part of the outputSchema or the structuredContent.
 	OutputField        protoreflect.FieldDescriptor
 	InputRequiredField protoreflect.FieldDescriptor
-	FullMethod         string // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
-	Method             protoreflect.MethodDescriptor
-	input              *jsonschema.Schema
+	// ParamHeaders are the arguments clients mirror into Mcp-Param
+	// headers (x-mcp-header in the inputSchema), which the front door
+	// compares with the arguments of every call.
+	ParamHeaders []mcp.ParamHeader
+	FullMethod   string // gRPC method, e.g. "/taskwire.v1.BoardService/GetTask"
+	Method       protoreflect.MethodDescriptor
+	input        *jsonschema.Schema
 	// always are the response fields marked required: in the result even
 	// when empty, as the outputSchema promises.
 	always []protoreflect.FieldDescriptor
@@ -129,7 +133,11 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 		// Both would carry their rounds in the one requestState.
 		return nil, fmt.Errorf("a tool that asks for confirmation cannot also take %s", clientInputName)
 	}
-	inJSON, outJSON, err := schemas(md, docs, sh)
+	inJSON, outJSON, err := schemas(md, docs, sh, opt.GetInputSchema())
+	if err != nil {
+		return nil, err
+	}
+	headers, err := mcp.ParamHeaders(inJSON)
 	if err != nil {
 		return nil, err
 	}
@@ -147,6 +155,7 @@ func newTool(md protoreflect.MethodDescriptor, opt *mcpv1.Tool, docs comments) (
 	}
 	return &Tool{
 		always:                always,
+		ParamHeaders:          headers,
 		Confirm:               opt.GetConfirm(),
 		ConfirmAssistantsOnly: opt.GetConfirmAssistantsOnly(),
 		ConfirmationField:     cf,
@@ -183,18 +192,21 @@ func checkToolset(ts string) error {
 	return nil
 }
 
-// schemas returns the inputSchema and outputSchema of md. A response that
+// schemas returns the inputSchema and outputSchema of md: the inputSchema
+// written by hand when there is one, else derived from the request. A
+// response that
 // holds nothing but MCP's shapes has no outputSchema: its result is its
 // content blocks, and an empty object schema would promise
 // structuredContent that says nothing.
-func schemas(md protoreflect.MethodDescriptor, docs comments, sh shapes) (in, out json.RawMessage, err error) {
+func schemas(md protoreflect.MethodDescriptor, docs comments, sh shapes, written string) (in, out json.RawMessage, err error) {
 	g := schemaGen{docs: docs}
-	inObj, err := g.object(md.Input(), true)
+	if written != "" {
+		in, err = writtenSchema(md.Input(), written)
+	} else {
+		in, err = g.inputSchema(md.Input())
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("input schema: %w", err)
-	}
-	if in, err = json.Marshal(inObj); err != nil {
-		return nil, nil, err
 	}
 	if (sh.output != nil || sh.inputRequired != nil) && onlyShapes(md.Output()) {
 		return in, nil, nil

@@ -22,3 +22,10 @@ func MustMatchOutputSchema(t *testing.T, tool *Tool, raw []byte) {
 		t.Errorf("structuredContent of %s does not fit its outputSchema: %v\n%s", tool.Def.Name, err, raw)
 	}
 }
+
+// WrittenSchema and ParamHeaderOf expose the checks of a hand-written
+// inputSchema and of a field's mcp_header.
+var (
+	WrittenSchema = writtenSchema
+	ParamHeaderOf = paramHeader
+)

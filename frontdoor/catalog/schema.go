@@ -12,6 +12,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
 // obj is a JSON object that keeps its keys in insertion order, so a schema
@@ -99,6 +100,15 @@ func (g *schemaGen) object(md protoreflect.MessageDescriptor, input bool) (obj, 
 	return append(s, kv{"additionalProperties", false}), nil
 }
 
+// inputSchema returns the inputSchema derived from request md.
+func (g *schemaGen) inputSchema(md protoreflect.MessageDescriptor) (json.RawMessage, error) {
+	o, err := g.object(md, true)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(o)
+}
+
 func fieldOpt(fd protoreflect.FieldDescriptor) *mcpv1.Field {
 	f, _ := proto.GetExtension(fd.Options(), mcpv1.E_Field).(*mcpv1.Field)
 	return f
@@ -119,7 +129,7 @@ func (g *schemaGen) field(fd protoreflect.FieldDescriptor, input bool) (obj, err
 		}
 	}
 	if !fd.IsList() {
-		return g.describe(item, fd), nil
+		return paramHeader(g.describe(item, fd), opt, input)
 	}
 	s := obj{{"type", "array"}, {"items", item}}
 	if input && opt != nil {
@@ -130,7 +140,23 @@ func (g *schemaGen) field(fd protoreflect.FieldDescriptor, input bool) (obj, err
 			s = append(s, kv{"maxItems", opt.GetMaxItems()})
 		}
 	}
-	return g.describe(s, fd), nil
+	return paramHeader(g.describe(s, fd), opt, input)
+}
+
+// paramHeader adds the field's x-mcp-header, if it has one, to its schema
+// s. Whether the field may have one (a single string, integer or boolean,
+// reached through properties alone) is mcp.ParamHeaders' to say, on the
+// whole inputSchema; only that a response has none is said here, since
+// a header mirrors an argument.
+func paramHeader(s obj, opt *mcpv1.Field, input bool) (obj, error) {
+	h := opt.GetMcpHeader()
+	switch {
+	case h == "":
+		return s, nil
+	case !input:
+		return nil, fmt.Errorf("mcp_header names the header of an argument: a response field cannot have one")
+	}
+	return append(s, kv{mcp.KeywordParamHeader, h}), nil
 }
 
 // kindRanges are the values each integer kind holds. Every integer of a

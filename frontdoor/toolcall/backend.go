@@ -202,6 +202,15 @@ func (b *Backend) access(ctx context.Context, c identity.Caller) (*taskwirev1.Ge
 	return resp, nil
 }
 
+// ParamHeaders returns the x-mcp-header annotations of tool name, as the
+// catalogue read them from its inputSchema.
+func (b *Backend) ParamHeaders(name string) []mcp.ParamHeader {
+	if t, ok := b.cfg.Catalog.Lookup(name); ok {
+		return t.ParamHeaders
+	}
+	return nil
+}
+
 // CallTool runs tool name for c. See frontdoor.ToolBackend for the meaning
 // of its errors.
 func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.ToolCall, report progress.Reporter) (*mcp.CallToolResult, error) {

@@ -2264,6 +2264,293 @@ func (x *InputRequiredResultCapabilitiesResponse) GetInputRequired() *v1.InputRe
 	return nil
 }
 
+type JsonSchema202012Request struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The name of the person to contact.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Where the person lives.
+	Address *JsonSchema202012Request_Address `protobuf:"bytes,2,opt,name=address,proto3" json:"address,omitempty"`
+	// How to contact the person: "phone" or "email".
+	ContactMethod string `protobuf:"bytes,3,opt,name=contact_method,json=contactMethod,proto3" json:"contact_method,omitempty"`
+	// A phone number.
+	Phone string `protobuf:"bytes,4,opt,name=phone,proto3" json:"phone,omitempty"`
+	// An email address.
+	Email         string `protobuf:"bytes,5,opt,name=email,proto3" json:"email,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JsonSchema202012Request) Reset() {
+	*x = JsonSchema202012Request{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[50]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JsonSchema202012Request) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JsonSchema202012Request) ProtoMessage() {}
+
+func (x *JsonSchema202012Request) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[50]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JsonSchema202012Request.ProtoReflect.Descriptor instead.
+func (*JsonSchema202012Request) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{50}
+}
+
+func (x *JsonSchema202012Request) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *JsonSchema202012Request) GetAddress() *JsonSchema202012Request_Address {
+	if x != nil {
+		return x.Address
+	}
+	return nil
+}
+
+func (x *JsonSchema202012Request) GetContactMethod() string {
+	if x != nil {
+		return x.ContactMethod
+	}
+	return ""
+}
+
+func (x *JsonSchema202012Request) GetPhone() string {
+	if x != nil {
+		return x.Phone
+	}
+	return ""
+}
+
+func (x *JsonSchema202012Request) GetEmail() string {
+	if x != nil {
+		return x.Email
+	}
+	return ""
+}
+
+type JsonSchema202012Response struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JsonSchema202012Response) Reset() {
+	*x = JsonSchema202012Response{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[51]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JsonSchema202012Response) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JsonSchema202012Response) ProtoMessage() {}
+
+func (x *JsonSchema202012Response) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[51]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JsonSchema202012Response.ProtoReflect.Descriptor instead.
+func (*JsonSchema202012Response) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{51}
+}
+
+func (x *JsonSchema202012Response) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+type CustomHeadersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// A region, mirrored into the header Mcp-Param-Region.
+	Region string `protobuf:"bytes,1,opt,name=region,proto3" json:"region,omitempty"`
+	// A priority, mirrored into the header Mcp-Param-Priority.
+	Priority int32 `protobuf:"varint,2,opt,name=priority,proto3" json:"priority,omitempty"`
+	// Whether to say more, mirrored into the header Mcp-Param-Verbose.
+	Verbose       bool `protobuf:"varint,3,opt,name=verbose,proto3" json:"verbose,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CustomHeadersRequest) Reset() {
+	*x = CustomHeadersRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[52]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CustomHeadersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CustomHeadersRequest) ProtoMessage() {}
+
+func (x *CustomHeadersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[52]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CustomHeadersRequest.ProtoReflect.Descriptor instead.
+func (*CustomHeadersRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{52}
+}
+
+func (x *CustomHeadersRequest) GetRegion() string {
+	if x != nil {
+		return x.Region
+	}
+	return ""
+}
+
+func (x *CustomHeadersRequest) GetPriority() int32 {
+	if x != nil {
+		return x.Priority
+	}
+	return 0
+}
+
+func (x *CustomHeadersRequest) GetVerbose() bool {
+	if x != nil {
+		return x.Verbose
+	}
+	return false
+}
+
+type CustomHeadersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CustomHeadersResponse) Reset() {
+	*x = CustomHeadersResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[53]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CustomHeadersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CustomHeadersResponse) ProtoMessage() {}
+
+func (x *CustomHeadersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[53]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CustomHeadersResponse.ProtoReflect.Descriptor instead.
+func (*CustomHeadersResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{53}
+}
+
+func (x *CustomHeadersResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+// Address is a postal address.
+type JsonSchema202012Request_Address struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The street and number.
+	Street string `protobuf:"bytes,1,opt,name=street,proto3" json:"street,omitempty"`
+	// The city.
+	City          string `protobuf:"bytes,2,opt,name=city,proto3" json:"city,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JsonSchema202012Request_Address) Reset() {
+	*x = JsonSchema202012Request_Address{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JsonSchema202012Request_Address) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JsonSchema202012Request_Address) ProtoMessage() {}
+
+func (x *JsonSchema202012Request_Address) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JsonSchema202012Request_Address.ProtoReflect.Descriptor instead.
+func (*JsonSchema202012Request_Address) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{50, 0}
+}
+
+func (x *JsonSchema202012Request_Address) GetStreet() string {
+	if x != nil {
+		return x.Street
+	}
+	return ""
+}
+
+func (x *JsonSchema202012Request_Address) GetCity() string {
+	if x != nil {
+		return x.City
+	}
+	return ""
+}
+
 var File_taskwire_conformance_v1_conformance_proto protoreflect.FileDescriptor
 
 const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
@@ -2373,7 +2660,24 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\x05input\x18\x01 \x01(\v2\x1c.taskwire.mcp.v1.ClientInputR\x05input\"\xa5\x01\n" +
 	"'InputRequiredResultCapabilitiesResponse\x123\n" +
 	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\x12E\n" +
-	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired2\xefA\n" +
+	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired\"\x8b\x02\n" +
+	"\x17JsonSchema202012Request\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12R\n" +
+	"\aaddress\x18\x02 \x01(\v28.taskwire.conformance.v1.JsonSchema202012Request.AddressR\aaddress\x12%\n" +
+	"\x0econtact_method\x18\x03 \x01(\tR\rcontactMethod\x12\x14\n" +
+	"\x05phone\x18\x04 \x01(\tR\x05phone\x12\x14\n" +
+	"\x05email\x18\x05 \x01(\tR\x05email\x1a5\n" +
+	"\aAddress\x12\x16\n" +
+	"\x06street\x18\x01 \x01(\tR\x06street\x12\x12\n" +
+	"\x04city\x18\x02 \x01(\tR\x04city\"O\n" +
+	"\x18JsonSchema202012Response\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"\x95\x01\n" +
+	"\x14CustomHeadersRequest\x12$\n" +
+	"\x06region\x18\x01 \x01(\tB\f\xd2\xda\x18\bB\x06RegionR\x06region\x12.\n" +
+	"\bpriority\x18\x02 \x01(\x05B\x12\xd2\xda\x18\x0e\x10\x00\x18\tB\bPriorityR\bpriority\x12'\n" +
+	"\averbose\x18\x03 \x01(\bB\r\xd2\xda\x18\tB\aVerboseR\averbose\"L\n" +
+	"\x15CustomHeadersResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output2\xe9O\n" +
 	"\x12ConformanceService\x12\xdd\x01\n" +
 	"\n" +
 	"SimpleText\x12*.taskwire.conformance.v1.SimpleTextRequest\x1a+.taskwire.conformance.v1.SimpleTextResponse\"v\xca\xda\x18r\n" +
@@ -2425,7 +2729,12 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	" InputRequiredResultTamperedState\x12@.taskwire.conformance.v1.InputRequiredResultTamperedStateRequest\x1aA.taskwire.conformance.v1.InputRequiredResultTamperedStateResponse\"\xf0\x01\xca\xda\x18\xeb\x01\n" +
 	")test_input_required_result_tampered_state\x12\x1eInput required: tampered state\x1a\x88\x01Conformance fixture: asks for a confirmation with request state in an input_required result; a retry whose state was altered is refused. \x01B\x04readZ\vconformance\x12\xc6\x03\n" +
 	"\x1fInputRequiredResultCapabilities\x12?.taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest\x1a@.taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse\"\x9f\x02\xca\xda\x18\x9a\x02\n" +
-	"'test_input_required_result_capabilities\x12#Input required: client capabilities\x1a\xb4\x01Conformance fixture: asks, in an input_required result, only for the inputs (elicitation, sampling, roots) the client declared it supports; completes at once when it declared none. \x01B\x04readZ\vconformanceBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
+	"'test_input_required_result_capabilities\x12#Input required: client capabilities\x1a\xb4\x01Conformance fixture: asks, in an input_required result, only for the inputs (elicitation, sampling, roots) the client declared it supports; completes at once when it declared none. \x01B\x04readZ\vconformance\x12\xf5\n" +
+	"\n" +
+	"\x10JsonSchema202012\x120.taskwire.conformance.v1.JsonSchema202012Request\x1a1.taskwire.conformance.v1.JsonSchema202012Response\"\xfb\t\xca\xda\x18\xf6\t\n" +
+	"\x18json_schema_2020_12_tool\x12\x13JSON Schema 2020-12\x1a\x83\x02Conformance fixture: takes a name, an address and a way to be contacted (a phone number or an email address, whichever contactMethod names), described with JSON Schema 2020-12 ($defs with an $anchor, $ref, allOf and anyOf, if/then/else), and says what it got. \x010\x01B\x04readZ\vconformancej\xa7\a{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\",\"description\":\"The street and number.\"},\"city\":{\"type\":\"string\",\"description\":\"The city.\"}}}},\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The name of the person to contact.\"},\"address\":{\"$ref\":\"#/$defs/address\",\"description\":\"Where the person lives.\"},\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"],\"description\":\"How to contact the person: phone needs phone, email needs email.\"},\"phone\":{\"type\":\"string\",\"description\":\"A phone number.\"},\"email\":{\"type\":\"string\",\"description\":\"An email address.\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}\x12\xff\x02\n" +
+	"\rCustomHeaders\x12-.taskwire.conformance.v1.CustomHeadersRequest\x1a..taskwire.conformance.v1.CustomHeadersResponse\"\x8e\x02\xca\xda\x18\x89\x02\n" +
+	"\x13test_custom_headers\x12\x0eCustom headers\x1a\xca\x01Conformance fixture: takes a region, a priority and a verbose flag, which clients mirror into the headers Mcp-Param-Region, Mcp-Param-Priority and Mcp-Param-Verbose (x-mcp-header), and says what it got. \x010\x01B\x04readZ\vconformanceBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
 
 var (
 	file_taskwire_conformance_v1_conformance_proto_rawDescOnce sync.Once
@@ -2439,7 +2748,7 @@ func file_taskwire_conformance_v1_conformance_proto_rawDescGZIP() []byte {
 	return file_taskwire_conformance_v1_conformance_proto_rawDescData
 }
 
-var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 50)
+var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
 var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*SimpleTextRequest)(nil),                         // 0: taskwire.conformance.v1.SimpleTextRequest
 	(*SimpleTextResponse)(nil),                        // 1: taskwire.conformance.v1.SimpleTextResponse
@@ -2491,119 +2800,131 @@ var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*InputRequiredResultTamperedStateResponse)(nil),  // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
 	(*InputRequiredResultCapabilitiesRequest)(nil),    // 48: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
 	(*InputRequiredResultCapabilitiesResponse)(nil),   // 49: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
-	(*v1.ToolOutput)(nil),                             // 50: taskwire.mcp.v1.ToolOutput
-	(*v1.ClientInput)(nil),                            // 51: taskwire.mcp.v1.ClientInput
-	(*v1.InputRequired)(nil),                          // 52: taskwire.mcp.v1.InputRequired
+	(*JsonSchema202012Request)(nil),                   // 50: taskwire.conformance.v1.JsonSchema202012Request
+	(*JsonSchema202012Response)(nil),                  // 51: taskwire.conformance.v1.JsonSchema202012Response
+	(*CustomHeadersRequest)(nil),                      // 52: taskwire.conformance.v1.CustomHeadersRequest
+	(*CustomHeadersResponse)(nil),                     // 53: taskwire.conformance.v1.CustomHeadersResponse
+	(*JsonSchema202012Request_Address)(nil),           // 54: taskwire.conformance.v1.JsonSchema202012Request.Address
+	(*v1.ToolOutput)(nil),                             // 55: taskwire.mcp.v1.ToolOutput
+	(*v1.ClientInput)(nil),                            // 56: taskwire.mcp.v1.ClientInput
+	(*v1.InputRequired)(nil),                          // 57: taskwire.mcp.v1.InputRequired
 }
 var file_taskwire_conformance_v1_conformance_proto_depIdxs = []int32{
-	50, // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	51, // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	50, // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	50, // 28: taskwire.conformance.v1.TriggerPromptChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	51, // 29: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 31: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 32: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 34: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 35: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 40: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 46: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 49: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	51, // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	50, // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	52, // 52: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	0,  // 53: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
-	2,  // 54: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
-	4,  // 55: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
-	6,  // 56: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
-	8,  // 57: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
-	10, // 58: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
-	12, // 59: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
-	14, // 60: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
-	16, // 61: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
-	18, // 62: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
-	20, // 63: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
-	22, // 64: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
-	24, // 65: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
-	26, // 66: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
-	28, // 67: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
-	30, // 68: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
-	32, // 69: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:input_type -> taskwire.conformance.v1.TriggerPromptChangeRequest
-	34, // 70: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
-	36, // 71: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
-	38, // 72: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
-	40, // 73: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
-	42, // 74: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
-	44, // 75: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
-	46, // 76: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
-	48, // 77: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
-	1,  // 78: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
-	3,  // 79: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
-	5,  // 80: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
-	7,  // 81: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
-	9,  // 82: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
-	11, // 83: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
-	13, // 84: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
-	15, // 85: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
-	17, // 86: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
-	19, // 87: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
-	21, // 88: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
-	23, // 89: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
-	25, // 90: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
-	27, // 91: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
-	29, // 92: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
-	31, // 93: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
-	33, // 94: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:output_type -> taskwire.conformance.v1.TriggerPromptChangeResponse
-	35, // 95: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
-	37, // 96: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
-	39, // 97: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
-	41, // 98: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
-	43, // 99: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
-	45, // 100: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
-	47, // 101: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
-	49, // 102: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
-	78, // [78:103] is the sub-list for method output_type
-	53, // [53:78] is the sub-list for method input_type
-	53, // [53:53] is the sub-list for extension type_name
-	53, // [53:53] is the sub-list for extension extendee
-	0,  // [0:53] is the sub-list for field type_name
+	55, // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	56, // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	55, // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 28: taskwire.conformance.v1.TriggerPromptChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	56, // 29: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 31: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 32: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 34: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 35: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 40: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 46: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 49: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	56, // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	55, // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	57, // 52: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	54, // 53: taskwire.conformance.v1.JsonSchema202012Request.address:type_name -> taskwire.conformance.v1.JsonSchema202012Request.Address
+	55, // 54: taskwire.conformance.v1.JsonSchema202012Response.output:type_name -> taskwire.mcp.v1.ToolOutput
+	55, // 55: taskwire.conformance.v1.CustomHeadersResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	0,  // 56: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
+	2,  // 57: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
+	4,  // 58: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
+	6,  // 59: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
+	8,  // 60: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
+	10, // 61: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
+	12, // 62: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
+	14, // 63: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
+	16, // 64: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
+	18, // 65: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
+	20, // 66: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
+	22, // 67: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
+	24, // 68: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
+	26, // 69: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
+	28, // 70: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
+	30, // 71: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
+	32, // 72: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:input_type -> taskwire.conformance.v1.TriggerPromptChangeRequest
+	34, // 73: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
+	36, // 74: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
+	38, // 75: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
+	40, // 76: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
+	42, // 77: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
+	44, // 78: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
+	46, // 79: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
+	48, // 80: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
+	50, // 81: taskwire.conformance.v1.ConformanceService.JsonSchema202012:input_type -> taskwire.conformance.v1.JsonSchema202012Request
+	52, // 82: taskwire.conformance.v1.ConformanceService.CustomHeaders:input_type -> taskwire.conformance.v1.CustomHeadersRequest
+	1,  // 83: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
+	3,  // 84: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
+	5,  // 85: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
+	7,  // 86: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
+	9,  // 87: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
+	11, // 88: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
+	13, // 89: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
+	15, // 90: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
+	17, // 91: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
+	19, // 92: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
+	21, // 93: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
+	23, // 94: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
+	25, // 95: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
+	27, // 96: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
+	29, // 97: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
+	31, // 98: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
+	33, // 99: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:output_type -> taskwire.conformance.v1.TriggerPromptChangeResponse
+	35, // 100: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
+	37, // 101: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
+	39, // 102: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
+	41, // 103: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
+	43, // 104: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
+	45, // 105: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
+	47, // 106: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
+	49, // 107: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
+	51, // 108: taskwire.conformance.v1.ConformanceService.JsonSchema202012:output_type -> taskwire.conformance.v1.JsonSchema202012Response
+	53, // 109: taskwire.conformance.v1.ConformanceService.CustomHeaders:output_type -> taskwire.conformance.v1.CustomHeadersResponse
+	83, // [83:110] is the sub-list for method output_type
+	56, // [56:83] is the sub-list for method input_type
+	56, // [56:56] is the sub-list for extension type_name
+	56, // [56:56] is the sub-list for extension extendee
+	0,  // [0:56] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_conformance_v1_conformance_proto_init() }
@@ -2617,7 +2938,7 @@ func file_taskwire_conformance_v1_conformance_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_conformance_v1_conformance_proto_rawDesc), len(file_taskwire_conformance_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   50,
+			NumMessages:   55,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

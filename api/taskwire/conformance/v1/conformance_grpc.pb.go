@@ -44,6 +44,8 @@ const (
 	ConformanceService_InputRequiredResultMultiRound_FullMethodName     = "/taskwire.conformance.v1.ConformanceService/InputRequiredResultMultiRound"
 	ConformanceService_InputRequiredResultTamperedState_FullMethodName  = "/taskwire.conformance.v1.ConformanceService/InputRequiredResultTamperedState"
 	ConformanceService_InputRequiredResultCapabilities_FullMethodName   = "/taskwire.conformance.v1.ConformanceService/InputRequiredResultCapabilities"
+	ConformanceService_JsonSchema202012_FullMethodName                  = "/taskwire.conformance.v1.ConformanceService/JsonSchema202012"
+	ConformanceService_CustomHeaders_FullMethodName                     = "/taskwire.conformance.v1.ConformanceService/CustomHeaders"
 )
 
 // ConformanceServiceClient is the client API for ConformanceService service.
@@ -115,6 +117,11 @@ type ConformanceServiceClient interface {
 	// InputRequiredResultCapabilities asks only for what the client
 	// declared.
 	InputRequiredResultCapabilities(ctx context.Context, in *InputRequiredResultCapabilitiesRequest, opts ...grpc.CallOption) (*InputRequiredResultCapabilitiesResponse, error)
+	// JsonSchema202012 takes arguments described with JSON Schema 2020-12
+	// keywords no request message can state.
+	JsonSchema202012(ctx context.Context, in *JsonSchema202012Request, opts ...grpc.CallOption) (*JsonSchema202012Response, error)
+	// CustomHeaders takes arguments that clients mirror into HTTP headers.
+	CustomHeaders(ctx context.Context, in *CustomHeadersRequest, opts ...grpc.CallOption) (*CustomHeadersResponse, error)
 }
 
 type conformanceServiceClient struct {
@@ -375,6 +382,26 @@ func (c *conformanceServiceClient) InputRequiredResultCapabilities(ctx context.C
 	return out, nil
 }
 
+func (c *conformanceServiceClient) JsonSchema202012(ctx context.Context, in *JsonSchema202012Request, opts ...grpc.CallOption) (*JsonSchema202012Response, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(JsonSchema202012Response)
+	err := c.cc.Invoke(ctx, ConformanceService_JsonSchema202012_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *conformanceServiceClient) CustomHeaders(ctx context.Context, in *CustomHeadersRequest, opts ...grpc.CallOption) (*CustomHeadersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CustomHeadersResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_CustomHeaders_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ConformanceServiceServer is the server API for ConformanceService service.
 // All implementations must embed UnimplementedConformanceServiceServer
 // for forward compatibility.
@@ -444,6 +471,11 @@ type ConformanceServiceServer interface {
 	// InputRequiredResultCapabilities asks only for what the client
 	// declared.
 	InputRequiredResultCapabilities(context.Context, *InputRequiredResultCapabilitiesRequest) (*InputRequiredResultCapabilitiesResponse, error)
+	// JsonSchema202012 takes arguments described with JSON Schema 2020-12
+	// keywords no request message can state.
+	JsonSchema202012(context.Context, *JsonSchema202012Request) (*JsonSchema202012Response, error)
+	// CustomHeaders takes arguments that clients mirror into HTTP headers.
+	CustomHeaders(context.Context, *CustomHeadersRequest) (*CustomHeadersResponse, error)
 	mustEmbedUnimplementedConformanceServiceServer()
 }
 
@@ -528,6 +560,12 @@ func (UnimplementedConformanceServiceServer) InputRequiredResultTamperedState(co
 }
 func (UnimplementedConformanceServiceServer) InputRequiredResultCapabilities(context.Context, *InputRequiredResultCapabilitiesRequest) (*InputRequiredResultCapabilitiesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method InputRequiredResultCapabilities not implemented")
+}
+func (UnimplementedConformanceServiceServer) JsonSchema202012(context.Context, *JsonSchema202012Request) (*JsonSchema202012Response, error) {
+	return nil, status.Error(codes.Unimplemented, "method JsonSchema202012 not implemented")
+}
+func (UnimplementedConformanceServiceServer) CustomHeaders(context.Context, *CustomHeadersRequest) (*CustomHeadersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CustomHeaders not implemented")
 }
 func (UnimplementedConformanceServiceServer) mustEmbedUnimplementedConformanceServiceServer() {}
 func (UnimplementedConformanceServiceServer) testEmbeddedByValue()                            {}
@@ -1000,6 +1038,42 @@ func _ConformanceService_InputRequiredResultCapabilities_Handler(srv interface{}
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ConformanceService_JsonSchema202012_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(JsonSchema202012Request)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).JsonSchema202012(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_JsonSchema202012_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).JsonSchema202012(ctx, req.(*JsonSchema202012Request))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ConformanceService_CustomHeaders_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CustomHeadersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).CustomHeaders(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_CustomHeaders_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).CustomHeaders(ctx, req.(*CustomHeadersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ConformanceService_ServiceDesc is the grpc.ServiceDesc for ConformanceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1106,6 +1180,14 @@ var ConformanceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "InputRequiredResultCapabilities",
 			Handler:    _ConformanceService_InputRequiredResultCapabilities_Handler,
+		},
+		{
+			MethodName: "JsonSchema202012",
+			Handler:    _ConformanceService_JsonSchema202012_Handler,
+		},
+		{
+			MethodName: "CustomHeaders",
+			Handler:    _ConformanceService_CustomHeaders_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

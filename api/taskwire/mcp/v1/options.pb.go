@@ -63,8 +63,16 @@ type Tool struct {
 	// question. For calls a person may make freely but must allow an
 	// assistant, e.g. approving work for assistants.
 	ConfirmAssistantsOnly bool `protobuf:"varint,12,opt,name=confirm_assistants_only,json=confirmAssistantsOnly,proto3" json:"confirm_assistants_only,omitempty"`
-	unknownFields         protoimpl.UnknownFields
-	sizeCache             protoimpl.SizeCache
+	// A JSON Schema 2020-12 object schema, as JSON text, that replaces the
+	// inputSchema derived from the request message, for a contract the
+	// message cannot state: composition (allOf, anyOf), conditionals
+	// (if/then/else), definitions referred to by $ref. Every property at its
+	// top level must name a field of the request message (by its name or
+	// its JSON name); the arguments it admits still go through protojson
+	// into that message, and what does not fit is the caller's to fix.
+	InputSchema   string `protobuf:"bytes,13,opt,name=input_schema,json=inputSchema,proto3" json:"input_schema,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Tool) Reset() {
@@ -181,6 +189,13 @@ func (x *Tool) GetConfirmAssistantsOnly() bool {
 	return false
 }
 
+func (x *Tool) GetInputSchema() string {
+	if x != nil {
+		return x.InputSchema
+	}
+	return ""
+}
+
 // Field refines how a request field appears in a tool's inputSchema, and
 // which fields of a response are always in its structuredContent.
 type Field struct {
@@ -206,7 +221,14 @@ type Field struct {
 	Confirmation bool `protobuf:"varint,6,opt,name=confirmation,proto3" json:"confirmation,omitempty"`
 	// For strings (each string of a repeated field): the most characters
 	// (Unicode code points) accepted.
-	MaxLength     *uint32 `protobuf:"varint,7,opt,name=max_length,json=maxLength,proto3,oneof" json:"max_length,omitempty"`
+	MaxLength *uint32 `protobuf:"varint,7,opt,name=max_length,json=maxLength,proto3,oneof" json:"max_length,omitempty"`
+	// For a single string, integer, boolean or enum field of a request: the
+	// name X of the HTTP header Mcp-Param-X into which clients mirror the
+	// argument (the schema's x-mcp-header, MCP 2026-07-28), so that proxies
+	// can route on it without reading the body. The front door refuses a
+	// call whose header and argument differ. Never on a secret: whoever
+	// relays the request sees its headers.
+	McpHeader     string `protobuf:"bytes,8,opt,name=mcp_header,json=mcpHeader,proto3" json:"mcp_header,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -290,6 +312,13 @@ func (x *Field) GetMaxLength() uint32 {
 	return 0
 }
 
+func (x *Field) GetMcpHeader() string {
+	if x != nil {
+		return x.McpHeader
+	}
+	return ""
+}
+
 var file_taskwire_mcp_v1_options_proto_extTypes = []protoimpl.ExtensionInfo{
 	{
 		ExtendedType:  (*descriptorpb.MethodOptions)(nil),
@@ -329,7 +358,7 @@ var File_taskwire_mcp_v1_options_proto protoreflect.FileDescriptor
 
 const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\n" +
-	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\xed\x02\n" +
+	"\x1dtaskwire/mcp/v1/options.proto\x12\x0ftaskwire.mcp.v1\x1a google/protobuf/descriptor.proto\"\x90\x03\n" +
 	"\x04Tool\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05title\x18\x02 \x01(\tR\x05title\x12 \n" +
@@ -346,7 +375,8 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\bmin_role\x18\n" +
 	" \x01(\tR\aminRole\x12\x18\n" +
 	"\atoolset\x18\v \x01(\tR\atoolset\x126\n" +
-	"\x17confirm_assistants_only\x18\f \x01(\bR\x15confirmAssistantsOnly\"\xb0\x02\n" +
+	"\x17confirm_assistants_only\x18\f \x01(\bR\x15confirmAssistantsOnly\x12!\n" +
+	"\finput_schema\x18\r \x01(\tR\vinputSchema\"\xcf\x02\n" +
 	"\x05Field\x12\x1a\n" +
 	"\brequired\x18\x01 \x01(\bR\brequired\x12\x1d\n" +
 	"\aminimum\x18\x02 \x01(\x03H\x00R\aminimum\x88\x01\x01\x12\x1d\n" +
@@ -355,7 +385,9 @@ const file_taskwire_mcp_v1_options_proto_rawDesc = "" +
 	"\tmin_items\x18\x05 \x01(\rH\x03R\bminItems\x88\x01\x01\x12\"\n" +
 	"\fconfirmation\x18\x06 \x01(\bR\fconfirmation\x12\"\n" +
 	"\n" +
-	"max_length\x18\a \x01(\rH\x04R\tmaxLength\x88\x01\x01B\n" +
+	"max_length\x18\a \x01(\rH\x04R\tmaxLength\x88\x01\x01\x12\x1d\n" +
+	"\n" +
+	"mcp_header\x18\b \x01(\tR\tmcpHeaderB\n" +
 	"\n" +
 	"\b_minimumB\n" +
 	"\n" +
