@@ -193,11 +193,10 @@ func checkToolset(ts string) error {
 }
 
 // schemas returns the inputSchema and outputSchema of md: the inputSchema
-// written by hand when there is one, else derived from the request. A
-// response that
-// holds nothing but MCP's shapes has no outputSchema: its result is its
-// content blocks, and an empty object schema would promise
-// structuredContent that says nothing.
+// written in the tool option when there is one, else derived from the
+// request. A response that holds nothing but MCP's shapes has no
+// outputSchema: its result is its content blocks, and an empty object
+// schema would promise structuredContent that says nothing.
 func schemas(md protoreflect.MethodDescriptor, docs comments, sh shapes, written string) (in, out json.RawMessage, err error) {
 	g := schemaGen{docs: docs}
 	if written != "" {
