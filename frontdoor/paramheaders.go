@@ -35,7 +35,7 @@ func checkParamHeaders(hdr http.Header, args json.RawMessage, params []mcp.Param
 // checkParamHeader compares the header of p with its argument in args.
 func checkParamHeader(hdr http.Header, args json.RawMessage, p mcp.ParamHeader) *jsonrpc.Error {
 	values := hdr.Values(p.Header())
-	arg, present := argumentAt(args, p.Path)
+	arg, present := p.In(args)
 	if !present {
 		if len(values) > 0 {
 			return mismatch("the " + p.Header() + " header is there but " + p.Argument() + " is not: send the header only with its argument")
@@ -53,22 +53,6 @@ func checkParamHeader(hdr http.Header, args json.RawMessage, p mcp.ParamHeader) 
 		return mismatch("the " + p.Header() + " header does not match " + p.Argument())
 	}
 	return nil
-}
-
-// argumentAt returns the argument at path in args, and false when it is
-// absent or null, as the header is then omitted.
-func argumentAt(args json.RawMessage, path []string) (json.RawMessage, bool) {
-	v := args
-	for _, key := range path {
-		members, ok := object(v)
-		if !ok {
-			return nil, false
-		}
-		if v, ok = members[key]; !ok {
-			return nil, false
-		}
-	}
-	return v, len(v) > 0 && string(v) != "null"
 }
 
 // sameValue reports whether the header value h (decoded) says the same as

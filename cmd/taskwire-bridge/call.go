@@ -84,6 +84,9 @@ func (c *call) relay(resp *http.Response, data []byte) bool {
 		json.Unmarshal(m.Result, &r)
 		c.b.up.setSession(resp.Header.Get(mcp.HeaderSessionID), r.ProtocolVersion)
 	}
+	if c.msg.method == "tools/list" && m.Result != nil {
+		c.b.up.learnTools(m.Result)
+	}
 	c.emit(data, true)
 	return false
 }

@@ -20,9 +20,11 @@ type era struct {
 	session string // Mcp-Session-Id of a legacy message
 }
 
-// upstream is the Taskwire endpoint. The only state it keeps is the
-// legacy session a client opened with initialize, because older revisions
-// require it on every later request; modern requests carry all they need.
+// upstream is the Taskwire endpoint. The state it keeps is the legacy
+// session a client opened with initialize, because older revisions
+// require it on every later request, and the x-mcp-header annotations of
+// the tools listed, because modern calls must mirror those arguments in
+// headers; modern requests carry all else they need.
 type upstream struct {
 	url    string
 	token  string
@@ -32,6 +34,9 @@ type upstream struct {
 	mu      sync.Mutex
 	session string // Mcp-Session-Id the server set on initialize
 	version string // the version it answered
+	// params are the x-mcp-header annotations of each tool, by name, as
+	// the last tools/list the client made through the bridge showed them.
+	params map[string][]mcp.ParamHeader
 }
 
 // eraOf decides a message's era from the message itself, as a stateless
@@ -83,6 +88,9 @@ func (u *upstream) post(ctx context.Context, m *message, e era) (*http.Response,
 		h.Set(mcp.HeaderMethod, headerValue(m.method))
 		if name, ok := nameOf(m); ok {
 			h.Set(mcp.HeaderName, headerValue(name))
+		}
+		if m.method == "tools/call" {
+			u.setParamHeaders(h, m)
 		}
 	}
 	return u.client.Do(req)

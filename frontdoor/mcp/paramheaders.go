@@ -33,6 +33,24 @@ func (p ParamHeader) Header() string { return HeaderParamPrefix + p.Name }
 // Argument names the argument in a sentence: arguments.target.region.
 func (p ParamHeader) Argument() string { return "arguments." + strings.Join(p.Path, ".") }
 
+// In returns the argument p mirrors in args, the arguments object of a
+// tools/call, and false when it is absent or null: then its header is
+// omitted (MCP 2026-07-28, "Header extraction").
+func (p ParamHeader) In(args json.RawMessage) (json.RawMessage, bool) {
+	v := args
+	for _, key := range p.Path {
+		var members map[string]json.RawMessage
+		if json.Unmarshal(v, &members) != nil {
+			return nil, false
+		}
+		var ok bool
+		if v, ok = members[key]; !ok {
+			return nil, false
+		}
+	}
+	return v, len(v) > 0 && string(v) != "null"
+}
+
 // ParamHeaders returns the x-mcp-header annotations of inputSchema, sorted
 // by path, and an error naming the first that breaks a rule of MCP
 // 2026-07-28 (server/tools, "x-mcp-header"): clients must drop such a
