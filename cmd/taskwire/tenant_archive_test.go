@@ -25,7 +25,7 @@ func TestExportImportCommands(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "acme.zip")
 
 	out := runOK(t, "export", "--data", from, "--tenant", "acme", "--out", file)
-	if !strings.Contains(out, "Exported tenant acme to "+file) || !strings.Contains(out, "1 tasks, 0 links, 1 comments") {
+	if !strings.Contains(out, "Exported tenant acme to "+file) || !strings.Contains(out, "1 task, 0 links, 1 comment,") {
 		t.Errorf("export printed %q, want the tenant, the file and the counts", out)
 	}
 	out = runOK(t, "import", "--data", to, "--from", file, "--tenant", "beta")
