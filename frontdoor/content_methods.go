@@ -41,6 +41,9 @@ func (x *exchange) resourcesBody() (resourcesBody, error) {
 		return resourcesBody{}, err
 	}
 	rs, err := x.h.cfg.Resources.Resources(x.r.Context(), x.caller)
+	if err == nil && x.appsDeclared() {
+		rs = append(rs, x.h.cfg.Apps.Views()...)
+	}
 	return resourcesBody{Resources: nonNil(rs)}, err
 }
 
@@ -64,7 +67,10 @@ func (x *exchange) contentsBody() (contentsBody, error) {
 		return contentsBody{}, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.uri must be a string naming a resource")
 	}
 	x.tool = uri
-	contents, err := x.h.cfg.Resources.ReadResource(x.r.Context(), x.caller, uri)
+	contents, handled, err := x.readView(uri)
+	if !handled {
+		contents, err = x.h.cfg.Resources.ReadResource(x.r.Context(), x.caller, uri)
+	}
 	if err == nil && len(contents) == 0 {
 		err = &mcp.ResourceNotFoundError{URI: uri} // never empty contents
 	}

@@ -91,6 +91,10 @@ type Config struct {
 	Resources   ResourceBackend
 	Prompts     PromptBackend
 	Completions CompletionBackend
+	// Apps serves the views of MCP Apps (apps.go), which are listed and
+	// read through the methods of Resources, so it needs Resources. Nil:
+	// the extension is neither declared nor honoured.
+	Apps AppBackend
 	// ServerInfo is sent in the _meta of every result. Default name
 	// "taskwire", version "(devel)".
 	ServerInfo mcp.Implementation
@@ -165,6 +169,8 @@ func (c Config) Validate() error {
 		return errors.New("frontdoor: Config.Verifier is required")
 	case c.Tools == nil:
 		return errors.New("frontdoor: Config.Tools is required")
+	case c.Apps != nil && c.Resources == nil:
+		return errors.New("frontdoor: Config.Apps needs Config.Resources: views are resources")
 	case c.Logger == nil:
 		return errors.New("frontdoor: Config.Logger is required (pass slog.New(slog.DiscardHandler) to log nothing)")
 	case c.MaxBodyBytes < 0:

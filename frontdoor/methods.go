@@ -71,6 +71,7 @@ type discoverResult struct {
 type serverCapabilities struct {
 	Tools listCapability `json:"tools"`
 	contentCapabilities
+	Extensions map[string]any `json:"extensions,omitempty"`
 }
 
 // listCapability is a feature whose list may change while a client uses it.
@@ -83,6 +84,7 @@ func (x *exchange) discover() (any, error) {
 	watched := x.h.cfg.Events != nil
 	caps.Tools.ListChanged = watched
 	caps.contentCapabilities = x.h.contentCapabilities(watched)
+	caps.Extensions = x.h.extensions()
 	return discoverResult{
 		resultHead:        x.head(),
 		Capabilities:      caps,
@@ -131,7 +133,7 @@ func (x *exchange) toolPage() ([]mcp.Tool, string, error) {
 	if end < len(tools) {
 		next = makeCursor(tools[end-1].Name)
 	}
-	return append([]mcp.Tool{}, tools[start:end]...), next, nil
+	return x.withViews(append([]mcp.Tool{}, tools[start:end]...)), next, nil
 }
 
 // cursorPrefix versions the cursor format, so that a later format can tell

@@ -12,6 +12,7 @@ import (
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
+	"github.com/taskwire/taskwire/frontdoor/console"
 	"github.com/taskwire/taskwire/frontdoor/content"
 	"github.com/taskwire/taskwire/frontdoor/mailbox"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
@@ -112,7 +113,9 @@ func (cfg FrontdoorConfig) calls(fc *frontdoor.Config, cat *catalog.Catalog, con
 		return err
 	}
 	fc.Resources, fc.Prompts, fc.Completions = cb, cb, cb
-	return nil
+	// The console's board, shown inside the chat by hosts of MCP Apps.
+	fc.Apps, err = console.NewApps()
+	return err
 }
 
 // news sets what fc hears over NATS, when there is a connection: the

@@ -9,6 +9,8 @@ type Resource struct {
 	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	MIMEType    string `json:"mimeType,omitempty"`
+	// Meta is the resource's _meta, e.g. the CSP of an MCP Apps view.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ResourceTemplate is one entry of resources/templates/list: an RFC 6570

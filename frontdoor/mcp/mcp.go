@@ -95,6 +95,9 @@ type Tool struct {
 	InputSchema  json.RawMessage  `json:"inputSchema"`
 	OutputSchema json.RawMessage  `json:"outputSchema,omitempty"`
 	Annotations  *ToolAnnotations `json:"annotations,omitempty"`
+	// Meta is the tool's _meta, e.g. the view of MCP Apps that shows its
+	// results (apps.go); nil for none.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Content block types.
@@ -127,6 +130,8 @@ type EmbeddedResource struct {
 	MIMEType string `json:"mimeType,omitempty"`
 	Text     string `json:"text,omitempty"`
 	Blob     string `json:"blob,omitempty"`
+	// Meta is the contents' _meta, e.g. the CSP of an MCP Apps view.
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // TextContent returns a text content block.
@@ -195,16 +200,18 @@ func (c Content) appendJSON(b []byte) ([]byte, error) {
 func (r EmbeddedResource) MarshalJSON() ([]byte, error) {
 	if r.Blob != "" {
 		return json.Marshal(struct {
-			URI      string `json:"uri"`
-			MIMEType string `json:"mimeType,omitempty"`
-			Blob     string `json:"blob"`
-		}{r.URI, r.MIMEType, r.Blob})
+			URI      string          `json:"uri"`
+			MIMEType string          `json:"mimeType,omitempty"`
+			Blob     string          `json:"blob"`
+			Meta     json.RawMessage `json:"_meta,omitempty"`
+		}{r.URI, r.MIMEType, r.Blob, r.Meta})
 	}
 	return json.Marshal(struct {
-		URI      string `json:"uri"`
-		MIMEType string `json:"mimeType,omitempty"`
-		Text     string `json:"text"`
-	}{r.URI, r.MIMEType, r.Text})
+		URI      string          `json:"uri"`
+		MIMEType string          `json:"mimeType,omitempty"`
+		Text     string          `json:"text"`
+		Meta     json.RawMessage `json:"_meta,omitempty"`
+	}{r.URI, r.MIMEType, r.Text, r.Meta})
 }
 
 // CallToolResult is the outcome of a tool call. IsError marks a failure the

@@ -1,0 +1,146 @@
+package frontdoor
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/taskwire/taskwire/frontdoor/mcp"
+	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
+)
+
+// fakeApps has one view, which shows the results of tasks_list.
+type fakeApps struct{}
+
+const fakeViewURI = "ui://taskwire/list"
+
+var fakeViewMeta = json.RawMessage(`{"ui":{"csp":{"connectDomains":[],"resourceDomains":[]}}}`)
+
+func (fakeApps) Views() []mcp.Resource {
+	return []mcp.Resource{{URI: fakeViewURI, Name: "list-view", MIMEType: AppMIME, Meta: fakeViewMeta}}
+}
+
+func (fakeApps) ReadView(uri string) (mcp.ResourceContents, bool) {
+	if uri != fakeViewURI {
+		return mcp.ResourceContents{}, false
+	}
+	return mcp.ResourceContents{URI: uri, MIMEType: AppMIME, Text: "<!doctype html><title>List</title>", Meta: fakeViewMeta}, true
+}
+
+func (fakeApps) ViewOf(tool string) string {
+	if tool == "tasks_list" {
+		return fakeViewURI
+	}
+	return ""
+}
+
+// appsClient is the _meta of a request whose client declares MCP Apps.
+var appsClient = map[string]any{mcp.MetaClientCapabilities: map[string]any{
+	"extensions": map[string]any{ExtensionApps: map[string]any{"mimeTypes": []string{AppMIME}}},
+}}
+
+func newAppsHandler(t *testing.T) *Handler {
+	t.Helper()
+	h, err := New(Config{
+		Endpoint: testEndpoint, Verifier: fakeVerifier{}, Tools: goldenBackend(), Resources: richContent{}, Apps: fakeApps{},
+		SessionKeys: [][]byte{testSessionKey}, now: testNow, Logger: discardLog,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestAppsDeclaredInDiscover: server/discover declares the extension with
+// the view's MIME type when views are served, and not otherwise.
+func TestAppsDeclaredInDiscover(t *testing.T) {
+	var d struct {
+		Capabilities struct {
+			Extensions map[string]struct{ MIMETypes []string }
+		}
+	}
+	rec := serve(newAppsHandler(t), newCall(t, 1, "server/discover", nil, nil))
+	mcptest.ValidateServerMessage(t, rec.Body.Bytes(), "server/discover")
+	decodeResult(t, rec.Body.Bytes(), &d)
+	if got := d.Capabilities.Extensions[ExtensionApps].MIMETypes; len(got) != 1 || got[0] != AppMIME {
+		t.Errorf("discover's extensions = %s, want %s with mimeTypes [%s]", rec.Body, ExtensionApps, AppMIME)
+	}
+	rec = serve(newTestHandler(t, nil, nil), newCall(t, 1, "server/discover", nil, nil))
+	if strings.Contains(rec.Body.String(), ExtensionApps) {
+		t.Errorf("discover without views declares %s: %s", ExtensionApps, rec.Body)
+	}
+}
+
+// TestAppsOnlyForDeclaringClients: tools/list names the view of a tool,
+// and resources/list lists the view, only for a client that declares the
+// extension with the view's MIME type; others see the plain tools.
+func TestAppsOnlyForDeclaringClients(t *testing.T) {
+	h := newAppsHandler(t)
+	other := map[string]any{mcp.MetaClientCapabilities: map[string]any{
+		"extensions": map[string]any{ExtensionApps: map[string]any{"mimeTypes": []string{"text/html;profile=other"}}},
+	}}
+	for _, tc := range []struct {
+		name string
+		meta map[string]any
+		want bool
+	}{{"declared", appsClient, true}, {"undeclared", nil, false}, {"other MIME type", other, false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := serve(h, newCall(t, 1, "tools/list", nil, tc.meta))
+			mcptest.ValidateServerMessage(t, rec.Body.Bytes(), "tools/list")
+			var tl struct {
+				Tools []struct {
+					Name string
+					Meta struct {
+						UI struct{ ResourceURI string } `json:"ui"`
+					} `json:"_meta"`
+				}
+			}
+			decodeResult(t, rec.Body.Bytes(), &tl)
+			for _, tool := range tl.Tools {
+				want := ""
+				if tc.want && tool.Name == "tasks_list" {
+					want = fakeViewURI
+				}
+				if got := tool.Meta.UI.ResourceURI; got != want {
+					t.Errorf("tools/list: %s's _meta.ui.resourceUri = %q, want %q", tool.Name, got, want)
+				}
+			}
+			rec = serve(h, newCall(t, 2, "resources/list", nil, tc.meta))
+			mcptest.ValidateServerMessage(t, rec.Body.Bytes(), "resources/list")
+			if got := strings.Contains(rec.Body.String(), fakeViewURI); got != tc.want {
+				t.Errorf("resources/list lists the view: %v, want %v (%s)", got, tc.want, rec.Body)
+			}
+		})
+	}
+}
+
+// TestAppsReadView: resources/read returns the view with its MIME type
+// and _meta.ui; a ui:// URI that names no view is the usual -32602.
+func TestAppsReadView(t *testing.T) {
+	h := newAppsHandler(t)
+	read := func(uri string) *http.Request {
+		req := newCall(t, 1, "resources/read", map[string]any{"uri": uri}, appsClient)
+		req.Header.Set(mcp.HeaderName, uri)
+		return req
+	}
+	rec := serve(h, read(fakeViewURI))
+	mcptest.ValidateServerMessage(t, rec.Body.Bytes(), "resources/read")
+	var res struct {
+		Contents []struct {
+			URI, MIMEType, Text string
+			Meta                json.RawMessage `json:"_meta"`
+		}
+	}
+	decodeResult(t, rec.Body.Bytes(), &res)
+	if len(res.Contents) != 1 || res.Contents[0].MIMEType != AppMIME || !strings.Contains(res.Contents[0].Text, "<title>List") ||
+		string(res.Contents[0].Meta) != string(fakeViewMeta) {
+		t.Errorf("resources/read %s = %s, want the view as %s with its _meta", fakeViewURI, rec.Body, AppMIME)
+	}
+	rec = serve(h, read("ui://taskwire/nothing"))
+	var msg struct{ Error struct{ Code int } }
+	_ = json.Unmarshal(rec.Body.Bytes(), &msg)
+	if msg.Error.Code != -32602 {
+		t.Errorf("resources/read of an unknown view = %s, want -32602", rec.Body)
+	}
+}

@@ -1,0 +1,232 @@
+// The board view of MCP Apps: the console's board (lanes, cards,
+// filters) inside the chat. It is shown with the result of boards_get,
+// reads the cards with tasks_list and moves them with tasks_move, each
+// through the host (bridge.js), so the person's role, the audit log and
+// any confirmation apply as to every other call. After a move it tells
+// the model what the person changed.
+(function () {
+  "use strict";
+  var board = null; // boards_get's structuredContent
+  var maxPages = 5; // of 100 cards each
+
+  function $(sel, root) { return (root || document).querySelector(sel); }
+
+  // flash shows a message in the view's alert region, as the console's
+  // console.js does; "" clears it.
+  function flash(text) {
+    var region = $("#flash");
+    region.textContent = "";
+    if (!text) return;
+    var p = document.createElement("p");
+    p.className = "message";
+    p.textContent = text;
+    region.appendChild(p);
+  }
+
+  function title(word) { return word ? word.charAt(0).toUpperCase() + word.slice(1) : ""; }
+
+  function option(select, value, label) {
+    var o = document.createElement("option");
+    o.value = value;
+    o.textContent = label;
+    select.appendChild(o);
+  }
+
+  // fillFilters offers the board's kinds, labels and projects, as the
+  // console's filters do.
+  function fillFilters() {
+    var f = $("#filters");
+    [["kind", board.kinds || [], null], ["label", board.labels || [], "value"], ["project", board.projects || [], "value"]]
+      .forEach(function (spec) {
+        var select = f.elements[spec[0]];
+        var keep = select.value;
+        while (select.options.length > 1) select.remove(1);
+        spec[1].forEach(function (v) {
+          if (spec[2]) option(select, v.value, v.value + " (" + v.count + ")");
+          else option(select, v, v);
+        });
+        select.value = keep;
+      });
+  }
+
+  // listArgs are tasks_list's arguments for the board and the filters set.
+  function listArgs() {
+    var f = $("#filters").elements;
+    var args = { board: board.board.slug, sort: "position", limit: 100 };
+    ["assignee", "label", "project", "kind"].forEach(function (k) { if (f[k].value) args[k] = f[k].value; });
+    if (f.flagged.value) args.flagged = f.flagged.value === "yes";
+    if (f.q.value) args.text = f.q.value;
+    return args;
+  }
+
+  // loadCards reads the board's cards, a page at a time.
+  function loadCards() {
+    var args = listArgs();
+    var cards = [];
+    function page(n) {
+      return bridge.callTool("tasks_list", args).then(function (res) {
+        cards = cards.concat(res.items || []);
+        if (!res.next_cursor || n + 1 >= maxPages) return { cards: cards, more: !!res.next_cursor };
+        args.cursor = res.next_cursor;
+        return page(n + 1);
+      });
+    }
+    return page(0);
+  }
+
+  function cardElement(task) {
+    var card = $("#card-template").content.firstElementChild.cloneNode(true);
+    card.dataset.ref = task.ref;
+    card.dataset.version = String(task.version || 0);
+    card.dataset.lane = task.lane;
+    if (task.flagged) card.classList.add("flagged");
+    card.querySelectorAll(".ref").forEach(function (el) { el.textContent = task.ref; });
+    $(".title", card).textContent = task.title || "";
+    $(".kind", card).textContent = task.kind || "task";
+    $(".size", card).textContent = task.size || "unsized";
+    if (task.flagged) {
+      var flag = $(".flag", card);
+      flag.hidden = false;
+      flag.title = task.flag_reason || "";
+    }
+    var who = $(".assignees", card);
+    (task.assignees || []).forEach(function (handle) {
+      var li = document.createElement("li");
+      li.className = "assignee";
+      li.textContent = handle;
+      who.appendChild(li);
+    });
+    who.hidden = !who.children.length;
+    var select = $("select", card);
+    (board.board.lanes || []).forEach(function (l) { option(select, l, title(l)); });
+    select.value = task.lane;
+    return card;
+  }
+
+  function render(list) {
+    var main = $("#board");
+    $("h1", main).textContent = board.board.name + (board.board.archived ? " (archived)" : "");
+    main.dataset.board = board.board.slug;
+    $(".more", main).hidden = !list.more;
+    var lanes = $(".lanes", main);
+    lanes.textContent = "";
+    (board.lanes || []).forEach(function (info) {
+      var sec = $("#lane-template").content.firstElementChild.cloneNode(true);
+      sec.dataset.lane = info.lane;
+      $(".lane-title", sec).textContent = title(info.lane);
+      var count = info.count || 0;
+      $(".wip", sec).textContent = count + (info.wip_limit ? " / " + info.wip_limit : "");
+      if (info.wip_limit && count > info.wip_limit) {
+        sec.classList.add("over");
+        var over = $(".wip-over", sec);
+        over.hidden = false;
+        over.textContent = "Over its WIP limit of " + info.wip_limit + ".";
+      }
+      list.cards.filter(function (t) { return t.lane === info.lane; })
+        .forEach(function (t) { sec.appendChild(cardElement(t)); });
+      lanes.appendChild(sec);
+    });
+    main.removeAttribute("aria-busy");
+  }
+
+  // refresh reads the board and its cards again and shows them.
+  function refresh() {
+    $("#board").setAttribute("aria-busy", "true");
+    return bridge.callTool("boards_get", { board: board.board.slug }).then(function (res) {
+      if (res.board) board = res;
+      fillFilters();
+      return loadCards();
+    }).then(render).catch(function (err) {
+      $("#board").removeAttribute("aria-busy");
+      flash(err.message);
+    });
+  }
+
+  // move moves the card to lane (at position, or the bottom) through
+  // tasks_move, with the version shown so that a change made meanwhile
+  // is refused rather than overwritten; then tells the model.
+  function move(card, lane, position) {
+    var ref = card.dataset.ref;
+    var from = card.dataset.lane;
+    if (lane === from && position === undefined) return;
+    var args = { ref: ref, lane: lane, expected_version: Number(card.dataset.version) };
+    if (position !== undefined) args.position = position;
+    flash("");
+    return bridge.callTool("tasks_move", args).then(function () {
+      var text = "In the board view, the person moved " + ref + " from " + from + " to " + lane +
+        " on board " + board.board.slug + ".";
+      return bridge.tellModel(text, { moved: { ref: ref, board: board.board.slug, from: from, to: lane } })
+        .catch(function () { /* the move stands; only the note to the model is lost */ });
+    }).then(refresh, function (err) {
+      return refresh().then(function () { flash(err.message); });
+    });
+  }
+
+  // positionIn is where a card dropped at clientY lands in lane: the
+  // number of other cards above that point (as in console.js).
+  function positionIn(lane, card, clientY) {
+    var pos = 0;
+    lane.querySelectorAll("article.card").forEach(function (c) {
+      if (c === card) return;
+      var box = c.getBoundingClientRect();
+      if (clientY > box.top + box.height / 2) pos++;
+    });
+    return pos;
+  }
+
+  var dragged = null;
+  document.addEventListener("dragstart", function (e) {
+    var card = e.target.closest && e.target.closest("article.card");
+    if (!card) return;
+    dragged = card;
+    card.classList.add("dragging");
+    e.dataTransfer.effectAllowed = "move";
+    e.dataTransfer.setData("text/plain", card.dataset.ref);
+  });
+  document.addEventListener("dragend", function () {
+    if (dragged) dragged.classList.remove("dragging");
+    dragged = null;
+    document.querySelectorAll("section.lane.drop-target").forEach(function (l) { l.classList.remove("drop-target"); });
+  });
+  document.addEventListener("dragover", function (e) {
+    var lane = e.target.closest && e.target.closest("section.lane");
+    if (!lane || !dragged) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = "move";
+    lane.classList.add("drop-target");
+  });
+  document.addEventListener("dragleave", function (e) {
+    var lane = e.target.closest && e.target.closest("section.lane");
+    if (lane && !lane.contains(e.relatedTarget)) lane.classList.remove("drop-target");
+  });
+  document.addEventListener("drop", function (e) {
+    var lane = e.target.closest && e.target.closest("section.lane");
+    if (!lane || !dragged) return;
+    e.preventDefault();
+    lane.classList.remove("drop-target");
+    move(dragged, lane.dataset.lane, positionIn(lane, dragged, e.clientY));
+  });
+  // The keyboard's way: the card's lane select and its Move button.
+  document.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var form = e.target;
+    if (form.id === "filters") {
+      if (board) refresh();
+      return;
+    }
+    var card = form.closest("article.card");
+    if (card) move(card, form.elements.lane.value);
+  });
+
+  bridge.on("ui/notifications/tool-result", function (res) {
+    var sc = res.structuredContent;
+    if (res.isError || !sc || !sc.board) {
+      flash("The board could not be read: ask again for the board.");
+      return;
+    }
+    board = sc;
+    fillFilters();
+    loadCards().then(render).catch(function (err) { flash(err.message); });
+  });
+  bridge.start("taskwire-board").catch(function (err) { flash(err.message); });
+})();
