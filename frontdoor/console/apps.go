@@ -5,23 +5,31 @@ import (
 	"embed"
 	"encoding/json"
 	"html/template"
+	"strings"
 
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
-// The views of MCP Apps (frontdoor.AppBackend): the console's board as a
-// ui:// resource a host shows inside the chat. A view is one
-// self-contained page, the console's stylesheet and the view's script
-// inlined, since it runs in a sandbox with no origin to load them from;
-// it holds no data and reads everything through the tools, as the
-// person the host signed in.
+// The views of MCP Apps (frontdoor.AppBackend): the console's board and
+// task card as ui:// resources a host shows inside the chat. A view is
+// one self-contained page built from the console's own parts: its
+// templates (templates/parts.html), its stylesheet and its scripts
+// (assets/), inlined, since it runs in a sandbox with no origin to load
+// them from. It holds no data and reads everything through the tools,
+// as the person the host signed in.
 
 //go:embed views
 var viewFS embed.FS
 
-// BoardViewURI is the view that shows boards_get's results.
-const BoardViewURI = "ui://taskwire/board"
+// The views' URIs.
+const (
+	// BoardViewURI shows a board (boards_get's results).
+	BoardViewURI = "ui://taskwire/board"
+	// TaskViewURI shows a task card (tasks_get's results).
+	TaskViewURI = "ui://taskwire/task"
+)
 
 // viewMeta is the _meta of every view: no network at all (connect and
 // resource domains empty, so the host's CSP allows no origin beyond the
@@ -45,25 +53,52 @@ var _ frontdoor.AppBackend = (*Apps)(nil)
 
 // NewApps renders the views once.
 func NewApps() (*Apps, error) {
-	board, err := renderView("board.html", "bridge.js", "board.js")
-	if err != nil {
-		return nil, err
+	specs := []struct {
+		uri, name, title, description, page string
+		scripts                             []string
+		tools                               []string
+	}{{
+		BoardViewURI, "board-view", "Board",
+		"A board's lanes and cards, with filters; the person can move cards by dragging them or with each card's Move button.",
+		"board", []string{"assets/drag.js", "views/view.js", "views/bridge.js", "views/board.js"}, []string{"boards_get"},
+	}, {
+		TaskViewURI, "task-view", "Task",
+		"A task card with its history and comments; the person can move the task and comment on it.",
+		"task", []string{"views/view.js", "views/bridge.js", "views/task.js"}, []string{"tasks_get"},
+	}}
+	a := &Apps{}
+	for _, s := range specs {
+		html, err := renderView(s.page, s.scripts...)
+		if err != nil {
+			return nil, err
+		}
+		a.views = append(a.views, view{
+			resource: mcp.Resource{URI: s.uri, Name: s.name, Title: s.title, Description: s.description, MIMEType: frontdoor.AppMIME, Meta: viewMeta},
+			html:     html,
+			tools:    s.tools,
+		})
 	}
-	return &Apps{views: []view{{
-		resource: mcp.Resource{
-			URI: BoardViewURI, Name: "board-view", Title: "Board",
-			Description: "A board's lanes and cards, with filters; the person can move cards by dragging them.",
-			MIMEType:    frontdoor.AppMIME, Meta: viewMeta,
-		},
-		html:  board,
-		tools: []string{"boards_get"},
-	}}}, nil
+	return a, nil
 }
 
-// renderView renders the page name with console.css and the scripts
+// viewData is what a view's template is given: the console's stylesheet,
+// the view's scripts, and the console's parts to render empty, as the
+// templates the scripts fill in.
+type viewData struct {
+	CSS    template.CSS
+	Script template.JS
+	Lanes  []laneView
+	Card   cardView
+}
+
+// renderView renders the view page (views/<page>.html) with the console's
+// parts, console.css and the scripts (paths in the embedded files)
 // inlined.
-func renderView(name string, scripts ...string) (string, error) {
-	t, err := template.ParseFS(viewFS, "views/"+name)
+func renderView(page string, scripts ...string) (string, error) {
+	t, err := template.New(page).Funcs(funcs).ParseFS(templateFS, "templates/parts.html")
+	if err == nil {
+		t, err = t.ParseFS(viewFS, "views/"+page+".html")
+	}
 	if err != nil {
 		return "", err
 	}
@@ -73,18 +108,26 @@ func renderView(name string, scripts ...string) (string, error) {
 	}
 	var js bytes.Buffer
 	for _, s := range scripts {
-		b, err := viewFS.ReadFile("views/" + s)
+		fsys := viewFS
+		if strings.HasPrefix(s, "assets/") {
+			fsys = assetFS
+		}
+		b, err := fsys.ReadFile(s)
 		if err != nil {
 			return "", err
 		}
 		js.Write(b)
 		js.WriteByte('\n')
 	}
+	d := viewData{CSS: template.CSS(css), Script: template.JS(js.String())}
+	move := &moveForm{}
+	for _, l := range allLanes {
+		move.Lanes = append(move.Lanes, laneOption{laneName(l), laneTitle(l)})
+		d.Lanes = append(d.Lanes, laneView{Name: laneName(l), Title: laneTitle(l)})
+	}
+	d.Card = cardView{Task: &taskwirev1.Task{}, Move: move}
 	var out bytes.Buffer
-	err = t.Execute(&out, struct {
-		CSS    template.CSS
-		Script template.JS
-	}{template.CSS(css), template.JS(js.String())})
+	err = t.ExecuteTemplate(&out, page, d)
 	return out.String(), err
 }
 

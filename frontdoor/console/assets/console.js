@@ -16,19 +16,6 @@
     region.appendChild(p);
   }
 
-  // positionIn is where a card dropped at clientY lands in lane: the
-  // number of other cards above that point.
-  function positionIn(lane, card, clientY) {
-    var cards = lane.querySelectorAll("article.card");
-    var pos = 0;
-    for (var i = 0; i < cards.length; i++) {
-      if (cards[i] === card) continue;
-      var box = cards[i].getBoundingClientRect();
-      if (clientY > box.top + box.height / 2) pos++;
-    }
-    return pos;
-  }
-
   // moveCard submits the card's own move form with the new lane and
   // position, the same request the keyboard's Move button sends.
   function moveCard(card, laneName, position) {
@@ -39,38 +26,8 @@
     if (form.requestSubmit) form.requestSubmit(); else form.submit();
   }
 
-  var dragged = null;
-  document.addEventListener("dragstart", function (e) {
-    var card = e.target.closest && e.target.closest("article.card");
-    if (!card) return;
-    dragged = card;
-    card.classList.add("dragging");
-    e.dataTransfer.effectAllowed = "move";
-    e.dataTransfer.setData("text/plain", card.dataset.ref);
-  });
-  document.addEventListener("dragend", function () {
-    if (dragged) dragged.classList.remove("dragging");
-    dragged = null;
-    document.querySelectorAll("section.lane.drop-target").forEach(function (l) { l.classList.remove("drop-target"); });
-  });
-  document.addEventListener("dragover", function (e) {
-    var lane = e.target.closest && e.target.closest("section.lane");
-    if (!lane || !dragged) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = "move";
-    lane.classList.add("drop-target");
-  });
-  document.addEventListener("dragleave", function (e) {
-    var lane = e.target.closest && e.target.closest("section.lane");
-    if (lane && !lane.contains(e.relatedTarget)) lane.classList.remove("drop-target");
-  });
-  document.addEventListener("drop", function (e) {
-    var lane = e.target.closest && e.target.closest("section.lane");
-    if (!lane || !dragged) return;
-    e.preventDefault();
-    lane.classList.remove("drop-target");
-    moveCard(dragged, lane.dataset.lane, positionIn(lane, dragged, e.clientY));
-  });
+  // The drag and drop (drag.js) moves a card as its Move button does.
+  if (window.taskwireDrag) taskwireDrag(moveCard);
 
   // htmx answers that are errors carry the message as text.
   document.addEventListener("htmx:responseError", function (e) {

@@ -9,22 +9,6 @@
   var board = null; // boards_get's structuredContent
   var maxPages = 5; // of 100 cards each
 
-  function $(sel, root) { return (root || document).querySelector(sel); }
-
-  // flash shows a message in the view's alert region, as the console's
-  // console.js does; "" clears it.
-  function flash(text) {
-    var region = $("#flash");
-    region.textContent = "";
-    if (!text) return;
-    var p = document.createElement("p");
-    p.className = "message";
-    p.textContent = text;
-    region.appendChild(p);
-  }
-
-  function title(word) { return word ? word.charAt(0).toUpperCase() + word.slice(1) : ""; }
-
   function option(select, value, label) {
     var o = document.createElement("option");
     o.value = value;
@@ -74,6 +58,8 @@
     return page(0);
   }
 
+  // cardElement is the console's card (templates/parts.html, rendered
+  // empty into #card-template) filled in with task.
   function cardElement(task) {
     var card = $("#card-template").content.firstElementChild.cloneNode(true);
     card.dataset.ref = task.ref;
@@ -81,50 +67,63 @@
     card.dataset.lane = task.lane;
     if (task.flagged) card.classList.add("flagged");
     card.querySelectorAll(".ref").forEach(function (el) { el.textContent = task.ref; });
+    // The title is a link to the task's page in the console; in the
+    // chat it is the card's text.
+    $("a.card-title", card).removeAttribute("href");
     $(".title", card).textContent = task.title || "";
     $(".kind", card).textContent = task.kind || "task";
     $(".size", card).textContent = task.size || "unsized";
     if (task.flagged) {
-      var flag = $(".flag", card);
-      flag.hidden = false;
+      var flag = document.createElement("span");
+      flag.className = "flag";
       flag.title = task.flag_reason || "";
+      flag.textContent = "flagged";
+      $(".meta", card).appendChild(flag);
     }
-    var who = $(".assignees", card);
-    (task.assignees || []).forEach(function (handle) {
-      var li = document.createElement("li");
-      li.className = "assignee";
-      li.textContent = handle;
-      who.appendChild(li);
-    });
-    who.hidden = !who.children.length;
-    var select = $("select", card);
-    (board.board.lanes || []).forEach(function (l) { option(select, l, title(l)); });
-    select.value = task.lane;
+    if ((task.assignees || []).length) {
+      var who = document.createElement("ul");
+      who.className = "assignees";
+      who.setAttribute("aria-label", "Assignees");
+      task.assignees.forEach(function (handle) {
+        var li = document.createElement("li");
+        li.className = "assignee";
+        li.textContent = handle;
+        who.appendChild(li);
+      });
+      $(".meta", card).after(who);
+    }
+    var form = $("form.move", card);
+    form.elements.version.value = String(task.version || 0);
+    form.elements.lane.value = task.lane;
     return card;
   }
 
+  // render shows the board and its cards in the console's lanes.
   function render(list) {
     var main = $("#board");
     $("h1", main).textContent = board.board.name + (board.board.archived ? " (archived)" : "");
     main.dataset.board = board.board.slug;
     $(".more", main).hidden = !list.more;
-    var lanes = $(".lanes", main);
-    lanes.textContent = "";
-    (board.lanes || []).forEach(function (info) {
-      var sec = $("#lane-template").content.firstElementChild.cloneNode(true);
-      sec.dataset.lane = info.lane;
-      $(".lane-title", sec).textContent = title(info.lane);
-      var count = info.count || 0;
-      $(".wip", sec).textContent = count + (info.wip_limit ? " / " + info.wip_limit : "");
-      if (info.wip_limit && count > info.wip_limit) {
-        sec.classList.add("over");
-        var over = $(".wip-over", sec);
-        over.hidden = false;
-        over.textContent = "Over its WIP limit of " + info.wip_limit + ".";
+    var info = {};
+    (board.lanes || []).forEach(function (l) { info[l.lane] = l; });
+    main.querySelectorAll("section.lane").forEach(function (sec) {
+      var l = info[sec.dataset.lane] || {};
+      var count = l.count || 0;
+      var wip = $(".wip", sec);
+      wip.textContent = count + (l.wip_limit ? " / " + l.wip_limit : "");
+      wip.dataset.count = String(count);
+      wip.dataset.limit = String(l.wip_limit || 0);
+      var over = !!l.wip_limit && count > l.wip_limit;
+      sec.classList.toggle("over", over);
+      sec.querySelectorAll("article.card, p.wip-over").forEach(function (el) { el.remove(); });
+      if (over) {
+        var note = document.createElement("p");
+        note.className = "wip-over";
+        note.textContent = "Over its WIP limit of " + l.wip_limit + ".";
+        sec.appendChild(note);
       }
-      list.cards.filter(function (t) { return t.lane === info.lane; })
+      list.cards.filter(function (t) { return t.lane === sec.dataset.lane; })
         .forEach(function (t) { sec.appendChild(cardElement(t)); });
-      lanes.appendChild(sec);
     });
     main.removeAttribute("aria-busy");
   }
@@ -146,6 +145,7 @@
   // tasks_move, with the version shown so that a change made meanwhile
   // is refused rather than overwritten; then tells the model.
   function move(card, lane, position) {
+    if (!board) return;
     var ref = card.dataset.ref;
     var from = card.dataset.lane;
     if (lane === from && position === undefined) return;
@@ -162,50 +162,9 @@
     });
   }
 
-  // positionIn is where a card dropped at clientY lands in lane: the
-  // number of other cards above that point (as in console.js).
-  function positionIn(lane, card, clientY) {
-    var pos = 0;
-    lane.querySelectorAll("article.card").forEach(function (c) {
-      if (c === card) return;
-      var box = c.getBoundingClientRect();
-      if (clientY > box.top + box.height / 2) pos++;
-    });
-    return pos;
-  }
+  // Dragging a card onto a lane moves it (drag.js, the console's own).
+  taskwireDrag(move);
 
-  var dragged = null;
-  document.addEventListener("dragstart", function (e) {
-    var card = e.target.closest && e.target.closest("article.card");
-    if (!card) return;
-    dragged = card;
-    card.classList.add("dragging");
-    e.dataTransfer.effectAllowed = "move";
-    e.dataTransfer.setData("text/plain", card.dataset.ref);
-  });
-  document.addEventListener("dragend", function () {
-    if (dragged) dragged.classList.remove("dragging");
-    dragged = null;
-    document.querySelectorAll("section.lane.drop-target").forEach(function (l) { l.classList.remove("drop-target"); });
-  });
-  document.addEventListener("dragover", function (e) {
-    var lane = e.target.closest && e.target.closest("section.lane");
-    if (!lane || !dragged) return;
-    e.preventDefault();
-    e.dataTransfer.dropEffect = "move";
-    lane.classList.add("drop-target");
-  });
-  document.addEventListener("dragleave", function (e) {
-    var lane = e.target.closest && e.target.closest("section.lane");
-    if (lane && !lane.contains(e.relatedTarget)) lane.classList.remove("drop-target");
-  });
-  document.addEventListener("drop", function (e) {
-    var lane = e.target.closest && e.target.closest("section.lane");
-    if (!lane || !dragged) return;
-    e.preventDefault();
-    lane.classList.remove("drop-target");
-    move(dragged, lane.dataset.lane, positionIn(lane, dragged, e.clientY));
-  });
   // The keyboard's way: the card's lane select and its Move button.
   document.addEventListener("submit", function (e) {
     e.preventDefault();

@@ -1,0 +1,116 @@
+// The task view of MCP Apps: the console's task card inside the chat,
+// with its history and comments. It is shown with the result of
+// tasks_get, reads the task again with its history and comments, and
+// moves it (tasks_move) and comments on it (comments_add) through the
+// host (bridge.js), so the person's role, the audit log and any
+// confirmation apply as to every other call. After a change it tells
+// the model what the person did.
+(function () {
+  "use strict";
+  var task = null; // tasks_get's task
+
+  function item(list, className, parts) {
+    var li = document.createElement("li");
+    if (className) li.className = className;
+    parts.forEach(function (p) {
+      var el = document.createElement(p[0]);
+      if (p[1]) el.className = p[1];
+      el.textContent = p[2];
+      li.appendChild(el);
+      li.appendChild(document.createTextNode(" "));
+    });
+    list.appendChild(li);
+    return li;
+  }
+
+  // sentence is a history entry as text: who, what, and its details.
+  function sentence(h) {
+    var details = (h.detail || []).map(function (d) { return d.name + " " + d.value; }).join(", ");
+    return (h.action || "").replace(".", " ") + (details ? ": " + details : "");
+  }
+
+  function render(res) {
+    task = res.task;
+    var main = $("#task");
+    main.querySelectorAll(".ref").forEach(function (el) { el.textContent = task.ref; });
+    $(".title", main).textContent = task.title || "";
+    $(".lane", main).textContent = task.lane || "";
+    $(".kind", main).textContent = task.kind || "task";
+    $(".size", main).textContent = task.size || "unsized";
+    $(".assignees", main).textContent = (task.assignees || []).join(", ") || "nobody";
+    $(".labels", main).textContent = (task.labels || []).join(", ") || "none";
+    $(".project", main).textContent = task.project || "none";
+    $(".flag", main).textContent = task.flagged ? (task.flag_reason || "yes") : "no";
+    $(".version", main).textContent = String(task.version || 0);
+    $(".task-note", main).textContent = task.note || "No note.";
+    $("#move").elements.lane.value = task.lane;
+    var comments = $("#comments");
+    comments.textContent = "";
+    (res.comments || []).forEach(function (c) {
+      var li = item(comments, "comment", [["span", "author", c.author || ""], ["time", "", c.created_at || ""]]);
+      var body = document.createElement("div");
+      body.className = "body";
+      body.textContent = c.body || "";
+      li.appendChild(body);
+    });
+    $(".comment-count", main).textContent = String(res.comment_count || (res.comments || []).length);
+    var history = $("#history");
+    history.textContent = "";
+    (res.history || []).forEach(function (h) {
+      item(history, "", [["span", "actor", h.actor || ""], ["span", "did", sentence(h)], ["time", "", h.at || ""]]);
+    });
+    main.removeAttribute("aria-busy");
+  }
+
+  // load reads the task with its history and comments.
+  function load(ref) {
+    $("#task").setAttribute("aria-busy", "true");
+    return bridge.callTool("tasks_get", { ref: ref, include_comments: true, include_history: true })
+      .then(render).catch(function (err) {
+        $("#task").removeAttribute("aria-busy");
+        flash(err.message);
+      });
+  }
+
+  // change calls tool through the host, tells the model what the person
+  // did, and shows the task again; a refusal shows the server's sentence.
+  function change(tool, args, told) {
+    flash("");
+    return bridge.callTool(tool, args).then(function () {
+      return bridge.tellModel(told, { task: task.ref, tool: tool })
+        .catch(function () { /* the change stands; only the note to the model is lost */ });
+    }).then(function () { return load(task.ref); }, function (err) {
+      return load(task.ref).then(function () { flash(err.message); });
+    });
+  }
+
+  document.addEventListener("submit", function (e) {
+    e.preventDefault();
+    if (!task) return;
+    var form = e.target;
+    if (form.id === "move") {
+      var lane = form.elements.lane.value;
+      if (lane === task.lane) return;
+      change("tasks_move", { ref: task.ref, lane: lane, expected_version: task.version },
+        "In the task view, the person moved " + task.ref + " from " + task.lane + " to " + lane + ".");
+    } else if (form.id === "comment") {
+      var body = form.elements.body.value;
+      if (!body.trim()) return;
+      change("comments_add", { ref: task.ref, body: body },
+        "In the task view, the person commented on " + task.ref + ": " + body).then(function () {
+        if (!$("#flash").textContent) form.elements.body.value = "";
+      });
+    }
+  });
+
+  bridge.on("ui/notifications/tool-result", function (res) {
+    var sc = res.structuredContent;
+    if (res.isError || !sc || !sc.task) {
+      flash("The task could not be read: ask again for the task.");
+      return;
+    }
+    render(sc);
+    load(sc.task.ref);
+  });
+  bridge.start("taskwire-task").catch(function (err) { flash(err.message); });
+})();

@@ -1,0 +1,118 @@
+// The host page of the MCP Apps browser tests: a chat host as the
+// ext-apps SDK's own example host builds one, on the SDK's AppBridge.
+// It finds the view of a tool in tools/list (_meta.ui.resourceUri),
+// reads it with resources/read, loads it in a sandbox proxy of another
+// origin that applies the view's _meta.ui.csp as the page's
+// Content-Security-Policy, and answers the view over the bridge: its
+// tools/call go to Taskwire as the person the test signed in (the test
+// server at /mcp/* holds the token), its model context and messages are
+// kept for the test to read.
+//
+// Rebuild tests/testdata/appshost/host.js with `go generate ./tests`.
+import {
+  AppBridge,
+  PostMessageTransport,
+  getToolUiResourceUri,
+} from "@modelcontextprotocol/ext-apps/app-bridge";
+
+// mcp sends one request to Taskwire through the test server and
+// returns its result, or throws with the JSON-RPC error's message.
+async function mcp(method, params) {
+  const res = await fetch("/mcp/" + method, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(params || {}),
+  });
+  const msg = await res.json();
+  if (msg.error) throw new Error(msg.error.message);
+  return msg.result;
+}
+
+const host = {
+  calls: [], // every tools/call the view made: {name, arguments, isError}
+  modelContext: [], // every ui/update-model-context
+  messages: [], // every ui/message
+  error: "",
+  initialized: false,
+};
+window.appsHost = host;
+
+async function show() {
+  const q = new URLSearchParams(location.search);
+  const toolName = q.get("tool");
+  const args = JSON.parse(q.get("args") || "{}");
+  const tools = await mcp("tools/list", {});
+  const tool = tools.tools.find((t) => t.name === toolName);
+  const uri = tool && getToolUiResourceUri(tool);
+  if (!uri) throw new Error("tools/list names no view for " + toolName);
+  const read = await mcp("resources/read", { uri });
+  const view = read.contents[0];
+  const ui = (view._meta && view._meta.ui) || {};
+  host.csp = ui.csp;
+
+  const frame = document.createElement("iframe");
+  frame.id = "view";
+  frame.title = "Taskwire";
+  frame.setAttribute("sandbox", "allow-scripts allow-same-origin allow-forms");
+  frame.src = q.get("sandbox") + "/sandbox.html?csp=" + encodeURIComponent(JSON.stringify(ui.csp || {}));
+  if (ui.prefersBorder) frame.className = "bordered";
+  document.getElementById("chat").appendChild(frame);
+
+  const bridge = new AppBridge(
+    null,
+    { name: "taskwire-test-host", version: "1.0.0" },
+    { serverTools: {}, updateModelContext: { text: {}, structuredContent: {} }, message: { text: {} } },
+    { hostContext: { theme: "light", displayMode: "inline", platform: "web", containerDimensions: { maxHeight: 900 } } },
+  );
+  bridge.oncalltool = async (params) => {
+    const result = await mcp("tools/call", params);
+    host.calls.push({ name: params.name, arguments: params.arguments, isError: !!result.isError });
+    return result;
+  };
+  bridge.onupdatemodelcontext = async (params) => {
+    host.modelContext.push(params);
+    return {};
+  };
+  bridge.onmessage = async (params) => {
+    host.messages.push(params);
+    return {};
+  };
+  bridge.onsizechange = ({ height }) => {
+    if (height != null) frame.style.height = height + "px";
+  };
+  bridge.onsandboxready = () => {
+    host.probe = probe(frame);
+    bridge.sendSandboxResourceReady({ html: view.text, csp: ui.csp });
+  };
+  bridge.oninitialized = async () => {
+    host.initialized = true;
+    await bridge.sendToolInput({ arguments: args });
+    await bridge.sendToolResult(await mcp("tools/call", { name: toolName, arguments: args }));
+  };
+  await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+}
+
+// probe returns a function that asks the test's sandbox proxy to look
+// at or act on the view (which shares its origin) and resolves with the
+// answer; the answers come on a channel of their own, not the bridge's.
+function probe(frame) {
+  let next = 1;
+  const waiting = {};
+  const channel = new MessageChannel();
+  channel.port1.onmessage = (e) => {
+    const w = waiting[e.data.id];
+    delete waiting[e.data.id];
+    if (w) w(e.data.answer);
+  };
+  frame.contentWindow.postMessage({ taskwireProbe: "connect" }, "*", [channel.port2]);
+  return (what, args) =>
+    new Promise((resolve) => {
+      const id = next++;
+      waiting[id] = resolve;
+      channel.port1.postMessage({ id, what, args: args || {} });
+    });
+}
+
+show().catch((err) => {
+  host.error = String(err && err.message ? err.message : err);
+});

@@ -1,0 +1,401 @@
+package tests
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/taskwire/taskwire/internal/caller/authz"
+	"github.com/taskwire/taskwire/internal/ent/member"
+	"github.com/taskwire/taskwire/internal/poll"
+	"github.com/taskwire/taskwire/internal/tenancy"
+	"github.com/taskwire/taskwire/node/nodetest"
+)
+
+// appsHostDir holds the test host of MCP Apps: host.html, the host's
+// script host.js (the ext-apps SDK's AppBridge, bundled from
+// tests/appshost by `go generate ./tests`), and the sandbox proxy's page.
+const appsHostDir = "testdata/appshost"
+
+// appsClientMeta is the _meta of the host's requests: 2026-07-28, and
+// the extension io.modelcontextprotocol/ui declared with the view's MIME
+// type, as a host of MCP Apps declares it.
+const appsClientMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` +
+	`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}}`
+
+// appsHost is the test's chat host for one person: its page, and the
+// MCP requests the page makes, which it sends to Taskwire with the
+// person's token.
+type appsHost struct {
+	url     string // the host page's origin
+	sandbox string // the sandbox proxy's origin, another one
+}
+
+// newAppsHost serves the host page for the person of token on s, and the
+// sandbox proxy on another origin.
+func newAppsHost(t *testing.T, s *site, token string) appsHost {
+	t.Helper()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /host.html", serveAppsFile("host.html", "text/html; charset=utf-8"))
+	mux.HandleFunc("GET /host.js", serveAppsFile("host.js", "text/javascript"))
+	mux.HandleFunc("POST /mcp/{method...}", func(w http.ResponseWriter, r *http.Request) {
+		proxyMCP(t, w, r, s, token)
+	})
+	host := httptest.NewServer(mux)
+	t.Cleanup(host.Close)
+	sandbox := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/sandbox.html" {
+			http.NotFound(w, r)
+			return
+		}
+		var csp appsCSP
+		if err := json.Unmarshal([]byte(r.URL.Query().Get("csp")), &csp); err != nil {
+			http.Error(w, "csp: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		w.Header().Set("Content-Security-Policy", csp.header())
+		serveAppsFile("sandbox.html", "text/html; charset=utf-8")(w, r)
+	}))
+	t.Cleanup(sandbox.Close)
+	return appsHost{url: host.URL, sandbox: sandbox.URL}
+}
+
+func serveAppsFile(name, mime string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		b, err := os.ReadFile(filepath.Join(appsHostDir, name))
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", mime)
+		w.Write(b)
+	}
+}
+
+// proxyMCP sends the page's request (the method in the path, the params
+// in the body) to s's MCP endpoint as a 2026-07-28 request with token,
+// and answers the JSON-RPC response.
+func proxyMCP(t *testing.T, w http.ResponseWriter, r *http.Request, s *site, token string) {
+	method := r.PathValue("method")
+	var params map[string]json.RawMessage
+	if err := json.NewDecoder(r.Body).Decode(&params); err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	params["_meta"] = json.RawMessage(appsClientMeta)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+	var name string
+	switch method {
+	case "tools/call":
+		json.Unmarshal(params["name"], &name)
+	case "resources/read":
+		json.Unmarshal(params["uri"], &name)
+	}
+	req := nodetest.MCPRequest(t, s.endpoint, token, method, name, string(body)).WithContext(r.Context())
+	resp, err := s.mcpVia.RoundTrip(req)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		raw = lastEventData(raw)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(raw)
+}
+
+// lastEventData is the data of the last event of an SSE body: the
+// response, after any notifications.
+func lastEventData(body []byte) []byte {
+	var last []byte
+	for line := range strings.SplitSeq(string(body), "\n") {
+		if d, ok := strings.CutPrefix(line, "data:"); ok {
+			last = []byte(strings.TrimSpace(d))
+		}
+	}
+	return last
+}
+
+// appsCSP is a view's _meta.ui.csp.
+type appsCSP struct {
+	ConnectDomains  []string `json:"connectDomains"`
+	ResourceDomains []string `json:"resourceDomains"`
+	FrameDomains    []string `json:"frameDomains"`
+	BaseURIDomains  []string `json:"baseUriDomains"`
+}
+
+// header is the Content-Security-Policy the ext-apps SDK's example host
+// puts on its sandbox page for csp (examples/basic-host, csp.ts): the
+// declared domains added to 'self' and inline code, frames and plugins
+// refused unless declared.
+func (c appsCSP) header() string {
+	clean := func(ds []string) string {
+		var ok []string
+		for _, d := range ds {
+			if !strings.ContainsAny(d, ";\r\n'\" ") {
+				ok = append(ok, d)
+			}
+		}
+		return strings.Join(ok, " ")
+	}
+	res, conn := clean(c.ResourceDomains), clean(c.ConnectDomains)
+	frame, base := "'none'", "'none'"
+	if f := clean(c.FrameDomains); f != "" {
+		frame = f
+	}
+	if b := clean(c.BaseURIDomains); b != "" {
+		base = b
+	}
+	ds := []string{
+		"default-src 'self' 'unsafe-inline'",
+		"script-src 'self' 'unsafe-inline' 'unsafe-eval' blob: data: " + res,
+		"style-src 'self' 'unsafe-inline' blob: data: " + res,
+		"img-src 'self' data: blob: " + res,
+		"font-src 'self' data: blob: " + res,
+		"media-src 'self' data: blob: " + res,
+		"connect-src 'self' " + conn,
+		"worker-src 'self' blob: " + res,
+		"frame-src " + frame,
+		"object-src 'none'",
+		"base-uri " + base,
+	}
+	for i, d := range ds {
+		ds[i] = strings.TrimSpace(d)
+	}
+	return strings.Join(ds, "; ")
+}
+
+// viewState is what the sandbox proxy reads of the view's page.
+type viewState struct {
+	Busy       bool
+	Heading    string
+	Flash      string
+	Cards      []struct{ Ref, Lane, Title string }
+	Text       string
+	Images     int
+	DocTitle   string
+	Violations []string
+}
+
+func (v viewState) laneOf(ref string) string {
+	for _, c := range v.Cards {
+		if c.Ref == ref {
+			return c.Lane
+		}
+	}
+	return ""
+}
+
+// appsPage is the host page in the browser, showing one tool's view.
+type appsPage struct {
+	t   *testing.T
+	ctx context.Context
+}
+
+// openApp opens the host page of h, which calls tool with args and shows
+// its view, and waits for the view to have shown the result.
+func openApp(t *testing.T, ctx context.Context, h appsHost, tool string, args map[string]any) *appsPage {
+	t.Helper()
+	a, _ := json.Marshal(args)
+	u := h.url + "/host.html?" + url.Values{"tool": {tool}, "args": {string(a)}, "sandbox": {h.sandbox}}.Encode()
+	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
+		t.Fatal(err)
+	}
+	p := &appsPage{t, ctx}
+	poll.Until(t, pageWait, "the host to load the view of "+tool, func() bool {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!(window.appsHost && (appsHost.error || appsHost.initialized && appsHost.probe))`))
+		return err == nil && ok
+	})
+	if msg := p.eval(`appsHost.error`); msg != "" {
+		t.Fatalf("the host could not show the view of %s: %s", tool, msg)
+	}
+	return p
+}
+
+// eval evaluates a JavaScript expression of a string in the host page.
+func (p *appsPage) eval(expr string) string {
+	p.t.Helper()
+	s, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](expr))
+	if err != nil {
+		p.t.Fatalf("evaluating %s: %v", expr, err)
+	}
+	return s
+}
+
+// probe asks the sandbox proxy what about the view and decodes the
+// answer into v.
+func (p *appsPage) probe(what string, args map[string]any, v any) {
+	p.t.Helper()
+	a, _ := json.Marshal(args)
+	raw, err := chromedp.Run(p.ctx, chromedp.Evaluate[string](
+		`appsHost.probe(`+jsString(what)+`, `+string(a)+`).then(JSON.stringify)`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		p.t.Fatalf("probe %s: %v", what, err)
+	}
+	if err := json.Unmarshal([]byte(raw), v); err != nil {
+		p.t.Fatalf("probe %s = %s: %v", what, raw, err)
+	}
+}
+
+// state is the view as it is now.
+func (p *appsPage) state() viewState {
+	p.t.Helper()
+	var v viewState
+	p.probe("state", nil, &v)
+	return v
+}
+
+// waitState waits until cond holds of the view, and returns it then.
+func (p *appsPage) waitState(what string, cond func(viewState) bool) viewState {
+	p.t.Helper()
+	var v viewState
+	poll.Until(p.t, pageWait, what, func() bool {
+		v = p.state()
+		return !v.Busy && cond(v)
+	})
+	return v
+}
+
+// center is where the element of the view sel matches is, in the host
+// page.
+func (p *appsPage) center(sel string) (float64, float64) {
+	p.t.Helper()
+	var c *struct{ X, Y float64 }
+	p.probe("center", map[string]any{"selector": sel}, &c)
+	if c == nil {
+		p.t.Fatalf("the view has no %s", sel)
+	}
+	var off struct{ X, Y float64 }
+	raw := p.eval(`JSON.stringify((function(){var b=document.getElementById("view").getBoundingClientRect();return {x:b.left,y:b.top};})())`)
+	json.Unmarshal([]byte(raw), &off)
+	return off.X + c.X, off.Y + c.Y
+}
+
+// hostCalls are the tools the view called through the host, as
+// "name" or "name!" for a result with isError.
+func (p *appsPage) hostCalls() []string {
+	var calls []string
+	json.Unmarshal([]byte(p.eval(`JSON.stringify(appsHost.calls.map(function(c){return c.name+(c.isError?"!":"")}))`)), &calls)
+	return calls
+}
+
+// hostile is a title that would run script if a view put it in as HTML.
+const hostile = `<img src=x onerror="document.title='pwned'">`
+
+// TestBrowserApps: the board view of MCP Apps, read from `taskwire serve`
+// by a host page built on the ext-apps SDK's AppBridge, in Chromium. The
+// view shows the seeded cards, a hostile title as text; the owner's drag
+// moves a card through tools/call over the bridge, which an MCP client
+// then reads, and the view tells the model; the view's CSP, applied by
+// the host from the resource's _meta.ui.csp, refuses a fetch to another
+// origin; a viewer's move is refused, and the view shows the server's
+// sentence.
+func TestBrowserApps(t *testing.T) {
+	s, h := embeddedSite(t, nodetest.Setups()[0])
+	owner, _ := h.Client(t, h.Token, nil)
+	for _, title := range []string{"Write the launch plan", "Book the venue for the retro", hostile} {
+		nodetest.CallOK(t, owner, "tasks_create", map[string]any{"title": title})
+	}
+	nodetest.CallOK(t, owner, "tasks_create", map[string]any{"title": "Fix the login redirect loop", "lane": "next", "kind": "bug", "size": "xs"})
+	vera, err := tenancy.AddMember(context.Background(), s.db, s.tenant, tenancy.MemberSpec{Handle: "vera", Name: "Vera", Role: member.RoleViewer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viewerToken := nodetest.RecordToken(t, s.db, s.issuer, s.tenant, vera.ID, authz.AllScopes)
+	ctx := startChromium(t)
+
+	p := openApp(t, ctx, newAppsHost(t, s, h.Token), "boards_get", map[string]any{})
+	v := p.waitState("the board's cards in the view", func(v viewState) bool { return len(v.Cards) == 4 })
+	for ref, lane := range map[string]string{"T-1": "backlog", "T-2": "backlog", "T-3": "backlog", "T-4": "next"} {
+		if got := v.laneOf(ref); got != lane {
+			t.Errorf("the view shows %s in %q, want %s (cards %v)", ref, got, lane, v.Cards)
+		}
+	}
+	t.Run("hostile title stays text", func(t *testing.T) {
+		var title string
+		for _, c := range v.Cards {
+			if c.Ref == "T-3" {
+				title = c.Title
+			}
+		}
+		if title != hostile || v.Images != 0 || v.DocTitle == "pwned" {
+			t.Errorf("T-3's title shows as %q with %d images in the view (title %q), want the text %q and no image", title, v.Images, v.DocTitle, hostile)
+		}
+	})
+
+	t.Run("drag moves a card through the host", func(t *testing.T) {
+		fx, fy := p.center(`article.card[data-ref="T-1"] .card-title`)
+		tx, ty := p.center(`section.lane[data-lane="doing"]`)
+		if err := chromedp.Do(ctx, chromedp.DragAndDropXY(fx, fy, tx, ty)); err != nil {
+			t.Fatalf("dragging T-1 to doing: %v", err)
+		}
+		p.waitState("T-1 in doing after the drag", func(v viewState) bool { return v.laneOf("T-1") == "doing" })
+		if got := laneOf(t, owner, "T-1"); got != "doing" {
+			t.Errorf("T-1 dragged to doing in the view is in %q, want doing", got)
+		}
+		if calls := p.hostCalls(); !strings.Contains(strings.Join(calls, " "), "tasks_move") {
+			t.Errorf("the view's calls through the host = %v, want a tasks_move", calls)
+		}
+		told := p.eval(`JSON.stringify(appsHost.modelContext)`)
+		if !regexp.MustCompile(`moved T-1 from backlog to doing`).MatchString(told) {
+			t.Errorf("the view told the model %s, want that the person moved T-1 from backlog to doing", told)
+		}
+		screenshot(t, ctx, "apps-board")
+	})
+
+	t.Run("CSP refuses another origin", func(t *testing.T) {
+		var got string
+		p.probe("fetch", map[string]any{"url": s.base + "/healthz"}, &got)
+		if !strings.HasPrefix(got, "refused") {
+			t.Errorf("the view's fetch of %s/healthz: %s, want it refused by the CSP", s.base, got)
+		}
+		violations := strings.Join(p.state().Violations, "; ")
+		if !strings.Contains(violations, "connect-src") {
+			t.Errorf("CSP violations in the view = %q, want the fetch's connect-src", violations)
+		}
+		// The same fetch to the view's own origin goes through: it was
+		// the CSP that refused.
+		p.probe("fetch", map[string]any{"url": "/sandbox.html?csp=%7B%7D"}, &got)
+		if got != "fetched 200" {
+			t.Errorf("the view's fetch of its own origin: %s, want fetched 200", got)
+		}
+	})
+
+	t.Run("viewer's move refused", func(t *testing.T) {
+		vp := openApp(t, ctx, newAppsHost(t, s, viewerToken), "boards_get", map[string]any{})
+		vp.waitState("the board in the viewer's view", func(v viewState) bool { return len(v.Cards) == 4 })
+		var ok bool
+		vp.probe("move", map[string]any{"ref": "T-2", "lane": "next"}, &ok)
+		if !ok {
+			t.Fatal("the view has no card T-2 to move")
+		}
+		want := fmt.Sprintf("You are a viewer on tenant %s, and viewers can only read: you cannot move a task (tasks_move needs write).", s.tenant)
+		v := vp.waitState("the server's refusal in the view", func(v viewState) bool { return v.Flash != "" })
+		if !strings.Contains(v.Flash, want) || v.laneOf("T-2") != "backlog" {
+			t.Errorf("after the viewer's move the view says %q and shows T-2 in %q; want %q and T-2 in backlog", v.Flash, v.laneOf("T-2"), want)
+		}
+		if got := laneOf(t, owner, "T-2"); got != "backlog" {
+			t.Errorf("T-2 is in %q after the viewer's refused move, want backlog", got)
+		}
+		if calls := strings.Join(vp.hostCalls(), " "); !strings.Contains(calls, "tasks_move!") {
+			t.Errorf("the viewer's calls through the host = %s, want tasks_move refused (isError)", calls)
+		}
+	})
+}

@@ -1,0 +1,8 @@
+package tests
+
+// The host page of the MCP Apps browser tests (browser_apps_test.go) runs
+// the ext-apps SDK's AppBridge, bundled from appshost/ (its versions
+// pinned in package-lock.json) into testdata/appshost/host.js, which is
+// committed: plain `go test` needs neither npm nor the network. This
+// rebuilds it, with npm.
+//go:generate sh -c "cd appshost && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build"
