@@ -144,3 +144,40 @@ func TestAppsReadView(t *testing.T) {
 		t.Errorf("resources/read of an unknown view = %s, want -32602", rec.Body)
 	}
 }
+
+// TestAppsLegacySessions: a 2025-11-25 or 2025-06-18 client that declared
+// the extension at initialize (as the hosts of MCP Apps do) is told of it
+// in initialize's capabilities and sees the views' _meta.ui in its
+// session's tools/list and the views in resources/list; a session that
+// did not declare it sees the tools and resources it always saw.
+func TestAppsLegacySessions(t *testing.T) {
+	h := newAppsHandler(t)
+	for _, version := range []string{"2025-11-25", "2025-06-18"} {
+		for _, declared := range []bool{true, false} {
+			caps := `{}`
+			if declared {
+				caps = `{"extensions":{"` + ExtensionApps + `":{"mimeTypes":["` + AppMIME + `"]}}}`
+			}
+			init := legacyPost("", version, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+
+				`","capabilities":`+caps+`,"clientInfo":{"name":"host","version":"1"}}}`)
+			init.Header.Del(mcp.HeaderSessionID)
+			init.Header.Del(mcp.HeaderProtocolVersion)
+			rec := serve(h, init)
+			sid := rec.Header().Get(mcp.HeaderSessionID)
+			if sid == "" || !strings.Contains(rec.Body.String(), `"extensions":{"`+ExtensionApps+`":{"mimeTypes":["`) {
+				t.Fatalf("%s initialize = %d %s, want a session and the extension in its capabilities", version, rec.Code, rec.Body)
+			}
+			tools := serve(h, legacyPost(sid, version, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)).Body.String()
+			if got := strings.Contains(tools, `"_meta":{"ui":{"resourceUri":"`+fakeViewURI+`"}}`); got != declared {
+				t.Errorf("%s, declared %v: tools/list names the view: %v (%s)", version, declared, got, tools)
+			}
+			if strings.Count(tools, `"_meta":{"ui"`) > 1 {
+				t.Errorf("%s: tools/list names a view on more tools than tasks_list: %s", version, tools)
+			}
+			res := serve(h, legacyPost(sid, version, `{"jsonrpc":"2.0","id":2,"method":"resources/list"}`)).Body.String()
+			if got := strings.Contains(res, fakeViewURI); got != declared {
+				t.Errorf("%s, declared %v: resources/list lists the view: %v (%s)", version, declared, got, res)
+			}
+		}
+	}
+}

@@ -209,12 +209,12 @@ type appsPage struct {
 	ctx context.Context
 }
 
-// openApp opens the host page of h, which calls tool with args and shows
-// its view, and waits for the view to have shown the result.
-func openApp(t *testing.T, ctx context.Context, h appsHost, tool string, args map[string]any) *appsPage {
+// openApp opens the host page of h, where the person asked ask and the
+// host called tool with args and shows its view, and waits for the view to have shown the result.
+func openApp(t *testing.T, ctx context.Context, h appsHost, ask, tool string, args map[string]any) *appsPage {
 	t.Helper()
 	a, _ := json.Marshal(args)
-	u := h.url + "/host.html?" + url.Values{"tool": {tool}, "args": {string(a)}, "sandbox": {h.sandbox}}.Encode()
+	u := h.url + "/host.html?" + url.Values{"ask": {ask}, "tool": {tool}, "args": {string(a)}, "sandbox": {h.sandbox}}.Encode()
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatal(err)
 	}
@@ -321,7 +321,7 @@ func TestBrowserApps(t *testing.T) {
 	viewerToken := nodetest.RecordToken(t, s.db, s.issuer, s.tenant, vera.ID, authz.AllScopes)
 	ctx := startChromium(t)
 
-	p := openApp(t, ctx, newAppsHost(t, s, h.Token), "boards_get", map[string]any{})
+	p := openApp(t, ctx, newAppsHost(t, s, h.Token), "Show me the board.", "boards_get", map[string]any{})
 	v := p.waitState("the board's cards in the view", func(v viewState) bool { return len(v.Cards) == 4 })
 	for ref, lane := range map[string]string{"T-1": "backlog", "T-2": "backlog", "T-3": "backlog", "T-4": "next"} {
 		if got := v.laneOf(ref); got != lane {
@@ -379,7 +379,7 @@ func TestBrowserApps(t *testing.T) {
 	})
 
 	t.Run("viewer's move refused", func(t *testing.T) {
-		vp := openApp(t, ctx, newAppsHost(t, s, viewerToken), "boards_get", map[string]any{})
+		vp := openApp(t, ctx, newAppsHost(t, s, viewerToken), "Show me the board.", "boards_get", map[string]any{})
 		vp.waitState("the board in the viewer's view", func(v viewState) bool { return len(v.Cards) == 4 })
 		var ok bool
 		vp.probe("move", map[string]any{"ref": "T-2", "lane": "next"}, &ok)
@@ -397,5 +397,28 @@ func TestBrowserApps(t *testing.T) {
 		if calls := strings.Join(vp.hostCalls(), " "); !strings.Contains(calls, "tasks_move!") {
 			t.Errorf("the viewer's calls through the host = %s, want tasks_move refused (isError)", calls)
 		}
+	})
+
+	t.Run("task card", func(t *testing.T) {
+		tp := openApp(t, ctx, newAppsHost(t, s, h.Token), "What is T-1 about?", "tasks_get", map[string]any{"ref": "T-1"})
+		tp.waitState("T-1's card with its history", func(v viewState) bool {
+			return strings.Contains(v.Heading, "Write the launch plan") && strings.Contains(v.Text, "task moved")
+		})
+		const comment = "Outline agreed with the team."
+		var ok bool
+		tp.probe("fill", map[string]any{"selector": "#comment-body", "value": comment}, &ok)
+		tp.probe("click", map[string]any{"selector": "#comment button"}, &ok)
+		if !ok {
+			t.Fatal("the task view has no comment form")
+		}
+		tp.waitState("the comment in the task view", func(v viewState) bool { return strings.Contains(v.Text, comment) })
+		got := nodetest.CallOK(t, owner, "comments_list", map[string]any{"ref": "T-1"})
+		if items, _ := got["items"].([]any); len(items) != 1 || items[0].(map[string]any)["body"] != comment {
+			t.Errorf("comments_list T-1 = %v, want the comment made in the view", got)
+		}
+		if told := tp.eval(`JSON.stringify(appsHost.modelContext)`); !strings.Contains(told, "commented on T-1") {
+			t.Errorf("the task view told the model %s, want that the person commented on T-1", told)
+		}
+		screenshot(t, ctx, "apps-task")
 	})
 }

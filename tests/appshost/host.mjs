@@ -41,6 +41,7 @@ async function show() {
   const q = new URLSearchParams(location.search);
   const toolName = q.get("tool");
   const args = JSON.parse(q.get("args") || "{}");
+  if (q.get("ask")) document.getElementById("ask").textContent = q.get("ask");
   const tools = await mcp("tools/list", {});
   const tool = tools.tools.find((t) => t.name === toolName);
   const uri = tool && getToolUiResourceUri(tool);

@@ -23,6 +23,13 @@
     return li;
   }
 
+  // when is a timestamp as the console shows it, in UTC.
+  function when(iso) {
+    var d = new Date(iso);
+    if (!iso || isNaN(d)) return "";
+    return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
+  }
+
   // sentence is a history entry as text: who, what, and its details.
   function sentence(h) {
     var details = (h.detail || []).map(function (d) { return d.name + " " + d.value; }).join(", ");
@@ -40,14 +47,16 @@
     $(".assignees", main).textContent = (task.assignees || []).join(", ") || "nobody";
     $(".labels", main).textContent = (task.labels || []).join(", ") || "none";
     $(".project", main).textContent = task.project || "none";
-    $(".flag", main).textContent = task.flagged ? (task.flag_reason || "yes") : "no";
+    var flag = $(".flag-state", main);
+    flag.textContent = task.flagged ? (task.flag_reason || "yes") : "no";
+    flag.classList.toggle("flag", !!task.flagged);
     $(".version", main).textContent = String(task.version || 0);
     $(".task-note", main).textContent = task.note || "No note.";
     $("#move").elements.lane.value = task.lane;
     var comments = $("#comments");
     comments.textContent = "";
     (res.comments || []).forEach(function (c) {
-      var li = item(comments, "comment", [["span", "author", c.author || ""], ["time", "", c.created_at || ""]]);
+      var li = item(comments, "comment", [["span", "author", c.author || ""], ["time", "", when(c.created_at)]]);
       var body = document.createElement("div");
       body.className = "body";
       body.textContent = c.body || "";
@@ -57,7 +66,7 @@
     var history = $("#history");
     history.textContent = "";
     (res.history || []).forEach(function (h) {
-      item(history, "", [["span", "actor", h.actor || ""], ["span", "did", sentence(h)], ["time", "", h.at || ""]]);
+      item(history, "", [["span", "actor", h.actor || ""], ["span", "did", sentence(h)], ["time", "", when(h.at)]]);
     });
     main.removeAttribute("aria-busy");
   }
