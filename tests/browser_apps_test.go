@@ -419,6 +419,16 @@ func TestBrowserApps(t *testing.T) {
 		if told := tp.eval(`JSON.stringify(appsHost.modelContext)`); !strings.Contains(told, "commented on T-1") {
 			t.Errorf("the task view told the model %s, want that the person commented on T-1", told)
 		}
+		// The person approves T-1 for assistants from the chat: their own
+		// work_approve approves at once.
+		const plan = "Draft the plan in the doc; do not touch the budget; done when the team signs off."
+		tp.probe("fill", map[string]any{"selector": "#work-plan", "value": plan}, &ok)
+		tp.probe("click", map[string]any{"selector": "#work button"}, &ok)
+		v := tp.waitState("the work approved in the task view", func(v viewState) bool { return strings.Contains(v.Text, "Work on this task is ") })
+		task := nodetest.CallOK(t, owner, "tasks_get", map[string]any{"ref": "T-1"})["task"].(map[string]any)
+		if task["work_state"] == nil || task["work_state"] == "" || v.Flash != "" {
+			t.Errorf("after approving in the view: T-1's work_state %v, the view says %q; want the work approved", task["work_state"], v.Flash)
+		}
 		screenshot(t, ctx, "apps-task")
 	})
 }

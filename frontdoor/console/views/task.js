@@ -1,8 +1,8 @@
 // The task view of MCP Apps: the console's task card inside the chat,
 // with its history and comments. It is shown with the result of
 // tasks_get, reads the task again with its history and comments, and
-// moves it (tasks_move) and comments on it (comments_add) through the
-// host (bridge.js), so the person's role, the audit log and any
+// moves it (tasks_move), comments on it (comments_add) and approves it
+// for assistants with a plan (work_approve) through the host (bridge.js), so the person's role, the audit log and any
 // confirmation apply as to every other call. After a change it tells
 // the model what the person did.
 (function () {
@@ -53,6 +53,7 @@
     $(".version", main).textContent = String(task.version || 0);
     $(".task-note", main).textContent = task.note || "No note.";
     $("#move").elements.lane.value = task.lane;
+    $(".work-state", main).textContent = task.work_state ? "Work on this task is " + task.work_state + "." : "Not approved for assistants.";
     var comments = $("#comments");
     comments.textContent = "";
     (res.comments || []).forEach(function (c) {
@@ -102,6 +103,14 @@
       if (lane === task.lane) return;
       change("tasks_move", { ref: task.ref, lane: lane, expected_version: task.version },
         "In the task view, the person moved " + task.ref + " from " + task.lane + " to " + lane + ".");
+    } else if (form.id === "work") {
+      // A person's work_approve approves at once; an assistant's asks a
+      // person (a decision in the console), as the server decides.
+      var f = form.elements;
+      change("work_approve", {
+        ref: task.ref, plan: f.plan.value, lease_minutes: Number(f.lease_minutes.value),
+        max_claims: Number(f.max_claims.value), expected_version: task.version
+      }, "In the task view, the person approved " + task.ref + " for assistants, with this plan: " + f.plan.value);
     } else if (form.id === "comment") {
       var body = form.elements.body.value;
       if (!body.trim()) return;
