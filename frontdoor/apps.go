@@ -16,8 +16,8 @@ import (
 // request whose client declares it (with the view's MIME type): only
 // then do tools/list carry _meta.ui and resources/list the views. Every
 // tool still answers with text and structuredContent, which is all a
-// host without Apps shows. A view is read by any client that asks for
-// its URI: it is the same static page for everyone and holds no data.
+// host without Apps shows. Only a declaring client reads a view, though
+// a view is the same static page for everyone and holds no data.
 const (
 	// ExtensionApps is the extension's identifier, in the extensions of
 	// both sides' capabilities.
@@ -101,11 +101,12 @@ func (x *exchange) withViews(tools []mcp.Tool) []mcp.Tool {
 	return tools
 }
 
-// readView returns the view uri names, if it is a ui:// URI and Apps is
-// set; handled is false for any other URI, which the resource backend
-// reads.
+// readView returns the view uri names, if it is a ui:// URI and the
+// client declared the extension; handled is false for any other URI,
+// which the resource backend reads (and knows no ui:// URI: a client
+// that did not declare the extension is told there is no such resource).
 func (x *exchange) readView(uri string) (contents []mcp.ResourceContents, handled bool, err error) {
-	if x.h.cfg.Apps == nil || !strings.HasPrefix(uri, appScheme) {
+	if !strings.HasPrefix(uri, appScheme) || !x.appsDeclared() {
 		return nil, false, nil
 	}
 	c, ok := x.h.cfg.Apps.ReadView(uri)

@@ -116,7 +116,8 @@ func TestAppsOnlyForDeclaringClients(t *testing.T) {
 }
 
 // TestAppsReadView: resources/read returns the view with its MIME type
-// and _meta.ui; a ui:// URI that names no view is the usual -32602.
+// and _meta.ui; a ui:// URI that names no view, or a view read by a client
+// that did not declare the extension, is the usual -32602.
 func TestAppsReadView(t *testing.T) {
 	h := newAppsHandler(t)
 	read := func(uri string) *http.Request {
@@ -137,11 +138,18 @@ func TestAppsReadView(t *testing.T) {
 		string(res.Contents[0].Meta) != string(fakeViewMeta) {
 		t.Errorf("resources/read %s = %s, want the view as %s with its _meta", fakeViewURI, rec.Body, AppMIME)
 	}
-	rec = serve(h, read("ui://taskwire/nothing"))
-	var msg struct{ Error struct{ Code int } }
-	_ = json.Unmarshal(rec.Body.Bytes(), &msg)
-	if msg.Error.Code != -32602 {
-		t.Errorf("resources/read of an unknown view = %s, want -32602", rec.Body)
+	for _, tc := range []struct {
+		uri  string
+		meta map[string]any
+	}{{"ui://taskwire/nothing", appsClient}, {fakeViewURI, nil}} {
+		req := newCall(t, 1, "resources/read", map[string]any{"uri": tc.uri}, tc.meta)
+		req.Header.Set(mcp.HeaderName, tc.uri)
+		rec = serve(h, req)
+		var msg struct{ Error struct{ Code int } }
+		_ = json.Unmarshal(rec.Body.Bytes(), &msg)
+		if msg.Error.Code != -32602 {
+			t.Errorf("resources/read of %s (client declared the extension: %v) = %s, want -32602", tc.uri, tc.meta != nil, rec.Body)
+		}
 	}
 }
 

@@ -40,6 +40,9 @@ const appsClientMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
 type appsHost struct {
 	url     string // the host page's origin
 	sandbox string // the sandbox proxy's origin, another one
+	// noContext makes the host one that takes no model context from a
+	// view (ui/update-model-context), only messages (ui/message).
+	noContext bool
 }
 
 // newAppsHost serves the host page for the person of token on s, and the
@@ -214,7 +217,11 @@ type appsPage struct {
 func openApp(t *testing.T, ctx context.Context, h appsHost, ask, tool string, args map[string]any) *appsPage {
 	t.Helper()
 	a, _ := json.Marshal(args)
-	u := h.url + "/host.html?" + url.Values{"ask": {ask}, "tool": {tool}, "args": {string(a)}, "sandbox": {h.sandbox}}.Encode()
+	q := url.Values{"ask": {ask}, "tool": {tool}, "args": {string(a)}, "sandbox": {h.sandbox}}
+	if h.noContext {
+		q.Set("context", "no")
+	}
+	u := h.url + "/host.html?" + q.Encode()
 	if err := chromedp.Do(ctx, chromedp.Navigate(u)); err != nil {
 		t.Fatal(err)
 	}
@@ -376,6 +383,24 @@ func TestBrowserApps(t *testing.T) {
 		if got != "fetched 200" {
 			t.Errorf("the view's fetch of its own origin: %s, want fetched 200", got)
 		}
+	})
+
+	t.Run("Move button, and a host without model context", func(t *testing.T) {
+		host := newAppsHost(t, s, h.Token)
+		host.noContext = true
+		mp := openApp(t, ctx, host, "Show me the board.", "boards_get", map[string]any{})
+		mp.waitState("the board in the view", func(v viewState) bool { return len(v.Cards) == 4 })
+		var ok bool
+		mp.probe("move", map[string]any{"ref": "T-2", "lane": "next"}, &ok)
+		mp.waitState("T-2 in next after Move", func(v viewState) bool { return v.laneOf("T-2") == "next" })
+		if got := laneOf(t, owner, "T-2"); got != "next" {
+			t.Errorf("T-2 moved to next with its Move button is in %q, want next", got)
+		}
+		said := mp.eval(`JSON.stringify({context: appsHost.modelContext, messages: appsHost.messages})`)
+		if !strings.Contains(said, `"context":[]`) || !strings.Contains(said, "moved T-2 from backlog to next") {
+			t.Errorf("the view told a host without model context %s, want a message that the person moved T-2 from backlog to next", said)
+		}
+		nodetest.CallOK(t, owner, "tasks_move", map[string]any{"ref": "T-2", "lane": "backlog"})
 	})
 
 	t.Run("viewer's move refused", func(t *testing.T) {

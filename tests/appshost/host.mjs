@@ -59,10 +59,14 @@ async function show() {
   if (ui.prefersBorder) frame.className = "bordered";
   document.getElementById("chat").appendChild(frame);
 
+  // A host takes the view's model context unless the test says
+  // context=no; it always takes messages.
+  const caps = { serverTools: {}, message: { text: {} } };
+  if (q.get("context") !== "no") caps.updateModelContext = { text: {}, structuredContent: {} };
   const bridge = new AppBridge(
     null,
     { name: "taskwire-test-host", version: "1.0.0" },
-    { serverTools: {}, updateModelContext: { text: {}, structuredContent: {} }, message: { text: {} } },
+    caps,
     { hostContext: { theme: "light", displayMode: "inline", platform: "web", containerDimensions: { maxHeight: 900 } } },
   );
   bridge.oncalltool = async (params) => {

@@ -75,12 +75,18 @@ var bridge = (function () {
     });
   }
 
-  // tellModel replaces what the view has told the model, when the host
-  // takes it: the host hands it to the model with the person's next
-  // message.
+  // tellModel tells the model what the person did in the view: as the
+  // view's model context when the host takes it (it replaces what the
+  // view told before, and the host hands it to the model with the
+  // person's next message), else as a message of the person's in the
+  // chat when the host takes those; a host that takes neither is told
+  // nothing.
   function tellModel(text, structured) {
-    if (!host.updateModelContext) return Promise.resolve();
-    return request("ui/update-model-context", { content: [{ type: "text", text: text }], structuredContent: structured });
+    if (host.updateModelContext) {
+      return request("ui/update-model-context", { content: [{ type: "text", text: text }], structuredContent: structured });
+    }
+    if (host.message) return request("ui/message", { role: "user", content: [{ type: "text", text: text }] });
+    return Promise.resolve();
   }
 
   // reportSize tells the host how tall the view is, so that it can size
