@@ -5,4 +5,4 @@ package tests
 // pinned in package-lock.json) into testdata/appshost/host.js, which is
 // committed: plain `go test` needs neither npm nor the network. This
 // rebuilds it, with npm.
-//go:generate sh -c "cd appshost && npm ci --no-audit --no-fund --loglevel=error && npm run --silent build"
+//go:generate sh -c "cd appshost && npm ci --silent --no-audit --no-fund && npm run --silent build"
