@@ -171,11 +171,14 @@ func TestAppsLegacySessions(t *testing.T) {
 			init.Header.Del(mcp.HeaderSessionID)
 			init.Header.Del(mcp.HeaderProtocolVersion)
 			rec := serve(h, init)
+			mcptest.ValidateServerMessageAt(t, version, rec.Body.Bytes(), "initialize")
 			sid := rec.Header().Get(mcp.HeaderSessionID)
 			if sid == "" || !strings.Contains(rec.Body.String(), `"extensions":{"`+ExtensionApps+`":{"mimeTypes":["`) {
 				t.Fatalf("%s initialize = %d %s, want a session and the extension in its capabilities", version, rec.Code, rec.Body)
 			}
-			tools := serve(h, legacyPost(sid, version, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)).Body.String()
+			rec = serve(h, legacyPost(sid, version, `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+			mcptest.ValidateServerMessageAt(t, version, rec.Body.Bytes(), "tools/list")
+			tools := rec.Body.String()
 			if got := strings.Contains(tools, `"_meta":{"ui":{"resourceUri":"`+fakeViewURI+`"}}`); got != declared {
 				t.Errorf("%s, declared %v: tools/list names the view: %v (%s)", version, declared, got, tools)
 			}
