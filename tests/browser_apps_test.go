@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/chromedp/chromedp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/ent/member"
@@ -28,11 +29,12 @@ import (
 // tests/appshost by `go generate ./tests`), and the sandbox proxy's page.
 const appsHostDir = "testdata/appshost"
 
-// appsClientMeta is the _meta of the host's requests: 2026-07-28, and
-// the extension io.modelcontextprotocol/ui declared with the view's MIME
-// type, as a host of MCP Apps declares it.
+// appsClientMeta is the _meta of the host's requests: 2026-07-28, form
+// elicitation (the host asks the person to confirm), and the extension
+// io.modelcontextprotocol/ui declared with the view's MIME type, as a
+// host of MCP Apps declares it.
 const appsClientMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` +
-	`{"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}}`
+	`{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}}`
 
 // appsHost is the test's chat host for one person: its page, and the
 // MCP requests the page makes, which it sends to Taskwire with the
@@ -455,5 +457,41 @@ func TestBrowserApps(t *testing.T) {
 			t.Errorf("after approving in the view: T-1's work_state %v, the view says %q; want the work approved", task["work_state"], v.Flash)
 		}
 		screenshot(t, ctx, "apps-task")
+	})
+
+	t.Run("delete asks the person through the host", func(t *testing.T) {
+		dp := openApp(t, ctx, newAppsHost(t, s, h.Token), "Delete T-4, it is done elsewhere.", "tasks_get", map[string]any{"ref": "T-4"})
+		dp.waitState("T-4's card", func(v viewState) bool { return strings.Contains(v.Heading, "Fix the login redirect loop") })
+		answer := func(button string) {
+			t.Helper()
+			var ok bool
+			dp.probe("click", map[string]any{"selector": "#delete-task"}, &ok)
+			poll.Until(t, pageWait, "the host's confirmation", func() bool {
+				return dp.eval(`document.getElementById("confirm").hidden ? "" : document.querySelector("#confirm p").textContent`) != ""
+			})
+			if q := dp.eval(`document.querySelector("#confirm p").textContent`); !strings.Contains(q, "Delete task T-4?") {
+				t.Errorf("the host asks %q, want the server's question Delete task T-4?", q)
+			}
+			screenshot(t, ctx, "apps-confirm")
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(button))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		answer("#confirm-decline")
+		v := dp.waitState("the refusal in the view", func(v viewState) bool { return v.Flash != "" })
+		if !strings.Contains(v.Flash, "Not done: the person did not confirm") {
+			t.Errorf("after declining, the view says %q, want the server's Not done", v.Flash)
+		}
+		if laneOf(t, owner, "T-4") != "next" {
+			t.Error("T-4 is gone after the person declined its deletion")
+		}
+		answer("#confirm-accept")
+		dp.waitState("T-4 deleted in the view", func(v viewState) bool { return strings.Contains(v.Text, "T-4 is deleted.") })
+		if res, err := owner.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-4"}}); err != nil || !res.IsError {
+			t.Error("tasks_get T-4 still finds it after the person confirmed its deletion in the chat")
+		}
+		if told := dp.eval(`JSON.stringify(appsHost.modelContext)`); !strings.Contains(told, "deleted T-4") {
+			t.Errorf("the view told the model %s, want that the person deleted T-4", told)
+		}
 	})
 }

@@ -70,7 +70,14 @@ async function show() {
     { hostContext: { theme: "light", displayMode: "inline", platform: "web", containerDimensions: { maxHeight: 900 } } },
   );
   bridge.oncalltool = async (params) => {
-    const result = await mcp("tools/call", params);
+    let result = await mcp("tools/call", params);
+    // A call that needs the person's answer first (a confirmation): the
+    // host asks the person itself, then calls again with the answers.
+    while (result.resultType === "input_required") {
+      const answers = {};
+      for (const [key, req] of Object.entries(result.inputRequests || {})) answers[key] = await ask(req);
+      result = await mcp("tools/call", { ...params, inputResponses: answers, requestState: result.requestState });
+    }
     host.calls.push({ name: params.name, arguments: params.arguments, isError: !!result.isError });
     return result;
   };
@@ -95,6 +102,24 @@ async function show() {
     await bridge.sendToolResult(await mcp("tools/call", { name: toolName, arguments: args }));
   };
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+}
+
+// ask asks the person an elicitation of the server's in the host's own
+// dialog, outside the view: a form's message, answered Confirm or
+// Decline. Any other request is declined.
+function ask(req) {
+  if (req.method !== "elicitation/create" || req.params.mode !== "form") return Promise.resolve({ action: "decline" });
+  const dialog = document.getElementById("confirm");
+  dialog.querySelector("p").textContent = req.params.message;
+  dialog.hidden = false;
+  return new Promise((resolve) => {
+    dialog.onclick = (e) => {
+      const yes = e.target.id === "confirm-accept";
+      if (!yes && e.target.id !== "confirm-decline") return;
+      dialog.hidden = true;
+      resolve(yes ? { action: "accept", content: { confirm: true } } : { action: "decline" });
+    };
+  });
 }
 
 // probe returns a function that asks the test's sandbox proxy to look

@@ -1,8 +1,9 @@
 // The task view of MCP Apps: the console's task card inside the chat,
 // with its history and comments. It is shown with the result of
 // tasks_get, reads the task again with its history and comments, and
-// moves it (tasks_move), comments on it (comments_add) and approves it
-// for assistants with a plan (work_approve) through the host (bridge.js), so the person's role, the audit log and any
+// moves it (tasks_move), comments on it (comments_add), approves it for
+// assistants with a plan (work_approve), deletes and restores it
+// (tasks_delete, tasks_restore) through the host (bridge.js), so the person's role, the audit log and any
 // confirmation apply as to every other call. After a change it tells
 // the model what the person did.
 (function () {
@@ -119,6 +120,33 @@
         if (!$("#flash").textContent) form.elements.body.value = "";
       });
     }
+  });
+
+  // deleted shows whether the task is deleted: then only Restore is left.
+  function deleted(yes) {
+    $("#task .deleted").hidden = !yes;
+    $("#delete-task").hidden = yes;
+    $("#restore-task").hidden = !yes;
+    ["#move", "#comment", "#work"].forEach(function (sel) {
+      $(sel).querySelectorAll("button, select, textarea, input").forEach(function (el) { el.disabled = yes; });
+    });
+  }
+
+  // Delete and Restore are destructive calls: the server asks the person
+  // to confirm, through the host, before it runs them.
+  document.addEventListener("click", function (e) {
+    if (!task || !e.target.closest) return;
+    var del = e.target.closest("#delete-task"), restore = e.target.closest("#restore-task");
+    if (!del && !restore) return;
+    var tool = del ? "tasks_delete" : "tasks_restore";
+    flash("");
+    bridge.callTool(tool, { ref: task.ref }).then(function () {
+      deleted(!!del);
+      var told = "In the task view, the person " + (del ? "deleted " : "restored ") + task.ref + ".";
+      return bridge.tellModel(told, { task: task.ref, tool: tool }).catch(function () { /* the change stands */ });
+    }).then(function () {
+      if (restore) return load(task.ref);
+    }, function (err) { flash(err.message); });
   });
 
   bridge.on("ui/notifications/tool-result", function (res) {
