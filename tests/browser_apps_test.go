@@ -275,6 +275,11 @@ func (p *appsPage) state() viewState {
 func (p *appsPage) waitState(what string, cond func(viewState) bool) viewState {
 	p.t.Helper()
 	var v viewState
+	defer func() {
+		if p.t.Failed() {
+			p.t.Logf("the view, last seen: %+v; the host's error: %q", v, p.eval(`appsHost.error`))
+		}
+	}()
 	poll.Until(p.t, pageWait, what, func() bool {
 		v = p.state()
 		return !v.Busy && cond(v)
@@ -492,6 +497,44 @@ func TestBrowserApps(t *testing.T) {
 		}
 		if told := dp.eval(`JSON.stringify(appsHost.modelContext)`); !strings.Contains(told, "deleted T-4") {
 			t.Errorf("the view told the model %s, want that the person deleted T-4", told)
+		}
+	})
+
+	t.Run("decision card", func(t *testing.T) {
+		// The model asks to delete T-2; the host asks the person, who
+		// confirms; the card shows the deleted task, and the person takes
+		// it back with Restore, confirmed in turn.
+		cp := openApp(t, ctx, newAppsHost(t, s, h.Token), "Delete T-2, the retro moved online.", "tasks_delete", map[string]any{"ref": "T-2"})
+		confirm := func() {
+			t.Helper()
+			poll.Until(t, pageWait, "the host's confirmation", func() bool {
+				ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!document.getElementById("confirm").hidden`))
+				return err == nil && ok
+			})
+			if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#confirm-accept"))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		confirm()
+		v := cp.waitState("the deleted task in the card", func(v viewState) bool { return len(v.Cards) == 1 && strings.Contains(v.Text, "Restore task") })
+		if v.Heading != "Delete task T-2?" || v.Cards[0].Title != "Book the venue for the retro" || !strings.Contains(v.Text, "Done: T-2 is deleted.") {
+			t.Errorf("the decision card shows %q with %v: %s; want Delete task T-2?, T-2's card, and that it is deleted", v.Heading, v.Cards, v.Text)
+		}
+		if res, err := owner.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-2"}}); err != nil || !res.IsError {
+			t.Error("tasks_get T-2 still finds it after the person confirmed its deletion")
+		}
+		screenshot(t, ctx, "apps-decision")
+		var ok bool
+		cp.probe("click", map[string]any{"selector": "#undo"}, &ok)
+		confirm()
+		cp.waitState("the restored task in the card", func(v viewState) bool {
+			return v.Heading == "Restore task T-2?" && strings.Contains(v.Text, "Delete task")
+		})
+		if got := laneOf(t, owner, "T-2"); got != "backlog" {
+			t.Errorf("T-2 restored from the decision card is in %q, want backlog", got)
+		}
+		if told := cp.eval(`JSON.stringify(appsHost.modelContext)`); !strings.Contains(told, "restored T-2") {
+			t.Errorf("the card told the model %s, want that the person restored T-2", told)
 		}
 	})
 }

@@ -12,8 +12,8 @@ import (
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 )
 
-// The views of MCP Apps (frontdoor.AppBackend): the console's board and
-// task card as ui:// resources a host shows inside the chat. A view is
+// The views of MCP Apps (frontdoor.AppBackend): the console's board, task
+// card and decision card as ui:// resources a host shows inside the chat. A view is
 // one self-contained page built from the console's own parts: its
 // templates (templates/parts.html), its stylesheet and its scripts
 // (assets/), inlined, since it runs in a sandbox with no origin to load
@@ -29,6 +29,9 @@ const (
 	BoardViewURI = "ui://taskwire/board"
 	// TaskViewURI shows a task card (tasks_get's results).
 	TaskViewURI = "ui://taskwire/task"
+	// DecisionViewURI shows a decision card (the results of the calls
+	// a person must allow: tasks_delete, tasks_restore, work_approve).
+	DecisionViewURI = "ui://taskwire/decision"
 )
 
 // viewMeta is the _meta of every view: no network at all (connect and
@@ -65,6 +68,10 @@ func NewApps() (*Apps, error) {
 		TaskViewURI, "task-view", "Task",
 		"A task card with its history and comments; the person can move the task and comment on it.",
 		"task", []string{"views/view.js", "views/bridge.js", "views/task.js"}, []string{"tasks_get"},
+	}, {
+		DecisionViewURI, "decision-view", "Decision",
+		"A call only a person may allow (a delete, a restore, work for assistants): the question, the task, the plan, how it ended, and the way back.",
+		"decision", []string{"views/view.js", "views/bridge.js", "views/decision.js"}, []string{"tasks_delete", "tasks_restore", "work_approve"},
 	}}
 	a := &Apps{}
 	for _, s := range specs {

@@ -22,8 +22,9 @@ func TestAppsViews(t *testing.T) {
 	css, _ := assetFS.ReadFile("assets/console.css")
 	drag, _ := assetFS.ReadFile("assets/drag.js")
 	for uri, want := range map[string][]string{
-		BoardViewURI: {`<article class="card"`, `<form class="move"`, `<section class="lane" data-lane="doing"`, string(drag), `id="filters"`},
-		TaskViewURI:  {`<h1 class="task-title">`, `<ol id="history">`, `<ul id="comments">`, `<option value="done">Done</option>`},
+		BoardViewURI:    {`<article class="card"`, `<form class="move"`, `<section class="lane" data-lane="doing"`, string(drag), `id="filters"`},
+		TaskViewURI:     {`<h1 class="task-title">`, `<ol id="history">`, `<ul id="comments">`, `<option value="done">Done</option>`},
+		DecisionViewURI: {`<article class="card"`, `<h1 class="question">`, `id="undo"`},
 	} {
 		c, ok := a.ReadView(uri)
 		if !ok || c.MIMEType != frontdoor.AppMIME || c.URI != uri {
@@ -51,10 +52,15 @@ func TestAppsViews(t *testing.T) {
 			t.Errorf("%s's _meta = %s, want a CSP of no domains", uri, c.Meta)
 		}
 	}
-	if got := a.ViewOf("boards_get") + " " + a.ViewOf("tasks_get") + " " + a.ViewOf("tasks_move"); got != BoardViewURI+" "+TaskViewURI+" " {
-		t.Errorf("the views of boards_get, tasks_get, tasks_move = %q", got)
+	for tool, want := range map[string]string{
+		"boards_get": BoardViewURI, "tasks_get": TaskViewURI, "tasks_move": "",
+		"tasks_delete": DecisionViewURI, "tasks_restore": DecisionViewURI, "work_approve": DecisionViewURI,
+	} {
+		if got := a.ViewOf(tool); got != want {
+			t.Errorf("ViewOf(%s) = %q, want %q", tool, got, want)
+		}
 	}
-	if len(a.Views()) != 2 {
-		t.Errorf("Views() = %v, want the board and the task", a.Views())
+	if len(a.Views()) != 3 {
+		t.Errorf("Views() = %v, want the board, the task and the decision", a.Views())
 	}
 }

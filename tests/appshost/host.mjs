@@ -67,17 +67,18 @@ async function show() {
     null,
     { name: "taskwire-test-host", version: "1.0.0" },
     caps,
-    { hostContext: { theme: "light", displayMode: "inline", platform: "web", containerDimensions: { maxHeight: 900 } } },
+    {
+      hostContext: {
+        toolInfo: { tool },
+        theme: "light",
+        displayMode: "inline",
+        platform: "web",
+        containerDimensions: { maxHeight: 900 },
+      },
+    },
   );
   bridge.oncalltool = async (params) => {
-    let result = await mcp("tools/call", params);
-    // A call that needs the person's answer first (a confirmation): the
-    // host asks the person itself, then calls again with the answers.
-    while (result.resultType === "input_required") {
-      const answers = {};
-      for (const [key, req] of Object.entries(result.inputRequests || {})) answers[key] = await ask(req);
-      result = await mcp("tools/call", { ...params, inputResponses: answers, requestState: result.requestState });
-    }
+    const result = await callTool(params);
     host.calls.push({ name: params.name, arguments: params.arguments, isError: !!result.isError });
     return result;
   };
@@ -99,9 +100,23 @@ async function show() {
   bridge.oninitialized = async () => {
     host.initialized = true;
     await bridge.sendToolInput({ arguments: args });
-    await bridge.sendToolResult(await mcp("tools/call", { name: toolName, arguments: args }));
+    await bridge.sendToolResult(await callTool({ name: toolName, arguments: args }));
   };
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
+}
+
+// callTool calls a tool of Taskwire's. A call that needs the person's
+// answer first (a confirmation) gets it from the person, in the host's
+// own dialog, and is made again with the answers, as a 2026-07-28 client
+// does.
+async function callTool(params) {
+  let result = await mcp("tools/call", params);
+  while (result.resultType === "input_required") {
+    const answers = {};
+    for (const [key, req] of Object.entries(result.inputRequests || {})) answers[key] = await ask(req);
+    result = await mcp("tools/call", { ...params, inputResponses: answers, requestState: result.requestState });
+  }
+  return result;
 }
 
 // ask asks the person an elicitation of the server's in the host's own

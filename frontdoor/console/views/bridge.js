@@ -9,7 +9,8 @@ var bridge = (function () {
   var nextId = 1;
   var pending = {};
   var handlers = {};
-  var host = {};
+  var host = {}; // the host's capabilities
+  var context = {}; // the host's context: the tool the view shows, …
 
   function send(msg) {
     msg.jsonrpc = "2.0";
@@ -104,13 +105,22 @@ var bridge = (function () {
       protocolVersion: "2026-01-26"
     }).then(function (res) {
       host = (res && res.hostCapabilities) || {};
+      context = (res && res.hostContext) || {};
       notify("ui/notifications/initialized", {});
       if (window.ResizeObserver) new ResizeObserver(reportSize).observe(document.documentElement);
     });
   }
 
+  // toolName is the name of the tool whose call the view shows, when the
+  // host says (hostContext.toolInfo); "" otherwise.
+  function toolName() {
+    return (context.toolInfo && context.toolInfo.tool && context.toolInfo.tool.name) || "";
+  }
+
   return {
     on: function (method, fn) { handlers[method] = fn; },
+    request: request,
+    toolName: toolName,
     start: start,
     callTool: callTool,
     tellModel: tellModel
