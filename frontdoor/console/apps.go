@@ -75,7 +75,7 @@ func NewApps() (*Apps, error) {
 	}}
 	a := &Apps{}
 	for _, s := range specs {
-		html, err := renderView(s.page, s.scripts...)
+		html, err := renderView(s.page, s.title, s.scripts...)
 		if err != nil {
 			return nil, err
 		}
@@ -92,19 +92,21 @@ func NewApps() (*Apps, error) {
 // the view's scripts, and the console's parts to render empty, as the
 // templates the scripts fill in.
 type viewData struct {
+	Title  string
 	CSS    template.CSS
 	Script template.JS
 	Lanes  []laneView
 	Card   cardView
+	Work   *workForm
 }
 
-// renderView renders the view page (views/<page>.html) with the console's
-// parts, console.css and the scripts (paths in the embedded files)
-// inlined.
-func renderView(page string, scripts ...string) (string, error) {
+// renderView renders the view page (views/<page>.html) titled title,
+// with the console's parts, console.css and the scripts (paths in the
+// embedded files) inlined.
+func renderView(page, title string, scripts ...string) (string, error) {
 	t, err := template.New(page).Funcs(funcs).ParseFS(templateFS, "templates/parts.html")
 	if err == nil {
-		t, err = t.ParseFS(viewFS, "views/"+page+".html")
+		t, err = t.ParseFS(viewFS, "views/head.html", "views/"+page+".html")
 	}
 	if err != nil {
 		return "", err
@@ -126,7 +128,7 @@ func renderView(page string, scripts ...string) (string, error) {
 		js.Write(b)
 		js.WriteByte('\n')
 	}
-	d := viewData{CSS: template.CSS(css), Script: template.JS(js.String())}
+	d := viewData{Title: title, CSS: template.CSS(css), Script: template.JS(js.String()), Work: newWorkForm()}
 	move := &moveForm{}
 	for _, l := range allLanes {
 		move.Lanes = append(move.Lanes, laneOption{laneName(l), laneTitle(l)})
