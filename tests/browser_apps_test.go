@@ -274,8 +274,9 @@ func (p *appsPage) state() viewState {
 func (p *appsPage) waitState(what string, cond func(viewState) bool) viewState {
 	p.t.Helper()
 	var v viewState
+	waited := false
 	defer func() {
-		if p.t.Failed() {
+		if !waited { // poll.Until gave up
 			p.t.Logf("the view, last seen: %+v; the host's error: %q", v, p.eval(`appsHost.error`))
 		}
 	}()
@@ -283,6 +284,7 @@ func (p *appsPage) waitState(what string, cond func(viewState) bool) viewState {
 		v = p.state()
 		return !v.Busy && cond(v)
 	})
+	waited = true
 	return v
 }
 
@@ -299,6 +301,21 @@ func (p *appsPage) center(sel string) (float64, float64) {
 	raw := p.eval(`JSON.stringify((function(){var b=document.getElementById("view").getBoundingClientRect();return {x:b.left,y:b.top};})())`)
 	json.Unmarshal([]byte(raw), &off)
 	return off.X + c.X, off.Y + c.Y
+}
+
+// checkAxe fails t with every serious or critical accessibility
+// violation axe finds in the view, named name in the failure.
+func (p *appsPage) checkAxe(name string) {
+	p.t.Helper()
+	src, err := axeSource()
+	if err != nil {
+		p.t.Fatal(err)
+	}
+	var vs []axeViolation
+	p.probe("axe", map[string]any{"src": src}, &vs)
+	for _, v := range vs {
+		p.t.Errorf("axe on the %s view: %v", name, v)
+	}
 }
 
 // hostCalls are the tools the view called through the host, as
@@ -341,6 +358,7 @@ func TestBrowserApps(t *testing.T) {
 			t.Errorf("the view shows %s in %q, want %s (cards %v)", ref, got, lane, v.Cards)
 		}
 	}
+	p.checkAxe("board")
 	t.Run("hostile title stays text", func(t *testing.T) {
 		v := p.state()
 		var title string
@@ -461,6 +479,7 @@ func TestBrowserApps(t *testing.T) {
 		if task["work_state"] == nil || task["work_state"] == "" || v.Flash != "" {
 			t.Errorf("after approving in the view: T-1's work_state %v, the view says %q; want the work approved", task["work_state"], v.Flash)
 		}
+		tp.checkAxe("task")
 		screenshot(t, ctx, "apps-task")
 	})
 
@@ -523,6 +542,7 @@ func TestBrowserApps(t *testing.T) {
 		if res, err := owner.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-2"}}); err != nil || !res.IsError {
 			t.Error("tasks_get T-2 still finds it after the person confirmed its deletion")
 		}
+		cp.checkAxe("decision")
 		screenshot(t, ctx, "apps-decision")
 		var ok bool
 		cp.probe("click", map[string]any{"selector": "#undo"}, &ok)
