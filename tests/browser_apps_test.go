@@ -329,14 +329,17 @@ func (p *appsPage) hostCalls() []string {
 // hostile is a title that would run script if a view put it in as HTML.
 const hostile = `<img src=x onerror="document.title='pwned'">`
 
-// TestBrowserApps: the board view of MCP Apps, read from `taskwire serve`
-// by a host page built on the ext-apps SDK's AppBridge, in Chromium. The
-// view shows the seeded cards, a hostile title as text; the owner's drag
-// moves a card through tools/call over the bridge, which an MCP client
-// then reads, and the view tells the model; the view's CSP, applied by
-// the host from the resource's _meta.ui.csp, refuses a fetch to another
-// origin; a viewer's move is refused, and the view shows the server's
-// sentence.
+// TestBrowserApps: the views of MCP Apps, read from `taskwire serve` by a
+// host page built on the ext-apps SDK's AppBridge, in Chromium, each
+// passing axe. The board view shows the seeded cards, a hostile title as
+// text; the owner's drag moves a card through tools/call over the bridge,
+// which an MCP client then reads, and the view tells the model (or, on a
+// host without model context, sends a message); the view's CSP, applied
+// by the host from the resource's _meta.ui.csp, refuses a fetch to
+// another origin; a viewer's move is refused, and the view shows the
+// server's sentence. The task view comments and approves work; its delete
+// is put to the person by the host (declined, then confirmed). The
+// decision card shows a delete the model asked for, and restores it.
 func TestBrowserApps(t *testing.T) {
 	s, h := embeddedSite(t, nodetest.Setups()[0])
 	owner, _ := h.Client(t, h.Token, nil)
