@@ -332,9 +332,10 @@ const hostile = `<img src=x onerror="document.title='pwned'">`
 // TestBrowserApps: the views of MCP Apps, read from `taskwire serve` by a
 // host page built on the ext-apps SDK's AppBridge, in Chromium, each
 // passing axe. The board view shows the seeded cards, a hostile title as
-// text; the owner's drag moves a card through tools/call over the bridge,
-// which an MCP client then reads, and the view tells the model (or, on a
-// host without model context, sends a message); the view's CSP, applied
+// text, and filters them; the owner's drag moves a card through
+// tools/call over the bridge, which an MCP client then reads, and the view
+// tells the model (or, on a host without model context, sends a
+// message); the view's CSP, applied
 // by the host from the resource's _meta.ui.csp, refuses a fetch to
 // another origin; a viewer's move is refused, and the view shows the
 // server's sentence. The task view comments and approves work; its delete
@@ -393,6 +394,16 @@ func TestBrowserApps(t *testing.T) {
 			t.Errorf("the view told the model %s, want that the person moved T-1 from backlog to doing", told)
 		}
 		screenshot(t, ctx, "apps-board")
+	})
+
+	t.Run("filters", func(t *testing.T) {
+		var ok bool
+		p.probe("fill", map[string]any{"selector": `#filters input[name="q"]`, "value": "launch"}, &ok)
+		p.probe("click", map[string]any{"selector": "#filters button"}, &ok)
+		p.waitState("only T-1 with the text filter", func(v viewState) bool { return len(v.Cards) == 1 && v.Cards[0].Ref == "T-1" })
+		p.probe("fill", map[string]any{"selector": `#filters input[name="q"]`, "value": ""}, &ok)
+		p.probe("click", map[string]any{"selector": "#filters button"}, &ok)
+		p.waitState("every card without the filter", func(v viewState) bool { return len(v.Cards) == 4 })
 	})
 
 	t.Run("CSP refuses another origin", func(t *testing.T) {
