@@ -12,10 +12,13 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/authn"
 	"github.com/taskwire/taskwire/internal/caller/callercache"
+	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/ent"
 	"github.com/taskwire/taskwire/internal/events"
 	"github.com/taskwire/taskwire/internal/mail"
@@ -30,6 +33,7 @@ import (
 	"github.com/taskwire/taskwire/services/decisions"
 	"github.com/taskwire/taskwire/services/keys"
 	"github.com/taskwire/taskwire/services/oauth"
+	"github.com/taskwire/taskwire/services/operations"
 	"github.com/taskwire/taskwire/services/sessions"
 	"github.com/taskwire/taskwire/services/tokens"
 	"github.com/taskwire/taskwire/worker"
@@ -42,6 +46,7 @@ type Worker struct {
 	lis      net.Listener
 	served   chan error
 	stopKeys func()
+	ops      *operations.Service
 }
 
 // WorkerConfig is what a worker node is built from.
@@ -89,6 +94,10 @@ type WorkerConfig struct {
 	// which clients may connect; zero: the defaults of package oauth,
 	// any client.
 	OAuth OAuthConfig
+	// OperationLease is how long an operation running in the background
+	// reads as working once this worker stops renewing it (it renews it
+	// every fifth of it); zero: operations.DefaultLease.
+	OperationLease time.Duration
 }
 
 // OAuthConfig is the OAuth authorization server's configuration
@@ -157,7 +166,7 @@ func (w *Worker) build() (*worker.Server, error) {
 	bus.forget = callers.Forget
 	stopKeys := w.stopKeys
 	w.stopKeys = func() { stopKeys(); callers.Close() }
-	return worker.New(worker.Config{
+	srv, err := worker.New(worker.Config{
 		Logger:        cfg.Log.With("component", "worker"),
 		NATS:          cfg.NATS,
 		Access:        callers,
@@ -176,6 +185,41 @@ func (w *Worker) build() (*worker.Server, error) {
 		// Platform operators, who are no member, call the admin API only.
 		OperatorServices: []string{admin.ServiceName},
 	})
+	if err != nil {
+		return nil, err
+	}
+	return srv, w.attachOperations(srv, svc.ops)
+}
+
+// attachOperations has the operations this worker runs in the background
+// call it as the front door would, through its whole interceptor chain.
+func (w *Worker) attachOperations(srv *worker.Server, ops *operations.Service) error {
+	lc := worker.LocalConfig{Fallback: unaryOnly{}, Credentials: identity.InternalKey(w.cfg.InternalKey)}
+	if w.cfg.Telemetry != nil {
+		var unary grpc.UnaryServerInterceptor
+		unary, lc.ClientStats, lc.ServerStats = w.cfg.Telemetry.LocalCalls()
+		lc.Interceptors = []grpc.UnaryServerInterceptor{unary}
+	}
+	conn, err := srv.Local(lc)
+	if err != nil {
+		return err
+	}
+	ops.Attach(conn)
+	w.ops = ops
+	return nil
+}
+
+// unaryOnly is the fallback of the worker's connection to itself: an
+// operation makes one unary call of a method the worker serves, never a
+// stream.
+type unaryOnly struct{}
+
+func (unaryOnly) Invoke(_ context.Context, method string, _, _ any, _ ...grpc.CallOption) error {
+	return status.Errorf(codes.Unimplemented, "worker: %s is not served by this worker", method)
+}
+
+func (unaryOnly) NewStream(_ context.Context, _ *grpc.StreamDesc, method string, _ ...grpc.CallOption) (grpc.ClientStream, error) {
+	return nil, status.Errorf(codes.Unimplemented, "worker: %s cannot run in the background", method)
 }
 
 // workerServices are the gRPC services of a worker node and what the
@@ -185,6 +229,7 @@ type workerServices struct {
 	unnamed  []string // methods called with no caller named
 	tokens   *tokens.Store
 	roles    *tenancy.Resolver
+	ops      *operations.Service
 	audit    *audit.Store
 	sessions *sessions.Service
 }
@@ -298,9 +343,14 @@ func (w *Worker) boardServices(bus *localFirst) (*workerServices, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Long calls of MCP clients run in the background while they poll.
+	ops, err := operations.New(operations.Config{Client: cfg.DB, Logger: cfg.Log, Lease: cfg.OperationLease})
+	if err != nil {
+		return nil, err
+	}
 	return &workerServices{
-		register: []func(grpc.ServiceRegistrar){boards.Register, whoami.Register, tokenStore.Register, auditLog.Register, decided.Register},
-		tokens:   tokenStore, roles: roles, audit: auditLog,
+		register: []func(grpc.ServiceRegistrar){boards.Register, whoami.Register, tokenStore.Register, auditLog.Register, decided.Register, ops.Register},
+		tokens:   tokenStore, roles: roles, audit: auditLog, ops: ops,
 	}, nil
 }
 
@@ -331,6 +381,7 @@ func (w *Worker) Local(cfg worker.LocalConfig) (grpc.ClientConnInterface, error)
 // Stop drains the worker: health turns NOT_SERVING, calls in flight
 // finish within ctx (GracefulStop), then the rest are cut (Stop).
 func (w *Worker) Stop(ctx context.Context) {
+	w.ops.Stop(ctx) // its operations end failed: the client runs them again
 	w.srv.Stop(ctx)
 	w.stopKeys()
 }

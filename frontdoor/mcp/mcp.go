@@ -231,6 +231,9 @@ type CallToolResult struct {
 	Unavailable bool `json:"-"`
 
 	InputRequired *InputRequiredResult `json:"-"`
+	// Task, when set, is the MCP task the call runs as in the background
+	// (ExtensionTasks): the client gets a CreateTaskResult instead.
+	Task *Task `json:"-"`
 }
 
 // AppendJSON writes r with its structuredContent as the tool backend
@@ -300,6 +303,9 @@ type ToolCall struct {
 	// SessionLabel is the client's own name for its session (HTTP header
 	// Taskwire-Session-Label), printable ASCII, for the audit log.
 	SessionLabel string
+	// Tasks tells that the request declared ExtensionTasks (and is of a
+	// revision that has it): the backend may run the call as an MCP task.
+	Tasks bool
 }
 
 // InputRequest asks the client for input: an elicitation/create,

@@ -225,6 +225,9 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.Too
 	if res, err := b.fill(ctx, c, t, call, req); err != nil || res != nil {
 		return res, err
 	}
+	if long := background[t.FullMethod]; call.Tasks && long != nil && long(req) {
+		return b.startTask(ctx, c, t, call, req)
+	}
 	resp, err := t.NewResponse()
 	if err != nil {
 		return nil, err

@@ -30,6 +30,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/oauthcode"
 	"github.com/taskwire/taskwire/internal/ent/oauthgrant"
 	"github.com/taskwire/taskwire/internal/ent/oauthrefreshtoken"
+	"github.com/taskwire/taskwire/internal/ent/operation"
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
@@ -77,6 +78,8 @@ type Client struct {
 	OAuthGrant *OAuthGrantClient
 	// OAuthRefreshToken is the client for interacting with the OAuthRefreshToken builders.
 	OAuthRefreshToken *OAuthRefreshTokenClient
+	// Operation is the client for interacting with the Operation builders.
+	Operation *OperationClient
 	// Passkey is the client for interacting with the Passkey builders.
 	Passkey *PasskeyClient
 	// Session is the client for interacting with the Session builders.
@@ -123,6 +126,7 @@ func (c *Client) init() {
 	c.OAuthCode = NewOAuthCodeClient(c.config)
 	c.OAuthGrant = NewOAuthGrantClient(c.config)
 	c.OAuthRefreshToken = NewOAuthRefreshTokenClient(c.config)
+	c.Operation = NewOperationClient(c.config)
 	c.Passkey = NewPasskeyClient(c.config)
 	c.Session = NewSessionClient(c.config)
 	c.SignInLink = NewSignInLinkClient(c.config)
@@ -240,6 +244,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		OAuthCode:         NewOAuthCodeClient(cfg),
 		OAuthGrant:        NewOAuthGrantClient(cfg),
 		OAuthRefreshToken: NewOAuthRefreshTokenClient(cfg),
+		Operation:         NewOperationClient(cfg),
 		Passkey:           NewPasskeyClient(cfg),
 		Session:           NewSessionClient(cfg),
 		SignInLink:        NewSignInLinkClient(cfg),
@@ -284,6 +289,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		OAuthCode:         NewOAuthCodeClient(cfg),
 		OAuthGrant:        NewOAuthGrantClient(cfg),
 		OAuthRefreshToken: NewOAuthRefreshTokenClient(cfg),
+		Operation:         NewOperationClient(cfg),
 		Passkey:           NewPasskeyClient(cfg),
 		Session:           NewSessionClient(cfg),
 		SignInLink:        NewSignInLinkClient(cfg),
@@ -325,9 +331,9 @@ func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
 		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
-		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.OAuthRefreshToken, c.Passkey,
-		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.TaskTitleToken,
-		c.Tenant, c.Token, c.WorkItem,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.OAuthRefreshToken, c.Operation,
+		c.Passkey, c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink,
+		c.TaskTitleToken, c.Tenant, c.Token, c.WorkItem,
 	} {
 		n.Use(hooks...)
 	}
@@ -339,9 +345,9 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Account, c.AccountIdentity, c.Activity, c.AuditEvent, c.Board, c.Comment,
 		c.Confirmation, c.ContextNote, c.Decision, c.IdempotencyKey, c.Member,
-		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.OAuthRefreshToken, c.Passkey,
-		c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink, c.TaskTitleToken,
-		c.Tenant, c.Token, c.WorkItem,
+		c.OAuthClient, c.OAuthCode, c.OAuthGrant, c.OAuthRefreshToken, c.Operation,
+		c.Passkey, c.Session, c.SignInLink, c.SigningKey, c.Task, c.TaskLink,
+		c.TaskTitleToken, c.Tenant, c.Token, c.WorkItem,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -380,6 +386,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.OAuthGrant.mutate(ctx, m)
 	case *OAuthRefreshTokenMutation:
 		return c.OAuthRefreshToken.mutate(ctx, m)
+	case *OperationMutation:
+		return c.Operation.mutate(ctx, m)
 	case *PasskeyMutation:
 		return c.Passkey.mutate(ctx, m)
 	case *SessionMutation:
@@ -2746,6 +2754,156 @@ func (c *OAuthRefreshTokenClient) mutate(ctx context.Context, m *OAuthRefreshTok
 	}
 }
 
+// OperationClient is a client for the Operation schema.
+type OperationClient struct {
+	config
+}
+
+// NewOperationClient returns a client for the Operation from the given config.
+func NewOperationClient(c config) *OperationClient {
+	return &OperationClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `operation.Hooks(f(g(h())))`.
+func (c *OperationClient) Use(hooks ...Hook) {
+	c.hooks.Operation = append(c.hooks.Operation, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `operation.Intercept(f(g(h())))`.
+func (c *OperationClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Operation = append(c.inters.Operation, interceptors...)
+}
+
+// Create returns a builder for creating a Operation entity.
+func (c *OperationClient) Create() *OperationCreate {
+	mutation := newOperationMutation(c.config, OpCreate)
+	return &OperationCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Operation entities.
+func (c *OperationClient) CreateBulk(builders ...*OperationCreate) *OperationCreateBulk {
+	return &OperationCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OperationClient) MapCreateBulk(slice any, setFunc func(*OperationCreate, int)) *OperationCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OperationCreateBulk{err: fmt.Errorf("calling to OperationClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OperationCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OperationCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Operation.
+func (c *OperationClient) Update() *OperationUpdate {
+	mutation := newOperationMutation(c.config, OpUpdate)
+	return &OperationUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OperationClient) UpdateOne(_m *Operation) *OperationUpdateOne {
+	mutation := newOperationMutation(c.config, OpUpdateOne, withOperation(_m))
+	return &OperationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OperationClient) UpdateOneID(id int) *OperationUpdateOne {
+	mutation := newOperationMutation(c.config, OpUpdateOne, withOperationID(id))
+	return &OperationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Operation.
+func (c *OperationClient) Delete() *OperationDelete {
+	mutation := newOperationMutation(c.config, OpDelete)
+	return &OperationDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OperationClient) DeleteOne(_m *Operation) *OperationDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OperationClient) DeleteOneID(id int) *OperationDeleteOne {
+	builder := c.Delete().Where(operation.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OperationDeleteOne{builder}
+}
+
+// Query returns a query builder for Operation.
+func (c *OperationClient) Query() *OperationQuery {
+	return &OperationQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOperation},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Operation entity by its id.
+func (c *OperationClient) Get(ctx context.Context, id int) (*Operation, error) {
+	return c.Query().Where(operation.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OperationClient) GetX(ctx context.Context, id int) *Operation {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// QueryTenant queries the tenant edge of a Operation.
+func (c *OperationClient) QueryTenant(_m *Operation) *TenantQuery {
+	query := (&TenantClient{config: c.config}).Query()
+	query.path = func(context.Context) (fromV *sql.Selector, _ error) {
+		id := _m.ID
+		step := sqlgraph.NewStep(
+			sqlgraph.From(operation.Table, operation.FieldID, id),
+			sqlgraph.To(tenant.Table, tenant.FieldID),
+			sqlgraph.Edge(sqlgraph.M2O, false, operation.TenantTable, operation.TenantColumn),
+		)
+		fromV = sqlgraph.Neighbors(_m.driver.Dialect(), step)
+		return fromV, nil
+	}
+	return query
+}
+
+// Hooks returns the client hooks.
+func (c *OperationClient) Hooks() []Hook {
+	hooks := c.hooks.Operation
+	return append(hooks[:len(hooks):len(hooks)], operation.Hooks[:]...)
+}
+
+// Interceptors returns the client interceptors.
+func (c *OperationClient) Interceptors() []Interceptor {
+	return c.inters.Operation
+}
+
+func (c *OperationClient) mutate(ctx context.Context, m *OperationMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OperationCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OperationUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OperationUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OperationDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Operation mutation op: %q", m.Op())
+	}
+}
+
 // PasskeyClient is a client for the Passkey schema.
 type PasskeyClient struct {
 	config
@@ -4342,14 +4500,15 @@ type (
 	hooks struct {
 		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
 		ContextNote, Decision, IdempotencyKey, Member, OAuthClient, OAuthCode,
-		OAuthGrant, OAuthRefreshToken, Passkey, Session, SignInLink, SigningKey, Task,
-		TaskLink, TaskTitleToken, Tenant, Token, WorkItem []ent.Hook
+		OAuthGrant, OAuthRefreshToken, Operation, Passkey, Session, SignInLink,
+		SigningKey, Task, TaskLink, TaskTitleToken, Tenant, Token, WorkItem []ent.Hook
 	}
 	inters struct {
 		Account, AccountIdentity, Activity, AuditEvent, Board, Comment, Confirmation,
 		ContextNote, Decision, IdempotencyKey, Member, OAuthClient, OAuthCode,
-		OAuthGrant, OAuthRefreshToken, Passkey, Session, SignInLink, SigningKey, Task,
-		TaskLink, TaskTitleToken, Tenant, Token, WorkItem []ent.Interceptor
+		OAuthGrant, OAuthRefreshToken, Operation, Passkey, Session, SignInLink,
+		SigningKey, Task, TaskLink, TaskTitleToken, Tenant, Token,
+		WorkItem []ent.Interceptor
 	}
 )
 

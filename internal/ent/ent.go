@@ -27,6 +27,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/oauthcode"
 	"github.com/taskwire/taskwire/internal/ent/oauthgrant"
 	"github.com/taskwire/taskwire/internal/ent/oauthrefreshtoken"
+	"github.com/taskwire/taskwire/internal/ent/operation"
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/session"
 	"github.com/taskwire/taskwire/internal/ent/signingkey"
@@ -112,6 +113,7 @@ func checkColumn(t, c string) error {
 			oauthcode.Table:         oauthcode.ValidColumn,
 			oauthgrant.Table:        oauthgrant.ValidColumn,
 			oauthrefreshtoken.Table: oauthrefreshtoken.ValidColumn,
+			operation.Table:         operation.ValidColumn,
 			passkey.Table:           passkey.ValidColumn,
 			session.Table:           session.ValidColumn,
 			signinlink.Table:        signinlink.ValidColumn,

@@ -18,6 +18,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/oauthcode"
 	"github.com/taskwire/taskwire/internal/ent/oauthgrant"
 	"github.com/taskwire/taskwire/internal/ent/oauthrefreshtoken"
+	"github.com/taskwire/taskwire/internal/ent/operation"
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/predicate"
 	"github.com/taskwire/taskwire/internal/ent/session"
@@ -38,7 +39,7 @@ import (
 
 // schemaGraph holds a representation of ent/schema at runtime.
 var schemaGraph = func() *sqlgraph.Schema {
-	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 25)}
+	graph := &sqlgraph.Schema{Nodes: make([]*sqlgraph.Node, 26)}
 	graph.Nodes[0] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   account.Table,
@@ -373,6 +374,32 @@ var schemaGraph = func() *sqlgraph.Schema {
 	}
 	graph.Nodes[15] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
+			Table:   operation.Table,
+			Columns: operation.Columns,
+			ID: &sqlgraph.FieldSpec{
+				Type:   field.TypeInt,
+				Column: operation.FieldID,
+			},
+		},
+		Type: "Operation",
+		Fields: map[string]*sqlgraph.FieldSpec{
+			operation.FieldTenantID:        {Type: field.TypeInt, Column: operation.FieldTenantID},
+			operation.FieldKey:             {Type: field.TypeString, Column: operation.FieldKey},
+			operation.FieldMemberID:        {Type: field.TypeInt, Column: operation.FieldMemberID},
+			operation.FieldMethod:          {Type: field.TypeString, Column: operation.FieldMethod},
+			operation.FieldState:           {Type: field.TypeEnum, Column: operation.FieldState},
+			operation.FieldStatusMessage:   {Type: field.TypeString, Column: operation.FieldStatusMessage},
+			operation.FieldResponse:        {Type: field.TypeBytes, Column: operation.FieldResponse},
+			operation.FieldError:           {Type: field.TypeBytes, Column: operation.FieldError},
+			operation.FieldCancelRequested: {Type: field.TypeBool, Column: operation.FieldCancelRequested},
+			operation.FieldCreatedAt:       {Type: field.TypeTime, Column: operation.FieldCreatedAt},
+			operation.FieldUpdatedAt:       {Type: field.TypeTime, Column: operation.FieldUpdatedAt},
+			operation.FieldLeaseUntil:      {Type: field.TypeTime, Column: operation.FieldLeaseUntil},
+			operation.FieldExpiresAt:       {Type: field.TypeTime, Column: operation.FieldExpiresAt},
+		},
+	}
+	graph.Nodes[16] = &sqlgraph.Node{
+		NodeSpec: sqlgraph.NodeSpec{
 			Table:   passkey.Table,
 			Columns: passkey.Columns,
 			ID: &sqlgraph.FieldSpec{
@@ -396,7 +423,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			passkey.FieldLastUsedAt:      {Type: field.TypeTime, Column: passkey.FieldLastUsedAt},
 		},
 	}
-	graph.Nodes[16] = &sqlgraph.Node{
+	graph.Nodes[17] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   session.Table,
 			Columns: session.Columns,
@@ -419,7 +446,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			session.FieldEndedAt:    {Type: field.TypeTime, Column: session.FieldEndedAt},
 		},
 	}
-	graph.Nodes[17] = &sqlgraph.Node{
+	graph.Nodes[18] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signinlink.Table,
 			Columns: signinlink.Columns,
@@ -441,7 +468,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signinlink.FieldUsedAt:     {Type: field.TypeTime, Column: signinlink.FieldUsedAt},
 		},
 	}
-	graph.Nodes[18] = &sqlgraph.Node{
+	graph.Nodes[19] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   signingkey.Table,
 			Columns: signingkey.Columns,
@@ -461,7 +488,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			signingkey.FieldVerifyUntil: {Type: field.TypeTime, Column: signingkey.FieldVerifyUntil},
 		},
 	}
-	graph.Nodes[19] = &sqlgraph.Node{
+	graph.Nodes[20] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   task.Table,
 			Columns: task.Columns,
@@ -494,7 +521,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			task.FieldTextAuthorIds: {Type: field.TypeJSON, Column: task.FieldTextAuthorIds},
 		},
 	}
-	graph.Nodes[20] = &sqlgraph.Node{
+	graph.Nodes[21] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tasklink.Table,
 			Columns: tasklink.Columns,
@@ -513,7 +540,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tasklink.FieldCreatedAt:   {Type: field.TypeTime, Column: tasklink.FieldCreatedAt},
 		},
 	}
-	graph.Nodes[21] = &sqlgraph.Node{
+	graph.Nodes[22] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tasktitletoken.Table,
 			Columns: tasktitletoken.Columns,
@@ -531,7 +558,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tasktitletoken.FieldWords:    {Type: field.TypeInt, Column: tasktitletoken.FieldWords},
 		},
 	}
-	graph.Nodes[22] = &sqlgraph.Node{
+	graph.Nodes[23] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   tenant.Table,
 			Columns: tenant.Columns,
@@ -551,7 +578,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			tenant.FieldImportedFrom: {Type: field.TypeString, Column: tenant.FieldImportedFrom},
 		},
 	}
-	graph.Nodes[23] = &sqlgraph.Node{
+	graph.Nodes[24] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   token.Table,
 			Columns: token.Columns,
@@ -578,7 +605,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			token.FieldGrantID:    {Type: field.TypeInt, Column: token.FieldGrantID},
 		},
 	}
-	graph.Nodes[24] = &sqlgraph.Node{
+	graph.Nodes[25] = &sqlgraph.Node{
 		NodeSpec: sqlgraph.NodeSpec{
 			Table:   workitem.Table,
 			Columns: workitem.Columns,
@@ -859,6 +886,18 @@ var schemaGraph = func() *sqlgraph.Schema {
 		},
 		"OAuthRefreshToken",
 		"OAuthGrant",
+	)
+	graph.MustAddE(
+		"tenant",
+		&sqlgraph.EdgeSpec{
+			Rel:     sqlgraph.M2O,
+			Inverse: false,
+			Table:   operation.TenantTable,
+			Columns: []string{operation.TenantColumn},
+			Bidi:    false,
+		},
+		"Operation",
+		"Tenant",
 	)
 	graph.MustAddE(
 		"tenant",
@@ -2641,6 +2680,125 @@ func (f *OAuthRefreshTokenFilter) WhereHasGrantWith(preds ...predicate.OAuthGran
 }
 
 // addPredicate implements the predicateAdder interface.
+func (_q *OperationQuery) addPredicate(pred func(s *sql.Selector)) {
+	_q.predicates = append(_q.predicates, pred)
+}
+
+// Filter returns a Filter implementation to apply filters on the OperationQuery builder.
+func (_q *OperationQuery) Filter() *OperationFilter {
+	return &OperationFilter{config: _q.config, predicateAdder: _q}
+}
+
+// addPredicate implements the predicateAdder interface.
+func (m *OperationMutation) addPredicate(pred func(s *sql.Selector)) {
+	m.predicates = append(m.predicates, pred)
+}
+
+// Filter returns an entql.Where implementation to apply filters on the OperationMutation builder.
+func (m *OperationMutation) Filter() *OperationFilter {
+	return &OperationFilter{config: m.config, predicateAdder: m}
+}
+
+// OperationFilter provides a generic filtering capability at runtime for OperationQuery.
+type OperationFilter struct {
+	predicateAdder
+	config
+}
+
+// Where applies the entql predicate on the query filter.
+func (f *OperationFilter) Where(p entql.P) {
+	f.addPredicate(func(s *sql.Selector) {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+			s.AddError(err)
+		}
+	})
+}
+
+// WhereID applies the entql int predicate on the id field.
+func (f *OperationFilter) WhereID(p entql.IntP) {
+	f.Where(p.Field(operation.FieldID))
+}
+
+// WhereTenantID applies the entql int predicate on the tenant_id field.
+func (f *OperationFilter) WhereTenantID(p entql.IntP) {
+	f.Where(p.Field(operation.FieldTenantID))
+}
+
+// WhereKey applies the entql string predicate on the key field.
+func (f *OperationFilter) WhereKey(p entql.StringP) {
+	f.Where(p.Field(operation.FieldKey))
+}
+
+// WhereMemberID applies the entql int predicate on the member_id field.
+func (f *OperationFilter) WhereMemberID(p entql.IntP) {
+	f.Where(p.Field(operation.FieldMemberID))
+}
+
+// WhereMethod applies the entql string predicate on the method field.
+func (f *OperationFilter) WhereMethod(p entql.StringP) {
+	f.Where(p.Field(operation.FieldMethod))
+}
+
+// WhereState applies the entql string predicate on the state field.
+func (f *OperationFilter) WhereState(p entql.StringP) {
+	f.Where(p.Field(operation.FieldState))
+}
+
+// WhereStatusMessage applies the entql string predicate on the status_message field.
+func (f *OperationFilter) WhereStatusMessage(p entql.StringP) {
+	f.Where(p.Field(operation.FieldStatusMessage))
+}
+
+// WhereResponse applies the entql []byte predicate on the response field.
+func (f *OperationFilter) WhereResponse(p entql.BytesP) {
+	f.Where(p.Field(operation.FieldResponse))
+}
+
+// WhereError applies the entql []byte predicate on the error field.
+func (f *OperationFilter) WhereError(p entql.BytesP) {
+	f.Where(p.Field(operation.FieldError))
+}
+
+// WhereCancelRequested applies the entql bool predicate on the cancel_requested field.
+func (f *OperationFilter) WhereCancelRequested(p entql.BoolP) {
+	f.Where(p.Field(operation.FieldCancelRequested))
+}
+
+// WhereCreatedAt applies the entql time.Time predicate on the created_at field.
+func (f *OperationFilter) WhereCreatedAt(p entql.TimeP) {
+	f.Where(p.Field(operation.FieldCreatedAt))
+}
+
+// WhereUpdatedAt applies the entql time.Time predicate on the updated_at field.
+func (f *OperationFilter) WhereUpdatedAt(p entql.TimeP) {
+	f.Where(p.Field(operation.FieldUpdatedAt))
+}
+
+// WhereLeaseUntil applies the entql time.Time predicate on the lease_until field.
+func (f *OperationFilter) WhereLeaseUntil(p entql.TimeP) {
+	f.Where(p.Field(operation.FieldLeaseUntil))
+}
+
+// WhereExpiresAt applies the entql time.Time predicate on the expires_at field.
+func (f *OperationFilter) WhereExpiresAt(p entql.TimeP) {
+	f.Where(p.Field(operation.FieldExpiresAt))
+}
+
+// WhereHasTenant applies a predicate to check if query has an edge tenant.
+func (f *OperationFilter) WhereHasTenant() {
+	f.Where(entql.HasEdge("tenant"))
+}
+
+// WhereHasTenantWith applies a predicate to check if query has an edge tenant with a given conditions (other predicates).
+func (f *OperationFilter) WhereHasTenantWith(preds ...predicate.Tenant) {
+	f.Where(entql.HasEdgeWith("tenant", sqlgraph.WrapFunc(func(s *sql.Selector) {
+		for _, p := range preds {
+			p(s)
+		}
+	})))
+}
+
+// addPredicate implements the predicateAdder interface.
 func (_q *PasskeyQuery) addPredicate(pred func(s *sql.Selector)) {
 	_q.predicates = append(_q.predicates, pred)
 }
@@ -2669,7 +2827,7 @@ type PasskeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *PasskeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[15].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2769,7 +2927,7 @@ type SessionFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SessionFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[16].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2859,7 +3017,7 @@ type SignInLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SignInLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[17].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -2944,7 +3102,7 @@ type SigningKeyFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *SigningKeyFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[18].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3019,7 +3177,7 @@ type TaskFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[19].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3257,7 +3415,7 @@ type TaskLinkFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskLinkFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[20].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3369,7 +3527,7 @@ type TaskTitleTokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TaskTitleTokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[21].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3462,7 +3620,7 @@ type TenantFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TenantFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[22].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3537,7 +3695,7 @@ type TokenFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *TokenFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[23].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})
@@ -3675,7 +3833,7 @@ type WorkItemFilter struct {
 // Where applies the entql predicate on the query filter.
 func (f *WorkItemFilter) Where(p entql.P) {
 	f.addPredicate(func(s *sql.Selector) {
-		if err := schemaGraph.EvalP(schemaGraph.Nodes[24].Type, p, s); err != nil {
+		if err := schemaGraph.EvalP(schemaGraph.Nodes[25].Type, p, s); err != nil {
 			s.AddError(err)
 		}
 	})

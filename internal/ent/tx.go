@@ -42,6 +42,8 @@ type Tx struct {
 	OAuthGrant *OAuthGrantClient
 	// OAuthRefreshToken is the client for interacting with the OAuthRefreshToken builders.
 	OAuthRefreshToken *OAuthRefreshTokenClient
+	// Operation is the client for interacting with the Operation builders.
+	Operation *OperationClient
 	// Passkey is the client for interacting with the Passkey builders.
 	Passkey *PasskeyClient
 	// Session is the client for interacting with the Session builders.
@@ -208,6 +210,7 @@ func (tx *Tx) init() {
 	tx.OAuthCode = NewOAuthCodeClient(tx.config)
 	tx.OAuthGrant = NewOAuthGrantClient(tx.config)
 	tx.OAuthRefreshToken = NewOAuthRefreshTokenClient(tx.config)
+	tx.Operation = NewOperationClient(tx.config)
 	tx.Passkey = NewPasskeyClient(tx.config)
 	tx.Session = NewSessionClient(tx.config)
 	tx.SignInLink = NewSignInLinkClient(tx.config)

@@ -189,6 +189,18 @@ func (f OAuthRefreshTokenFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OAuthRefreshTokenMutation", m)
 }
 
+// The OperationFunc type is an adapter to allow the use of ordinary
+// function as Operation mutator.
+type OperationFunc func(context.Context, *ent.OperationMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OperationFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OperationMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OperationMutation", m)
+}
+
 // The PasskeyFunc type is an adapter to allow the use of ordinary
 // function as Passkey mutator.
 type PasskeyFunc func(context.Context, *ent.PasskeyMutation) (ent.Value, error)

@@ -582,6 +582,49 @@ var (
 			},
 		},
 	}
+	// OperationsColumns holds the columns for the "operations" table.
+	OperationsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeInt, Increment: true},
+		{Name: "key", Type: field.TypeString, Unique: true},
+		{Name: "member_id", Type: field.TypeInt},
+		{Name: "method", Type: field.TypeString},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"working", "completed", "failed", "cancelled"}, Default: "working"},
+		{Name: "status_message", Type: field.TypeString, Default: ""},
+		{Name: "response", Type: field.TypeBytes, Nullable: true},
+		{Name: "error", Type: field.TypeBytes, Nullable: true},
+		{Name: "cancel_requested", Type: field.TypeBool, Default: false},
+		{Name: "created_at", Type: field.TypeTime},
+		{Name: "updated_at", Type: field.TypeTime},
+		{Name: "lease_until", Type: field.TypeTime},
+		{Name: "expires_at", Type: field.TypeTime},
+		{Name: "tenant_id", Type: field.TypeInt},
+	}
+	// OperationsTable holds the schema information for the "operations" table.
+	OperationsTable = &schema.Table{
+		Name:       "operations",
+		Columns:    OperationsColumns,
+		PrimaryKey: []*schema.Column{OperationsColumns[0]},
+		ForeignKeys: []*schema.ForeignKey{
+			{
+				Symbol:     "operations_tenants_tenant",
+				Columns:    []*schema.Column{OperationsColumns[13]},
+				RefColumns: []*schema.Column{TenantsColumns[0]},
+				OnDelete:   schema.NoAction,
+			},
+		},
+		Indexes: []*schema.Index{
+			{
+				Name:    "operation_tenant_id_member_id",
+				Unique:  false,
+				Columns: []*schema.Column{OperationsColumns[13], OperationsColumns[2]},
+			},
+			{
+				Name:    "operation_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{OperationsColumns[12]},
+			},
+		},
+	}
 	// PasskeysColumns holds the columns for the "passkeys" table.
 	PasskeysColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeInt, Increment: true},
@@ -984,6 +1027,7 @@ var (
 		OauthCodesTable,
 		OauthGrantsTable,
 		OauthRefreshTokensTable,
+		OperationsTable,
 		PasskeysTable,
 		SessionsTable,
 		SignInLinksTable,
@@ -1029,6 +1073,7 @@ func init() {
 	OauthRefreshTokensTable.Annotation = &entsql.Annotation{
 		Table: "oauth_refresh_tokens",
 	}
+	OperationsTable.ForeignKeys[0].RefTable = TenantsTable
 	TasksTable.ForeignKeys[0].RefTable = BoardsTable
 	TasksTable.ForeignKeys[1].RefTable = TenantsTable
 	TasksTable.ForeignKeys[2].RefTable = MembersTable

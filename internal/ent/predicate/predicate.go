@@ -51,6 +51,9 @@ type OAuthGrant func(*sql.Selector)
 // OAuthRefreshToken is the predicate function for oauthrefreshtoken builders.
 type OAuthRefreshToken func(*sql.Selector)
 
+// Operation is the predicate function for operation builders.
+type Operation func(*sql.Selector)
+
 // Passkey is the predicate function for passkey builders.
 type Passkey func(*sql.Selector)
 

@@ -471,6 +471,30 @@ func (f OAuthRefreshTokenMutationRuleFunc) EvalMutation(ctx context.Context, m e
 	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OAuthRefreshTokenMutation", m)
 }
 
+// The OperationQueryRuleFunc type is an adapter to allow the use of ordinary
+// functions as a query rule.
+type OperationQueryRuleFunc func(context.Context, *ent.OperationQuery) error
+
+// EvalQuery return f(ctx, q).
+func (f OperationQueryRuleFunc) EvalQuery(ctx context.Context, q ent.Query) error {
+	if q, ok := q.(*ent.OperationQuery); ok {
+		return f(ctx, q)
+	}
+	return Denyf("ent/privacy: unexpected query type %T, expect *ent.OperationQuery", q)
+}
+
+// The OperationMutationRuleFunc type is an adapter to allow the use of ordinary
+// functions as a mutation rule.
+type OperationMutationRuleFunc func(context.Context, *ent.OperationMutation) error
+
+// EvalMutation calls f(ctx, m).
+func (f OperationMutationRuleFunc) EvalMutation(ctx context.Context, m ent.Mutation) error {
+	if m, ok := m.(*ent.OperationMutation); ok {
+		return f(ctx, m)
+	}
+	return Denyf("ent/privacy: unexpected mutation type %T, expect *ent.OperationMutation", m)
+}
+
 // The PasskeyQueryRuleFunc type is an adapter to allow the use of ordinary
 // functions as a query rule.
 type PasskeyQueryRuleFunc func(context.Context, *ent.PasskeyQuery) error
@@ -776,6 +800,8 @@ func queryFilter(q ent.Query) (Filter, error) {
 		return q.Filter(), nil
 	case *ent.OAuthRefreshTokenQuery:
 		return q.Filter(), nil
+	case *ent.OperationQuery:
+		return q.Filter(), nil
 	case *ent.PasskeyQuery:
 		return q.Filter(), nil
 	case *ent.SessionQuery:
@@ -832,6 +858,8 @@ func mutationFilter(m ent.Mutation) (Filter, error) {
 	case *ent.OAuthGrantMutation:
 		return m.Filter(), nil
 	case *ent.OAuthRefreshTokenMutation:
+		return m.Filter(), nil
+	case *ent.OperationMutation:
 		return m.Filter(), nil
 	case *ent.PasskeyMutation:
 		return m.Filter(), nil

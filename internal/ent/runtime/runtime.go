@@ -21,6 +21,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/oauthcode"
 	"github.com/taskwire/taskwire/internal/ent/oauthgrant"
 	"github.com/taskwire/taskwire/internal/ent/oauthrefreshtoken"
+	"github.com/taskwire/taskwire/internal/ent/operation"
 	"github.com/taskwire/taskwire/internal/ent/passkey"
 	"github.com/taskwire/taskwire/internal/ent/schema"
 	"github.com/taskwire/taskwire/internal/ent/session"
@@ -456,6 +457,42 @@ func init() {
 	oauthrefreshtokenDescCreatedAt := oauthrefreshtokenFields[2].Descriptor()
 	// oauthrefreshtoken.DefaultCreatedAt holds the default value on creation for the created_at field.
 	oauthrefreshtoken.DefaultCreatedAt = oauthrefreshtokenDescCreatedAt.Default.(func() time.Time)
+	operationMixin := schema.Operation{}.Mixin()
+	operation.Policy = privacy.NewPolicies(operationMixin[0], schema.Operation{})
+	operation.Hooks[0] = func(next ent.Mutator) ent.Mutator {
+		return ent.MutateFunc(func(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+			if err := operation.Policy.EvalMutation(ctx, m); err != nil {
+				return nil, err
+			}
+			return next.Mutate(ctx, m)
+		})
+	}
+	operationFields := schema.Operation{}.Fields()
+	_ = operationFields
+	// operationDescKey is the schema descriptor for key field.
+	operationDescKey := operationFields[0].Descriptor()
+	// operation.KeyValidator is a validator for the "key" field. It is called by the builders before save.
+	operation.KeyValidator = operationDescKey.Validators[0].(func(string) error)
+	// operationDescMethod is the schema descriptor for method field.
+	operationDescMethod := operationFields[2].Descriptor()
+	// operation.MethodValidator is a validator for the "method" field. It is called by the builders before save.
+	operation.MethodValidator = operationDescMethod.Validators[0].(func(string) error)
+	// operationDescStatusMessage is the schema descriptor for status_message field.
+	operationDescStatusMessage := operationFields[4].Descriptor()
+	// operation.DefaultStatusMessage holds the default value on creation for the status_message field.
+	operation.DefaultStatusMessage = operationDescStatusMessage.Default.(string)
+	// operationDescCancelRequested is the schema descriptor for cancel_requested field.
+	operationDescCancelRequested := operationFields[7].Descriptor()
+	// operation.DefaultCancelRequested holds the default value on creation for the cancel_requested field.
+	operation.DefaultCancelRequested = operationDescCancelRequested.Default.(bool)
+	// operationDescCreatedAt is the schema descriptor for created_at field.
+	operationDescCreatedAt := operationFields[8].Descriptor()
+	// operation.DefaultCreatedAt holds the default value on creation for the created_at field.
+	operation.DefaultCreatedAt = operationDescCreatedAt.Default.(func() time.Time)
+	// operationDescUpdatedAt is the schema descriptor for updated_at field.
+	operationDescUpdatedAt := operationFields[9].Descriptor()
+	// operation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
+	operation.DefaultUpdatedAt = operationDescUpdatedAt.Default.(func() time.Time)
 	passkeyFields := schema.Passkey{}.Fields()
 	_ = passkeyFields
 	// passkeyDescCredentialID is the schema descriptor for credential_id field.

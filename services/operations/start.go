@@ -1,0 +1,75 @@
+package operations
+
+import (
+	"context"
+	"crypto/rand"
+	"slices"
+	"strings"
+
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/protobuf/proto"
+
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
+	"github.com/taskwire/taskwire/internal/caller/identity"
+	"github.com/taskwire/taskwire/internal/domainerr"
+	"github.com/taskwire/taskwire/internal/ent/operation"
+)
+
+// StartOperation records the operation, starts it on this worker and
+// returns it, working.
+func (s *Service) StartOperation(ctx context.Context, req *taskwirev1.StartOperationRequest) (*taskwirev1.StartOperationResponse, error) {
+	return call(ctx, s, req, s.start)
+}
+
+func (s *Service) start(ctx context.Context, c caller, req *taskwirev1.StartOperationRequest) (*taskwirev1.StartOperationResponse, error) {
+	kinds, ok := Background[req.GetMethod()]
+	if !ok {
+		return nil, domainerr.New(domainerr.Invalid, "%s cannot run in the background: call it directly", req.GetMethod())
+	}
+	in, out := kinds()
+	if err := proto.Unmarshal(req.GetRequest(), in); err != nil {
+		return nil, domainerr.New(domainerr.Invalid, "the request of %s cannot be read: %v", req.GetMethod(), err)
+	}
+	s.mu.Lock()
+	runner, stopped := s.runner, s.stopped
+	s.mu.Unlock()
+	if runner == nil || stopped {
+		return nil, domainerr.New(domainerr.Unavailable, "This worker cannot run calls in the background just now: try again.")
+	}
+	now := s.now()
+	// Expired operations of the tenant go as new ones come: nobody may
+	// read them any more, and their results can be large.
+	if _, err := s.cfg.Client.Operation.Delete().Where(operation.TenantID(c.tenantID), operation.ExpiresAtLT(now)).Exec(ctx); err != nil {
+		return nil, err
+	}
+	op, err := s.cfg.Client.Operation.Create().
+		SetTenantID(c.tenantID).SetMemberID(c.memberID).SetKey(rand.Text()).SetMethod(req.GetMethod()).
+		SetStatusMessage(workingMessage).SetCreatedAt(now).SetUpdatedAt(now).
+		SetLeaseUntil(now.Add(s.cfg.Lease)).SetExpiresAt(now.Add(s.cfg.TTL)).
+		Save(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s.launch(op, c, runner, forwarded(ctx), in, out)
+	return &taskwirev1.StartOperationResponse{Operation: s.toProto(op)}, nil
+}
+
+// workingMessage is the status message of a working operation.
+const workingMessage = "The call is running."
+
+// forwarded is the metadata the front door sent with StartOperation,
+// less what the transport and the credentials add: the call the
+// operation makes carries the same caller, session label and trace, so
+// the worker's chain checks and records it as the front door's own call.
+func forwarded(ctx context.Context) metadata.MD {
+	in, _ := metadata.FromIncomingContext(ctx)
+	md := metadata.MD{}
+	for k, v := range in {
+		if strings.HasPrefix(k, ":") || strings.HasPrefix(k, "grpc-") ||
+			k == "content-type" || k == "user-agent" || k == identity.MDInternalKey {
+			continue
+		}
+		md[k] = slices.Clone(v)
+	}
+	return md
+}
