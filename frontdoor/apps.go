@@ -46,15 +46,6 @@ type appsCapability struct {
 	MIMETypes []string `json:"mimeTypes"`
 }
 
-// extensions are the server's extensions in server/discover, nil when
-// none is served.
-func (h *Handler) extensions() map[string]any {
-	if h.cfg.Apps == nil {
-		return nil
-	}
-	return map[string]any{ExtensionApps: appsCapability{MIMETypes: []string{AppMIME}}}
-}
-
 // appsDeclared says whether this request's client declared the
 // extension: in the request's _meta, or, for a legacy session, at its
 // initialize. A declaration must list the view's MIME type, as the

@@ -50,6 +50,9 @@ var nameMembers = map[string]string{
 	"tools/call":     "name",
 	"prompts/get":    "name",
 	"resources/read": "uri",
+	"tasks/get":      "taskId",
+	"tasks/update":   "taskId",
+	"tasks/cancel":   "taskId",
 }
 
 // checkNotification checks a notification's headers. The spec leaves them

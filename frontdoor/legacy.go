@@ -160,7 +160,7 @@ func (x *exchange) initialize() {
 	}
 	x.replyWith(http.Header{mcp.HeaderSessionID: {id}}, initializeResult{
 		ProtocolVersion: version,
-		Capabilities:    legacyServerCapabilities{serverCapabilities: serverCapabilities{contentCapabilities: x.h.contentCapabilities(false), Extensions: x.h.extensions()}},
+		Capabilities:    legacyServerCapabilities{serverCapabilities: serverCapabilities{contentCapabilities: x.h.contentCapabilities(false), Extensions: x.h.extensions(true)}},
 		ServerInfo:      x.h.cfg.ServerInfo,
 		Instructions:    x.h.cfg.Instructions,
 	})

@@ -22,6 +22,9 @@ var methods = map[string]func(*exchange) (any, error){
 	"tools/list":           (*exchange).listTools,
 	"tools/call":           (*exchange).callTool,
 	"subscriptions/listen": (*exchange).listen,
+	"tasks/get":            (*exchange).getTask, // tasks.go
+	"tasks/update":         (*exchange).updateTask,
+	"tasks/cancel":         (*exchange).cancelTask,
 
 	// Optional features (content.go): -32601 unless configured.
 	"resources/list":           (*exchange).listResources,
@@ -79,12 +82,29 @@ type listCapability struct {
 	ListChanged bool `json:"listChanged,omitempty"`
 }
 
+// extensions are the server's extensions, nil when none is served: MCP
+// Apps for every revision, MCP Tasks for modern requests only (legacy
+// sessions predate that extension).
+func (h *Handler) extensions(legacy bool) map[string]any {
+	ext := map[string]any{}
+	if h.cfg.Apps != nil {
+		ext[ExtensionApps] = appsCapability{MIMETypes: []string{AppMIME}}
+	}
+	if !legacy && h.taskBackend() != nil {
+		ext[mcp.ExtensionTasks] = struct{}{}
+	}
+	if len(ext) == 0 {
+		return nil
+	}
+	return ext
+}
+
 func (x *exchange) discover() (any, error) {
 	var caps serverCapabilities
 	watched := x.h.cfg.Events != nil
 	caps.Tools.ListChanged = watched
 	caps.contentCapabilities = x.h.contentCapabilities(watched)
-	caps.Extensions = x.h.extensions()
+	caps.Extensions = x.h.extensions(false)
 	return discoverResult{
 		resultHead:        x.head(),
 		Capabilities:      caps,
@@ -205,6 +225,9 @@ func (x *exchange) callTool() (any, error) {
 	if res.InputRequired != nil {
 		return x.inputRequired(res.InputRequired), nil
 	}
+	if res.Task != nil {
+		return x.createTask(res.Task), nil
+	}
 	return callToolResult{resultHead: x.head(), CallToolResult: res}, nil
 }
 
@@ -274,7 +297,7 @@ func (x *exchange) toolCall(caps json.RawMessage) (*mcp.ToolCall, error) {
 	if present && !isObject(args) {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.arguments must be an object")
 	}
-	call := &mcp.ToolCall{Name: name, Arguments: args, ClientCapabilities: caps}
+	call := &mcp.ToolCall{Name: name, Arguments: args, ClientCapabilities: caps, Tasks: x.declaresTasks(caps)}
 	var err error
 	if call.InputResponses, call.RequestState, err = x.inputRound(); err != nil {
 		return nil, err

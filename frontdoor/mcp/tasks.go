@@ -37,9 +37,11 @@ type Task struct {
 	// PollIntervalMs is how often the client should poll.
 	PollIntervalMs int64 `json:"pollIntervalMs,omitempty"`
 	// Result is the tool's result of a completed task, Error the JSON-RPC
-	// error of a failed one; tasks/get inlines them (result, error).
-	Result *CallToolResult `json:"-"`
-	Error  *jsonrpc.Error  `json:"-"`
+	// error of a failed one, InputRequests what an input_required one
+	// waits for; tasks/get inlines them (result, error, inputRequests).
+	Result        *CallToolResult         `json:"-"`
+	Error         *jsonrpc.Error          `json:"-"`
+	InputRequests map[string]InputRequest `json:"-"`
 }
 
 // Declares tells whether the ClientCapabilities caps declare extension.

@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"google.golang.org/protobuf/proto"
@@ -27,6 +28,10 @@ import (
 func (b *Backend) fill(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message) (*mcp.CallToolResult, error) {
 	if t.Confirm != "" {
 		id, res, err := b.confirm(ctx, c, t, call)
+		if w := (*awaitingPerson)(nil); errors.As(err, &w) {
+			req.ProtoReflect().Set(t.ConfirmationField, protoreflect.ValueOfString(w.decision))
+			return b.startTask(ctx, c, t, call, req, w.decision)
+		}
 		if err != nil || res != nil {
 			return res, err
 		}

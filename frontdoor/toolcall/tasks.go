@@ -2,6 +2,7 @@ package toolcall
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -37,8 +38,10 @@ var background = map[string]func(req proto.Message) bool{
 const operationTimeout = 30 * time.Second
 
 // startTask starts call in the background on the workers, as c, and
-// returns the MCP task that the client polls.
-func (b *Backend) startTask(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message) (*mcp.CallToolResult, error) {
+// returns the MCP task that the client polls. With a decision, the call
+// waits for a person to approve it (its request carries the decision as
+// its confirmation) and the task is input_required meanwhile.
+func (b *Backend) startTask(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message, decision string) (*mcp.CallToolResult, error) {
 	raw, err := proto.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -47,11 +50,11 @@ func (b *Backend) startTask(ctx context.Context, c identity.Caller, t *catalog.T
 	defer cancel()
 	ctx = labelContext(traceContext(identity.AppendToOutgoing(ctx, c), call), call)
 	resp, err := taskwirev1.NewOperationServiceClient(b.cfg.Conn).StartOperation(ctx,
-		&taskwirev1.StartOperationRequest{Method: t.FullMethod, Request: raw})
+		&taskwirev1.StartOperationRequest{Method: t.FullMethod, Request: raw, DecisionId: decision})
 	if err != nil {
 		return b.failure(ctx, call.Name, err)
 	}
-	task, err := b.task(ctx, c, resp.GetOperation())
+	task, err := b.task(ctx, c, resp.GetOperation(), call.ClientCapabilities)
 	if err != nil {
 		return nil, err
 	}
@@ -59,8 +62,8 @@ func (b *Backend) startTask(ctx context.Context, c identity.Caller, t *catalog.T
 }
 
 // GetTask returns where c's MCP task id stands, with the tool's result
-// once it completed.
-func (b *Backend) GetTask(ctx context.Context, c identity.Caller, id string) (*mcp.Task, error) {
+// once it completed; caps are the capabilities the poll declared.
+func (b *Backend) GetTask(ctx context.Context, c identity.Caller, id string, caps json.RawMessage) (*mcp.Task, error) {
 	ctx, cancel := context.WithTimeout(ctx, operationTimeout)
 	defer cancel()
 	resp, err := taskwirev1.NewOperationServiceClient(b.cfg.Conn).GetOperation(identity.AppendToOutgoing(ctx, c),
@@ -68,7 +71,17 @@ func (b *Backend) GetTask(ctx context.Context, c identity.Caller, id string) (*m
 	if err != nil {
 		return nil, taskFailure(err)
 	}
-	return b.task(ctx, c, resp.GetOperation())
+	return b.task(ctx, c, resp.GetOperation(), caps)
+}
+
+// UpdateTask takes the client's answers to c's MCP task id. The only
+// input a task waits for is a person's decision, made in the console,
+// which no answer of the client replaces: the answers are acknowledged
+// and the task moves on when the person decides. An unknown id is
+// refused as in GetTask.
+func (b *Backend) UpdateTask(ctx context.Context, c identity.Caller, id string) error {
+	_, err := b.GetTask(ctx, c, id, nil)
+	return err
 }
 
 // CancelTask asks the workers to stop c's MCP task id.
@@ -95,16 +108,17 @@ func taskFailure(err error) error {
 
 // taskStatuses maps an operation's state to its task's status.
 var taskStatuses = map[taskwirev1.OperationState]string{
-	taskwirev1.OperationState_OPERATION_STATE_WORKING:   mcp.TaskWorking,
-	taskwirev1.OperationState_OPERATION_STATE_COMPLETED: mcp.TaskCompleted,
-	taskwirev1.OperationState_OPERATION_STATE_FAILED:    mcp.TaskFailed,
-	taskwirev1.OperationState_OPERATION_STATE_CANCELLED: mcp.TaskCancelled,
+	taskwirev1.OperationState_OPERATION_STATE_WORKING:        mcp.TaskWorking,
+	taskwirev1.OperationState_OPERATION_STATE_INPUT_REQUIRED: mcp.TaskInputRequired,
+	taskwirev1.OperationState_OPERATION_STATE_COMPLETED:      mcp.TaskCompleted,
+	taskwirev1.OperationState_OPERATION_STATE_FAILED:         mcp.TaskFailed,
+	taskwirev1.OperationState_OPERATION_STATE_CANCELLED:      mcp.TaskCancelled,
 }
 
 // task is the MCP task of op: a completed one carries the tool's result,
 // rendered here as for a call the client waited for, or is failed when
 // the call ended in what a client gets as a JSON-RPC error.
-func (b *Backend) task(ctx context.Context, c identity.Caller, op *taskwirev1.Operation) (*mcp.Task, error) {
+func (b *Backend) task(ctx context.Context, c identity.Caller, op *taskwirev1.Operation, caps json.RawMessage) (*mcp.Task, error) {
 	task := &mcp.Task{
 		TaskID: op.GetId(), Status: taskStatuses[op.GetState()], StatusMessage: op.GetStatusMessage(),
 		CreatedAt:     op.GetCreateTime().AsTime().UTC().Format(time.RFC3339Nano),
@@ -112,6 +126,8 @@ func (b *Backend) task(ctx context.Context, c identity.Caller, op *taskwirev1.Op
 		TTLMs:         op.GetTtlMs(), PollIntervalMs: op.GetPollIntervalMs(),
 	}
 	switch op.GetState() {
+	case taskwirev1.OperationState_OPERATION_STATE_INPUT_REQUIRED:
+		return b.waitingTask(c, task, op, caps)
 	case taskwirev1.OperationState_OPERATION_STATE_COMPLETED:
 		res, err := b.operationResult(ctx, c, op)
 		if err != nil {
@@ -127,6 +143,25 @@ func (b *Backend) task(ctx context.Context, c identity.Caller, op *taskwirev1.Op
 		}
 		task.Error = &jsonrpc.Error{Code: jsonrpc.Internal, Message: msg.Message()}
 	}
+	return task, nil
+}
+
+// waitingTask is task, whose call waits for a person's decision: a
+// client that declared URL elicitation is asked to send its user to the
+// decision's page (input_required); another is told that the task waits
+// and where (working), since it could not answer that request.
+func (b *Backend) waitingTask(c identity.Caller, task *mcp.Task, op *taskwirev1.Operation, caps json.RawMessage) (*mcp.Task, error) {
+	page, err := b.decisionURL(c.Tenant, op.GetDecisionId())
+	if err != nil {
+		return nil, err
+	}
+	msg := op.GetStatusMessage() + " Only a person of " + c.Tenant + " can approve this, on the decision's page or in the console's inbox; this task goes on once they decide."
+	task.StatusMessage = msg
+	if !urlElicitation(caps) {
+		task.Status = mcp.TaskWorking
+		return task, nil
+	}
+	task.InputRequests = map[string]mcp.InputRequest{confirmKey: {Method: "elicitation/create", Params: mcp.NewElicitURL(msg, page, op.GetDecisionId())}}
 	return task, nil
 }
 

@@ -388,6 +388,8 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldMemberID:        {Type: field.TypeInt, Column: operation.FieldMemberID},
 			operation.FieldMethod:          {Type: field.TypeString, Column: operation.FieldMethod},
 			operation.FieldState:           {Type: field.TypeEnum, Column: operation.FieldState},
+			operation.FieldDecision:        {Type: field.TypeString, Column: operation.FieldDecision},
+			operation.FieldRequest:         {Type: field.TypeBytes, Column: operation.FieldRequest},
 			operation.FieldStatusMessage:   {Type: field.TypeString, Column: operation.FieldStatusMessage},
 			operation.FieldResponse:        {Type: field.TypeBytes, Column: operation.FieldResponse},
 			operation.FieldError:           {Type: field.TypeBytes, Column: operation.FieldError},
@@ -2742,6 +2744,16 @@ func (f *OperationFilter) WhereMethod(p entql.StringP) {
 // WhereState applies the entql string predicate on the state field.
 func (f *OperationFilter) WhereState(p entql.StringP) {
 	f.Where(p.Field(operation.FieldState))
+}
+
+// WhereDecision applies the entql string predicate on the decision field.
+func (f *OperationFilter) WhereDecision(p entql.StringP) {
+	f.Where(p.Field(operation.FieldDecision))
+}
+
+// WhereRequest applies the entql []byte predicate on the request field.
+func (f *OperationFilter) WhereRequest(p entql.BytesP) {
+	f.Where(p.Field(operation.FieldRequest))
 }
 
 // WhereStatusMessage applies the entql string predicate on the status_message field.

@@ -13923,6 +13923,8 @@ type OperationMutation struct {
 	addmember_id     *int
 	method           *string
 	state            *operation.State
+	decision         *string
+	request          *[]byte
 	status_message   *string
 	response         *[]byte
 	error            *[]byte
@@ -14235,6 +14237,91 @@ func (m *OperationMutation) OldState(ctx context.Context) (v operation.State, er
 // ResetState resets all changes to the "state" field.
 func (m *OperationMutation) ResetState() {
 	m.state = nil
+}
+
+// SetDecision sets the "decision" field.
+func (m *OperationMutation) SetDecision(s string) {
+	m.decision = &s
+}
+
+// Decision returns the value of the "decision" field in the mutation.
+func (m *OperationMutation) Decision() (r string, exists bool) {
+	v := m.decision
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDecision returns the old "decision" field's value of the Operation entity.
+// If the Operation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OperationMutation) OldDecision(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDecision is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDecision requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDecision: %w", err)
+	}
+	return oldValue.Decision, nil
+}
+
+// ResetDecision resets all changes to the "decision" field.
+func (m *OperationMutation) ResetDecision() {
+	m.decision = nil
+}
+
+// SetRequest sets the "request" field.
+func (m *OperationMutation) SetRequest(b []byte) {
+	m.request = &b
+}
+
+// Request returns the value of the "request" field in the mutation.
+func (m *OperationMutation) Request() (r []byte, exists bool) {
+	v := m.request
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequest returns the old "request" field's value of the Operation entity.
+// If the Operation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OperationMutation) OldRequest(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequest is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequest requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequest: %w", err)
+	}
+	return oldValue.Request, nil
+}
+
+// ClearRequest clears the value of the "request" field.
+func (m *OperationMutation) ClearRequest() {
+	m.request = nil
+	m.clearedFields[operation.FieldRequest] = struct{}{}
+}
+
+// RequestCleared returns if the "request" field was cleared in this mutation.
+func (m *OperationMutation) RequestCleared() bool {
+	_, ok := m.clearedFields[operation.FieldRequest]
+	return ok
+}
+
+// ResetRequest resets all changes to the "request" field.
+func (m *OperationMutation) ResetRequest() {
+	m.request = nil
+	delete(m.clearedFields, operation.FieldRequest)
 }
 
 // SetStatusMessage sets the "status_message" field.
@@ -14612,7 +14699,7 @@ func (m *OperationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OperationMutation) Fields() []string {
-	fields := make([]string, 0, 13)
+	fields := make([]string, 0, 15)
 	if m.tenant != nil {
 		fields = append(fields, operation.FieldTenantID)
 	}
@@ -14627,6 +14714,12 @@ func (m *OperationMutation) Fields() []string {
 	}
 	if m.state != nil {
 		fields = append(fields, operation.FieldState)
+	}
+	if m.decision != nil {
+		fields = append(fields, operation.FieldDecision)
+	}
+	if m.request != nil {
+		fields = append(fields, operation.FieldRequest)
 	}
 	if m.status_message != nil {
 		fields = append(fields, operation.FieldStatusMessage)
@@ -14670,6 +14763,10 @@ func (m *OperationMutation) Field(name string) (ent.Value, bool) {
 		return m.Method()
 	case operation.FieldState:
 		return m.State()
+	case operation.FieldDecision:
+		return m.Decision()
+	case operation.FieldRequest:
+		return m.Request()
 	case operation.FieldStatusMessage:
 		return m.StatusMessage()
 	case operation.FieldResponse:
@@ -14705,6 +14802,10 @@ func (m *OperationMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldMethod(ctx)
 	case operation.FieldState:
 		return m.OldState(ctx)
+	case operation.FieldDecision:
+		return m.OldDecision(ctx)
+	case operation.FieldRequest:
+		return m.OldRequest(ctx)
 	case operation.FieldStatusMessage:
 		return m.OldStatusMessage(ctx)
 	case operation.FieldResponse:
@@ -14764,6 +14865,20 @@ func (m *OperationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetState(v)
+		return nil
+	case operation.FieldDecision:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDecision(v)
+		return nil
+	case operation.FieldRequest:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequest(v)
 		return nil
 	case operation.FieldStatusMessage:
 		v, ok := value.(string)
@@ -14866,6 +14981,9 @@ func (m *OperationMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *OperationMutation) ClearedFields() []string {
 	var fields []string
+	if m.FieldCleared(operation.FieldRequest) {
+		fields = append(fields, operation.FieldRequest)
+	}
 	if m.FieldCleared(operation.FieldResponse) {
 		fields = append(fields, operation.FieldResponse)
 	}
@@ -14886,6 +15004,9 @@ func (m *OperationMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *OperationMutation) ClearField(name string) error {
 	switch name {
+	case operation.FieldRequest:
+		m.ClearRequest()
+		return nil
 	case operation.FieldResponse:
 		m.ClearResponse()
 		return nil
@@ -14914,6 +15035,12 @@ func (m *OperationMutation) ResetField(name string) error {
 		return nil
 	case operation.FieldState:
 		m.ResetState()
+		return nil
+	case operation.FieldDecision:
+		m.ResetDecision()
+		return nil
+	case operation.FieldRequest:
+		m.ResetRequest()
 		return nil
 	case operation.FieldStatusMessage:
 		m.ResetStatusMessage()

@@ -28,6 +28,10 @@ type Operation struct {
 	Method string `json:"method,omitempty"`
 	// State holds the value of the "state" field.
 	State operation.State `json:"state,omitempty"`
+	// The key of the decision a person makes before the call runs; empty: it runs at once.
+	Decision string `json:"decision,omitempty"`
+	// The method's request, serialized, kept while the operation waits for its decision.
+	Request *[]byte `json:"request,omitempty"`
 	// StatusMessage holds the value of the "status_message" field.
 	StatusMessage string `json:"status_message,omitempty"`
 	// The method's response, serialized, once completed without error.
@@ -75,13 +79,13 @@ func (*Operation) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case operation.FieldResponse, operation.FieldError:
+		case operation.FieldRequest, operation.FieldResponse, operation.FieldError:
 			values[i] = new([]byte)
 		case operation.FieldCancelRequested:
 			values[i] = new(sql.NullBool)
 		case operation.FieldID, operation.FieldTenantID, operation.FieldMemberID:
 			values[i] = new(sql.NullInt64)
-		case operation.FieldKey, operation.FieldMethod, operation.FieldState, operation.FieldStatusMessage:
+		case operation.FieldKey, operation.FieldMethod, operation.FieldState, operation.FieldDecision, operation.FieldStatusMessage:
 			values[i] = new(sql.NullString)
 		case operation.FieldCreatedAt, operation.FieldUpdatedAt, operation.FieldLeaseUntil, operation.FieldExpiresAt:
 			values[i] = new(sql.NullTime)
@@ -135,6 +139,18 @@ func (_m *Operation) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field state", values[i])
 			} else if value.Valid {
 				_m.State = operation.State(value.String)
+			}
+		case operation.FieldDecision:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field decision", values[i])
+			} else if value.Valid {
+				_m.Decision = value.String
+			}
+		case operation.FieldRequest:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field request", values[i])
+			} else if value != nil {
+				_m.Request = value
 			}
 		case operation.FieldStatusMessage:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -239,6 +255,14 @@ func (_m *Operation) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("state=")
 	builder.WriteString(fmt.Sprintf("%v", _m.State))
+	builder.WriteString(", ")
+	builder.WriteString("decision=")
+	builder.WriteString(_m.Decision)
+	builder.WriteString(", ")
+	if v := _m.Request; v != nil {
+		builder.WriteString("request=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
 	builder.WriteString(", ")
 	builder.WriteString("status_message=")
 	builder.WriteString(_m.StatusMessage)

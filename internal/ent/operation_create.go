@@ -59,6 +59,26 @@ func (_c *OperationCreate) SetNillableState(v *operation.State) *OperationCreate
 	return _c
 }
 
+// SetDecision sets the "decision" field.
+func (_c *OperationCreate) SetDecision(v string) *OperationCreate {
+	_c.mutation.SetDecision(v)
+	return _c
+}
+
+// SetNillableDecision sets the "decision" field if the given value is not nil.
+func (_c *OperationCreate) SetNillableDecision(v *string) *OperationCreate {
+	if v != nil {
+		_c.SetDecision(*v)
+	}
+	return _c
+}
+
+// SetRequest sets the "request" field.
+func (_c *OperationCreate) SetRequest(v []byte) *OperationCreate {
+	_c.mutation.SetRequest(v)
+	return _c
+}
+
 // SetStatusMessage sets the "status_message" field.
 func (_c *OperationCreate) SetStatusMessage(v string) *OperationCreate {
 	_c.mutation.SetStatusMessage(v)
@@ -185,6 +205,10 @@ func (_c *OperationCreate) defaults() error {
 		v := operation.DefaultState
 		_c.mutation.SetState(v)
 	}
+	if _, ok := _c.mutation.Decision(); !ok {
+		v := operation.DefaultDecision
+		_c.mutation.SetDecision(v)
+	}
 	if _, ok := _c.mutation.StatusMessage(); !ok {
 		v := operation.DefaultStatusMessage
 		_c.mutation.SetStatusMessage(v)
@@ -241,6 +265,9 @@ func (_c *OperationCreate) check() error {
 		if err := operation.StateValidator(v); err != nil {
 			return &ValidationError{Name: "state", err: fmt.Errorf(`ent: validator failed for field "Operation.state": %w`, err)}
 		}
+	}
+	if _, ok := _c.mutation.Decision(); !ok {
+		return &ValidationError{Name: "decision", err: errors.New(`ent: missing required field "Operation.decision"`)}
 	}
 	if _, ok := _c.mutation.StatusMessage(); !ok {
 		return &ValidationError{Name: "status_message", err: errors.New(`ent: missing required field "Operation.status_message"`)}
@@ -304,6 +331,14 @@ func (_c *OperationCreate) createSpec() (*Operation, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.State(); ok {
 		_spec.SetField(operation.FieldState, field.TypeEnum, value)
 		_node.State = value
+	}
+	if value, ok := _c.mutation.Decision(); ok {
+		_spec.SetField(operation.FieldDecision, field.TypeString, value)
+		_node.Decision = value
+	}
+	if value, ok := _c.mutation.Request(); ok {
+		_spec.SetField(operation.FieldRequest, field.TypeBytes, value)
+		_node.Request = &value
 	}
 	if value, ok := _c.mutation.StatusMessage(); ok {
 		_spec.SetField(operation.FieldStatusMessage, field.TypeString, value)

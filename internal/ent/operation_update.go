@@ -42,6 +42,18 @@ func (_u *OperationUpdate) SetNillableState(v *operation.State) *OperationUpdate
 	return _u
 }
 
+// SetRequest sets the "request" field.
+func (_u *OperationUpdate) SetRequest(v []byte) *OperationUpdate {
+	_u.mutation.SetRequest(v)
+	return _u
+}
+
+// ClearRequest clears the value of the "request" field.
+func (_u *OperationUpdate) ClearRequest() *OperationUpdate {
+	_u.mutation.ClearRequest()
+	return _u
+}
+
 // SetStatusMessage sets the "status_message" field.
 func (_u *OperationUpdate) SetStatusMessage(v string) *OperationUpdate {
 	_u.mutation.SetStatusMessage(v)
@@ -182,6 +194,12 @@ func (_u *OperationUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.State(); ok {
 		_spec.SetField(operation.FieldState, field.TypeEnum, value)
 	}
+	if value, ok := _u.mutation.Request(); ok {
+		_spec.SetField(operation.FieldRequest, field.TypeBytes, value)
+	}
+	if _u.mutation.RequestCleared() {
+		_spec.ClearField(operation.FieldRequest, field.TypeBytes)
+	}
 	if value, ok := _u.mutation.StatusMessage(); ok {
 		_spec.SetField(operation.FieldStatusMessage, field.TypeString, value)
 	}
@@ -237,6 +255,18 @@ func (_u *OperationUpdateOne) SetNillableState(v *operation.State) *OperationUpd
 	if v != nil {
 		_u.SetState(*v)
 	}
+	return _u
+}
+
+// SetRequest sets the "request" field.
+func (_u *OperationUpdateOne) SetRequest(v []byte) *OperationUpdateOne {
+	_u.mutation.SetRequest(v)
+	return _u
+}
+
+// ClearRequest clears the value of the "request" field.
+func (_u *OperationUpdateOne) ClearRequest() *OperationUpdateOne {
+	_u.mutation.ClearRequest()
 	return _u
 }
 
@@ -409,6 +439,12 @@ func (_u *OperationUpdateOne) sqlSave(ctx context.Context) (_node *Operation, er
 	}
 	if value, ok := _u.mutation.State(); ok {
 		_spec.SetField(operation.FieldState, field.TypeEnum, value)
+	}
+	if value, ok := _u.mutation.Request(); ok {
+		_spec.SetField(operation.FieldRequest, field.TypeBytes, value)
+	}
+	if _u.mutation.RequestCleared() {
+		_spec.ClearField(operation.FieldRequest, field.TypeBytes)
 	}
 	if value, ok := _u.mutation.StatusMessage(); ok {
 		_spec.SetField(operation.FieldStatusMessage, field.TypeString, value)

@@ -23,12 +23,26 @@ func (s *Service) get(ctx context.Context, c caller, req *taskwirev1.GetOperatio
 	if err != nil {
 		return nil, err
 	}
-	if op.State == operation.StateWorking && op.LeaseUntil.Before(s.now()) {
-		if op, err = s.lapse(ctx, op); err != nil {
-			return nil, err
-		}
+	switch {
+	case op.State == operation.StateWorking && op.LeaseUntil.Before(s.now()) && !s.runsHere(op.Key):
+		op, err = s.lapse(ctx, op)
+	case op.State == operation.StateInputRequired:
+		op, err = s.advance(ctx, c, op)
+	}
+	if err != nil {
+		return nil, err
 	}
 	return &taskwirev1.GetOperationResponse{Operation: s.toProto(op)}, nil
+}
+
+// runsHere tells whether operation key runs on this worker: its lease
+// may lapse while it runs, when renewing it waits behind the call's own
+// transaction (on SQLite, one writer at a time), but it is not lost.
+func (s *Service) runsHere(key string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	_, ok := s.running[key]
+	return ok
 }
 
 // find returns the caller's operation key. Another member's operation is
@@ -64,10 +78,11 @@ func (s *Service) lapse(ctx context.Context, op *ent.Operation) (*ent.Operation,
 
 // states maps the database's states to the contract's.
 var states = map[operation.State]taskwirev1.OperationState{
-	operation.StateWorking:   taskwirev1.OperationState_OPERATION_STATE_WORKING,
-	operation.StateCompleted: taskwirev1.OperationState_OPERATION_STATE_COMPLETED,
-	operation.StateFailed:    taskwirev1.OperationState_OPERATION_STATE_FAILED,
-	operation.StateCancelled: taskwirev1.OperationState_OPERATION_STATE_CANCELLED,
+	operation.StateWorking:       taskwirev1.OperationState_OPERATION_STATE_WORKING,
+	operation.StateInputRequired: taskwirev1.OperationState_OPERATION_STATE_INPUT_REQUIRED,
+	operation.StateCompleted:     taskwirev1.OperationState_OPERATION_STATE_COMPLETED,
+	operation.StateFailed:        taskwirev1.OperationState_OPERATION_STATE_FAILED,
+	operation.StateCancelled:     taskwirev1.OperationState_OPERATION_STATE_CANCELLED,
 }
 
 func (s *Service) toProto(op *ent.Operation) *taskwirev1.Operation {
@@ -76,6 +91,7 @@ func (s *Service) toProto(op *ent.Operation) *taskwirev1.Operation {
 		CreateTime: timestamppb.New(op.CreatedAt), UpdateTime: timestamppb.New(op.UpdatedAt),
 		TtlMs:          op.ExpiresAt.Sub(op.CreatedAt).Milliseconds(),
 		PollIntervalMs: s.cfg.PollInterval.Milliseconds(),
+		DecisionId:     op.Decision,
 	}
 	if op.Response != nil {
 		out.Response = *op.Response

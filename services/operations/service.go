@@ -18,11 +18,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
+	"google.golang.org/protobuf/reflect/protoregistry"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
@@ -40,13 +43,32 @@ const (
 	DefaultLease        = 15 * time.Second
 )
 
-// Background lists the methods that may run as operations, with a
-// constructor of their request and response: the long calls, whose
-// worker's transaction rolls back when the operation is cancelled.
-var Background = map[string]func() (req, resp proto.Message){
-	taskwirev1.BoardService_ImportTasks_FullMethodName: func() (proto.Message, proto.Message) {
-		return &taskwirev1.ImportTasksRequest{}, &taskwirev1.ImportTasksResponse{}
-	},
+// Background lists the methods that may run as operations at once,
+// without a person's decision: the long calls, whose worker's
+// transaction rolls back when the operation is cancelled. Any method may
+// run as an operation that waits for a decision.
+var Background = map[string]bool{
+	taskwirev1.BoardService_ImportTasks_FullMethodName: true,
+}
+
+// messagesOf returns a new request and response of the gRPC method
+// ("/pkg.Service/Method"), from the contract's registered descriptors.
+func messagesOf(method string) (req, resp proto.Message, ok bool) {
+	name := protoreflect.FullName(strings.ReplaceAll(strings.TrimPrefix(method, "/"), "/", "."))
+	d, err := protoregistry.GlobalFiles.FindDescriptorByName(name)
+	md, isMethod := d.(protoreflect.MethodDescriptor)
+	if err != nil || !isMethod {
+		return nil, nil, false
+	}
+	in, err := protoregistry.GlobalTypes.FindMessageByName(md.Input().FullName())
+	if err != nil {
+		return nil, nil, false
+	}
+	out, err := protoregistry.GlobalTypes.FindMessageByName(md.Output().FullName())
+	if err != nil {
+		return nil, nil, false
+	}
+	return in.New().Interface(), out.New().Interface(), true
 }
 
 // Config holds what a Service needs.

@@ -16,17 +16,17 @@ import (
 )
 
 // StartOperation records the operation, starts it on this worker and
-// returns it, working.
+// returns it, working; or, with a decision, records it waiting for the
+// decision (see advance).
 func (s *Service) StartOperation(ctx context.Context, req *taskwirev1.StartOperationRequest) (*taskwirev1.StartOperationResponse, error) {
 	return call(ctx, s, req, s.start)
 }
 
 func (s *Service) start(ctx context.Context, c caller, req *taskwirev1.StartOperationRequest) (*taskwirev1.StartOperationResponse, error) {
-	kinds, ok := Background[req.GetMethod()]
-	if !ok {
+	in, out, ok := messagesOf(req.GetMethod())
+	if !ok || (!Background[req.GetMethod()] && req.GetDecisionId() == "") {
 		return nil, domainerr.New(domainerr.Invalid, "%s cannot run in the background: call it directly", req.GetMethod())
 	}
-	in, out := kinds()
 	if err := proto.Unmarshal(req.GetRequest(), in); err != nil {
 		return nil, domainerr.New(domainerr.Invalid, "the request of %s cannot be read: %v", req.GetMethod(), err)
 	}
@@ -42,11 +42,23 @@ func (s *Service) start(ctx context.Context, c caller, req *taskwirev1.StartOper
 	if _, err := s.cfg.Client.Operation.Delete().Where(operation.TenantID(c.tenantID), operation.ExpiresAtLT(now)).Exec(ctx); err != nil {
 		return nil, err
 	}
-	op, err := s.cfg.Client.Operation.Create().
+	create := s.cfg.Client.Operation.Create().
 		SetTenantID(c.tenantID).SetMemberID(c.memberID).SetKey(rand.Text()).SetMethod(req.GetMethod()).
 		SetStatusMessage(workingMessage).SetCreatedAt(now).SetUpdatedAt(now).
-		SetLeaseUntil(now.Add(s.cfg.Lease)).SetExpiresAt(now.Add(s.cfg.TTL)).
-		Save(ctx)
+		SetLeaseUntil(now.Add(s.cfg.Lease)).SetExpiresAt(now.Add(s.cfg.TTL))
+	if id := req.GetDecisionId(); id != "" {
+		d, err := s.waitingDecision(ctx, c, id)
+		if err != nil {
+			return nil, err
+		}
+		op, err := create.SetState(operation.StateInputRequired).SetDecision(id).SetRequest(req.GetRequest()).
+			SetStatusMessage(d.Question).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &taskwirev1.StartOperationResponse{Operation: s.toProto(op)}, nil
+	}
+	op, err := create.Save(ctx)
 	if err != nil {
 		return nil, err
 	}

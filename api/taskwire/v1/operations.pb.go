@@ -36,6 +36,9 @@ const (
 	OperationState_OPERATION_STATE_FAILED OperationState = 3
 	// Cancelled before it finished: nothing of it was saved.
 	OperationState_OPERATION_STATE_CANCELLED OperationState = 4
+	// Waiting for a person to approve or decline the call (decision_id);
+	// nothing runs meanwhile.
+	OperationState_OPERATION_STATE_INPUT_REQUIRED OperationState = 5
 )
 
 // Enum value maps for OperationState.
@@ -46,13 +49,15 @@ var (
 		2: "OPERATION_STATE_COMPLETED",
 		3: "OPERATION_STATE_FAILED",
 		4: "OPERATION_STATE_CANCELLED",
+		5: "OPERATION_STATE_INPUT_REQUIRED",
 	}
 	OperationState_value = map[string]int32{
-		"OPERATION_STATE_UNSPECIFIED": 0,
-		"OPERATION_STATE_WORKING":     1,
-		"OPERATION_STATE_COMPLETED":   2,
-		"OPERATION_STATE_FAILED":      3,
-		"OPERATION_STATE_CANCELLED":   4,
+		"OPERATION_STATE_UNSPECIFIED":    0,
+		"OPERATION_STATE_WORKING":        1,
+		"OPERATION_STATE_COMPLETED":      2,
+		"OPERATION_STATE_FAILED":         3,
+		"OPERATION_STATE_CANCELLED":      4,
+		"OPERATION_STATE_INPUT_REQUIRED": 5,
 	}
 )
 
@@ -103,7 +108,10 @@ type Operation struct {
 	Response []byte `protobuf:"bytes,9,opt,name=response,proto3" json:"response,omitempty"`
 	// A google.rpc.Status, serialized: the method's error when completed
 	// with one, or why the operation failed.
-	Error         []byte `protobuf:"bytes,10,opt,name=error,proto3" json:"error,omitempty"`
+	Error []byte `protobuf:"bytes,10,opt,name=error,proto3" json:"error,omitempty"`
+	// The decision a person makes before the call runs, while
+	// INPUT_REQUIRED; its question is status_message.
+	DecisionId    string `protobuf:"bytes,11,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -208,13 +216,24 @@ func (x *Operation) GetError() []byte {
 	return nil
 }
 
+func (x *Operation) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
+}
+
 type StartOperationRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The full gRPC method to run; only methods made to run in the
 	// background are accepted (ImportTasks).
 	Method string `protobuf:"bytes,1,opt,name=method,proto3" json:"method,omitempty"`
 	// The method's request, serialized.
-	Request       []byte `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	Request []byte `protobuf:"bytes,2,opt,name=request,proto3" json:"request,omitempty"`
+	// A pending decision of the caller that the call waits for: the
+	// operation starts INPUT_REQUIRED and the call runs only once a person
+	// approved it (the request carries the decision as its confirmation).
+	DecisionId    string `protobuf:"bytes,3,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -261,6 +280,13 @@ func (x *StartOperationRequest) GetRequest() []byte {
 		return x.Request
 	}
 	return nil
+}
+
+func (x *StartOperationRequest) GetDecisionId() string {
+	if x != nil {
+		return x.DecisionId
+	}
+	return ""
 }
 
 type StartOperationResponse struct {
@@ -479,7 +505,7 @@ var File_taskwire_v1_operations_proto protoreflect.FileDescriptor
 
 const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\n" +
-	"\x1ctaskwire/v1/operations.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfa\x02\n" +
+	"\x1ctaskwire/v1/operations.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9b\x03\n" +
 	"\tOperation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x121\n" +
@@ -493,10 +519,14 @@ const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\x10poll_interval_ms\x18\b \x01(\x03R\x0epollIntervalMs\x12\x1a\n" +
 	"\bresponse\x18\t \x01(\fR\bresponse\x12\x14\n" +
 	"\x05error\x18\n" +
-	" \x01(\fR\x05error\"I\n" +
+	" \x01(\fR\x05error\x12\x1f\n" +
+	"\vdecision_id\x18\v \x01(\tR\n" +
+	"decisionId\"j\n" +
 	"\x15StartOperationRequest\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x18\n" +
-	"\arequest\x18\x02 \x01(\fR\arequest\"N\n" +
+	"\arequest\x18\x02 \x01(\fR\arequest\x12\x1f\n" +
+	"\vdecision_id\x18\x03 \x01(\tR\n" +
+	"decisionId\"N\n" +
 	"\x16StartOperationResponse\x124\n" +
 	"\toperation\x18\x01 \x01(\v2\x16.taskwire.v1.OperationR\toperation\"%\n" +
 	"\x13GetOperationRequest\x12\x0e\n" +
@@ -505,13 +535,14 @@ const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\toperation\x18\x01 \x01(\v2\x16.taskwire.v1.OperationR\toperation\"(\n" +
 	"\x16CancelOperationRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x19\n" +
-	"\x17CancelOperationResponse*\xa8\x01\n" +
+	"\x17CancelOperationResponse*\xcc\x01\n" +
 	"\x0eOperationState\x12\x1f\n" +
 	"\x1bOPERATION_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17OPERATION_STATE_WORKING\x10\x01\x12\x1d\n" +
 	"\x19OPERATION_STATE_COMPLETED\x10\x02\x12\x1a\n" +
 	"\x16OPERATION_STATE_FAILED\x10\x03\x12\x1d\n" +
-	"\x19OPERATION_STATE_CANCELLED\x10\x042\xa0\x02\n" +
+	"\x19OPERATION_STATE_CANCELLED\x10\x04\x12\"\n" +
+	"\x1eOPERATION_STATE_INPUT_REQUIRED\x10\x052\xa0\x02\n" +
 	"\x10OperationService\x12Y\n" +
 	"\x0eStartOperation\x12\".taskwire.v1.StartOperationRequest\x1a#.taskwire.v1.StartOperationResponse\x12S\n" +
 	"\fGetOperation\x12 .taskwire.v1.GetOperationRequest\x1a!.taskwire.v1.GetOperationResponse\x12\\\n" +

@@ -46,7 +46,11 @@ type OperationServiceClient interface {
 	// any worker finds it.
 	StartOperation(ctx context.Context, in *StartOperationRequest, opts ...grpc.CallOption) (*StartOperationResponse, error)
 	// GetOperation returns one operation of the caller. A working one whose
-	// worker stopped renewing its lease is answered failed.
+	// worker stopped renewing its lease is answered failed. One waiting for
+	// a person's decision (INPUT_REQUIRED) moves on when the decision is
+	// made: approved, this worker starts the call, as the caller of
+	// GetOperation (the member who started it); declined or expired, it
+	// completes with the refusal.
 	GetOperation(ctx context.Context, in *GetOperationRequest, opts ...grpc.CallOption) (*GetOperationResponse, error)
 	// CancelOperation asks the worker running the operation to stop it; the
 	// call's transaction then rolls back and the operation ends cancelled.
@@ -114,7 +118,11 @@ type OperationServiceServer interface {
 	// any worker finds it.
 	StartOperation(context.Context, *StartOperationRequest) (*StartOperationResponse, error)
 	// GetOperation returns one operation of the caller. A working one whose
-	// worker stopped renewing its lease is answered failed.
+	// worker stopped renewing its lease is answered failed. One waiting for
+	// a person's decision (INPUT_REQUIRED) moves on when the decision is
+	// made: approved, this worker starts the call, as the caller of
+	// GetOperation (the member who started it); declined or expired, it
+	// completes with the refusal.
 	GetOperation(context.Context, *GetOperationRequest) (*GetOperationResponse, error)
 	// CancelOperation asks the worker running the operation to stop it; the
 	// call's transaction then rolls back and the operation ends cancelled.

@@ -25,6 +25,14 @@ const Version = mcp.LatestVersion
 // Versions are the revisions whose schemas are embedded, newest first.
 var Versions = []string{mcp.Version20260728, mcp.Version20251125, mcp.Version20250618}
 
+// TasksExtension names, as a version for ValidateMessageAt, the schema
+// of the MCP Tasks extension (io.modelcontextprotocol/tasks), copied from
+// the extension's repository (modelcontextprotocol/ext-tasks,
+// schema/draft/schema.json): its definitions (CreateTaskResult,
+// GetTaskResult, UpdateTaskResult, CancelTaskResult …) are not in the
+// core schema.
+const TasksExtension = "tasks-extension"
+
 //go:embed schema/*.json
 var schemaFiles embed.FS
 

@@ -588,7 +588,9 @@ var (
 		{Name: "key", Type: field.TypeString, Unique: true},
 		{Name: "member_id", Type: field.TypeInt},
 		{Name: "method", Type: field.TypeString},
-		{Name: "state", Type: field.TypeEnum, Enums: []string{"working", "completed", "failed", "cancelled"}, Default: "working"},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"working", "input_required", "completed", "failed", "cancelled"}, Default: "working"},
+		{Name: "decision", Type: field.TypeString, Default: ""},
+		{Name: "request", Type: field.TypeBytes, Nullable: true},
 		{Name: "status_message", Type: field.TypeString, Default: ""},
 		{Name: "response", Type: field.TypeBytes, Nullable: true},
 		{Name: "error", Type: field.TypeBytes, Nullable: true},
@@ -607,7 +609,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "operations_tenants_tenant",
-				Columns:    []*schema.Column{OperationsColumns[13]},
+				Columns:    []*schema.Column{OperationsColumns[15]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -616,12 +618,12 @@ var (
 			{
 				Name:    "operation_tenant_id_member_id",
 				Unique:  false,
-				Columns: []*schema.Column{OperationsColumns[13], OperationsColumns[2]},
+				Columns: []*schema.Column{OperationsColumns[15], OperationsColumns[2]},
 			},
 			{
 				Name:    "operation_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{OperationsColumns[12]},
+				Columns: []*schema.Column{OperationsColumns[14]},
 			},
 		},
 	}

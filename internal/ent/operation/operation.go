@@ -26,6 +26,10 @@ const (
 	FieldMethod = "method"
 	// FieldState holds the string denoting the state field in the database.
 	FieldState = "state"
+	// FieldDecision holds the string denoting the decision field in the database.
+	FieldDecision = "decision"
+	// FieldRequest holds the string denoting the request field in the database.
+	FieldRequest = "request"
 	// FieldStatusMessage holds the string denoting the status_message field in the database.
 	FieldStatusMessage = "status_message"
 	// FieldResponse holds the string denoting the response field in the database.
@@ -63,6 +67,8 @@ var Columns = []string{
 	FieldMemberID,
 	FieldMethod,
 	FieldState,
+	FieldDecision,
+	FieldRequest,
 	FieldStatusMessage,
 	FieldResponse,
 	FieldError,
@@ -95,6 +101,8 @@ var (
 	KeyValidator func(string) error
 	// MethodValidator is a validator for the "method" field. It is called by the builders before save.
 	MethodValidator func(string) error
+	// DefaultDecision holds the default value on creation for the "decision" field.
+	DefaultDecision string
 	// DefaultStatusMessage holds the default value on creation for the "status_message" field.
 	DefaultStatusMessage string
 	// DefaultCancelRequested holds the default value on creation for the "cancel_requested" field.
@@ -113,10 +121,11 @@ const DefaultState = StateWorking
 
 // State values.
 const (
-	StateWorking   State = "working"
-	StateCompleted State = "completed"
-	StateFailed    State = "failed"
-	StateCancelled State = "cancelled"
+	StateWorking       State = "working"
+	StateInputRequired State = "input_required"
+	StateCompleted     State = "completed"
+	StateFailed        State = "failed"
+	StateCancelled     State = "cancelled"
 )
 
 func (s State) String() string {
@@ -126,7 +135,7 @@ func (s State) String() string {
 // StateValidator is a validator for the "state" field enum values. It is called by the builders before save.
 func StateValidator(s State) error {
 	switch s {
-	case StateWorking, StateCompleted, StateFailed, StateCancelled:
+	case StateWorking, StateInputRequired, StateCompleted, StateFailed, StateCancelled:
 		return nil
 	default:
 		return fmt.Errorf("operation: invalid enum value for state field: %q", s)
@@ -164,6 +173,11 @@ func ByMethod(opts ...sql.OrderTermOption) OrderOption {
 // ByState orders the results by the state field.
 func ByState(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldState, opts...).ToFunc()
+}
+
+// ByDecision orders the results by the decision field.
+func ByDecision(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldDecision, opts...).ToFunc()
 }
 
 // ByStatusMessage orders the results by the status_message field.

@@ -75,6 +75,16 @@ func Method(v string) predicate.Operation {
 	return predicate.Operation(sql.FieldEQ(FieldMethod, v))
 }
 
+// Decision applies equality check predicate on the "decision" field. It's identical to DecisionEQ.
+func Decision(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldDecision, v))
+}
+
+// Request applies equality check predicate on the "request" field. It's identical to RequestEQ.
+func Request(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldRequest, v))
+}
+
 // StatusMessage applies equality check predicate on the "status_message" field. It's identical to StatusMessageEQ.
 func StatusMessage(v string) predicate.Operation {
 	return predicate.Operation(sql.FieldEQ(FieldStatusMessage, v))
@@ -323,6 +333,121 @@ func StateIn(vs ...State) predicate.Operation {
 // StateNotIn applies the NotIn predicate on the "state" field.
 func StateNotIn(vs ...State) predicate.Operation {
 	return predicate.Operation(sql.FieldNotIn(FieldState, vs...))
+}
+
+// DecisionEQ applies the EQ predicate on the "decision" field.
+func DecisionEQ(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldDecision, v))
+}
+
+// DecisionNEQ applies the NEQ predicate on the "decision" field.
+func DecisionNEQ(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldNEQ(FieldDecision, v))
+}
+
+// DecisionIn applies the In predicate on the "decision" field.
+func DecisionIn(vs ...string) predicate.Operation {
+	return predicate.Operation(sql.FieldIn(FieldDecision, vs...))
+}
+
+// DecisionNotIn applies the NotIn predicate on the "decision" field.
+func DecisionNotIn(vs ...string) predicate.Operation {
+	return predicate.Operation(sql.FieldNotIn(FieldDecision, vs...))
+}
+
+// DecisionGT applies the GT predicate on the "decision" field.
+func DecisionGT(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldGT(FieldDecision, v))
+}
+
+// DecisionGTE applies the GTE predicate on the "decision" field.
+func DecisionGTE(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldGTE(FieldDecision, v))
+}
+
+// DecisionLT applies the LT predicate on the "decision" field.
+func DecisionLT(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldLT(FieldDecision, v))
+}
+
+// DecisionLTE applies the LTE predicate on the "decision" field.
+func DecisionLTE(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldLTE(FieldDecision, v))
+}
+
+// DecisionContains applies the Contains predicate on the "decision" field.
+func DecisionContains(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldContains(FieldDecision, v))
+}
+
+// DecisionHasPrefix applies the HasPrefix predicate on the "decision" field.
+func DecisionHasPrefix(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldHasPrefix(FieldDecision, v))
+}
+
+// DecisionHasSuffix applies the HasSuffix predicate on the "decision" field.
+func DecisionHasSuffix(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldHasSuffix(FieldDecision, v))
+}
+
+// DecisionEqualFold applies the EqualFold predicate on the "decision" field.
+func DecisionEqualFold(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldEqualFold(FieldDecision, v))
+}
+
+// DecisionContainsFold applies the ContainsFold predicate on the "decision" field.
+func DecisionContainsFold(v string) predicate.Operation {
+	return predicate.Operation(sql.FieldContainsFold(FieldDecision, v))
+}
+
+// RequestEQ applies the EQ predicate on the "request" field.
+func RequestEQ(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldRequest, v))
+}
+
+// RequestNEQ applies the NEQ predicate on the "request" field.
+func RequestNEQ(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldNEQ(FieldRequest, v))
+}
+
+// RequestIn applies the In predicate on the "request" field.
+func RequestIn(vs ...[]byte) predicate.Operation {
+	return predicate.Operation(sql.FieldIn(FieldRequest, vs...))
+}
+
+// RequestNotIn applies the NotIn predicate on the "request" field.
+func RequestNotIn(vs ...[]byte) predicate.Operation {
+	return predicate.Operation(sql.FieldNotIn(FieldRequest, vs...))
+}
+
+// RequestGT applies the GT predicate on the "request" field.
+func RequestGT(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldGT(FieldRequest, v))
+}
+
+// RequestGTE applies the GTE predicate on the "request" field.
+func RequestGTE(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldGTE(FieldRequest, v))
+}
+
+// RequestLT applies the LT predicate on the "request" field.
+func RequestLT(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldLT(FieldRequest, v))
+}
+
+// RequestLTE applies the LTE predicate on the "request" field.
+func RequestLTE(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldLTE(FieldRequest, v))
+}
+
+// RequestIsNil applies the IsNil predicate on the "request" field.
+func RequestIsNil() predicate.Operation {
+	return predicate.Operation(sql.FieldIsNull(FieldRequest))
+}
+
+// RequestNotNil applies the NotNil predicate on the "request" field.
+func RequestNotNil() predicate.Operation {
+	return predicate.Operation(sql.FieldNotNull(FieldRequest))
 }
 
 // StatusMessageEQ applies the EQ predicate on the "status_message" field.

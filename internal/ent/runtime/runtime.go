@@ -477,20 +477,24 @@ func init() {
 	operationDescMethod := operationFields[2].Descriptor()
 	// operation.MethodValidator is a validator for the "method" field. It is called by the builders before save.
 	operation.MethodValidator = operationDescMethod.Validators[0].(func(string) error)
+	// operationDescDecision is the schema descriptor for decision field.
+	operationDescDecision := operationFields[4].Descriptor()
+	// operation.DefaultDecision holds the default value on creation for the decision field.
+	operation.DefaultDecision = operationDescDecision.Default.(string)
 	// operationDescStatusMessage is the schema descriptor for status_message field.
-	operationDescStatusMessage := operationFields[4].Descriptor()
+	operationDescStatusMessage := operationFields[6].Descriptor()
 	// operation.DefaultStatusMessage holds the default value on creation for the status_message field.
 	operation.DefaultStatusMessage = operationDescStatusMessage.Default.(string)
 	// operationDescCancelRequested is the schema descriptor for cancel_requested field.
-	operationDescCancelRequested := operationFields[7].Descriptor()
+	operationDescCancelRequested := operationFields[9].Descriptor()
 	// operation.DefaultCancelRequested holds the default value on creation for the cancel_requested field.
 	operation.DefaultCancelRequested = operationDescCancelRequested.Default.(bool)
 	// operationDescCreatedAt is the schema descriptor for created_at field.
-	operationDescCreatedAt := operationFields[8].Descriptor()
+	operationDescCreatedAt := operationFields[10].Descriptor()
 	// operation.DefaultCreatedAt holds the default value on creation for the created_at field.
 	operation.DefaultCreatedAt = operationDescCreatedAt.Default.(func() time.Time)
 	// operationDescUpdatedAt is the schema descriptor for updated_at field.
-	operationDescUpdatedAt := operationFields[9].Descriptor()
+	operationDescUpdatedAt := operationFields[11].Descriptor()
 	// operation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	operation.DefaultUpdatedAt = operationDescUpdatedAt.Default.(func() time.Time)
 	passkeyFields := schema.Passkey{}.Fields()

@@ -10,7 +10,9 @@ import (
 // (an MCP task of the io.modelcontextprotocol/tasks extension, not a task
 // of a board): whichever front door the client polls reads it here,
 // through a worker. The worker running it renews lease_until; a working
-// operation whose lease has lapsed lost its worker.
+// operation whose lease has lapsed lost its worker. An operation waiting
+// for a person's decision (input_required) runs on the worker that first
+// sees the decision approved.
 type Operation struct {
 	ent.Schema
 }
@@ -28,7 +30,11 @@ func (Operation) Fields() []ent.Field {
 		field.Int("member_id").Immutable().
 			Comment("The member who started it; only they can read or cancel it."),
 		field.String("method").NotEmpty().Immutable(),
-		field.Enum("state").Values("working", "completed", "failed", "cancelled").Default("working"),
+		field.Enum("state").Values("working", "input_required", "completed", "failed", "cancelled").Default("working"),
+		field.String("decision").Default("").Immutable().
+			Comment("The key of the decision a person makes before the call runs; empty: it runs at once."),
+		field.Bytes("request").Optional().Nillable().
+			Comment("The method's request, serialized, kept while the operation waits for its decision."),
 		field.String("status_message").Default(""),
 		field.Bytes("response").Optional().Nillable().
 			Comment("The method's response, serialized, once completed without error."),
