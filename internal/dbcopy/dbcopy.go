@@ -9,6 +9,10 @@
 // (internal/ent/migrate), so a table or column added later is copied and
 // verified with no change here; SQLite's full-text tables are left out,
 // since PostgreSQL's search index is computed from the copied tasks.
+// MCP task operations are copied like the rest, on purpose: a client
+// polling a finished one still reads its result from the new database,
+// and one still working there reads failed once its lease lapses (no
+// worker of the target runs it), which tells the client to run it again.
 package dbcopy
 
 import (

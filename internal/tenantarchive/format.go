@@ -9,7 +9,10 @@
 // ref, comments and context notes by their number in the tenant, so an
 // archive means the same in any database. Nothing secret is written:
 // no tokens, keys, sessions, sign-in accounts, OAuth grants, lease
-// secrets, idempotency keys or pending decisions.
+// secrets, idempotency keys or pending decisions. MCP task operations
+// (the operations table) are left out too: like leases they are
+// ephemeral, kept an hour for the client that polls them, and mean
+// nothing to another deployment.
 package tenantarchive
 
 import (
