@@ -222,6 +222,9 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.Too
 	if err != nil {
 		return nil, err
 	}
+	if taskOnly[t.FullMethod] && !call.Tasks {
+		return nil, needsTasks(call.Name)
+	}
 	if res, err := b.fill(ctx, c, t, call, req); err != nil || res != nil {
 		return res, err
 	}

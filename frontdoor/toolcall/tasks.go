@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
+	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/jsonrpc"
@@ -32,6 +33,32 @@ var background = map[string]func(req proto.Message) bool{
 		r, ok := req.(*taskwirev1.ImportTasksRequest)
 		return ok && len(r.GetTasks()) > BackgroundImport
 	},
+	// The conformance suite's fixtures of the extension.
+	conformancev1.ConformanceService_SlowCompute_FullMethodName: func(req proto.Message) bool {
+		r, ok := req.(*conformancev1.SlowComputeRequest)
+		return ok && r.GetSeconds() > 0
+	},
+	conformancev1.ConformanceService_FailingJob_FullMethodName:       always,
+	conformancev1.ConformanceService_ProtocolErrorJob_FullMethodName: always,
+}
+
+func always(proto.Message) bool { return true }
+
+// taskOnly lists the methods that run only as MCP tasks: a client that
+// did not declare the extension gets -32021 naming it (SEP-2663,
+// "Required Capabilities").
+var taskOnly = map[string]bool{
+	conformancev1.ConformanceService_FailingJob_FullMethodName: true,
+}
+
+// needsTasks is the refusal of tool, which runs only as an MCP task, to
+// a request that did not declare the extension.
+func needsTasks(tool string) error {
+	return &jsonrpc.Error{
+		Code:    jsonrpc.MissingRequiredClientCapability,
+		Message: tool + " runs only as an MCP task, and this request did not declare the " + mcp.ExtensionTasks + " extension",
+		Data:    map[string]any{"requiredCapabilities": map[string]any{"extensions": map[string]any{mcp.ExtensionTasks: map[string]any{}}}},
+	}
 }
 
 // operationTimeout bounds one call of OperationService.

@@ -80,13 +80,14 @@ func TestOverWorker(t *testing.T) {
 
 // TestToolOptions: every RPC of ConformanceService is a tool any token can
 // call, named as the suite calls it (test_…, but for the one the suite's
-// json-schema-2020-12 scenario looks up), and only the triggers change
+// json-schema-2020-12 scenario looks up and the fixtures of the MCP Tasks
+// extension's scenarios, which name them otherwise), and only the triggers change
 // anything.
 func TestToolOptions(t *testing.T) {
 	sd := conformancev1.File_taskwire_conformance_v1_conformance_proto.Services().ByName("ConformanceService")
 	methods := sd.Methods()
-	if methods.Len() != 27 {
-		t.Errorf("ConformanceService has %d methods, want the suite's 27 tools", methods.Len())
+	if want := 27 + len(tasksFixtures); methods.Len() != want {
+		t.Errorf("ConformanceService has %d methods, want the suite's %d tools", methods.Len(), want)
 	}
 	names := map[string]bool{}
 	for i := range methods.Len() {
@@ -96,7 +97,7 @@ func TestToolOptions(t *testing.T) {
 			t.Errorf("%s has no tool option", md.Name())
 			continue
 		}
-		suiteName := strings.HasPrefix(tool.GetName(), "test_") || tool.GetName() == "json_schema_2020_12_tool"
+		suiteName := strings.HasPrefix(tool.GetName(), "test_") || tool.GetName() == "json_schema_2020_12_tool" || tasksFixtures[tool.GetName()]
 		if !suiteName || names[tool.GetName()] {
 			t.Errorf("%s: tool name %q, want a new test_ name", md.Name(), tool.GetName())
 		}
@@ -111,3 +112,6 @@ func TestToolOptions(t *testing.T) {
 		}
 	}
 }
+
+// tasksFixtures are the tools the MCP Tasks extension's scenarios call.
+var tasksFixtures = map[string]bool{"greet": true, "slow_compute": true, "failing_job": true, "protocol_error_job": true}

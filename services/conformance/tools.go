@@ -3,6 +3,10 @@ package conformance
 import (
 	"context"
 	"fmt"
+	"time"
+
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
@@ -126,4 +130,32 @@ func (s *Service) announce(ctx context.Context, kind, list string) (*mcpv1.ToolO
 		return nil, domainerr.Wrap(domainerr.Unavailable, err, "The %s list change could not be announced; try again", domainerr.Safe(list))
 	}
 	return textOutput("Announced a " + list + " list change: listening clients get notifications/" + list + "s/list_changed."), nil
+}
+
+// Greet greets name.
+func (s *Service) Greet(_ context.Context, req *conformancev1.GreetRequest) (*conformancev1.GreetResponse, error) {
+	return &conformancev1.GreetResponse{Output: textOutput("Hello, " + req.GetName() + "!")}, nil
+}
+
+// SlowCompute waits req.seconds, or until its call is cancelled.
+func (s *Service) SlowCompute(ctx context.Context, req *conformancev1.SlowComputeRequest) (*conformancev1.SlowComputeResponse, error) {
+	if err := pause(ctx, time.Duration(req.GetSeconds())*time.Second); err != nil {
+		return nil, err
+	}
+	return &conformancev1.SlowComputeResponse{Output: textOutput(fmt.Sprintf("Computed %q after %d seconds.", req.GetLabel(), req.GetSeconds()))}, nil
+}
+
+// FailingJob fails as a tool after a second.
+func (s *Service) FailingJob(ctx context.Context, _ *conformancev1.FailingJobRequest) (*conformancev1.FailingJobResponse, error) {
+	if err := pause(ctx, time.Second); err != nil {
+		return nil, err
+	}
+	out := textOutput("This job intentionally failed (a tool error, for testing).")
+	out.IsError = true
+	return &conformancev1.FailingJobResponse{Output: out}, nil
+}
+
+// ProtocolErrorJob fails inside the server.
+func (s *Service) ProtocolErrorJob(context.Context, *conformancev1.ProtocolErrorJobRequest) (*conformancev1.ProtocolErrorJobResponse, error) {
+	return nil, status.Error(codes.Internal, "conformance: protocol_error_job fails on purpose")
 }

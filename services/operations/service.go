@@ -27,6 +27,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/reflect/protoregistry"
 
+	conformancev1 "github.com/taskwire/taskwire/api/taskwire/conformance/v1"
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 	"github.com/taskwire/taskwire/internal/domainerr"
@@ -49,6 +50,11 @@ const (
 // run as an operation that waits for a decision.
 var Background = map[string]bool{
 	taskwirev1.BoardService_ImportTasks_FullMethodName: true,
+	// The conformance suite's fixtures of the MCP Tasks extension, served
+	// only with --conformance.
+	conformancev1.ConformanceService_SlowCompute_FullMethodName:      true,
+	conformancev1.ConformanceService_FailingJob_FullMethodName:       true,
+	conformancev1.ConformanceService_ProtocolErrorJob_FullMethodName: true,
 }
 
 // messagesOf returns a new request and response of the gRPC method

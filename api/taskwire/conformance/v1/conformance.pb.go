@@ -2496,6 +2496,353 @@ func (x *CustomHeadersResponse) GetOutput() *v1.ToolOutput {
 	return nil
 }
 
+type GreetRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Who to greet.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GreetRequest) Reset() {
+	*x = GreetRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[54]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GreetRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GreetRequest) ProtoMessage() {}
+
+func (x *GreetRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[54]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GreetRequest.ProtoReflect.Descriptor instead.
+func (*GreetRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{54}
+}
+
+func (x *GreetRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+type GreetResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GreetResponse) Reset() {
+	*x = GreetResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[55]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GreetResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GreetResponse) ProtoMessage() {}
+
+func (x *GreetResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[55]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GreetResponse.ProtoReflect.Descriptor instead.
+func (*GreetResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{55}
+}
+
+func (x *GreetResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+type SlowComputeRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// How many seconds to wait, 0 to 300.
+	Seconds int32 `protobuf:"varint,1,opt,name=seconds,proto3" json:"seconds,omitempty"`
+	// A label the result names.
+	Label         string `protobuf:"bytes,2,opt,name=label,proto3" json:"label,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SlowComputeRequest) Reset() {
+	*x = SlowComputeRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[56]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SlowComputeRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SlowComputeRequest) ProtoMessage() {}
+
+func (x *SlowComputeRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[56]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SlowComputeRequest.ProtoReflect.Descriptor instead.
+func (*SlowComputeRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{56}
+}
+
+func (x *SlowComputeRequest) GetSeconds() int32 {
+	if x != nil {
+		return x.Seconds
+	}
+	return 0
+}
+
+func (x *SlowComputeRequest) GetLabel() string {
+	if x != nil {
+		return x.Label
+	}
+	return ""
+}
+
+type SlowComputeResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SlowComputeResponse) Reset() {
+	*x = SlowComputeResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[57]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SlowComputeResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SlowComputeResponse) ProtoMessage() {}
+
+func (x *SlowComputeResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[57]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SlowComputeResponse.ProtoReflect.Descriptor instead.
+func (*SlowComputeResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{57}
+}
+
+func (x *SlowComputeResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+type FailingJobRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FailingJobRequest) Reset() {
+	*x = FailingJobRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[58]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FailingJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FailingJobRequest) ProtoMessage() {}
+
+func (x *FailingJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[58]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FailingJobRequest.ProtoReflect.Descriptor instead.
+func (*FailingJobRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{58}
+}
+
+type FailingJobResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FailingJobResponse) Reset() {
+	*x = FailingJobResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[59]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FailingJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FailingJobResponse) ProtoMessage() {}
+
+func (x *FailingJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[59]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FailingJobResponse.ProtoReflect.Descriptor instead.
+func (*FailingJobResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{59}
+}
+
+func (x *FailingJobResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+type ProtocolErrorJobRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProtocolErrorJobRequest) Reset() {
+	*x = ProtocolErrorJobRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[60]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProtocolErrorJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProtocolErrorJobRequest) ProtoMessage() {}
+
+func (x *ProtocolErrorJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[60]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProtocolErrorJobRequest.ProtoReflect.Descriptor instead.
+func (*ProtocolErrorJobRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{60}
+}
+
+type ProtocolErrorJobResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ProtocolErrorJobResponse) Reset() {
+	*x = ProtocolErrorJobResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[61]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ProtocolErrorJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ProtocolErrorJobResponse) ProtoMessage() {}
+
+func (x *ProtocolErrorJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[61]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ProtocolErrorJobResponse.ProtoReflect.Descriptor instead.
+func (*ProtocolErrorJobResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{61}
+}
+
+func (x *ProtocolErrorJobResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
 // Address is a postal address.
 type JsonSchema202012Request_Address struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2509,7 +2856,7 @@ type JsonSchema202012Request_Address struct {
 
 func (x *JsonSchema202012Request_Address) Reset() {
 	*x = JsonSchema202012Request_Address{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[54]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[62]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2521,7 +2868,7 @@ func (x *JsonSchema202012Request_Address) String() string {
 func (*JsonSchema202012Request_Address) ProtoMessage() {}
 
 func (x *JsonSchema202012Request_Address) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[54]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[62]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2677,7 +3024,22 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\bpriority\x18\x02 \x01(\x05B\x12\xd2\xda\x18\x0e\x10\x00\x18\tB\bPriorityR\bpriority\x12'\n" +
 	"\averbose\x18\x03 \x01(\bB\r\xd2\xda\x18\tB\aVerboseR\averbose\"L\n" +
 	"\x15CustomHeadersResponse\x123\n" +
-	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output2\xe9O\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"*\n" +
+	"\fGreetRequest\x12\x1a\n" +
+	"\x04name\x18\x01 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\x04name\"D\n" +
+	"\rGreetResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"O\n" +
+	"\x12SlowComputeRequest\x12#\n" +
+	"\aseconds\x18\x01 \x01(\x05B\t\xd2\xda\x18\x05\x10\x00\x18\xac\x02R\aseconds\x12\x14\n" +
+	"\x05label\x18\x02 \x01(\tR\x05label\"J\n" +
+	"\x13SlowComputeResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"\x13\n" +
+	"\x11FailingJobRequest\"I\n" +
+	"\x12FailingJobResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"\x19\n" +
+	"\x17ProtocolErrorJobRequest\"O\n" +
+	"\x18ProtocolErrorJobResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output2\xa6X\n" +
 	"\x12ConformanceService\x12\xdd\x01\n" +
 	"\n" +
 	"SimpleText\x12*.taskwire.conformance.v1.SimpleTextRequest\x1a+.taskwire.conformance.v1.SimpleTextResponse\"v\xca\xda\x18r\n" +
@@ -2734,7 +3096,16 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\x10JsonSchema202012\x120.taskwire.conformance.v1.JsonSchema202012Request\x1a1.taskwire.conformance.v1.JsonSchema202012Response\"\xfb\t\xca\xda\x18\xf6\t\n" +
 	"\x18json_schema_2020_12_tool\x12\x13JSON Schema 2020-12\x1a\x83\x02Conformance fixture: takes a name, an address and a way to be contacted (a phone number or an email address, whichever contactMethod names), described with JSON Schema 2020-12 ($defs with an $anchor, $ref, allOf and anyOf, if/then/else), and says what it got. \x010\x01B\x04readZ\vconformancej\xa7\a{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"addressDef\",\"type\":\"object\",\"properties\":{\"street\":{\"type\":\"string\",\"description\":\"The street and number.\"},\"city\":{\"type\":\"string\",\"description\":\"The city.\"}}}},\"properties\":{\"name\":{\"type\":\"string\",\"description\":\"The name of the person to contact.\"},\"address\":{\"$ref\":\"#/$defs/address\",\"description\":\"Where the person lives.\"},\"contactMethod\":{\"type\":\"string\",\"enum\":[\"phone\",\"email\"],\"description\":\"How to contact the person: phone needs phone, email needs email.\"},\"phone\":{\"type\":\"string\",\"description\":\"A phone number.\"},\"email\":{\"type\":\"string\",\"description\":\"An email address.\"}},\"allOf\":[{\"anyOf\":[{\"required\":[\"phone\"]},{\"required\":[\"email\"]}]}],\"if\":{\"properties\":{\"contactMethod\":{\"const\":\"phone\"}},\"required\":[\"contactMethod\"]},\"then\":{\"required\":[\"phone\"]},\"else\":{\"required\":[\"email\"]},\"additionalProperties\":false}\x12\xff\x02\n" +
 	"\rCustomHeaders\x12-.taskwire.conformance.v1.CustomHeadersRequest\x1a..taskwire.conformance.v1.CustomHeadersResponse\"\x8e\x02\xca\xda\x18\x89\x02\n" +
-	"\x13test_custom_headers\x12\x0eCustom headers\x1a\xca\x01Conformance fixture: takes a region, a priority and a verbose flag, which clients mirror into the headers Mcp-Param-Region, Mcp-Param-Priority and Mcp-Param-Verbose (x-mcp-header), and says what it got. \x010\x01B\x04readZ\vconformanceBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
+	"\x13test_custom_headers\x12\x0eCustom headers\x1a\xca\x01Conformance fixture: takes a region, a priority and a verbose flag, which clients mirror into the headers Mcp-Param-Region, Mcp-Param-Priority and Mcp-Param-Verbose (x-mcp-header), and says what it got. \x010\x01B\x04readZ\vconformance\x12\xb7\x01\n" +
+	"\x05Greet\x12%.taskwire.conformance.v1.GreetRequest\x1a&.taskwire.conformance.v1.GreetResponse\"_\xca\xda\x18[\n" +
+	"\x05greet\x12\x05Greet\x1a4Conformance fixture: returns Hello, {name}! at once. \x010\x01B\x04readZ\vconformance\x12\xb4\x02\n" +
+	"\vSlowCompute\x12+.taskwire.conformance.v1.SlowComputeRequest\x1a,.taskwire.conformance.v1.SlowComputeResponse\"\xc9\x01\xca\xda\x18\xc4\x01\n" +
+	"\fslow_compute\x12\fSlow compute\x1a\x8e\x01Conformance fixture: waits the given number of seconds (at most 300), then returns a text naming the label. Runs as an MCP task when it waits. \x010\x01B\x04readZ\vconformance\x12\xa3\x02\n" +
+	"\n" +
+	"FailingJob\x12*.taskwire.conformance.v1.FailingJobRequest\x1a+.taskwire.conformance.v1.FailingJobResponse\"\xbb\x01\xca\xda\x18\xb6\x01\n" +
+	"\vfailing_job\x12\vFailing job\x1a\x82\x01Conformance fixture: runs only as an MCP task (a client must declare the Tasks extension) and returns a tool error after a second. \x010\x01B\x04readZ\vconformance\x12\xa3\x02\n" +
+	"\x10ProtocolErrorJob\x120.taskwire.conformance.v1.ProtocolErrorJobRequest\x1a1.taskwire.conformance.v1.ProtocolErrorJobResponse\"\xa9\x01\xca\xda\x18\xa4\x01\n" +
+	"\x12protocol_error_job\x12\x12Protocol error job\x1acConformance fixture: runs as an MCP task and fails with an internal error, so the task ends failed. \x010\x01B\x04readZ\vconformanceBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
 
 var (
 	file_taskwire_conformance_v1_conformance_proto_rawDescOnce sync.Once
@@ -2748,7 +3119,7 @@ func file_taskwire_conformance_v1_conformance_proto_rawDescGZIP() []byte {
 	return file_taskwire_conformance_v1_conformance_proto_rawDescData
 }
 
-var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 55)
+var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
 var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*SimpleTextRequest)(nil),                         // 0: taskwire.conformance.v1.SimpleTextRequest
 	(*SimpleTextResponse)(nil),                        // 1: taskwire.conformance.v1.SimpleTextResponse
@@ -2804,127 +3175,147 @@ var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*JsonSchema202012Response)(nil),                  // 51: taskwire.conformance.v1.JsonSchema202012Response
 	(*CustomHeadersRequest)(nil),                      // 52: taskwire.conformance.v1.CustomHeadersRequest
 	(*CustomHeadersResponse)(nil),                     // 53: taskwire.conformance.v1.CustomHeadersResponse
-	(*JsonSchema202012Request_Address)(nil),           // 54: taskwire.conformance.v1.JsonSchema202012Request.Address
-	(*v1.ToolOutput)(nil),                             // 55: taskwire.mcp.v1.ToolOutput
-	(*v1.ClientInput)(nil),                            // 56: taskwire.mcp.v1.ClientInput
-	(*v1.InputRequired)(nil),                          // 57: taskwire.mcp.v1.InputRequired
+	(*GreetRequest)(nil),                              // 54: taskwire.conformance.v1.GreetRequest
+	(*GreetResponse)(nil),                             // 55: taskwire.conformance.v1.GreetResponse
+	(*SlowComputeRequest)(nil),                        // 56: taskwire.conformance.v1.SlowComputeRequest
+	(*SlowComputeResponse)(nil),                       // 57: taskwire.conformance.v1.SlowComputeResponse
+	(*FailingJobRequest)(nil),                         // 58: taskwire.conformance.v1.FailingJobRequest
+	(*FailingJobResponse)(nil),                        // 59: taskwire.conformance.v1.FailingJobResponse
+	(*ProtocolErrorJobRequest)(nil),                   // 60: taskwire.conformance.v1.ProtocolErrorJobRequest
+	(*ProtocolErrorJobResponse)(nil),                  // 61: taskwire.conformance.v1.ProtocolErrorJobResponse
+	(*JsonSchema202012Request_Address)(nil),           // 62: taskwire.conformance.v1.JsonSchema202012Request.Address
+	(*v1.ToolOutput)(nil),                             // 63: taskwire.mcp.v1.ToolOutput
+	(*v1.ClientInput)(nil),                            // 64: taskwire.mcp.v1.ClientInput
+	(*v1.InputRequired)(nil),                          // 65: taskwire.mcp.v1.InputRequired
 }
 var file_taskwire_conformance_v1_conformance_proto_depIdxs = []int32{
-	55, // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	56, // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	55, // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 28: taskwire.conformance.v1.TriggerPromptChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	56, // 29: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 31: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 32: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 34: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 35: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 40: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 46: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 49: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	56, // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	55, // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	57, // 52: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	54, // 53: taskwire.conformance.v1.JsonSchema202012Request.address:type_name -> taskwire.conformance.v1.JsonSchema202012Request.Address
-	55, // 54: taskwire.conformance.v1.JsonSchema202012Response.output:type_name -> taskwire.mcp.v1.ToolOutput
-	55, // 55: taskwire.conformance.v1.CustomHeadersResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	0,  // 56: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
-	2,  // 57: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
-	4,  // 58: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
-	6,  // 59: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
-	8,  // 60: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
-	10, // 61: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
-	12, // 62: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
-	14, // 63: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
-	16, // 64: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
-	18, // 65: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
-	20, // 66: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
-	22, // 67: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
-	24, // 68: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
-	26, // 69: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
-	28, // 70: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
-	30, // 71: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
-	32, // 72: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:input_type -> taskwire.conformance.v1.TriggerPromptChangeRequest
-	34, // 73: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
-	36, // 74: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
-	38, // 75: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
-	40, // 76: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
-	42, // 77: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
-	44, // 78: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
-	46, // 79: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
-	48, // 80: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
-	50, // 81: taskwire.conformance.v1.ConformanceService.JsonSchema202012:input_type -> taskwire.conformance.v1.JsonSchema202012Request
-	52, // 82: taskwire.conformance.v1.ConformanceService.CustomHeaders:input_type -> taskwire.conformance.v1.CustomHeadersRequest
-	1,  // 83: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
-	3,  // 84: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
-	5,  // 85: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
-	7,  // 86: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
-	9,  // 87: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
-	11, // 88: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
-	13, // 89: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
-	15, // 90: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
-	17, // 91: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
-	19, // 92: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
-	21, // 93: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
-	23, // 94: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
-	25, // 95: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
-	27, // 96: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
-	29, // 97: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
-	31, // 98: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
-	33, // 99: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:output_type -> taskwire.conformance.v1.TriggerPromptChangeResponse
-	35, // 100: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
-	37, // 101: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
-	39, // 102: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
-	41, // 103: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
-	43, // 104: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
-	45, // 105: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
-	47, // 106: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
-	49, // 107: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
-	51, // 108: taskwire.conformance.v1.ConformanceService.JsonSchema202012:output_type -> taskwire.conformance.v1.JsonSchema202012Response
-	53, // 109: taskwire.conformance.v1.ConformanceService.CustomHeaders:output_type -> taskwire.conformance.v1.CustomHeadersResponse
-	83, // [83:110] is the sub-list for method output_type
-	56, // [56:83] is the sub-list for method input_type
-	56, // [56:56] is the sub-list for extension type_name
-	56, // [56:56] is the sub-list for extension extendee
-	0,  // [0:56] is the sub-list for field type_name
+	63, // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	64, // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	63, // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 28: taskwire.conformance.v1.TriggerPromptChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	64, // 29: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 31: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 32: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 34: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 35: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 40: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 46: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 49: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	64, // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	63, // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	65, // 52: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	62, // 53: taskwire.conformance.v1.JsonSchema202012Request.address:type_name -> taskwire.conformance.v1.JsonSchema202012Request.Address
+	63, // 54: taskwire.conformance.v1.JsonSchema202012Response.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 55: taskwire.conformance.v1.CustomHeadersResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 56: taskwire.conformance.v1.GreetResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 57: taskwire.conformance.v1.SlowComputeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 58: taskwire.conformance.v1.FailingJobResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	63, // 59: taskwire.conformance.v1.ProtocolErrorJobResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	0,  // 60: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
+	2,  // 61: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
+	4,  // 62: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
+	6,  // 63: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
+	8,  // 64: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
+	10, // 65: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
+	12, // 66: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
+	14, // 67: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
+	16, // 68: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
+	18, // 69: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
+	20, // 70: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
+	22, // 71: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
+	24, // 72: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
+	26, // 73: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
+	28, // 74: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
+	30, // 75: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
+	32, // 76: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:input_type -> taskwire.conformance.v1.TriggerPromptChangeRequest
+	34, // 77: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
+	36, // 78: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
+	38, // 79: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
+	40, // 80: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
+	42, // 81: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
+	44, // 82: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
+	46, // 83: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
+	48, // 84: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
+	50, // 85: taskwire.conformance.v1.ConformanceService.JsonSchema202012:input_type -> taskwire.conformance.v1.JsonSchema202012Request
+	52, // 86: taskwire.conformance.v1.ConformanceService.CustomHeaders:input_type -> taskwire.conformance.v1.CustomHeadersRequest
+	54, // 87: taskwire.conformance.v1.ConformanceService.Greet:input_type -> taskwire.conformance.v1.GreetRequest
+	56, // 88: taskwire.conformance.v1.ConformanceService.SlowCompute:input_type -> taskwire.conformance.v1.SlowComputeRequest
+	58, // 89: taskwire.conformance.v1.ConformanceService.FailingJob:input_type -> taskwire.conformance.v1.FailingJobRequest
+	60, // 90: taskwire.conformance.v1.ConformanceService.ProtocolErrorJob:input_type -> taskwire.conformance.v1.ProtocolErrorJobRequest
+	1,  // 91: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
+	3,  // 92: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
+	5,  // 93: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
+	7,  // 94: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
+	9,  // 95: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
+	11, // 96: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
+	13, // 97: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
+	15, // 98: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
+	17, // 99: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
+	19, // 100: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
+	21, // 101: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
+	23, // 102: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
+	25, // 103: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
+	27, // 104: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
+	29, // 105: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
+	31, // 106: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
+	33, // 107: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:output_type -> taskwire.conformance.v1.TriggerPromptChangeResponse
+	35, // 108: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
+	37, // 109: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
+	39, // 110: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
+	41, // 111: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
+	43, // 112: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
+	45, // 113: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
+	47, // 114: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
+	49, // 115: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
+	51, // 116: taskwire.conformance.v1.ConformanceService.JsonSchema202012:output_type -> taskwire.conformance.v1.JsonSchema202012Response
+	53, // 117: taskwire.conformance.v1.ConformanceService.CustomHeaders:output_type -> taskwire.conformance.v1.CustomHeadersResponse
+	55, // 118: taskwire.conformance.v1.ConformanceService.Greet:output_type -> taskwire.conformance.v1.GreetResponse
+	57, // 119: taskwire.conformance.v1.ConformanceService.SlowCompute:output_type -> taskwire.conformance.v1.SlowComputeResponse
+	59, // 120: taskwire.conformance.v1.ConformanceService.FailingJob:output_type -> taskwire.conformance.v1.FailingJobResponse
+	61, // 121: taskwire.conformance.v1.ConformanceService.ProtocolErrorJob:output_type -> taskwire.conformance.v1.ProtocolErrorJobResponse
+	91, // [91:122] is the sub-list for method output_type
+	60, // [60:91] is the sub-list for method input_type
+	60, // [60:60] is the sub-list for extension type_name
+	60, // [60:60] is the sub-list for extension extendee
+	0,  // [0:60] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_conformance_v1_conformance_proto_init() }
@@ -2938,7 +3329,7 @@ func file_taskwire_conformance_v1_conformance_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_conformance_v1_conformance_proto_rawDesc), len(file_taskwire_conformance_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   55,
+			NumMessages:   63,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

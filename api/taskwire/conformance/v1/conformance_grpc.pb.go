@@ -46,6 +46,10 @@ const (
 	ConformanceService_InputRequiredResultCapabilities_FullMethodName   = "/taskwire.conformance.v1.ConformanceService/InputRequiredResultCapabilities"
 	ConformanceService_JsonSchema202012_FullMethodName                  = "/taskwire.conformance.v1.ConformanceService/JsonSchema202012"
 	ConformanceService_CustomHeaders_FullMethodName                     = "/taskwire.conformance.v1.ConformanceService/CustomHeaders"
+	ConformanceService_Greet_FullMethodName                             = "/taskwire.conformance.v1.ConformanceService/Greet"
+	ConformanceService_SlowCompute_FullMethodName                       = "/taskwire.conformance.v1.ConformanceService/SlowCompute"
+	ConformanceService_FailingJob_FullMethodName                        = "/taskwire.conformance.v1.ConformanceService/FailingJob"
+	ConformanceService_ProtocolErrorJob_FullMethodName                  = "/taskwire.conformance.v1.ConformanceService/ProtocolErrorJob"
 )
 
 // ConformanceServiceClient is the client API for ConformanceService service.
@@ -122,6 +126,18 @@ type ConformanceServiceClient interface {
 	JsonSchema202012(ctx context.Context, in *JsonSchema202012Request, opts ...grpc.CallOption) (*JsonSchema202012Response, error)
 	// CustomHeaders takes arguments that clients mirror into HTTP headers.
 	CustomHeaders(ctx context.Context, in *CustomHeadersRequest, opts ...grpc.CallOption) (*CustomHeadersResponse, error)
+	// Greet answers at once, never as an MCP task (the Tasks extension's
+	// scenarios call it as their sync-only tool).
+	Greet(ctx context.Context, in *GreetRequest, opts ...grpc.CallOption) (*GreetResponse, error)
+	// SlowCompute sleeps for seconds, then returns text; for a client of
+	// the MCP Tasks extension a call of more than 0 seconds runs as an MCP
+	// task, which a tasks/cancel stops.
+	SlowCompute(ctx context.Context, in *SlowComputeRequest, opts ...grpc.CallOption) (*SlowComputeResponse, error)
+	// FailingJob runs only as an MCP task, and ends in a tool error.
+	FailingJob(ctx context.Context, in *FailingJobRequest, opts ...grpc.CallOption) (*FailingJobResponse, error)
+	// ProtocolErrorJob runs as an MCP task and fails inside the server: the
+	// task ends failed, with a JSON-RPC error.
+	ProtocolErrorJob(ctx context.Context, in *ProtocolErrorJobRequest, opts ...grpc.CallOption) (*ProtocolErrorJobResponse, error)
 }
 
 type conformanceServiceClient struct {
@@ -402,6 +418,46 @@ func (c *conformanceServiceClient) CustomHeaders(ctx context.Context, in *Custom
 	return out, nil
 }
 
+func (c *conformanceServiceClient) Greet(ctx context.Context, in *GreetRequest, opts ...grpc.CallOption) (*GreetResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GreetResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_Greet_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *conformanceServiceClient) SlowCompute(ctx context.Context, in *SlowComputeRequest, opts ...grpc.CallOption) (*SlowComputeResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(SlowComputeResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_SlowCompute_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *conformanceServiceClient) FailingJob(ctx context.Context, in *FailingJobRequest, opts ...grpc.CallOption) (*FailingJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(FailingJobResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_FailingJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *conformanceServiceClient) ProtocolErrorJob(ctx context.Context, in *ProtocolErrorJobRequest, opts ...grpc.CallOption) (*ProtocolErrorJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ProtocolErrorJobResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_ProtocolErrorJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ConformanceServiceServer is the server API for ConformanceService service.
 // All implementations must embed UnimplementedConformanceServiceServer
 // for forward compatibility.
@@ -476,6 +532,18 @@ type ConformanceServiceServer interface {
 	JsonSchema202012(context.Context, *JsonSchema202012Request) (*JsonSchema202012Response, error)
 	// CustomHeaders takes arguments that clients mirror into HTTP headers.
 	CustomHeaders(context.Context, *CustomHeadersRequest) (*CustomHeadersResponse, error)
+	// Greet answers at once, never as an MCP task (the Tasks extension's
+	// scenarios call it as their sync-only tool).
+	Greet(context.Context, *GreetRequest) (*GreetResponse, error)
+	// SlowCompute sleeps for seconds, then returns text; for a client of
+	// the MCP Tasks extension a call of more than 0 seconds runs as an MCP
+	// task, which a tasks/cancel stops.
+	SlowCompute(context.Context, *SlowComputeRequest) (*SlowComputeResponse, error)
+	// FailingJob runs only as an MCP task, and ends in a tool error.
+	FailingJob(context.Context, *FailingJobRequest) (*FailingJobResponse, error)
+	// ProtocolErrorJob runs as an MCP task and fails inside the server: the
+	// task ends failed, with a JSON-RPC error.
+	ProtocolErrorJob(context.Context, *ProtocolErrorJobRequest) (*ProtocolErrorJobResponse, error)
 	mustEmbedUnimplementedConformanceServiceServer()
 }
 
@@ -566,6 +634,18 @@ func (UnimplementedConformanceServiceServer) JsonSchema202012(context.Context, *
 }
 func (UnimplementedConformanceServiceServer) CustomHeaders(context.Context, *CustomHeadersRequest) (*CustomHeadersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CustomHeaders not implemented")
+}
+func (UnimplementedConformanceServiceServer) Greet(context.Context, *GreetRequest) (*GreetResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Greet not implemented")
+}
+func (UnimplementedConformanceServiceServer) SlowCompute(context.Context, *SlowComputeRequest) (*SlowComputeResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method SlowCompute not implemented")
+}
+func (UnimplementedConformanceServiceServer) FailingJob(context.Context, *FailingJobRequest) (*FailingJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method FailingJob not implemented")
+}
+func (UnimplementedConformanceServiceServer) ProtocolErrorJob(context.Context, *ProtocolErrorJobRequest) (*ProtocolErrorJobResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ProtocolErrorJob not implemented")
 }
 func (UnimplementedConformanceServiceServer) mustEmbedUnimplementedConformanceServiceServer() {}
 func (UnimplementedConformanceServiceServer) testEmbeddedByValue()                            {}
@@ -1074,6 +1154,78 @@ func _ConformanceService_CustomHeaders_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ConformanceService_Greet_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GreetRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).Greet(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_Greet_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).Greet(ctx, req.(*GreetRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ConformanceService_SlowCompute_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(SlowComputeRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).SlowCompute(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_SlowCompute_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).SlowCompute(ctx, req.(*SlowComputeRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ConformanceService_FailingJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(FailingJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).FailingJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_FailingJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).FailingJob(ctx, req.(*FailingJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ConformanceService_ProtocolErrorJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ProtocolErrorJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).ProtocolErrorJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_ProtocolErrorJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).ProtocolErrorJob(ctx, req.(*ProtocolErrorJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ConformanceService_ServiceDesc is the grpc.ServiceDesc for ConformanceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1188,6 +1340,22 @@ var ConformanceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CustomHeaders",
 			Handler:    _ConformanceService_CustomHeaders_Handler,
+		},
+		{
+			MethodName: "Greet",
+			Handler:    _ConformanceService_Greet_Handler,
+		},
+		{
+			MethodName: "SlowCompute",
+			Handler:    _ConformanceService_SlowCompute_Handler,
+		},
+		{
+			MethodName: "FailingJob",
+			Handler:    _ConformanceService_FailingJob_Handler,
+		},
+		{
+			MethodName: "ProtocolErrorJob",
+			Handler:    _ConformanceService_ProtocolErrorJob_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
