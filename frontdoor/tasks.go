@@ -26,8 +26,9 @@ type TaskBackend interface {
 	// GetTask returns where task id stands; caps are the capabilities
 	// this request declared.
 	GetTask(ctx context.Context, c identity.Caller, id string, caps json.RawMessage) (*mcp.Task, error)
-	// UpdateTask takes the client's answers to task id.
-	UpdateTask(ctx context.Context, c identity.Caller, id string) error
+	// UpdateTask takes the client's answers (inputResponses, an object)
+	// to task id; caps are the capabilities this request declared.
+	UpdateTask(ctx context.Context, c identity.Caller, id string, caps, responses json.RawMessage) error
 	// CancelTask asks for task id to stop; a finished task stays as is.
 	CancelTask(ctx context.Context, c identity.Caller, id string) error
 }
@@ -118,7 +119,7 @@ func (x *exchange) updateTask() (any, error) {
 	if r := x.req.params["inputResponses"]; !isObject(r) {
 		return nil, jsonrpc.Errorf(jsonrpc.InvalidParams, "invalid params: params.inputResponses must be an object")
 	}
-	if err := tb.UpdateTask(x.r.Context(), x.caller, id); err != nil {
+	if err := tb.UpdateTask(x.r.Context(), x.caller, id, x.req.meta[mcp.MetaClientCapabilities], x.req.params["inputResponses"]); err != nil {
 		return nil, err
 	}
 	return x.head(), nil

@@ -40,6 +40,14 @@ var background = map[string]func(req proto.Message) bool{
 	},
 	conformancev1.ConformanceService_FailingJob_FullMethodName:       always,
 	conformancev1.ConformanceService_ProtocolErrorJob_FullMethodName: always,
+	conformancev1.ConformanceService_ConfirmDelete_FullMethodName:    always,
+	conformancev1.ConformanceService_MultiInput_FullMethodName:       always,
+	// The retry carrying the name runs as a task; the first round asks
+	// for it as a call the client waits for.
+	conformancev1.ConformanceService_ToolWithTask_FullMethodName: func(req proto.Message) bool {
+		r, ok := req.(*conformancev1.ToolWithTaskRequest)
+		return ok && len(r.GetInput().GetResponses()) > 0
+	},
 }
 
 func always(proto.Message) bool { return true }
@@ -101,14 +109,24 @@ func (b *Backend) GetTask(ctx context.Context, c identity.Caller, id string, cap
 	return b.task(ctx, c, resp.GetOperation(), caps)
 }
 
-// UpdateTask takes the client's answers to c's MCP task id. The only
-// input a task waits for is a person's decision, made in the console,
-// which no answer of the client replaces: the answers are acknowledged
-// and the task moves on when the person decides. An unknown id is
-// refused as in GetTask.
-func (b *Backend) UpdateTask(ctx context.Context, c identity.Caller, id string) error {
-	_, err := b.GetTask(ctx, c, id, nil)
-	return err
+// UpdateTask takes the client's answers to c's MCP task id: a call that
+// asked for input runs again once all are in (taskinput.go). A person's
+// decision, made in the console, is what no answer of the client
+// replaces: such answers are acknowledged and the task moves on when the
+// person decides. An unknown id is refused as in GetTask.
+func (b *Backend) UpdateTask(ctx context.Context, c identity.Caller, id string, caps, responses json.RawMessage) error {
+	ctx, cancel := context.WithTimeout(ctx, operationTimeout)
+	defer cancel()
+	resp, err := taskwirev1.NewOperationServiceClient(b.cfg.Conn).GetOperation(identity.AppendToOutgoing(ctx, c),
+		&taskwirev1.GetOperationRequest{Id: id})
+	if err != nil {
+		return taskFailure(err)
+	}
+	op := resp.GetOperation()
+	if op.GetState() != taskwirev1.OperationState_OPERATION_STATE_INPUT_REQUIRED || op.GetDecisionId() != "" {
+		return nil
+	}
+	return b.answerTask(ctx, c, op, caps, responses)
 }
 
 // CancelTask asks the workers to stop c's MCP task id.
@@ -154,6 +172,9 @@ func (b *Backend) task(ctx context.Context, c identity.Caller, op *taskwirev1.Op
 	}
 	switch op.GetState() {
 	case taskwirev1.OperationState_OPERATION_STATE_INPUT_REQUIRED:
+		if op.GetDecisionId() == "" {
+			return b.inputTask(c, task, op, caps)
+		}
 		return b.waitingTask(c, task, op, caps)
 	case taskwirev1.OperationState_OPERATION_STATE_COMPLETED:
 		res, err := b.operationResult(ctx, c, op)

@@ -390,6 +390,7 @@ var schemaGraph = func() *sqlgraph.Schema {
 			operation.FieldState:           {Type: field.TypeEnum, Column: operation.FieldState},
 			operation.FieldDecision:        {Type: field.TypeString, Column: operation.FieldDecision},
 			operation.FieldRequest:         {Type: field.TypeBytes, Column: operation.FieldRequest},
+			operation.FieldInputResponses:  {Type: field.TypeBytes, Column: operation.FieldInputResponses},
 			operation.FieldStatusMessage:   {Type: field.TypeString, Column: operation.FieldStatusMessage},
 			operation.FieldResponse:        {Type: field.TypeBytes, Column: operation.FieldResponse},
 			operation.FieldError:           {Type: field.TypeBytes, Column: operation.FieldError},
@@ -2754,6 +2755,11 @@ func (f *OperationFilter) WhereDecision(p entql.StringP) {
 // WhereRequest applies the entql []byte predicate on the request field.
 func (f *OperationFilter) WhereRequest(p entql.BytesP) {
 	f.Where(p.Field(operation.FieldRequest))
+}
+
+// WhereInputResponses applies the entql []byte predicate on the input_responses field.
+func (f *OperationFilter) WhereInputResponses(p entql.BytesP) {
+	f.Where(p.Field(operation.FieldInputResponses))
 }
 
 // WhereStatusMessage applies the entql string predicate on the status_message field.

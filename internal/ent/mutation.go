@@ -13925,6 +13925,7 @@ type OperationMutation struct {
 	state            *operation.State
 	decision         *string
 	request          *[]byte
+	input_responses  *[]byte
 	status_message   *string
 	response         *[]byte
 	error            *[]byte
@@ -14324,6 +14325,55 @@ func (m *OperationMutation) ResetRequest() {
 	delete(m.clearedFields, operation.FieldRequest)
 }
 
+// SetInputResponses sets the "input_responses" field.
+func (m *OperationMutation) SetInputResponses(b []byte) {
+	m.input_responses = &b
+}
+
+// InputResponses returns the value of the "input_responses" field in the mutation.
+func (m *OperationMutation) InputResponses() (r []byte, exists bool) {
+	v := m.input_responses
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInputResponses returns the old "input_responses" field's value of the Operation entity.
+// If the Operation object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OperationMutation) OldInputResponses(ctx context.Context) (v *[]byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInputResponses is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInputResponses requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInputResponses: %w", err)
+	}
+	return oldValue.InputResponses, nil
+}
+
+// ClearInputResponses clears the value of the "input_responses" field.
+func (m *OperationMutation) ClearInputResponses() {
+	m.input_responses = nil
+	m.clearedFields[operation.FieldInputResponses] = struct{}{}
+}
+
+// InputResponsesCleared returns if the "input_responses" field was cleared in this mutation.
+func (m *OperationMutation) InputResponsesCleared() bool {
+	_, ok := m.clearedFields[operation.FieldInputResponses]
+	return ok
+}
+
+// ResetInputResponses resets all changes to the "input_responses" field.
+func (m *OperationMutation) ResetInputResponses() {
+	m.input_responses = nil
+	delete(m.clearedFields, operation.FieldInputResponses)
+}
+
 // SetStatusMessage sets the "status_message" field.
 func (m *OperationMutation) SetStatusMessage(s string) {
 	m.status_message = &s
@@ -14699,7 +14749,7 @@ func (m *OperationMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OperationMutation) Fields() []string {
-	fields := make([]string, 0, 15)
+	fields := make([]string, 0, 16)
 	if m.tenant != nil {
 		fields = append(fields, operation.FieldTenantID)
 	}
@@ -14720,6 +14770,9 @@ func (m *OperationMutation) Fields() []string {
 	}
 	if m.request != nil {
 		fields = append(fields, operation.FieldRequest)
+	}
+	if m.input_responses != nil {
+		fields = append(fields, operation.FieldInputResponses)
 	}
 	if m.status_message != nil {
 		fields = append(fields, operation.FieldStatusMessage)
@@ -14767,6 +14820,8 @@ func (m *OperationMutation) Field(name string) (ent.Value, bool) {
 		return m.Decision()
 	case operation.FieldRequest:
 		return m.Request()
+	case operation.FieldInputResponses:
+		return m.InputResponses()
 	case operation.FieldStatusMessage:
 		return m.StatusMessage()
 	case operation.FieldResponse:
@@ -14806,6 +14861,8 @@ func (m *OperationMutation) OldField(ctx context.Context, name string) (ent.Valu
 		return m.OldDecision(ctx)
 	case operation.FieldRequest:
 		return m.OldRequest(ctx)
+	case operation.FieldInputResponses:
+		return m.OldInputResponses(ctx)
 	case operation.FieldStatusMessage:
 		return m.OldStatusMessage(ctx)
 	case operation.FieldResponse:
@@ -14879,6 +14936,13 @@ func (m *OperationMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetRequest(v)
+		return nil
+	case operation.FieldInputResponses:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInputResponses(v)
 		return nil
 	case operation.FieldStatusMessage:
 		v, ok := value.(string)
@@ -14984,6 +15048,9 @@ func (m *OperationMutation) ClearedFields() []string {
 	if m.FieldCleared(operation.FieldRequest) {
 		fields = append(fields, operation.FieldRequest)
 	}
+	if m.FieldCleared(operation.FieldInputResponses) {
+		fields = append(fields, operation.FieldInputResponses)
+	}
 	if m.FieldCleared(operation.FieldResponse) {
 		fields = append(fields, operation.FieldResponse)
 	}
@@ -15006,6 +15073,9 @@ func (m *OperationMutation) ClearField(name string) error {
 	switch name {
 	case operation.FieldRequest:
 		m.ClearRequest()
+		return nil
+	case operation.FieldInputResponses:
+		m.ClearInputResponses()
 		return nil
 	case operation.FieldResponse:
 		m.ClearResponse()
@@ -15041,6 +15111,9 @@ func (m *OperationMutation) ResetField(name string) error {
 		return nil
 	case operation.FieldRequest:
 		m.ResetRequest()
+		return nil
+	case operation.FieldInputResponses:
+		m.ResetInputResponses()
 		return nil
 	case operation.FieldStatusMessage:
 		m.ResetStatusMessage()

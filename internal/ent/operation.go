@@ -30,8 +30,10 @@ type Operation struct {
 	State operation.State `json:"state,omitempty"`
 	// The key of the decision a person makes before the call runs; empty: it runs at once.
 	Decision string `json:"decision,omitempty"`
-	// The method's request, serialized, kept while the operation waits for its decision.
+	// The method's request, serialized, kept while the operation waits for its decision or the client's input.
 	Request *[]byte `json:"request,omitempty"`
+	// The client's answers so far (a JSON object by key) to the input the call asked for; it resumes once all are in.
+	InputResponses *[]byte `json:"input_responses,omitempty"`
 	// StatusMessage holds the value of the "status_message" field.
 	StatusMessage string `json:"status_message,omitempty"`
 	// The method's response, serialized, once completed without error.
@@ -79,7 +81,7 @@ func (*Operation) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case operation.FieldRequest, operation.FieldResponse, operation.FieldError:
+		case operation.FieldRequest, operation.FieldInputResponses, operation.FieldResponse, operation.FieldError:
 			values[i] = new([]byte)
 		case operation.FieldCancelRequested:
 			values[i] = new(sql.NullBool)
@@ -151,6 +153,12 @@ func (_m *Operation) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field request", values[i])
 			} else if value != nil {
 				_m.Request = value
+			}
+		case operation.FieldInputResponses:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field input_responses", values[i])
+			} else if value != nil {
+				_m.InputResponses = value
 			}
 		case operation.FieldStatusMessage:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -261,6 +269,11 @@ func (_m *Operation) String() string {
 	builder.WriteString(", ")
 	if v := _m.Request; v != nil {
 		builder.WriteString("request=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.InputResponses; v != nil {
+		builder.WriteString("input_responses=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")

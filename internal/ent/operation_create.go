@@ -79,6 +79,12 @@ func (_c *OperationCreate) SetRequest(v []byte) *OperationCreate {
 	return _c
 }
 
+// SetInputResponses sets the "input_responses" field.
+func (_c *OperationCreate) SetInputResponses(v []byte) *OperationCreate {
+	_c.mutation.SetInputResponses(v)
+	return _c
+}
+
 // SetStatusMessage sets the "status_message" field.
 func (_c *OperationCreate) SetStatusMessage(v string) *OperationCreate {
 	_c.mutation.SetStatusMessage(v)
@@ -339,6 +345,10 @@ func (_c *OperationCreate) createSpec() (*Operation, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Request(); ok {
 		_spec.SetField(operation.FieldRequest, field.TypeBytes, value)
 		_node.Request = &value
+	}
+	if value, ok := _c.mutation.InputResponses(); ok {
+		_spec.SetField(operation.FieldInputResponses, field.TypeBytes, value)
+		_node.InputResponses = &value
 	}
 	if value, ok := _c.mutation.StatusMessage(); ok {
 		_spec.SetField(operation.FieldStatusMessage, field.TypeString, value)

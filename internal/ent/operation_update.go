@@ -54,6 +54,18 @@ func (_u *OperationUpdate) ClearRequest() *OperationUpdate {
 	return _u
 }
 
+// SetInputResponses sets the "input_responses" field.
+func (_u *OperationUpdate) SetInputResponses(v []byte) *OperationUpdate {
+	_u.mutation.SetInputResponses(v)
+	return _u
+}
+
+// ClearInputResponses clears the value of the "input_responses" field.
+func (_u *OperationUpdate) ClearInputResponses() *OperationUpdate {
+	_u.mutation.ClearInputResponses()
+	return _u
+}
+
 // SetStatusMessage sets the "status_message" field.
 func (_u *OperationUpdate) SetStatusMessage(v string) *OperationUpdate {
 	_u.mutation.SetStatusMessage(v)
@@ -200,6 +212,12 @@ func (_u *OperationUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.RequestCleared() {
 		_spec.ClearField(operation.FieldRequest, field.TypeBytes)
 	}
+	if value, ok := _u.mutation.InputResponses(); ok {
+		_spec.SetField(operation.FieldInputResponses, field.TypeBytes, value)
+	}
+	if _u.mutation.InputResponsesCleared() {
+		_spec.ClearField(operation.FieldInputResponses, field.TypeBytes)
+	}
 	if value, ok := _u.mutation.StatusMessage(); ok {
 		_spec.SetField(operation.FieldStatusMessage, field.TypeString, value)
 	}
@@ -267,6 +285,18 @@ func (_u *OperationUpdateOne) SetRequest(v []byte) *OperationUpdateOne {
 // ClearRequest clears the value of the "request" field.
 func (_u *OperationUpdateOne) ClearRequest() *OperationUpdateOne {
 	_u.mutation.ClearRequest()
+	return _u
+}
+
+// SetInputResponses sets the "input_responses" field.
+func (_u *OperationUpdateOne) SetInputResponses(v []byte) *OperationUpdateOne {
+	_u.mutation.SetInputResponses(v)
+	return _u
+}
+
+// ClearInputResponses clears the value of the "input_responses" field.
+func (_u *OperationUpdateOne) ClearInputResponses() *OperationUpdateOne {
+	_u.mutation.ClearInputResponses()
 	return _u
 }
 
@@ -445,6 +475,12 @@ func (_u *OperationUpdateOne) sqlSave(ctx context.Context) (_node *Operation, er
 	}
 	if _u.mutation.RequestCleared() {
 		_spec.ClearField(operation.FieldRequest, field.TypeBytes)
+	}
+	if value, ok := _u.mutation.InputResponses(); ok {
+		_spec.SetField(operation.FieldInputResponses, field.TypeBytes, value)
+	}
+	if _u.mutation.InputResponsesCleared() {
+		_spec.ClearField(operation.FieldInputResponses, field.TypeBytes)
 	}
 	if value, ok := _u.mutation.StatusMessage(); ok {
 		_spec.SetField(operation.FieldStatusMessage, field.TypeString, value)

@@ -30,7 +30,7 @@ var schemaFingerprints = map[int]string{
 	9:  "35ad221bd542d142", // the same tables; task_title_tokens holds every word of a title
 	10: "35ad221bd542d142", // the same tables; on PostgreSQL, tasks.search_vector (the search setup)
 	11: "b5ef9edf5ac9cd2c", // tenants.imported_from
-	12: "8e56ad3534aa429c", // operations (MCP tasks: tool calls running in the background, or waiting for a decision)
+	12: "632d2e11523c0cae", // operations (MCP tasks: tool calls running in the background, or waiting for a decision or input)
 }
 
 // TestSchemaVersionCoversSchema fails when the ent schema changes but

@@ -113,5 +113,6 @@ func TestToolOptions(t *testing.T) {
 	}
 }
 
-// tasksFixtures are the tools the MCP Tasks extension's scenarios call.
-var tasksFixtures = map[string]bool{"greet": true, "slow_compute": true, "failing_job": true, "protocol_error_job": true}
+// tasksFixtures are the tools the MCP Tasks extension's scenarios add
+// (true: named without the test_ prefix).
+var tasksFixtures = map[string]bool{"greet": true, "slow_compute": true, "failing_job": true, "protocol_error_job": true, "confirm_delete": true, "multi_input": true, "test_tool_with_task": false}

@@ -99,3 +99,50 @@ func declaredRound(in *mcpv1.ClientInput) step {
 	}
 	return done("Answers received for what the client declared: " + strings.Join(answered, ", ") + ".")
 }
+
+// ConfirmDelete asks whether to delete req.filename, then says what the
+// client decided; nothing is deleted.
+func (s *Service) ConfirmDelete(_ context.Context, req *conformancev1.ConfirmDeleteRequest) (*conformancev1.ConfirmDeleteResponse, error) {
+	st := ask(nil, map[string]*mcpv1.InputRequest{"confirm": askConfirm("Delete " + req.GetFilename() + "?")})
+	if a, ok := answer(req.GetInput(), "confirm"); ok {
+		action, content := elicited(a)
+		yes, _ := content["confirm"].(bool)
+		st = done("Not deleted: " + req.GetFilename() + " (the client chose to " + action + ").")
+		if action == "accept" && yes {
+			st = done("Deleted " + req.GetFilename() + " (a fixture: nothing was deleted).")
+		}
+	}
+	return &conformancev1.ConfirmDeleteResponse{Output: st.out, InputRequired: st.need}, nil
+}
+
+// askConfirm is a yes-or-no question.
+func askConfirm(message string) *mcpv1.InputRequest {
+	return request(methodElicit, map[string]any{
+		"message": message,
+		"requestedSchema": map[string]any{
+			"type":       "object",
+			"properties": map[string]any{"confirm": map[string]any{"type": "boolean"}},
+			"required":   []any{"confirm"},
+		},
+	})
+}
+
+// MultiInput asks for a name and a confirmation at once, and answers when
+// both came.
+func (s *Service) MultiInput(_ context.Context, req *conformancev1.MultiInputRequest) (*conformancev1.MultiInputResponse, error) {
+	first, ok1 := answer(req.GetInput(), "first")
+	second, ok2 := answer(req.GetInput(), "second")
+	if !ok1 || !ok2 {
+		st := ask(nil, map[string]*mcpv1.InputRequest{"first": askName(), "second": askConfirm("Go on?")})
+		return &conformancev1.MultiInputResponse{InputRequired: st.need}, nil
+	}
+	a1, _ := elicited(first)
+	a2, _ := elicited(second)
+	return &conformancev1.MultiInputResponse{Output: textOutput("Answered: first " + a1 + ", second " + a2 + ".")}, nil
+}
+
+// ToolWithTask greets the user by the name it asks for.
+func (s *Service) ToolWithTask(_ context.Context, req *conformancev1.ToolWithTaskRequest) (*conformancev1.ToolWithTaskResponse, error) {
+	st := greet(req.GetInput())
+	return &conformancev1.ToolWithTaskResponse{Output: st.out, InputRequired: st.need}, nil
+}

@@ -26,7 +26,7 @@ func (s *Service) get(ctx context.Context, c caller, req *taskwirev1.GetOperatio
 	switch {
 	case op.State == operation.StateWorking && op.LeaseUntil.Before(s.now()) && !s.runsHere(op.Key):
 		op, err = s.lapse(ctx, op)
-	case op.State == operation.StateInputRequired:
+	case op.State == operation.StateInputRequired && op.Decision != "":
 		op, err = s.advance(ctx, c, op)
 	}
 	if err != nil {
@@ -98,6 +98,14 @@ func (s *Service) toProto(op *ent.Operation) *taskwirev1.Operation {
 	}
 	if op.Error != nil {
 		out.Error = *op.Error
+	}
+	if op.State == operation.StateInputRequired && op.Decision == "" {
+		if op.Request != nil {
+			out.Request = *op.Request
+		}
+		if op.InputResponses != nil {
+			out.InputResponses = *op.InputResponses
+		}
 	}
 	return out
 }

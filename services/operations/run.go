@@ -53,7 +53,7 @@ func (s *Service) launch(op *ent.Operation, c caller, runner grpc.ClientConnInte
 		err := runner.Invoke(callCtx, op.Method, in, out)
 		done()
 		stop()
-		if err := s.finish(db, op.ID, out, err, context.Cause(ctx)); err != nil {
+		if err := s.finish(db, op.ID, in, out, err, context.Cause(ctx)); err != nil {
 			s.cfg.Logger.Error("operations: how an operation ended could not be recorded; it will read as failed when its lease lapses", "operation", op.ID, "error", err)
 		}
 	}()
@@ -105,11 +105,22 @@ func (s *Service) renew(ctx context.Context, id int) (cancelAsked bool, err erro
 // finish records how operation id ended: with the call's response or
 // error (completed), cancelled by the client, or failed when this worker
 // stopped it.
-func (s *Service) finish(ctx context.Context, id int, out proto.Message, callErr, cause error) error {
+func (s *Service) finish(ctx context.Context, id int, in, out proto.Message, callErr, cause error) error {
 	u := s.cfg.Client.Operation.Update().
 		Where(operation.ID(id), operation.StateEQ(operation.StateWorking)).
 		SetUpdatedAt(s.now())
 	switch {
+	case callErr == nil && asksInput(out):
+		resp, err := proto.Marshal(out)
+		if err != nil {
+			return err
+		}
+		req, err := proto.Marshal(in)
+		if err != nil {
+			return err
+		}
+		u.SetState(operation.StateInputRequired).SetResponse(resp).SetRequest(req).
+			ClearInputResponses().SetStatusMessage(inputMessage)
 	case callErr == nil:
 		resp, err := proto.Marshal(out)
 		if err != nil {
@@ -132,6 +143,24 @@ func (s *Service) finish(ctx context.Context, id int, out proto.Message, callErr
 		u.SetState(operation.StateCompleted).SetError(st).SetStatusMessage("The call returned an error.")
 	}
 	return u.Exec(ctx)
+}
+
+// inputMessage is the status message of an operation waiting for the
+// client's input.
+const inputMessage = "The call waits for the client's input."
+
+// asksInput tells whether response out asks the client for input: it
+// has a taskwire.mcp.v1.InputRequired field set.
+func asksInput(out proto.Message) bool {
+	m := out.ProtoReflect()
+	fields := m.Descriptor().Fields()
+	for i := range fields.Len() {
+		fd := fields.Get(i)
+		if fd.Message() != nil && fd.Message().FullName() == "taskwire.mcp.v1.InputRequired" && m.Has(fd) {
+			return true
+		}
+	}
+	return false
 }
 
 // statusBytes is st serialized as a google.rpc.Status.

@@ -55,6 +55,9 @@ var Background = map[string]bool{
 	conformancev1.ConformanceService_SlowCompute_FullMethodName:      true,
 	conformancev1.ConformanceService_FailingJob_FullMethodName:       true,
 	conformancev1.ConformanceService_ProtocolErrorJob_FullMethodName: true,
+	conformancev1.ConformanceService_ConfirmDelete_FullMethodName:    true,
+	conformancev1.ConformanceService_MultiInput_FullMethodName:       true,
+	conformancev1.ConformanceService_ToolWithTask_FullMethodName:     true,
 }
 
 // messagesOf returns a new request and response of the gRPC method

@@ -36,7 +36,8 @@ const (
 	OperationState_OPERATION_STATE_FAILED OperationState = 3
 	// Cancelled before it finished: nothing of it was saved.
 	OperationState_OPERATION_STATE_CANCELLED OperationState = 4
-	// Waiting for a person to approve or decline the call (decision_id);
+	// Waiting for a person to approve or decline the call (decision_id), or
+	// for the client's input (response holds the call's InputRequired);
 	// nothing runs meanwhile.
 	OperationState_OPERATION_STATE_INPUT_REQUIRED OperationState = 5
 )
@@ -111,9 +112,13 @@ type Operation struct {
 	Error []byte `protobuf:"bytes,10,opt,name=error,proto3" json:"error,omitempty"`
 	// The decision a person makes before the call runs, while
 	// INPUT_REQUIRED; its question is status_message.
-	DecisionId    string `protobuf:"bytes,11,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	DecisionId string `protobuf:"bytes,11,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	// While INPUT_REQUIRED for the client's input: the request to run
+	// again once answered, and the answers so far (a JSON object by key).
+	Request        []byte `protobuf:"bytes,12,opt,name=request,proto3" json:"request,omitempty"`
+	InputResponses []byte `protobuf:"bytes,13,opt,name=input_responses,json=inputResponses,proto3" json:"input_responses,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *Operation) Reset() {
@@ -221,6 +226,20 @@ func (x *Operation) GetDecisionId() string {
 		return x.DecisionId
 	}
 	return ""
+}
+
+func (x *Operation) GetRequest() []byte {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+func (x *Operation) GetInputResponses() []byte {
+	if x != nil {
+		return x.InputResponses
+	}
+	return nil
 }
 
 type StartOperationRequest struct {
@@ -501,11 +520,110 @@ func (*CancelOperationResponse) Descriptor() ([]byte, []int) {
 	return file_taskwire_v1_operations_proto_rawDescGZIP(), []int{6}
 }
 
+type UpdateOperationRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	// The client's answers so far, a JSON object by key.
+	InputResponses []byte `protobuf:"bytes,2,opt,name=input_responses,json=inputResponses,proto3" json:"input_responses,omitempty"`
+	// When set, the request to run again, carrying every answer: the call
+	// resumes.
+	Request       []byte `protobuf:"bytes,3,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateOperationRequest) Reset() {
+	*x = UpdateOperationRequest{}
+	mi := &file_taskwire_v1_operations_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateOperationRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateOperationRequest) ProtoMessage() {}
+
+func (x *UpdateOperationRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_operations_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateOperationRequest.ProtoReflect.Descriptor instead.
+func (*UpdateOperationRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_operations_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *UpdateOperationRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UpdateOperationRequest) GetInputResponses() []byte {
+	if x != nil {
+		return x.InputResponses
+	}
+	return nil
+}
+
+func (x *UpdateOperationRequest) GetRequest() []byte {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+type UpdateOperationResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateOperationResponse) Reset() {
+	*x = UpdateOperationResponse{}
+	mi := &file_taskwire_v1_operations_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateOperationResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateOperationResponse) ProtoMessage() {}
+
+func (x *UpdateOperationResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_v1_operations_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateOperationResponse.ProtoReflect.Descriptor instead.
+func (*UpdateOperationResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_v1_operations_proto_rawDescGZIP(), []int{8}
+}
+
 var File_taskwire_v1_operations_proto protoreflect.FileDescriptor
 
 const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\n" +
-	"\x1ctaskwire/v1/operations.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9b\x03\n" +
+	"\x1ctaskwire/v1/operations.proto\x12\vtaskwire.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xde\x03\n" +
 	"\tOperation\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x16\n" +
 	"\x06method\x18\x02 \x01(\tR\x06method\x121\n" +
@@ -521,7 +639,9 @@ const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\x05error\x18\n" +
 	" \x01(\fR\x05error\x12\x1f\n" +
 	"\vdecision_id\x18\v \x01(\tR\n" +
-	"decisionId\"j\n" +
+	"decisionId\x12\x18\n" +
+	"\arequest\x18\f \x01(\fR\arequest\x12'\n" +
+	"\x0finput_responses\x18\r \x01(\fR\x0einputResponses\"j\n" +
 	"\x15StartOperationRequest\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x18\n" +
 	"\arequest\x18\x02 \x01(\fR\arequest\x12\x1f\n" +
@@ -535,18 +655,24 @@ const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\toperation\x18\x01 \x01(\v2\x16.taskwire.v1.OperationR\toperation\"(\n" +
 	"\x16CancelOperationRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x19\n" +
-	"\x17CancelOperationResponse*\xcc\x01\n" +
+	"\x17CancelOperationResponse\"k\n" +
+	"\x16UpdateOperationRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
+	"\x0finput_responses\x18\x02 \x01(\fR\x0einputResponses\x12\x18\n" +
+	"\arequest\x18\x03 \x01(\fR\arequest\"\x19\n" +
+	"\x17UpdateOperationResponse*\xcc\x01\n" +
 	"\x0eOperationState\x12\x1f\n" +
 	"\x1bOPERATION_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
 	"\x17OPERATION_STATE_WORKING\x10\x01\x12\x1d\n" +
 	"\x19OPERATION_STATE_COMPLETED\x10\x02\x12\x1a\n" +
 	"\x16OPERATION_STATE_FAILED\x10\x03\x12\x1d\n" +
 	"\x19OPERATION_STATE_CANCELLED\x10\x04\x12\"\n" +
-	"\x1eOPERATION_STATE_INPUT_REQUIRED\x10\x052\xa0\x02\n" +
+	"\x1eOPERATION_STATE_INPUT_REQUIRED\x10\x052\xfe\x02\n" +
 	"\x10OperationService\x12Y\n" +
 	"\x0eStartOperation\x12\".taskwire.v1.StartOperationRequest\x1a#.taskwire.v1.StartOperationResponse\x12S\n" +
 	"\fGetOperation\x12 .taskwire.v1.GetOperationRequest\x1a!.taskwire.v1.GetOperationResponse\x12\\\n" +
-	"\x0fCancelOperation\x12#.taskwire.v1.CancelOperationRequest\x1a$.taskwire.v1.CancelOperationResponseB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
+	"\x0fCancelOperation\x12#.taskwire.v1.CancelOperationRequest\x1a$.taskwire.v1.CancelOperationResponse\x12\\\n" +
+	"\x0fUpdateOperation\x12#.taskwire.v1.UpdateOperationRequest\x1a$.taskwire.v1.UpdateOperationResponseB9Z7github.com/taskwire/taskwire/api/taskwire/v1;taskwirev1b\x06proto3"
 
 var (
 	file_taskwire_v1_operations_proto_rawDescOnce sync.Once
@@ -561,7 +687,7 @@ func file_taskwire_v1_operations_proto_rawDescGZIP() []byte {
 }
 
 var file_taskwire_v1_operations_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_taskwire_v1_operations_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
+var file_taskwire_v1_operations_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
 var file_taskwire_v1_operations_proto_goTypes = []any{
 	(OperationState)(0),             // 0: taskwire.v1.OperationState
 	(*Operation)(nil),               // 1: taskwire.v1.Operation
@@ -571,25 +697,29 @@ var file_taskwire_v1_operations_proto_goTypes = []any{
 	(*GetOperationResponse)(nil),    // 5: taskwire.v1.GetOperationResponse
 	(*CancelOperationRequest)(nil),  // 6: taskwire.v1.CancelOperationRequest
 	(*CancelOperationResponse)(nil), // 7: taskwire.v1.CancelOperationResponse
-	(*timestamppb.Timestamp)(nil),   // 8: google.protobuf.Timestamp
+	(*UpdateOperationRequest)(nil),  // 8: taskwire.v1.UpdateOperationRequest
+	(*UpdateOperationResponse)(nil), // 9: taskwire.v1.UpdateOperationResponse
+	(*timestamppb.Timestamp)(nil),   // 10: google.protobuf.Timestamp
 }
 var file_taskwire_v1_operations_proto_depIdxs = []int32{
-	0, // 0: taskwire.v1.Operation.state:type_name -> taskwire.v1.OperationState
-	8, // 1: taskwire.v1.Operation.create_time:type_name -> google.protobuf.Timestamp
-	8, // 2: taskwire.v1.Operation.update_time:type_name -> google.protobuf.Timestamp
-	1, // 3: taskwire.v1.StartOperationResponse.operation:type_name -> taskwire.v1.Operation
-	1, // 4: taskwire.v1.GetOperationResponse.operation:type_name -> taskwire.v1.Operation
-	2, // 5: taskwire.v1.OperationService.StartOperation:input_type -> taskwire.v1.StartOperationRequest
-	4, // 6: taskwire.v1.OperationService.GetOperation:input_type -> taskwire.v1.GetOperationRequest
-	6, // 7: taskwire.v1.OperationService.CancelOperation:input_type -> taskwire.v1.CancelOperationRequest
-	3, // 8: taskwire.v1.OperationService.StartOperation:output_type -> taskwire.v1.StartOperationResponse
-	5, // 9: taskwire.v1.OperationService.GetOperation:output_type -> taskwire.v1.GetOperationResponse
-	7, // 10: taskwire.v1.OperationService.CancelOperation:output_type -> taskwire.v1.CancelOperationResponse
-	8, // [8:11] is the sub-list for method output_type
-	5, // [5:8] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	0,  // 0: taskwire.v1.Operation.state:type_name -> taskwire.v1.OperationState
+	10, // 1: taskwire.v1.Operation.create_time:type_name -> google.protobuf.Timestamp
+	10, // 2: taskwire.v1.Operation.update_time:type_name -> google.protobuf.Timestamp
+	1,  // 3: taskwire.v1.StartOperationResponse.operation:type_name -> taskwire.v1.Operation
+	1,  // 4: taskwire.v1.GetOperationResponse.operation:type_name -> taskwire.v1.Operation
+	2,  // 5: taskwire.v1.OperationService.StartOperation:input_type -> taskwire.v1.StartOperationRequest
+	4,  // 6: taskwire.v1.OperationService.GetOperation:input_type -> taskwire.v1.GetOperationRequest
+	6,  // 7: taskwire.v1.OperationService.CancelOperation:input_type -> taskwire.v1.CancelOperationRequest
+	8,  // 8: taskwire.v1.OperationService.UpdateOperation:input_type -> taskwire.v1.UpdateOperationRequest
+	3,  // 9: taskwire.v1.OperationService.StartOperation:output_type -> taskwire.v1.StartOperationResponse
+	5,  // 10: taskwire.v1.OperationService.GetOperation:output_type -> taskwire.v1.GetOperationResponse
+	7,  // 11: taskwire.v1.OperationService.CancelOperation:output_type -> taskwire.v1.CancelOperationResponse
+	9,  // 12: taskwire.v1.OperationService.UpdateOperation:output_type -> taskwire.v1.UpdateOperationResponse
+	9,  // [9:13] is the sub-list for method output_type
+	5,  // [5:9] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_v1_operations_proto_init() }
@@ -603,7 +733,7 @@ func file_taskwire_v1_operations_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_v1_operations_proto_rawDesc), len(file_taskwire_v1_operations_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   7,
+			NumMessages:   9,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -22,6 +22,7 @@ const (
 	OperationService_StartOperation_FullMethodName  = "/taskwire.v1.OperationService/StartOperation"
 	OperationService_GetOperation_FullMethodName    = "/taskwire.v1.OperationService/GetOperation"
 	OperationService_CancelOperation_FullMethodName = "/taskwire.v1.OperationService/CancelOperation"
+	OperationService_UpdateOperation_FullMethodName = "/taskwire.v1.OperationService/UpdateOperation"
 )
 
 // OperationServiceClient is the client API for OperationService service.
@@ -56,6 +57,12 @@ type OperationServiceClient interface {
 	// call's transaction then rolls back and the operation ends cancelled.
 	// Cancelling a finished operation changes nothing.
 	CancelOperation(ctx context.Context, in *CancelOperationRequest, opts ...grpc.CallOption) (*CancelOperationResponse, error)
+	// UpdateOperation takes the client's answers to the input an
+	// INPUT_REQUIRED operation (without a decision) asked for: it records
+	// the answers so far, or, given the request to run again (carrying
+	// them all), resumes the call on this worker. An operation in any
+	// other state is left as it is.
+	UpdateOperation(ctx context.Context, in *UpdateOperationRequest, opts ...grpc.CallOption) (*UpdateOperationResponse, error)
 }
 
 type operationServiceClient struct {
@@ -96,6 +103,16 @@ func (c *operationServiceClient) CancelOperation(ctx context.Context, in *Cancel
 	return out, nil
 }
 
+func (c *operationServiceClient) UpdateOperation(ctx context.Context, in *UpdateOperationRequest, opts ...grpc.CallOption) (*UpdateOperationResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateOperationResponse)
+	err := c.cc.Invoke(ctx, OperationService_UpdateOperation_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // OperationServiceServer is the server API for OperationService service.
 // All implementations must embed UnimplementedOperationServiceServer
 // for forward compatibility.
@@ -128,6 +145,12 @@ type OperationServiceServer interface {
 	// call's transaction then rolls back and the operation ends cancelled.
 	// Cancelling a finished operation changes nothing.
 	CancelOperation(context.Context, *CancelOperationRequest) (*CancelOperationResponse, error)
+	// UpdateOperation takes the client's answers to the input an
+	// INPUT_REQUIRED operation (without a decision) asked for: it records
+	// the answers so far, or, given the request to run again (carrying
+	// them all), resumes the call on this worker. An operation in any
+	// other state is left as it is.
+	UpdateOperation(context.Context, *UpdateOperationRequest) (*UpdateOperationResponse, error)
 	mustEmbedUnimplementedOperationServiceServer()
 }
 
@@ -146,6 +169,9 @@ func (UnimplementedOperationServiceServer) GetOperation(context.Context, *GetOpe
 }
 func (UnimplementedOperationServiceServer) CancelOperation(context.Context, *CancelOperationRequest) (*CancelOperationResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelOperation not implemented")
+}
+func (UnimplementedOperationServiceServer) UpdateOperation(context.Context, *UpdateOperationRequest) (*UpdateOperationResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateOperation not implemented")
 }
 func (UnimplementedOperationServiceServer) mustEmbedUnimplementedOperationServiceServer() {}
 func (UnimplementedOperationServiceServer) testEmbeddedByValue()                          {}
@@ -222,6 +248,24 @@ func _OperationService_CancelOperation_Handler(srv interface{}, ctx context.Cont
 	return interceptor(ctx, in, info, handler)
 }
 
+func _OperationService_UpdateOperation_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateOperationRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(OperationServiceServer).UpdateOperation(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: OperationService_UpdateOperation_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(OperationServiceServer).UpdateOperation(ctx, req.(*UpdateOperationRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // OperationService_ServiceDesc is the grpc.ServiceDesc for OperationService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -240,6 +284,10 @@ var OperationService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelOperation",
 			Handler:    _OperationService_CancelOperation_Handler,
+		},
+		{
+			MethodName: "UpdateOperation",
+			Handler:    _OperationService_UpdateOperation_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},

@@ -591,6 +591,7 @@ var (
 		{Name: "state", Type: field.TypeEnum, Enums: []string{"working", "input_required", "completed", "failed", "cancelled"}, Default: "working"},
 		{Name: "decision", Type: field.TypeString, Default: ""},
 		{Name: "request", Type: field.TypeBytes, Nullable: true},
+		{Name: "input_responses", Type: field.TypeBytes, Nullable: true},
 		{Name: "status_message", Type: field.TypeString, Default: ""},
 		{Name: "response", Type: field.TypeBytes, Nullable: true},
 		{Name: "error", Type: field.TypeBytes, Nullable: true},
@@ -609,7 +610,7 @@ var (
 		ForeignKeys: []*schema.ForeignKey{
 			{
 				Symbol:     "operations_tenants_tenant",
-				Columns:    []*schema.Column{OperationsColumns[15]},
+				Columns:    []*schema.Column{OperationsColumns[16]},
 				RefColumns: []*schema.Column{TenantsColumns[0]},
 				OnDelete:   schema.NoAction,
 			},
@@ -618,12 +619,12 @@ var (
 			{
 				Name:    "operation_tenant_id_member_id",
 				Unique:  false,
-				Columns: []*schema.Column{OperationsColumns[15], OperationsColumns[2]},
+				Columns: []*schema.Column{OperationsColumns[16], OperationsColumns[2]},
 			},
 			{
 				Name:    "operation_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{OperationsColumns[14]},
+				Columns: []*schema.Column{OperationsColumns[15]},
 			},
 		},
 	}

@@ -30,6 +30,8 @@ const (
 	FieldDecision = "decision"
 	// FieldRequest holds the string denoting the request field in the database.
 	FieldRequest = "request"
+	// FieldInputResponses holds the string denoting the input_responses field in the database.
+	FieldInputResponses = "input_responses"
 	// FieldStatusMessage holds the string denoting the status_message field in the database.
 	FieldStatusMessage = "status_message"
 	// FieldResponse holds the string denoting the response field in the database.
@@ -69,6 +71,7 @@ var Columns = []string{
 	FieldState,
 	FieldDecision,
 	FieldRequest,
+	FieldInputResponses,
 	FieldStatusMessage,
 	FieldResponse,
 	FieldError,

@@ -85,6 +85,11 @@ func Request(v []byte) predicate.Operation {
 	return predicate.Operation(sql.FieldEQ(FieldRequest, v))
 }
 
+// InputResponses applies equality check predicate on the "input_responses" field. It's identical to InputResponsesEQ.
+func InputResponses(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldInputResponses, v))
+}
+
 // StatusMessage applies equality check predicate on the "status_message" field. It's identical to StatusMessageEQ.
 func StatusMessage(v string) predicate.Operation {
 	return predicate.Operation(sql.FieldEQ(FieldStatusMessage, v))
@@ -448,6 +453,56 @@ func RequestIsNil() predicate.Operation {
 // RequestNotNil applies the NotNil predicate on the "request" field.
 func RequestNotNil() predicate.Operation {
 	return predicate.Operation(sql.FieldNotNull(FieldRequest))
+}
+
+// InputResponsesEQ applies the EQ predicate on the "input_responses" field.
+func InputResponsesEQ(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldEQ(FieldInputResponses, v))
+}
+
+// InputResponsesNEQ applies the NEQ predicate on the "input_responses" field.
+func InputResponsesNEQ(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldNEQ(FieldInputResponses, v))
+}
+
+// InputResponsesIn applies the In predicate on the "input_responses" field.
+func InputResponsesIn(vs ...[]byte) predicate.Operation {
+	return predicate.Operation(sql.FieldIn(FieldInputResponses, vs...))
+}
+
+// InputResponsesNotIn applies the NotIn predicate on the "input_responses" field.
+func InputResponsesNotIn(vs ...[]byte) predicate.Operation {
+	return predicate.Operation(sql.FieldNotIn(FieldInputResponses, vs...))
+}
+
+// InputResponsesGT applies the GT predicate on the "input_responses" field.
+func InputResponsesGT(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldGT(FieldInputResponses, v))
+}
+
+// InputResponsesGTE applies the GTE predicate on the "input_responses" field.
+func InputResponsesGTE(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldGTE(FieldInputResponses, v))
+}
+
+// InputResponsesLT applies the LT predicate on the "input_responses" field.
+func InputResponsesLT(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldLT(FieldInputResponses, v))
+}
+
+// InputResponsesLTE applies the LTE predicate on the "input_responses" field.
+func InputResponsesLTE(v []byte) predicate.Operation {
+	return predicate.Operation(sql.FieldLTE(FieldInputResponses, v))
+}
+
+// InputResponsesIsNil applies the IsNil predicate on the "input_responses" field.
+func InputResponsesIsNil() predicate.Operation {
+	return predicate.Operation(sql.FieldIsNull(FieldInputResponses))
+}
+
+// InputResponsesNotNil applies the NotNil predicate on the "input_responses" field.
+func InputResponsesNotNil() predicate.Operation {
+	return predicate.Operation(sql.FieldNotNull(FieldInputResponses))
 }
 
 // StatusMessageEQ applies the EQ predicate on the "status_message" field.

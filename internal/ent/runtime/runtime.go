@@ -482,19 +482,19 @@ func init() {
 	// operation.DefaultDecision holds the default value on creation for the decision field.
 	operation.DefaultDecision = operationDescDecision.Default.(string)
 	// operationDescStatusMessage is the schema descriptor for status_message field.
-	operationDescStatusMessage := operationFields[6].Descriptor()
+	operationDescStatusMessage := operationFields[7].Descriptor()
 	// operation.DefaultStatusMessage holds the default value on creation for the status_message field.
 	operation.DefaultStatusMessage = operationDescStatusMessage.Default.(string)
 	// operationDescCancelRequested is the schema descriptor for cancel_requested field.
-	operationDescCancelRequested := operationFields[9].Descriptor()
+	operationDescCancelRequested := operationFields[10].Descriptor()
 	// operation.DefaultCancelRequested holds the default value on creation for the cancel_requested field.
 	operation.DefaultCancelRequested = operationDescCancelRequested.Default.(bool)
 	// operationDescCreatedAt is the schema descriptor for created_at field.
-	operationDescCreatedAt := operationFields[10].Descriptor()
+	operationDescCreatedAt := operationFields[11].Descriptor()
 	// operation.DefaultCreatedAt holds the default value on creation for the created_at field.
 	operation.DefaultCreatedAt = operationDescCreatedAt.Default.(func() time.Time)
 	// operationDescUpdatedAt is the schema descriptor for updated_at field.
-	operationDescUpdatedAt := operationFields[11].Descriptor()
+	operationDescUpdatedAt := operationFields[12].Descriptor()
 	// operation.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	operation.DefaultUpdatedAt = operationDescUpdatedAt.Default.(func() time.Time)
 	passkeyFields := schema.Passkey{}.Fields()

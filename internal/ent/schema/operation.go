@@ -34,7 +34,9 @@ func (Operation) Fields() []ent.Field {
 		field.String("decision").Default("").Immutable().
 			Comment("The key of the decision a person makes before the call runs; empty: it runs at once."),
 		field.Bytes("request").Optional().Nillable().
-			Comment("The method's request, serialized, kept while the operation waits for its decision."),
+			Comment("The method's request, serialized, kept while the operation waits for its decision or the client's input."),
+		field.Bytes("input_responses").Optional().Nillable().
+			Comment("The client's answers so far (a JSON object by key) to the input the call asked for; it resumes once all are in."),
 		field.String("status_message").Default(""),
 		field.Bytes("response").Optional().Nillable().
 			Comment("The method's response, serialized, once completed without error."),

@@ -2843,6 +2843,303 @@ func (x *ProtocolErrorJobResponse) GetOutput() *v1.ToolOutput {
 	return nil
 }
 
+type ConfirmDeleteRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The file to ask about.
+	Filename      string          `protobuf:"bytes,1,opt,name=filename,proto3" json:"filename,omitempty"`
+	Input         *v1.ClientInput `protobuf:"bytes,2,opt,name=input,proto3" json:"input,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmDeleteRequest) Reset() {
+	*x = ConfirmDeleteRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[62]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmDeleteRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmDeleteRequest) ProtoMessage() {}
+
+func (x *ConfirmDeleteRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[62]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmDeleteRequest.ProtoReflect.Descriptor instead.
+func (*ConfirmDeleteRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{62}
+}
+
+func (x *ConfirmDeleteRequest) GetFilename() string {
+	if x != nil {
+		return x.Filename
+	}
+	return ""
+}
+
+func (x *ConfirmDeleteRequest) GetInput() *v1.ClientInput {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+type ConfirmDeleteResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	InputRequired *v1.InputRequired      `protobuf:"bytes,2,opt,name=input_required,json=inputRequired,proto3" json:"input_required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ConfirmDeleteResponse) Reset() {
+	*x = ConfirmDeleteResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[63]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ConfirmDeleteResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ConfirmDeleteResponse) ProtoMessage() {}
+
+func (x *ConfirmDeleteResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[63]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ConfirmDeleteResponse.ProtoReflect.Descriptor instead.
+func (*ConfirmDeleteResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{63}
+}
+
+func (x *ConfirmDeleteResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+func (x *ConfirmDeleteResponse) GetInputRequired() *v1.InputRequired {
+	if x != nil {
+		return x.InputRequired
+	}
+	return nil
+}
+
+type MultiInputRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *v1.ClientInput        `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MultiInputRequest) Reset() {
+	*x = MultiInputRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[64]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MultiInputRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MultiInputRequest) ProtoMessage() {}
+
+func (x *MultiInputRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[64]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MultiInputRequest.ProtoReflect.Descriptor instead.
+func (*MultiInputRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{64}
+}
+
+func (x *MultiInputRequest) GetInput() *v1.ClientInput {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+type MultiInputResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	InputRequired *v1.InputRequired      `protobuf:"bytes,2,opt,name=input_required,json=inputRequired,proto3" json:"input_required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *MultiInputResponse) Reset() {
+	*x = MultiInputResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[65]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *MultiInputResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*MultiInputResponse) ProtoMessage() {}
+
+func (x *MultiInputResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[65]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use MultiInputResponse.ProtoReflect.Descriptor instead.
+func (*MultiInputResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{65}
+}
+
+func (x *MultiInputResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+func (x *MultiInputResponse) GetInputRequired() *v1.InputRequired {
+	if x != nil {
+		return x.InputRequired
+	}
+	return nil
+}
+
+type ToolWithTaskRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Input         *v1.ClientInput        `protobuf:"bytes,1,opt,name=input,proto3" json:"input,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolWithTaskRequest) Reset() {
+	*x = ToolWithTaskRequest{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[66]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolWithTaskRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolWithTaskRequest) ProtoMessage() {}
+
+func (x *ToolWithTaskRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[66]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolWithTaskRequest.ProtoReflect.Descriptor instead.
+func (*ToolWithTaskRequest) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{66}
+}
+
+func (x *ToolWithTaskRequest) GetInput() *v1.ClientInput {
+	if x != nil {
+		return x.Input
+	}
+	return nil
+}
+
+type ToolWithTaskResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Output        *v1.ToolOutput         `protobuf:"bytes,1,opt,name=output,proto3" json:"output,omitempty"`
+	InputRequired *v1.InputRequired      `protobuf:"bytes,2,opt,name=input_required,json=inputRequired,proto3" json:"input_required,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ToolWithTaskResponse) Reset() {
+	*x = ToolWithTaskResponse{}
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[67]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ToolWithTaskResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ToolWithTaskResponse) ProtoMessage() {}
+
+func (x *ToolWithTaskResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[67]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ToolWithTaskResponse.ProtoReflect.Descriptor instead.
+func (*ToolWithTaskResponse) Descriptor() ([]byte, []int) {
+	return file_taskwire_conformance_v1_conformance_proto_rawDescGZIP(), []int{67}
+}
+
+func (x *ToolWithTaskResponse) GetOutput() *v1.ToolOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+func (x *ToolWithTaskResponse) GetInputRequired() *v1.InputRequired {
+	if x != nil {
+		return x.InputRequired
+	}
+	return nil
+}
+
 // Address is a postal address.
 type JsonSchema202012Request_Address struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -2856,7 +3153,7 @@ type JsonSchema202012Request_Address struct {
 
 func (x *JsonSchema202012Request_Address) Reset() {
 	*x = JsonSchema202012Request_Address{}
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[62]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[68]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2868,7 +3165,7 @@ func (x *JsonSchema202012Request_Address) String() string {
 func (*JsonSchema202012Request_Address) ProtoMessage() {}
 
 func (x *JsonSchema202012Request_Address) ProtoReflect() protoreflect.Message {
-	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[62]
+	mi := &file_taskwire_conformance_v1_conformance_proto_msgTypes[68]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -3039,7 +3336,23 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"\x19\n" +
 	"\x17ProtocolErrorJobRequest\"O\n" +
 	"\x18ProtocolErrorJobResponse\x123\n" +
-	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output2\xa6X\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\"n\n" +
+	"\x14ConfirmDeleteRequest\x12\"\n" +
+	"\bfilename\x18\x01 \x01(\tB\x06\xd2\xda\x18\x02\b\x01R\bfilename\x122\n" +
+	"\x05input\x18\x02 \x01(\v2\x1c.taskwire.mcp.v1.ClientInputR\x05input\"\x93\x01\n" +
+	"\x15ConfirmDeleteResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\x12E\n" +
+	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired\"G\n" +
+	"\x11MultiInputRequest\x122\n" +
+	"\x05input\x18\x01 \x01(\v2\x1c.taskwire.mcp.v1.ClientInputR\x05input\"\x90\x01\n" +
+	"\x12MultiInputResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\x12E\n" +
+	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired\"I\n" +
+	"\x13ToolWithTaskRequest\x122\n" +
+	"\x05input\x18\x01 \x01(\v2\x1c.taskwire.mcp.v1.ClientInputR\x05input\"\x92\x01\n" +
+	"\x14ToolWithTaskResponse\x123\n" +
+	"\x06output\x18\x01 \x01(\v2\x1b.taskwire.mcp.v1.ToolOutputR\x06output\x12E\n" +
+	"\x0einput_required\x18\x02 \x01(\v2\x1e.taskwire.mcp.v1.InputRequiredR\rinputRequired2\xe7^\n" +
 	"\x12ConformanceService\x12\xdd\x01\n" +
 	"\n" +
 	"SimpleText\x12*.taskwire.conformance.v1.SimpleTextRequest\x1a+.taskwire.conformance.v1.SimpleTextResponse\"v\xca\xda\x18r\n" +
@@ -3105,7 +3418,14 @@ const file_taskwire_conformance_v1_conformance_proto_rawDesc = "" +
 	"FailingJob\x12*.taskwire.conformance.v1.FailingJobRequest\x1a+.taskwire.conformance.v1.FailingJobResponse\"\xbb\x01\xca\xda\x18\xb6\x01\n" +
 	"\vfailing_job\x12\vFailing job\x1a\x82\x01Conformance fixture: runs only as an MCP task (a client must declare the Tasks extension) and returns a tool error after a second. \x010\x01B\x04readZ\vconformance\x12\xa3\x02\n" +
 	"\x10ProtocolErrorJob\x120.taskwire.conformance.v1.ProtocolErrorJobRequest\x1a1.taskwire.conformance.v1.ProtocolErrorJobResponse\"\xa9\x01\xca\xda\x18\xa4\x01\n" +
-	"\x12protocol_error_job\x12\x12Protocol error job\x1acConformance fixture: runs as an MCP task and fails with an internal error, so the task ends failed. \x010\x01B\x04readZ\vconformanceBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
+	"\x12protocol_error_job\x12\x12Protocol error job\x1acConformance fixture: runs as an MCP task and fails with an internal error, so the task ends failed. \x010\x01B\x04readZ\vconformance\x12\xb6\x02\n" +
+	"\rConfirmDelete\x12-.taskwire.conformance.v1.ConfirmDeleteRequest\x1a..taskwire.conformance.v1.ConfirmDeleteResponse\"\xc5\x01\xca\xda\x18\xc0\x01\n" +
+	"\x0econfirm_delete\x12\x0eConfirm delete\x1a\x86\x01Conformance fixture: asks the client to confirm deleting a file (nothing is deleted), then says what was decided. Runs as an MCP task. \x010\x01B\x04readZ\vconformance\x12\x82\x02\n" +
+	"\n" +
+	"MultiInput\x12*.taskwire.conformance.v1.MultiInputRequest\x1a+.taskwire.conformance.v1.MultiInputResponse\"\x9a\x01\xca\xda\x18\x95\x01\n" +
+	"\vmulti_input\x12\x0fMultiple inputs\x1a^Conformance fixture: asks two questions at once and returns both answers. Runs as an MCP task. \x010\x01B\x04readZ\vconformance\x12\x80\x02\n" +
+	"\fToolWithTask\x12,.taskwire.conformance.v1.ToolWithTaskRequest\x1a-.taskwire.conformance.v1.ToolWithTaskResponse\"\x92\x01\xca\xda\x18\x8d\x01\n" +
+	"\x13test_tool_with_task\x12\x0eTool with task\x1aOConformance fixture: asks for the user's name, then greets them in an MCP task. \x010\x01B\x04readZ\vconformanceBHZFgithub.com/taskwire/taskwire/api/taskwire/conformance/v1;conformancev1b\x06proto3"
 
 var (
 	file_taskwire_conformance_v1_conformance_proto_rawDescOnce sync.Once
@@ -3119,7 +3439,7 @@ func file_taskwire_conformance_v1_conformance_proto_rawDescGZIP() []byte {
 	return file_taskwire_conformance_v1_conformance_proto_rawDescData
 }
 
-var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 63)
+var file_taskwire_conformance_v1_conformance_proto_msgTypes = make([]protoimpl.MessageInfo, 69)
 var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*SimpleTextRequest)(nil),                         // 0: taskwire.conformance.v1.SimpleTextRequest
 	(*SimpleTextResponse)(nil),                        // 1: taskwire.conformance.v1.SimpleTextResponse
@@ -3183,139 +3503,160 @@ var file_taskwire_conformance_v1_conformance_proto_goTypes = []any{
 	(*FailingJobResponse)(nil),                        // 59: taskwire.conformance.v1.FailingJobResponse
 	(*ProtocolErrorJobRequest)(nil),                   // 60: taskwire.conformance.v1.ProtocolErrorJobRequest
 	(*ProtocolErrorJobResponse)(nil),                  // 61: taskwire.conformance.v1.ProtocolErrorJobResponse
-	(*JsonSchema202012Request_Address)(nil),           // 62: taskwire.conformance.v1.JsonSchema202012Request.Address
-	(*v1.ToolOutput)(nil),                             // 63: taskwire.mcp.v1.ToolOutput
-	(*v1.ClientInput)(nil),                            // 64: taskwire.mcp.v1.ClientInput
-	(*v1.InputRequired)(nil),                          // 65: taskwire.mcp.v1.InputRequired
+	(*ConfirmDeleteRequest)(nil),                      // 62: taskwire.conformance.v1.ConfirmDeleteRequest
+	(*ConfirmDeleteResponse)(nil),                     // 63: taskwire.conformance.v1.ConfirmDeleteResponse
+	(*MultiInputRequest)(nil),                         // 64: taskwire.conformance.v1.MultiInputRequest
+	(*MultiInputResponse)(nil),                        // 65: taskwire.conformance.v1.MultiInputResponse
+	(*ToolWithTaskRequest)(nil),                       // 66: taskwire.conformance.v1.ToolWithTaskRequest
+	(*ToolWithTaskResponse)(nil),                      // 67: taskwire.conformance.v1.ToolWithTaskResponse
+	(*JsonSchema202012Request_Address)(nil),           // 68: taskwire.conformance.v1.JsonSchema202012Request.Address
+	(*v1.ToolOutput)(nil),                             // 69: taskwire.mcp.v1.ToolOutput
+	(*v1.ClientInput)(nil),                            // 70: taskwire.mcp.v1.ClientInput
+	(*v1.InputRequired)(nil),                          // 71: taskwire.mcp.v1.InputRequired
 }
 var file_taskwire_conformance_v1_conformance_proto_depIdxs = []int32{
-	63, // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	64, // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	63, // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 28: taskwire.conformance.v1.TriggerPromptChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	64, // 29: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 31: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 32: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 34: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 35: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 40: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 46: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 49: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	64, // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
-	63, // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	65, // 52: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
-	62, // 53: taskwire.conformance.v1.JsonSchema202012Request.address:type_name -> taskwire.conformance.v1.JsonSchema202012Request.Address
-	63, // 54: taskwire.conformance.v1.JsonSchema202012Response.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 55: taskwire.conformance.v1.CustomHeadersResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 56: taskwire.conformance.v1.GreetResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 57: taskwire.conformance.v1.SlowComputeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 58: taskwire.conformance.v1.FailingJobResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	63, // 59: taskwire.conformance.v1.ProtocolErrorJobResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
-	0,  // 60: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
-	2,  // 61: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
-	4,  // 62: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
-	6,  // 63: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
-	8,  // 64: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
-	10, // 65: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
-	12, // 66: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
-	14, // 67: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
-	16, // 68: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
-	18, // 69: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
-	20, // 70: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
-	22, // 71: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
-	24, // 72: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
-	26, // 73: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
-	28, // 74: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
-	30, // 75: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
-	32, // 76: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:input_type -> taskwire.conformance.v1.TriggerPromptChangeRequest
-	34, // 77: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
-	36, // 78: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
-	38, // 79: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
-	40, // 80: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
-	42, // 81: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
-	44, // 82: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
-	46, // 83: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
-	48, // 84: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
-	50, // 85: taskwire.conformance.v1.ConformanceService.JsonSchema202012:input_type -> taskwire.conformance.v1.JsonSchema202012Request
-	52, // 86: taskwire.conformance.v1.ConformanceService.CustomHeaders:input_type -> taskwire.conformance.v1.CustomHeadersRequest
-	54, // 87: taskwire.conformance.v1.ConformanceService.Greet:input_type -> taskwire.conformance.v1.GreetRequest
-	56, // 88: taskwire.conformance.v1.ConformanceService.SlowCompute:input_type -> taskwire.conformance.v1.SlowComputeRequest
-	58, // 89: taskwire.conformance.v1.ConformanceService.FailingJob:input_type -> taskwire.conformance.v1.FailingJobRequest
-	60, // 90: taskwire.conformance.v1.ConformanceService.ProtocolErrorJob:input_type -> taskwire.conformance.v1.ProtocolErrorJobRequest
-	1,  // 91: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
-	3,  // 92: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
-	5,  // 93: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
-	7,  // 94: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
-	9,  // 95: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
-	11, // 96: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
-	13, // 97: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
-	15, // 98: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
-	17, // 99: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
-	19, // 100: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
-	21, // 101: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
-	23, // 102: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
-	25, // 103: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
-	27, // 104: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
-	29, // 105: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
-	31, // 106: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
-	33, // 107: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:output_type -> taskwire.conformance.v1.TriggerPromptChangeResponse
-	35, // 108: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
-	37, // 109: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
-	39, // 110: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
-	41, // 111: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
-	43, // 112: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
-	45, // 113: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
-	47, // 114: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
-	49, // 115: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
-	51, // 116: taskwire.conformance.v1.ConformanceService.JsonSchema202012:output_type -> taskwire.conformance.v1.JsonSchema202012Response
-	53, // 117: taskwire.conformance.v1.ConformanceService.CustomHeaders:output_type -> taskwire.conformance.v1.CustomHeadersResponse
-	55, // 118: taskwire.conformance.v1.ConformanceService.Greet:output_type -> taskwire.conformance.v1.GreetResponse
-	57, // 119: taskwire.conformance.v1.ConformanceService.SlowCompute:output_type -> taskwire.conformance.v1.SlowComputeResponse
-	59, // 120: taskwire.conformance.v1.ConformanceService.FailingJob:output_type -> taskwire.conformance.v1.FailingJobResponse
-	61, // 121: taskwire.conformance.v1.ConformanceService.ProtocolErrorJob:output_type -> taskwire.conformance.v1.ProtocolErrorJobResponse
-	91, // [91:122] is the sub-list for method output_type
-	60, // [60:91] is the sub-list for method input_type
-	60, // [60:60] is the sub-list for extension type_name
-	60, // [60:60] is the sub-list for extension extendee
-	0,  // [0:60] is the sub-list for field type_name
+	69,  // 0: taskwire.conformance.v1.SimpleTextResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 1: taskwire.conformance.v1.ImageContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 2: taskwire.conformance.v1.AudioContentResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 3: taskwire.conformance.v1.EmbeddedResourceResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 4: taskwire.conformance.v1.MultipleContentTypesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 5: taskwire.conformance.v1.ToolWithLoggingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 6: taskwire.conformance.v1.LoggingToolResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 7: taskwire.conformance.v1.ToolWithProgressResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 8: taskwire.conformance.v1.ErrorHandlingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	70,  // 9: taskwire.conformance.v1.SamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 10: taskwire.conformance.v1.SamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 11: taskwire.conformance.v1.SamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 12: taskwire.conformance.v1.ElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 13: taskwire.conformance.v1.ElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 14: taskwire.conformance.v1.ElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 15: taskwire.conformance.v1.ElicitationSep1034DefaultsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 16: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 17: taskwire.conformance.v1.ElicitationSep1034DefaultsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 18: taskwire.conformance.v1.ElicitationSep1330EnumsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 19: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 20: taskwire.conformance.v1.ElicitationSep1330EnumsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 21: taskwire.conformance.v1.MissingCapabilityRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 22: taskwire.conformance.v1.MissingCapabilityResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 23: taskwire.conformance.v1.MissingCapabilityResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 24: taskwire.conformance.v1.StreamingElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 25: taskwire.conformance.v1.StreamingElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 26: taskwire.conformance.v1.StreamingElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	69,  // 27: taskwire.conformance.v1.TriggerToolChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 28: taskwire.conformance.v1.TriggerPromptChangeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	70,  // 29: taskwire.conformance.v1.InputRequiredResultElicitationRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 30: taskwire.conformance.v1.InputRequiredResultElicitationResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 31: taskwire.conformance.v1.InputRequiredResultElicitationResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 32: taskwire.conformance.v1.InputRequiredResultSamplingRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 33: taskwire.conformance.v1.InputRequiredResultSamplingResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 34: taskwire.conformance.v1.InputRequiredResultSamplingResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 35: taskwire.conformance.v1.InputRequiredResultListRootsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 36: taskwire.conformance.v1.InputRequiredResultListRootsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 37: taskwire.conformance.v1.InputRequiredResultListRootsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 38: taskwire.conformance.v1.InputRequiredResultRequestStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 39: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 40: taskwire.conformance.v1.InputRequiredResultRequestStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 41: taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 42: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 43: taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 44: taskwire.conformance.v1.InputRequiredResultMultiRoundRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 45: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 46: taskwire.conformance.v1.InputRequiredResultMultiRoundResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 47: taskwire.conformance.v1.InputRequiredResultTamperedStateRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 48: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 49: taskwire.conformance.v1.InputRequiredResultTamperedStateResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 50: taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 51: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 52: taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	68,  // 53: taskwire.conformance.v1.JsonSchema202012Request.address:type_name -> taskwire.conformance.v1.JsonSchema202012Request.Address
+	69,  // 54: taskwire.conformance.v1.JsonSchema202012Response.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 55: taskwire.conformance.v1.CustomHeadersResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 56: taskwire.conformance.v1.GreetResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 57: taskwire.conformance.v1.SlowComputeResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 58: taskwire.conformance.v1.FailingJobResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	69,  // 59: taskwire.conformance.v1.ProtocolErrorJobResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	70,  // 60: taskwire.conformance.v1.ConfirmDeleteRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 61: taskwire.conformance.v1.ConfirmDeleteResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 62: taskwire.conformance.v1.ConfirmDeleteResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 63: taskwire.conformance.v1.MultiInputRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 64: taskwire.conformance.v1.MultiInputResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 65: taskwire.conformance.v1.MultiInputResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	70,  // 66: taskwire.conformance.v1.ToolWithTaskRequest.input:type_name -> taskwire.mcp.v1.ClientInput
+	69,  // 67: taskwire.conformance.v1.ToolWithTaskResponse.output:type_name -> taskwire.mcp.v1.ToolOutput
+	71,  // 68: taskwire.conformance.v1.ToolWithTaskResponse.input_required:type_name -> taskwire.mcp.v1.InputRequired
+	0,   // 69: taskwire.conformance.v1.ConformanceService.SimpleText:input_type -> taskwire.conformance.v1.SimpleTextRequest
+	2,   // 70: taskwire.conformance.v1.ConformanceService.ImageContent:input_type -> taskwire.conformance.v1.ImageContentRequest
+	4,   // 71: taskwire.conformance.v1.ConformanceService.AudioContent:input_type -> taskwire.conformance.v1.AudioContentRequest
+	6,   // 72: taskwire.conformance.v1.ConformanceService.EmbeddedResource:input_type -> taskwire.conformance.v1.EmbeddedResourceRequest
+	8,   // 73: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:input_type -> taskwire.conformance.v1.MultipleContentTypesRequest
+	10,  // 74: taskwire.conformance.v1.ConformanceService.ToolWithLogging:input_type -> taskwire.conformance.v1.ToolWithLoggingRequest
+	12,  // 75: taskwire.conformance.v1.ConformanceService.LoggingTool:input_type -> taskwire.conformance.v1.LoggingToolRequest
+	14,  // 76: taskwire.conformance.v1.ConformanceService.ToolWithProgress:input_type -> taskwire.conformance.v1.ToolWithProgressRequest
+	16,  // 77: taskwire.conformance.v1.ConformanceService.ErrorHandling:input_type -> taskwire.conformance.v1.ErrorHandlingRequest
+	18,  // 78: taskwire.conformance.v1.ConformanceService.Sampling:input_type -> taskwire.conformance.v1.SamplingRequest
+	20,  // 79: taskwire.conformance.v1.ConformanceService.Elicitation:input_type -> taskwire.conformance.v1.ElicitationRequest
+	22,  // 80: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:input_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsRequest
+	24,  // 81: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:input_type -> taskwire.conformance.v1.ElicitationSep1330EnumsRequest
+	26,  // 82: taskwire.conformance.v1.ConformanceService.MissingCapability:input_type -> taskwire.conformance.v1.MissingCapabilityRequest
+	28,  // 83: taskwire.conformance.v1.ConformanceService.StreamingElicitation:input_type -> taskwire.conformance.v1.StreamingElicitationRequest
+	30,  // 84: taskwire.conformance.v1.ConformanceService.TriggerToolChange:input_type -> taskwire.conformance.v1.TriggerToolChangeRequest
+	32,  // 85: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:input_type -> taskwire.conformance.v1.TriggerPromptChangeRequest
+	34,  // 86: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:input_type -> taskwire.conformance.v1.InputRequiredResultElicitationRequest
+	36,  // 87: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:input_type -> taskwire.conformance.v1.InputRequiredResultSamplingRequest
+	38,  // 88: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:input_type -> taskwire.conformance.v1.InputRequiredResultListRootsRequest
+	40,  // 89: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:input_type -> taskwire.conformance.v1.InputRequiredResultRequestStateRequest
+	42,  // 90: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:input_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsRequest
+	44,  // 91: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:input_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundRequest
+	46,  // 92: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:input_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateRequest
+	48,  // 93: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:input_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesRequest
+	50,  // 94: taskwire.conformance.v1.ConformanceService.JsonSchema202012:input_type -> taskwire.conformance.v1.JsonSchema202012Request
+	52,  // 95: taskwire.conformance.v1.ConformanceService.CustomHeaders:input_type -> taskwire.conformance.v1.CustomHeadersRequest
+	54,  // 96: taskwire.conformance.v1.ConformanceService.Greet:input_type -> taskwire.conformance.v1.GreetRequest
+	56,  // 97: taskwire.conformance.v1.ConformanceService.SlowCompute:input_type -> taskwire.conformance.v1.SlowComputeRequest
+	58,  // 98: taskwire.conformance.v1.ConformanceService.FailingJob:input_type -> taskwire.conformance.v1.FailingJobRequest
+	60,  // 99: taskwire.conformance.v1.ConformanceService.ProtocolErrorJob:input_type -> taskwire.conformance.v1.ProtocolErrorJobRequest
+	62,  // 100: taskwire.conformance.v1.ConformanceService.ConfirmDelete:input_type -> taskwire.conformance.v1.ConfirmDeleteRequest
+	64,  // 101: taskwire.conformance.v1.ConformanceService.MultiInput:input_type -> taskwire.conformance.v1.MultiInputRequest
+	66,  // 102: taskwire.conformance.v1.ConformanceService.ToolWithTask:input_type -> taskwire.conformance.v1.ToolWithTaskRequest
+	1,   // 103: taskwire.conformance.v1.ConformanceService.SimpleText:output_type -> taskwire.conformance.v1.SimpleTextResponse
+	3,   // 104: taskwire.conformance.v1.ConformanceService.ImageContent:output_type -> taskwire.conformance.v1.ImageContentResponse
+	5,   // 105: taskwire.conformance.v1.ConformanceService.AudioContent:output_type -> taskwire.conformance.v1.AudioContentResponse
+	7,   // 106: taskwire.conformance.v1.ConformanceService.EmbeddedResource:output_type -> taskwire.conformance.v1.EmbeddedResourceResponse
+	9,   // 107: taskwire.conformance.v1.ConformanceService.MultipleContentTypes:output_type -> taskwire.conformance.v1.MultipleContentTypesResponse
+	11,  // 108: taskwire.conformance.v1.ConformanceService.ToolWithLogging:output_type -> taskwire.conformance.v1.ToolWithLoggingResponse
+	13,  // 109: taskwire.conformance.v1.ConformanceService.LoggingTool:output_type -> taskwire.conformance.v1.LoggingToolResponse
+	15,  // 110: taskwire.conformance.v1.ConformanceService.ToolWithProgress:output_type -> taskwire.conformance.v1.ToolWithProgressResponse
+	17,  // 111: taskwire.conformance.v1.ConformanceService.ErrorHandling:output_type -> taskwire.conformance.v1.ErrorHandlingResponse
+	19,  // 112: taskwire.conformance.v1.ConformanceService.Sampling:output_type -> taskwire.conformance.v1.SamplingResponse
+	21,  // 113: taskwire.conformance.v1.ConformanceService.Elicitation:output_type -> taskwire.conformance.v1.ElicitationResponse
+	23,  // 114: taskwire.conformance.v1.ConformanceService.ElicitationSep1034Defaults:output_type -> taskwire.conformance.v1.ElicitationSep1034DefaultsResponse
+	25,  // 115: taskwire.conformance.v1.ConformanceService.ElicitationSep1330Enums:output_type -> taskwire.conformance.v1.ElicitationSep1330EnumsResponse
+	27,  // 116: taskwire.conformance.v1.ConformanceService.MissingCapability:output_type -> taskwire.conformance.v1.MissingCapabilityResponse
+	29,  // 117: taskwire.conformance.v1.ConformanceService.StreamingElicitation:output_type -> taskwire.conformance.v1.StreamingElicitationResponse
+	31,  // 118: taskwire.conformance.v1.ConformanceService.TriggerToolChange:output_type -> taskwire.conformance.v1.TriggerToolChangeResponse
+	33,  // 119: taskwire.conformance.v1.ConformanceService.TriggerPromptChange:output_type -> taskwire.conformance.v1.TriggerPromptChangeResponse
+	35,  // 120: taskwire.conformance.v1.ConformanceService.InputRequiredResultElicitation:output_type -> taskwire.conformance.v1.InputRequiredResultElicitationResponse
+	37,  // 121: taskwire.conformance.v1.ConformanceService.InputRequiredResultSampling:output_type -> taskwire.conformance.v1.InputRequiredResultSamplingResponse
+	39,  // 122: taskwire.conformance.v1.ConformanceService.InputRequiredResultListRoots:output_type -> taskwire.conformance.v1.InputRequiredResultListRootsResponse
+	41,  // 123: taskwire.conformance.v1.ConformanceService.InputRequiredResultRequestState:output_type -> taskwire.conformance.v1.InputRequiredResultRequestStateResponse
+	43,  // 124: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultipleInputs:output_type -> taskwire.conformance.v1.InputRequiredResultMultipleInputsResponse
+	45,  // 125: taskwire.conformance.v1.ConformanceService.InputRequiredResultMultiRound:output_type -> taskwire.conformance.v1.InputRequiredResultMultiRoundResponse
+	47,  // 126: taskwire.conformance.v1.ConformanceService.InputRequiredResultTamperedState:output_type -> taskwire.conformance.v1.InputRequiredResultTamperedStateResponse
+	49,  // 127: taskwire.conformance.v1.ConformanceService.InputRequiredResultCapabilities:output_type -> taskwire.conformance.v1.InputRequiredResultCapabilitiesResponse
+	51,  // 128: taskwire.conformance.v1.ConformanceService.JsonSchema202012:output_type -> taskwire.conformance.v1.JsonSchema202012Response
+	53,  // 129: taskwire.conformance.v1.ConformanceService.CustomHeaders:output_type -> taskwire.conformance.v1.CustomHeadersResponse
+	55,  // 130: taskwire.conformance.v1.ConformanceService.Greet:output_type -> taskwire.conformance.v1.GreetResponse
+	57,  // 131: taskwire.conformance.v1.ConformanceService.SlowCompute:output_type -> taskwire.conformance.v1.SlowComputeResponse
+	59,  // 132: taskwire.conformance.v1.ConformanceService.FailingJob:output_type -> taskwire.conformance.v1.FailingJobResponse
+	61,  // 133: taskwire.conformance.v1.ConformanceService.ProtocolErrorJob:output_type -> taskwire.conformance.v1.ProtocolErrorJobResponse
+	63,  // 134: taskwire.conformance.v1.ConformanceService.ConfirmDelete:output_type -> taskwire.conformance.v1.ConfirmDeleteResponse
+	65,  // 135: taskwire.conformance.v1.ConformanceService.MultiInput:output_type -> taskwire.conformance.v1.MultiInputResponse
+	67,  // 136: taskwire.conformance.v1.ConformanceService.ToolWithTask:output_type -> taskwire.conformance.v1.ToolWithTaskResponse
+	103, // [103:137] is the sub-list for method output_type
+	69,  // [69:103] is the sub-list for method input_type
+	69,  // [69:69] is the sub-list for extension type_name
+	69,  // [69:69] is the sub-list for extension extendee
+	0,   // [0:69] is the sub-list for field type_name
 }
 
 func init() { file_taskwire_conformance_v1_conformance_proto_init() }
@@ -3329,7 +3670,7 @@ func file_taskwire_conformance_v1_conformance_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_taskwire_conformance_v1_conformance_proto_rawDesc), len(file_taskwire_conformance_v1_conformance_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   63,
+			NumMessages:   69,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

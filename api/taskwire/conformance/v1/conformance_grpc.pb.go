@@ -50,6 +50,9 @@ const (
 	ConformanceService_SlowCompute_FullMethodName                       = "/taskwire.conformance.v1.ConformanceService/SlowCompute"
 	ConformanceService_FailingJob_FullMethodName                        = "/taskwire.conformance.v1.ConformanceService/FailingJob"
 	ConformanceService_ProtocolErrorJob_FullMethodName                  = "/taskwire.conformance.v1.ConformanceService/ProtocolErrorJob"
+	ConformanceService_ConfirmDelete_FullMethodName                     = "/taskwire.conformance.v1.ConformanceService/ConfirmDelete"
+	ConformanceService_MultiInput_FullMethodName                        = "/taskwire.conformance.v1.ConformanceService/MultiInput"
+	ConformanceService_ToolWithTask_FullMethodName                      = "/taskwire.conformance.v1.ConformanceService/ToolWithTask"
 )
 
 // ConformanceServiceClient is the client API for ConformanceService service.
@@ -138,6 +141,16 @@ type ConformanceServiceClient interface {
 	// ProtocolErrorJob runs as an MCP task and fails inside the server: the
 	// task ends failed, with a JSON-RPC error.
 	ProtocolErrorJob(ctx context.Context, in *ProtocolErrorJobRequest, opts ...grpc.CallOption) (*ProtocolErrorJobResponse, error)
+	// ConfirmDelete asks the client to confirm, then answers; for a client
+	// of the MCP Tasks extension it runs as an MCP task that waits,
+	// input_required, for the answer.
+	ConfirmDelete(ctx context.Context, in *ConfirmDeleteRequest, opts ...grpc.CallOption) (*ConfirmDeleteResponse, error)
+	// MultiInput asks two questions at once and answers once both are
+	// answered; it runs as an MCP task.
+	MultiInput(ctx context.Context, in *MultiInputRequest, opts ...grpc.CallOption) (*MultiInputResponse, error)
+	// ToolWithTask asks for the user's name in an input_required result,
+	// then, on the retry carrying it, runs as an MCP task that greets them.
+	ToolWithTask(ctx context.Context, in *ToolWithTaskRequest, opts ...grpc.CallOption) (*ToolWithTaskResponse, error)
 }
 
 type conformanceServiceClient struct {
@@ -458,6 +471,36 @@ func (c *conformanceServiceClient) ProtocolErrorJob(ctx context.Context, in *Pro
 	return out, nil
 }
 
+func (c *conformanceServiceClient) ConfirmDelete(ctx context.Context, in *ConfirmDeleteRequest, opts ...grpc.CallOption) (*ConfirmDeleteResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ConfirmDeleteResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_ConfirmDelete_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *conformanceServiceClient) MultiInput(ctx context.Context, in *MultiInputRequest, opts ...grpc.CallOption) (*MultiInputResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(MultiInputResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_MultiInput_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *conformanceServiceClient) ToolWithTask(ctx context.Context, in *ToolWithTaskRequest, opts ...grpc.CallOption) (*ToolWithTaskResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ToolWithTaskResponse)
+	err := c.cc.Invoke(ctx, ConformanceService_ToolWithTask_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ConformanceServiceServer is the server API for ConformanceService service.
 // All implementations must embed UnimplementedConformanceServiceServer
 // for forward compatibility.
@@ -544,6 +587,16 @@ type ConformanceServiceServer interface {
 	// ProtocolErrorJob runs as an MCP task and fails inside the server: the
 	// task ends failed, with a JSON-RPC error.
 	ProtocolErrorJob(context.Context, *ProtocolErrorJobRequest) (*ProtocolErrorJobResponse, error)
+	// ConfirmDelete asks the client to confirm, then answers; for a client
+	// of the MCP Tasks extension it runs as an MCP task that waits,
+	// input_required, for the answer.
+	ConfirmDelete(context.Context, *ConfirmDeleteRequest) (*ConfirmDeleteResponse, error)
+	// MultiInput asks two questions at once and answers once both are
+	// answered; it runs as an MCP task.
+	MultiInput(context.Context, *MultiInputRequest) (*MultiInputResponse, error)
+	// ToolWithTask asks for the user's name in an input_required result,
+	// then, on the retry carrying it, runs as an MCP task that greets them.
+	ToolWithTask(context.Context, *ToolWithTaskRequest) (*ToolWithTaskResponse, error)
 	mustEmbedUnimplementedConformanceServiceServer()
 }
 
@@ -646,6 +699,15 @@ func (UnimplementedConformanceServiceServer) FailingJob(context.Context, *Failin
 }
 func (UnimplementedConformanceServiceServer) ProtocolErrorJob(context.Context, *ProtocolErrorJobRequest) (*ProtocolErrorJobResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ProtocolErrorJob not implemented")
+}
+func (UnimplementedConformanceServiceServer) ConfirmDelete(context.Context, *ConfirmDeleteRequest) (*ConfirmDeleteResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ConfirmDelete not implemented")
+}
+func (UnimplementedConformanceServiceServer) MultiInput(context.Context, *MultiInputRequest) (*MultiInputResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method MultiInput not implemented")
+}
+func (UnimplementedConformanceServiceServer) ToolWithTask(context.Context, *ToolWithTaskRequest) (*ToolWithTaskResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ToolWithTask not implemented")
 }
 func (UnimplementedConformanceServiceServer) mustEmbedUnimplementedConformanceServiceServer() {}
 func (UnimplementedConformanceServiceServer) testEmbeddedByValue()                            {}
@@ -1226,6 +1288,60 @@ func _ConformanceService_ProtocolErrorJob_Handler(srv interface{}, ctx context.C
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ConformanceService_ConfirmDelete_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ConfirmDeleteRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).ConfirmDelete(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_ConfirmDelete_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).ConfirmDelete(ctx, req.(*ConfirmDeleteRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ConformanceService_MultiInput_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(MultiInputRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).MultiInput(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_MultiInput_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).MultiInput(ctx, req.(*MultiInputRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ConformanceService_ToolWithTask_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ToolWithTaskRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ConformanceServiceServer).ToolWithTask(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ConformanceService_ToolWithTask_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ConformanceServiceServer).ToolWithTask(ctx, req.(*ToolWithTaskRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ConformanceService_ServiceDesc is the grpc.ServiceDesc for ConformanceService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -1356,6 +1472,18 @@ var ConformanceService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ProtocolErrorJob",
 			Handler:    _ConformanceService_ProtocolErrorJob_Handler,
+		},
+		{
+			MethodName: "ConfirmDelete",
+			Handler:    _ConformanceService_ConfirmDelete_Handler,
+		},
+		{
+			MethodName: "MultiInput",
+			Handler:    _ConformanceService_MultiInput_Handler,
+		},
+		{
+			MethodName: "ToolWithTask",
+			Handler:    _ConformanceService_ToolWithTask_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
