@@ -56,7 +56,11 @@ func goldenFiles(t testing.TB) []string {
 	if err != nil || len(legacy) == 0 {
 		t.Fatalf("no legacy golden files: %v", err)
 	}
-	return append(modern, legacy...)
+	tasks, err := filepath.Glob("testdata/tasks/*.txtar")
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("no golden files of MCP tasks: %v", err)
+	}
+	return slices.Concat(modern, legacy, tasks)
 }
 
 func runGolden(t *testing.T, file string) {
@@ -65,7 +69,7 @@ func runGolden(t *testing.T, file string) {
 		t.Fatal(err)
 	}
 	body := strings.TrimSuffix(section(ar, "request.body"), "\n")
-	h := newTestHandler(t, nil, nil)
+	h := newTestHandler(t, backendOf(file), nil)
 	req := goldenRequest(t, expandSessions(t, h, section(ar, "request")), body)
 	rec := httptest.NewRecorder()
 	h.ServeHTTP(rec, req)

@@ -160,11 +160,40 @@ func ValidateServerMessageAt(t testing.TB, version string, raw []byte, method st
 		validateError(t, raw, m["error"])
 	default:
 		ValidateMessage(t, raw, "JSONRPCResultResponse")
+		if validateTaskResult(t, m["result"], method) {
+			return
+		}
 		if def, ok := resultDefs[method]; ok {
 			ValidateMessage(t, raw, def)
 		}
 		validateMRTRResult(t, m["result"], method)
 	}
+}
+
+// validateTaskResult checks a result of the MCP Tasks extension against
+// its schema: a CreateTaskResult (resultType "task", in lieu of the
+// method's own result), or the result of a tasks/ method. It reports
+// whether raw was one.
+func validateTaskResult(t testing.TB, raw []byte, method string) bool {
+	t.Helper()
+	var r struct{ ResultType string }
+	_ = json.Unmarshal(raw, &r)
+	def, ok := taskResultDefs[method]
+	if r.ResultType == "task" {
+		def, ok = "CreateTaskResult", true
+	}
+	if ok {
+		ValidateMessageAt(t, TasksExtension, raw, def)
+	}
+	return ok
+}
+
+// taskResultDefs names the result definition of each method of the MCP
+// Tasks extension.
+var taskResultDefs = map[string]string{
+	"tasks/get":    "GetTaskResult",
+	"tasks/update": "UpdateTaskResult",
+	"tasks/cancel": "CancelTaskResult",
 }
 
 // validateMRTRResult checks the result of a method that may answer
