@@ -381,7 +381,9 @@ func (w *Worker) Local(cfg worker.LocalConfig) (grpc.ClientConnInterface, error)
 // Stop drains the worker: health turns NOT_SERVING, calls in flight
 // finish within ctx (GracefulStop), then the rest are cut (Stop).
 func (w *Worker) Stop(ctx context.Context) {
-	w.ops.Stop(ctx) // its operations end failed: the client runs them again
+	if w.ops != nil {
+		w.ops.Stop(ctx) // its operations end failed: the client runs them again
+	}
 	w.srv.Stop(ctx)
 	w.stopKeys()
 }
