@@ -261,9 +261,9 @@ func TestMCPTaskCancelImport(t *testing.T) {
 }
 
 // TestMCPTaskOtherMember: a task is its member's own: another member of
-// the tenant gets, for its id, exactly the error of an id that never
-// existed, from tasks/get, tasks/update and tasks/cancel, and cannot
-// stop it. On PostgreSQL, as TestMCPTaskCancelImport.
+// the tenant, or of another tenant, gets for its id exactly the error of
+// an id that never existed, from tasks/get, tasks/update and
+// tasks/cancel, and cannot stop it. On PostgreSQL, as TestMCPTaskCancelImport.
 func TestMCPTaskOtherMember(t *testing.T) {
 	c := nodetest.StartCluster(t, nodetest.Setups()[1])
 	creates := holdImportAt(c.DB, 1)
@@ -273,26 +273,36 @@ func TestMCPTaskOtherMember(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := newTaskClient(t, hc, c.Endpoint, nodetest.RecordToken(t, c.DB, c.Issuer, "acme", bob.ID, authz.AllScopes), nil)
+	c.DB.Tenant.Create().SetSlug("globex").SetName("Globex").SaveX(context.Background())
+	gina, err := tenancy.AddMember(context.Background(), c.DB, "globex", tenancy.MemberSpec{Handle: "gina", Role: member.RoleOwner})
+	if err != nil {
+		t.Fatal(err)
+	}
+	strangers := []*taskClient{
+		newTaskClient(t, hc, c.Endpoint, nodetest.RecordToken(t, c.DB, c.Issuer, "acme", bob.ID, authz.AllScopes), nil),
+		newTaskClient(t, hc, c.Endpoint, nodetest.RecordToken(t, c.DB, c.Issuer, "globex", gina.ID, authz.AllScopes), nil),
+	}
 
 	id := owner.startTask("tasks_import", map[string]any{"tasks": drafts("Never committed", 120), "allow_duplicate": true})["taskId"].(string)
 	poll.Until(t, 10*time.Second, "the import to start", func() bool { return creates.Load() >= 1 })
 	const unknown = "NOSUCHTASK0000000000000000"
-	for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
-		params := func(id string) map[string]any {
-			p := map[string]any{"taskId": id}
-			if method == "tasks/update" {
-				p["inputResponses"] = map[string]any{}
+	for _, other := range strangers {
+		for _, method := range []string{"tasks/get", "tasks/update", "tasks/cancel"} {
+			params := func(id string) map[string]any {
+				p := map[string]any{"taskId": id}
+				if method == "tasks/update" {
+					p["inputResponses"] = map[string]any{}
+				}
+				return p
 			}
-			return p
-		}
-		theirs := other.rpc(method, id, params(id))
-		none := other.rpc(method, unknown, params(unknown))
-		mcptest.ValidateMessage(t, theirs, "JSONRPCErrorResponse")
-		a, b := decodeAnswer(t, theirs), decodeAnswer(t, none)
-		if a.Error == nil || b.Error == nil || a.Error.Code != -32602 || b.Error.Code != -32602 ||
-			strings.ReplaceAll(a.Error.Message, id, "ID") != strings.ReplaceAll(b.Error.Message, unknown, "ID") {
-			t.Errorf("%s of another member's task = %s\nof a task that never existed = %s\nwant the same -32602", method, theirs, none)
+			theirs := other.rpc(method, id, params(id))
+			none := other.rpc(method, unknown, params(unknown))
+			mcptest.ValidateMessage(t, theirs, "JSONRPCErrorResponse")
+			a, b := decodeAnswer(t, theirs), decodeAnswer(t, none)
+			if a.Error == nil || b.Error == nil || a.Error.Code != -32602 || b.Error.Code != -32602 ||
+				strings.ReplaceAll(a.Error.Message, id, "ID") != strings.ReplaceAll(b.Error.Message, unknown, "ID") {
+				t.Errorf("%s of another member's task = %s\nof a task that never existed = %s\nwant the same -32602", method, theirs, none)
+			}
 		}
 	}
 	if got := owner.get(id); got["status"] != "working" {
