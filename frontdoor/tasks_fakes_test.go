@@ -40,11 +40,16 @@ func (b *taskFake) CallTool(ctx context.Context, c identity.Caller, call *mcp.To
 	if call.Name == "tasks_import" && call.Tasks {
 		return &mcp.CallToolResult{Task: fakeTask("T1-working", mcp.TaskWorking)}, nil
 	}
+	if call.Name == "tasks_delete" && call.Tasks { // a person's own, to confirm
+		t := fakeTask("T1-input_required!form", mcp.TaskInputRequired)
+		t.StatusMessage = fakeQuestion
+		return &mcp.CallToolResult{Task: t}, nil
+	}
 	return b.fakeBackend.CallTool(ctx, c, call, report)
 }
 
 func (b *taskFake) GetTask(_ context.Context, _ identity.Caller, id string, _ json.RawMessage) (*mcp.Task, error) {
-	status, _, _ := strings.Cut(strings.TrimPrefix(id, "T1-"), "!")
+	status, variant, _ := strings.Cut(strings.TrimPrefix(id, "T1-"), "!")
 	t := fakeTask(id, status)
 	switch status {
 	case mcp.TaskWorking, mcp.TaskCancelled:
@@ -53,6 +58,10 @@ func (b *taskFake) GetTask(_ context.Context, _ identity.Caller, id string, _ js
 	case mcp.TaskFailed:
 		t.Error = &jsonrpc.Error{Code: jsonrpc.Internal, Message: "The worker running this call stopped before it finished, and nothing of it was saved: run the call again."}
 	case mcp.TaskInputRequired:
+		if variant == "form" { // a person's own confirmation
+			t.StatusMessage, t.InputRequests = fakeQuestion, map[string]mcp.InputRequest{"confirm": {Method: "elicitation/create", Params: fakeForm}}
+			break
+		}
 		t.InputRequests = map[string]mcp.InputRequest{"confirm": {Method: "elicitation/create",
 			Params: mcp.NewElicitURL("Delete task T-12?", "https://taskwire.example/t/acme/decisions/D1", "D1")}}
 	default:
@@ -69,6 +78,19 @@ func (b *taskFake) UpdateTask(ctx context.Context, c identity.Caller, id string,
 func (b *taskFake) CancelTask(ctx context.Context, c identity.Caller, id string) error {
 	_, err := b.GetTask(ctx, c, id, nil)
 	return err
+}
+
+// fakeQuestion is the confirm question of the fake's tasks_delete, and
+// fakeForm the form asking it, as toolcall's confirmForm writes it.
+const fakeQuestion = "Delete task T-12? It can be restored later with tasks_restore."
+
+var fakeForm = map[string]any{
+	"mode": "form", "message": fakeQuestion,
+	"requestedSchema": map[string]any{
+		"type":       "object",
+		"properties": map[string]any{"confirm": map[string]any{"type": "boolean", "title": "Confirm", "description": fakeQuestion}},
+		"required":   []any{"confirm"},
+	},
 }
 
 func unknownTask(id string) error {

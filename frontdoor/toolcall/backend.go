@@ -229,7 +229,7 @@ func (b *Backend) CallTool(ctx context.Context, c identity.Caller, call *mcp.Too
 		return res, err
 	}
 	if long := background[t.FullMethod]; call.Tasks && long != nil && long(req) {
-		return b.startTask(ctx, c, t, call, req, "")
+		return b.startTask(ctx, c, t, call, req, &taskwirev1.StartOperationRequest{})
 	}
 	resp, err := t.NewResponse()
 	if err != nil {

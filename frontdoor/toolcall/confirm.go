@@ -81,14 +81,20 @@ func (b *Backend) confirm(ctx context.Context, c identity.Caller, t *catalog.Too
 		return "", res, err
 	}
 	if !answer {
-		text := fmt.Sprintf("Not done: the person did not confirm %q. Do not retry unless they ask you to.", question(t, call.Arguments))
-		return "", &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(text)}, IsError: true}, nil
+		return "", &mcp.CallToolResult{Content: []mcp.Content{mcp.TextContent(notConfirmed(question(t, call.Arguments)))}, IsError: true}, nil
 	}
 	return st.ID, nil, nil
 }
 
+// notConfirmed is the tool result's text when the person did not
+// confirm question.
+func notConfirmed(question string) string {
+	return fmt.Sprintf("Not done: the person did not confirm %q. Do not retry unless they ask you to.", question)
+}
+
 // ask answers with the confirmation form, if the request may be answered
-// with one.
+// with one. The call of a client that declared the MCP Tasks extension
+// becomes a task waiting for the same form instead (awaiting, taskinput.go).
 func (b *Backend) ask(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, digest string) (*mcp.CallToolResult, error) {
 	if !formElicitation(call.ClientCapabilities) {
 		return nil, &jsonrpc.Error{
@@ -96,6 +102,9 @@ func (b *Backend) ask(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, di
 			Message: fmt.Sprintf("%s needs a person to confirm it, and this request did not declare the elicitation capability (form mode)", t.Def.Name),
 			Data:    map[string]any{"requiredCapabilities": map[string]any{"elicitation": map[string]any{"form": map[string]any{}}}},
 		}
+	}
+	if call.Tasks {
+		return nil, &awaiting{confirm: question(t, call.Arguments)}
 	}
 	if b.cfg.States == nil {
 		return nil, fmt.Errorf("toolcall: %s needs confirmation but no state keys are configured", t.Def.Name)
@@ -107,8 +116,16 @@ func (b *Backend) ask(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, di
 	if err != nil {
 		return nil, err
 	}
-	q := question(t, call.Arguments)
-	form := map[string]any{
+	return &mcp.CallToolResult{InputRequired: &mcp.InputRequiredResult{
+		InputRequests: map[string]mcp.InputRequest{confirmKey: {Method: "elicitation/create", Params: confirmForm(question(t, call.Arguments))}},
+		RequestState:  b.cfg.States.Seal(statePurpose, raw),
+	}}, nil
+}
+
+// confirmForm is the params of the elicitation/create asking the person
+// to confirm q, as JSON (and structpb) take them.
+func confirmForm(q string) map[string]any {
+	return map[string]any{
 		"mode":    "form",
 		"message": q,
 		"requestedSchema": map[string]any{
@@ -116,13 +133,9 @@ func (b *Backend) ask(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, di
 			"properties": map[string]any{
 				"confirm": map[string]any{"type": "boolean", "title": "Confirm", "description": q},
 			},
-			"required": []string{"confirm"},
+			"required": []any{"confirm"},
 		},
 	}
-	return &mcp.CallToolResult{InputRequired: &mcp.InputRequiredResult{
-		InputRequests: map[string]mcp.InputRequest{confirmKey: {Method: "elicitation/create", Params: form}},
-		RequestState:  b.cfg.States.Seal(statePurpose, raw),
-	}}, nil
 }
 
 func (b *Backend) openState(s string) (confirmState, error) {

@@ -66,18 +66,20 @@ func (b *Backend) confirmByPerson(ctx context.Context, c identity.Caller, t *cat
 		}
 	}
 	if call.Tasks {
-		return "", nil, &awaitingPerson{decision: d.GetId()}
+		return "", nil, &awaiting{decision: d.GetId()}
 	}
 	res, err := b.askPerson(c, t, call, digest, d)
 	return "", res, err
 }
 
-// awaitingPerson is what confirmByPerson returns for the call of a client
-// that declared the MCP Tasks extension, instead of asking it to retry:
-// the call becomes an MCP task that waits for the decision (startTask).
-type awaitingPerson struct{ decision string }
+// awaiting is what confirm returns for the call of a client that
+// declared the MCP Tasks extension, instead of asking it to retry: the
+// call becomes an MCP task (startTask) that waits for a person's
+// decision in the console, or for the person at the client to confirm
+// the question (answered with tasks/update, taskinput.go).
+type awaiting struct{ decision, confirm string }
 
-func (*awaitingPerson) Error() string { return "toolcall: the call waits for a person's decision" }
+func (*awaiting) Error() string { return "toolcall: the call waits for a person" }
 
 // askPerson answers with the URL-mode elicitation of decision d.
 func (b *Backend) askPerson(c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, digest string, d *taskwirev1.Decision) (*mcp.CallToolResult, error) {

@@ -9,6 +9,7 @@ import (
 	"google.golang.org/protobuf/reflect/protoreflect"
 
 	mcpv1 "github.com/taskwire/taskwire/api/taskwire/mcp/v1"
+	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
 	"github.com/taskwire/taskwire/frontdoor/catalog"
 	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/mrtr"
@@ -28,9 +29,9 @@ import (
 func (b *Backend) fill(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message) (*mcp.CallToolResult, error) {
 	if t.Confirm != "" {
 		id, res, err := b.confirm(ctx, c, t, call)
-		if w := (*awaitingPerson)(nil); errors.As(err, &w) {
+		if w := (*awaiting)(nil); errors.As(err, &w) {
 			req.ProtoReflect().Set(t.ConfirmationField, protoreflect.ValueOfString(w.decision))
-			return b.startTask(ctx, c, t, call, req, w.decision)
+			return b.startTask(ctx, c, t, call, req, &taskwirev1.StartOperationRequest{DecisionId: w.decision, Confirm: w.confirm})
 		}
 		if err != nil || res != nil {
 			return res, err

@@ -2,10 +2,14 @@ package toolcall
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"fmt"
 
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/reflect/protoreflect"
 	"google.golang.org/protobuf/types/dynamicpb"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -23,7 +27,11 @@ import (
 // likes; once every request is answered, the call runs again on the
 // workers with the answers and the call's own state in its ClientInput,
 // as a retry would carry them. No requestState goes to the client: the
-// state stays in the database.
+// state stays in the database. A person's own confirmation of a tool
+// with a confirm question (tasks_delete) waits the same way: its one
+// request is the form a call the client waits for gets (confirmForm),
+// and the answer runs the call with a confirmation of its own, or ends
+// the task with the tool result a refusal gets.
 
 // inputTask is task, whose call waits for the client's input: its
 // requests not answered yet.
@@ -49,6 +57,19 @@ func (b *Backend) inputTask(c identity.Caller, task *mcp.Task, op *taskwirev1.Op
 // asked reads what op's call asked for, and the answers so far.
 func (b *Backend) asked(op *taskwirev1.Operation) (*catalog.Tool, *mcpv1.InputRequired, map[string]json.RawMessage, error) {
 	t := b.toolOf(op.GetMethod())
+	answered := map[string]json.RawMessage{}
+	if raw := op.GetInputResponses(); len(raw) > 0 {
+		if err := json.Unmarshal(raw, &answered); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if confirming(t, op) {
+		form, err := structpb.NewStruct(confirmForm(op.GetStatusMessage()))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		return t, &mcpv1.InputRequired{Requests: map[string]*mcpv1.InputRequest{confirmKey: {Method: "elicitation/create", Params: form}}}, answered, nil
+	}
 	if t == nil || t.InputRequiredField == nil || t.ClientInputField == nil {
 		return nil, nil, nil, fmt.Errorf("toolcall: no tool of %s asks for input", op.GetMethod())
 	}
@@ -63,13 +84,14 @@ func (b *Backend) asked(op *taskwirev1.Operation) (*catalog.Tool, *mcpv1.InputRe
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	answered := map[string]json.RawMessage{}
-	if raw := op.GetInputResponses(); len(raw) > 0 {
-		if err := json.Unmarshal(raw, &answered); err != nil {
-			return nil, nil, nil, err
-		}
-	}
 	return t, ir, answered, nil
+}
+
+// confirming tells whether op, waiting for the client's input, waits for
+// the person to confirm its question (status message) rather than for
+// what its call asked: nothing answered it yet.
+func confirming(t *catalog.Tool, op *taskwirev1.Operation) bool {
+	return t != nil && t.Confirm != "" && len(op.GetResponse()) == 0
 }
 
 // answerTask takes the client's answers to op, waiting for its input:
@@ -94,7 +116,13 @@ func (b *Backend) answerTask(ctx context.Context, c identity.Caller, op *taskwir
 		return err
 	}
 	update := &taskwirev1.UpdateOperationRequest{Id: op.GetId(), InputResponses: raw}
-	if len(answered) == len(ir.GetRequests()) {
+	switch {
+	case len(answered) < len(ir.GetRequests()):
+	case confirming(t, op):
+		if err := confirmed(t, op, raw, update); err != nil {
+			return err
+		}
+	default:
 		if update.Request, err = b.retryRequest(t, op.GetRequest(), ir.GetState(), answered, caps); err != nil {
 			return err
 		}
@@ -131,4 +159,37 @@ func (b *Backend) retryRequest(t *catalog.Tool, request, state []byte, answered 
 		return nil, err
 	}
 	return proto.Marshal(req)
+}
+
+// confirmed completes update, answering op, which waits for the person
+// to confirm its question, from their answers: confirmed, the request
+// runs with a confirmation of its own, which the worker uses up with the
+// change; declined, the call is not made and the task ends with the
+// refusal a call the client waits for gets. An answer that is not one
+// (no action) leaves the task waiting, as a retry without one is asked
+// again.
+func confirmed(t *catalog.Tool, op *taskwirev1.Operation, answers json.RawMessage, update *taskwirev1.UpdateOperationRequest) error {
+	yes, answered := confirmAnswer(answers)
+	switch {
+	case !answered:
+		update.InputResponses = nil
+	case yes:
+		req := dynamicpb.NewMessage(t.ConfirmationField.ContainingMessage())
+		if err := proto.Unmarshal(op.GetRequest(), req); err != nil {
+			return err
+		}
+		req.Set(t.ConfirmationField, protoreflect.ValueOfString(rand.Text()))
+		raw, err := proto.Marshal(req)
+		if err != nil {
+			return err
+		}
+		update.Request = raw
+	default:
+		raw, err := proto.Marshal(status.New(codes.PermissionDenied, notConfirmed(op.GetStatusMessage())).Proto())
+		if err != nil {
+			return err
+		}
+		update.Refusal = raw
+	}
+	return nil
 }

@@ -73,10 +73,12 @@ func needsTasks(tool string) error {
 const operationTimeout = 30 * time.Second
 
 // startTask starts call in the background on the workers, as c, and
-// returns the MCP task that the client polls. With a decision, the call
-// waits for a person to approve it (its request carries the decision as
-// its confirmation) and the task is input_required meanwhile.
-func (b *Backend) startTask(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message, decision string) (*mcp.CallToolResult, error) {
+// returns the MCP task that the client polls. With a decision (wait's
+// DecisionId), the call waits for a person to approve it (its request
+// carries the decision as its confirmation); with a question (wait's
+// Confirm), for the person at the client to confirm it; the task is
+// input_required meanwhile.
+func (b *Backend) startTask(ctx context.Context, c identity.Caller, t *catalog.Tool, call *mcp.ToolCall, req proto.Message, wait *taskwirev1.StartOperationRequest) (*mcp.CallToolResult, error) {
 	raw, err := proto.Marshal(req)
 	if err != nil {
 		return nil, err
@@ -85,7 +87,7 @@ func (b *Backend) startTask(ctx context.Context, c identity.Caller, t *catalog.T
 	defer cancel()
 	ctx = labelContext(traceContext(identity.AppendToOutgoing(ctx, c), call), call)
 	resp, err := taskwirev1.NewOperationServiceClient(b.cfg.Conn).StartOperation(ctx,
-		&taskwirev1.StartOperationRequest{Method: t.FullMethod, Request: raw, DecisionId: decision})
+		&taskwirev1.StartOperationRequest{Method: t.FullMethod, Request: raw, DecisionId: wait.GetDecisionId(), Confirm: wait.GetConfirm()})
 	if err != nil {
 		return b.failure(ctx, call.Name, err)
 	}

@@ -17,15 +17,20 @@ import (
 
 // StartOperation records the operation, starts it on this worker and
 // returns it, working; or, with a decision, records it waiting for the
-// decision (see advance).
+// decision (see advance); or, with a question to confirm, records it
+// waiting for the client's answer (see update).
 func (s *Service) StartOperation(ctx context.Context, req *taskwirev1.StartOperationRequest) (*taskwirev1.StartOperationResponse, error) {
 	return call(ctx, s, req, s.start)
 }
 
 func (s *Service) start(ctx context.Context, c caller, req *taskwirev1.StartOperationRequest) (*taskwirev1.StartOperationResponse, error) {
 	in, out, ok := messagesOf(req.GetMethod())
-	if !ok || (!Background[req.GetMethod()] && req.GetDecisionId() == "") {
+	waits := req.GetDecisionId() != "" || req.GetConfirm() != ""
+	if !ok || (!Background[req.GetMethod()] && !waits) {
 		return nil, domainerr.New(domainerr.Invalid, "%s cannot run in the background: call it directly", req.GetMethod())
+	}
+	if req.GetDecisionId() != "" && req.GetConfirm() != "" {
+		return nil, domainerr.New(domainerr.Invalid, "an operation waits for a person's decision or for the client's confirmation, not both")
 	}
 	if err := proto.Unmarshal(req.GetRequest(), in); err != nil {
 		return nil, domainerr.New(domainerr.Invalid, "the request of %s cannot be read: %v", req.GetMethod(), err)
@@ -53,6 +58,13 @@ func (s *Service) start(ctx context.Context, c caller, req *taskwirev1.StartOper
 		}
 		op, err := create.SetState(operation.StateInputRequired).SetDecision(id).SetRequest(req.GetRequest()).
 			SetStatusMessage(d.Question).Save(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return &taskwirev1.StartOperationResponse{Operation: s.toProto(op)}, nil
+	}
+	if q := req.GetConfirm(); q != "" {
+		op, err := create.SetState(operation.StateInputRequired).SetRequest(req.GetRequest()).SetStatusMessage(q).Save(ctx)
 		if err != nil {
 			return nil, err
 		}

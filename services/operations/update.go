@@ -3,6 +3,8 @@ package operations
 import (
 	"context"
 
+	spb "google.golang.org/genproto/googleapis/rpc/status"
+	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	taskwirev1 "github.com/taskwire/taskwire/api/taskwire/v1"
@@ -11,7 +13,8 @@ import (
 )
 
 // UpdateOperation records the client's answers to the caller's operation
-// waiting for them, or resumes it with the request that carries them all.
+// waiting for them, or resumes it with the request that carries them all,
+// or completes it with the refusal it is given.
 func (s *Service) UpdateOperation(ctx context.Context, req *taskwirev1.UpdateOperationRequest) (*taskwirev1.UpdateOperationResponse, error) {
 	return call(ctx, s, req, s.update)
 }
@@ -23,6 +26,14 @@ func (s *Service) update(ctx context.Context, c caller, req *taskwirev1.UpdateOp
 	}
 	if op.State != operation.StateInputRequired || op.Decision != "" {
 		return &taskwirev1.UpdateOperationResponse{}, nil // nothing of the client's to wait for
+	}
+	if raw := req.GetRefusal(); len(raw) > 0 {
+		var sp spb.Status
+		if err := proto.Unmarshal(raw, &sp); err != nil {
+			return nil, domainerr.New(domainerr.Invalid, "the refusal cannot be read: %v", err)
+		}
+		_, err := s.refuse(ctx, op, status.FromProto(&sp))
+		return &taskwirev1.UpdateOperationResponse{}, err
 	}
 	waiting := s.cfg.Client.Operation.Update().
 		Where(operation.ID(op.ID), operation.StateEQ(operation.StateInputRequired)).

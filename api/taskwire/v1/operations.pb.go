@@ -37,8 +37,10 @@ const (
 	// Cancelled before it finished: nothing of it was saved.
 	OperationState_OPERATION_STATE_CANCELLED OperationState = 4
 	// Waiting for a person to approve or decline the call (decision_id), or
-	// for the client's input (response holds the call's InputRequired);
-	// nothing runs meanwhile.
+	// for the client's input: response holds the call's InputRequired, or,
+	// empty, the call waits for the person at the client to confirm
+	// status_message (StartOperationRequest.confirm); nothing runs
+	// meanwhile.
 	OperationState_OPERATION_STATE_INPUT_REQUIRED OperationState = 5
 )
 
@@ -252,7 +254,14 @@ type StartOperationRequest struct {
 	// A pending decision of the caller that the call waits for: the
 	// operation starts INPUT_REQUIRED and the call runs only once a person
 	// approved it (the request carries the decision as its confirmation).
-	DecisionId    string `protobuf:"bytes,3,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	DecisionId string `protobuf:"bytes,3,opt,name=decision_id,json=decisionId,proto3" json:"decision_id,omitempty"`
+	// A question the person at the client answers before the call runs
+	// (a destructive tool's confirmation, asked by the front door): the
+	// operation starts INPUT_REQUIRED without a response, with the
+	// question as its status_message, and runs nothing until the front
+	// door resumes it (UpdateOperationRequest.request, carrying the
+	// confirmation) or ends it (UpdateOperationRequest.refusal).
+	Confirm       string `protobuf:"bytes,4,opt,name=confirm,proto3" json:"confirm,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -304,6 +313,13 @@ func (x *StartOperationRequest) GetRequest() []byte {
 func (x *StartOperationRequest) GetDecisionId() string {
 	if x != nil {
 		return x.DecisionId
+	}
+	return ""
+}
+
+func (x *StartOperationRequest) GetConfirm() string {
+	if x != nil {
+		return x.Confirm
 	}
 	return ""
 }
@@ -527,7 +543,11 @@ type UpdateOperationRequest struct {
 	InputResponses []byte `protobuf:"bytes,2,opt,name=input_responses,json=inputResponses,proto3" json:"input_responses,omitempty"`
 	// When set, the request to run again, carrying every answer: the call
 	// resumes.
-	Request       []byte `protobuf:"bytes,3,opt,name=request,proto3" json:"request,omitempty"`
+	Request []byte `protobuf:"bytes,3,opt,name=request,proto3" json:"request,omitempty"`
+	// When set, a google.rpc.Status: the call is not made and the
+	// operation completes with it as its error, as the call would have
+	// answered (the person declined to confirm it).
+	Refusal       []byte `protobuf:"bytes,4,opt,name=refusal,proto3" json:"refusal,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -579,6 +599,13 @@ func (x *UpdateOperationRequest) GetInputResponses() []byte {
 func (x *UpdateOperationRequest) GetRequest() []byte {
 	if x != nil {
 		return x.Request
+	}
+	return nil
+}
+
+func (x *UpdateOperationRequest) GetRefusal() []byte {
+	if x != nil {
+		return x.Refusal
 	}
 	return nil
 }
@@ -641,12 +668,13 @@ const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\vdecision_id\x18\v \x01(\tR\n" +
 	"decisionId\x12\x18\n" +
 	"\arequest\x18\f \x01(\fR\arequest\x12'\n" +
-	"\x0finput_responses\x18\r \x01(\fR\x0einputResponses\"j\n" +
+	"\x0finput_responses\x18\r \x01(\fR\x0einputResponses\"\x84\x01\n" +
 	"\x15StartOperationRequest\x12\x16\n" +
 	"\x06method\x18\x01 \x01(\tR\x06method\x12\x18\n" +
 	"\arequest\x18\x02 \x01(\fR\arequest\x12\x1f\n" +
 	"\vdecision_id\x18\x03 \x01(\tR\n" +
-	"decisionId\"N\n" +
+	"decisionId\x12\x18\n" +
+	"\aconfirm\x18\x04 \x01(\tR\aconfirm\"N\n" +
 	"\x16StartOperationResponse\x124\n" +
 	"\toperation\x18\x01 \x01(\v2\x16.taskwire.v1.OperationR\toperation\"%\n" +
 	"\x13GetOperationRequest\x12\x0e\n" +
@@ -655,11 +683,12 @@ const file_taskwire_v1_operations_proto_rawDesc = "" +
 	"\toperation\x18\x01 \x01(\v2\x16.taskwire.v1.OperationR\toperation\"(\n" +
 	"\x16CancelOperationRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"\x19\n" +
-	"\x17CancelOperationResponse\"k\n" +
+	"\x17CancelOperationResponse\"\x85\x01\n" +
 	"\x16UpdateOperationRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12'\n" +
 	"\x0finput_responses\x18\x02 \x01(\fR\x0einputResponses\x12\x18\n" +
-	"\arequest\x18\x03 \x01(\fR\arequest\"\x19\n" +
+	"\arequest\x18\x03 \x01(\fR\arequest\x12\x18\n" +
+	"\arefusal\x18\x04 \x01(\fR\arefusal\"\x19\n" +
 	"\x17UpdateOperationResponse*\xcc\x01\n" +
 	"\x0eOperationState\x12\x1f\n" +
 	"\x1bOPERATION_STATE_UNSPECIFIED\x10\x00\x12\x1b\n" +
