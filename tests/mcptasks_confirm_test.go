@@ -1,12 +1,9 @@
 package tests
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"testing"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/taskwire/taskwire/node/nodetest"
 )
@@ -49,16 +46,7 @@ func TestMCPTaskConfirm(t *testing.T) {
 	nodetest.CallOK(t, boss, "tasks_get", map[string]any{"ref": "T-1"})
 
 	update(id, map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}})
-	done := client.await(id, "completed", "failed", "cancelled")
-	result, _ := done["result"].(map[string]any)
-	sc, _ := result["structuredContent"].(map[string]any)
-	if done["status"] != "completed" || result["isError"] == true || sc["task"].(map[string]any)["ref"] != "T-1" {
-		t.Fatalf("confirmed task = %v, want completed with T-1 deleted", done)
-	}
-	res, err := boss.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-1"}})
-	if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "deleted") {
-		t.Errorf("tasks_get(T-1) after the confirmed task = %v, %v; want it deleted", res, err)
-	}
+	checkDeletedBy(t, client.await(id, "completed", "failed", "cancelled"), boss, "T-1")
 	// tasks_restore asks the same way.
 	id = client.startTask("tasks_restore", map[string]any{"ref": "T-1"})["taskId"].(string)
 	update(id, map[string]any{"confirm": map[string]any{"action": "accept", "content": map[string]any{"confirm": true}}})
@@ -80,8 +68,8 @@ func TestMCPTaskConfirm(t *testing.T) {
 
 	id = client.startTask("tasks_delete", args)["taskId"].(string)
 	update(id, no)
-	done = client.await(id, "completed", "failed", "cancelled")
-	result, _ = done["result"].(map[string]any)
+	done := client.await(id, "completed", "failed", "cancelled")
+	result, _ := done["result"].(map[string]any)
 	want, got := mustJSON(t, refused["content"]), mustJSON(t, result["content"])
 	if done["status"] != "completed" || result["isError"] != true || refused["isError"] != true || got != want || !strings.Contains(got, "Not done") {
 		t.Errorf("declined task = %v\nwant completed with the refusal of the call waited for: %s", done, want)

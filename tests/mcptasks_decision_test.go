@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/ent/member"
 	"github.com/taskwire/taskwire/internal/tenancy"
@@ -74,16 +72,7 @@ func TestMCPTaskWaitsForPerson(t *testing.T) {
 	nodetest.CallOK(t, boss, "tasks_get", map[string]any{"ref": "T-1"})
 
 	decide(params["url"].(string), url.Values{"decision": {"approve"}})
-	done := client.await(id, "completed", "failed", "cancelled")
-	result, _ := done["result"].(map[string]any)
-	sc, _ := result["structuredContent"].(map[string]any)
-	if done["status"] != "completed" || result["isError"] == true || sc["task"].(map[string]any)["ref"] != "T-1" {
-		t.Fatalf("approved task = %v, want completed with T-1 deleted", done)
-	}
-	res, err := boss.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-1"}})
-	if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "deleted") {
-		t.Errorf("tasks_get(T-1) after the approved task = %v, %v; want it deleted", res, err)
-	}
+	checkDeletedBy(t, client.await(id, "completed", "failed", "cancelled"), boss, "T-1")
 
 	// Declined, from a client that cannot show a page: working meanwhile.
 	formOnly := newTaskClient(t, http.DefaultClient, h.Sys.Endpoint, botToken, nil)
@@ -99,8 +88,8 @@ func TestMCPTaskWaitsForPerson(t *testing.T) {
 		t.Fatalf("the inbox lists no pending decision:\n%s", inbox)
 	}
 	decide(base+"/t/default/decisions/"+m[1], url.Values{"decision": {"decline"}, "reason": {"We still need it."}})
-	done = formOnly.await(id, "completed", "failed", "cancelled")
-	result, _ = done["result"].(map[string]any)
+	done := formOnly.await(id, "completed", "failed", "cancelled")
+	result, _ := done["result"].(map[string]any)
 	want := "Not done: owner declined: We still need it. Do not retry unless they ask you to."
 	if done["status"] != "completed" || result["isError"] != true || !strings.Contains(mustJSON(t, result), want) {
 		t.Errorf("declined task = %v, want completed with the tool error %q", done, want)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/taskwire/taskwire/frontdoor/mcp/mcptest"
 	"github.com/taskwire/taskwire/internal/caller/authz"
 	"github.com/taskwire/taskwire/internal/ent/member"
@@ -150,6 +152,22 @@ func (c *taskClient) await(id string, want ...string) map[string]any {
 		return false
 	})
 	return last
+}
+
+// checkDeletedBy checks that task done, polled to its end, completed
+// with board task ref deleted, and that the board no longer has it.
+func checkDeletedBy(t *testing.T, done map[string]any, boss *mcp.ClientSession, ref string) {
+	t.Helper()
+	result, _ := done["result"].(map[string]any)
+	sc, _ := result["structuredContent"].(map[string]any)
+	deleted, _ := sc["task"].(map[string]any)
+	if done["status"] != "completed" || result["isError"] == true || deleted["ref"] != ref {
+		t.Fatalf("task = %v, want completed with %s deleted", done, ref)
+	}
+	res, err := boss.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": ref}})
+	if err != nil || !res.IsError || !strings.Contains(nodetest.Text(res), "deleted") {
+		t.Errorf("tasks_get(%s) after the task completed = %v, %v; want it deleted", ref, res, err)
+	}
 }
 
 func drafts(prefix string, n int) []map[string]any {
