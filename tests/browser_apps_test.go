@@ -29,11 +29,12 @@ import (
 const appsHostDir = "testdata/appshost"
 
 // appsClientMeta is the _meta of the host's requests: 2026-07-28, form
-// elicitation (the host asks the person to confirm), and the extension
+// elicitation (the host asks the person to confirm) and URL elicitation
+// (the view shows the person the way to a decision's page), and the extension
 // io.modelcontextprotocol/ui declared with the view's MIME type, as a
 // host of MCP Apps declares it.
 const appsClientMeta = `{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` +
-	`{"elicitation":{},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}}`
+	`{"elicitation":{"form":{},"url":{}},"extensions":{"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}}}}`
 
 // appsHost is the test's chat host for one person: its page, and the
 // MCP requests the page makes, which it sends to Taskwire with the
@@ -340,7 +341,9 @@ const hostile = `<img src=x onerror="document.title='pwned'">`
 // another origin; a viewer's move is refused, and the view shows the
 // server's sentence. The task view comments and approves work; its delete
 // is put to the person by the host (declined, then confirmed). The
-// decision card shows a delete the model asked for, and restores it.
+// decision card shows a delete the model asked for, and restores it; an
+// assistant's delete shows pending, with the way to the decision's page
+// (ui/open-link), and deleted once a person approved it in the console.
 func TestBrowserApps(t *testing.T) {
 	s, h := embeddedSite(t, nodetest.Setups()[0])
 	owner, _ := h.Client(t, h.Token, nil)
@@ -569,6 +572,56 @@ func TestBrowserApps(t *testing.T) {
 		}
 		if told := cp.eval(`JSON.stringify(appsHost.modelContext)`); !strings.Contains(told, "restored T-2") {
 			t.Errorf("the card told the model %s, want that the person restored T-2", told)
+		}
+	})
+
+	t.Run("decision waiting for a person", func(t *testing.T) {
+		// The host calls as an assistant: its delete waits for a person's
+		// decision in the console. The card shows it pending, with the way
+		// to the decision's page, which it asks the host to open; the
+		// person approves there, and the card shows the task deleted.
+		nodetest.CallOK(t, owner, "tasks_create", map[string]any{"title": "Retire the old wiki"})
+		bot, err := tenancy.AddMember(context.Background(), s.db, s.tenant, tenancy.MemberSpec{
+			Handle: "chatbot", Name: "Chat Bot", Kind: member.KindAssistant, SponsorHandle: s.owner})
+		if err != nil {
+			t.Fatal(err)
+		}
+		botToken := nodetest.RecordToken(t, s.db, s.issuer, s.tenant, bot.ID, authz.AllScopes)
+		wp := openApp(t, ctx, newAppsHost(t, s, botToken), "Delete T-5, the wiki is gone.", "tasks_delete", map[string]any{"ref": "T-5"})
+		v := wp.waitState("the pending decision in the card", func(v viewState) bool {
+			return len(v.Cards) == 1 && strings.Contains(v.Text, "Decide in Taskwire")
+		})
+		if v.Heading != "Delete task T-5?" || v.Cards[0].Title != "Retire the old wiki" || !strings.Contains(v.Text, "Waiting for a person's decision in Taskwire.") {
+			t.Errorf("the pending card shows %q with %v: %s; want Delete task T-5?, T-5's card, and that it waits for a person", v.Heading, v.Cards, v.Text)
+		}
+		wp.checkAxe("pending decision")
+		screenshot(t, ctx, "apps-pending")
+		var ok bool
+		wp.probe("click", map[string]any{"selector": "#decide"}, &ok)
+		var links []string
+		poll.Until(t, pageWait, "the view to ask the host to open the decision's page", func() bool {
+			json.Unmarshal([]byte(wp.eval(`JSON.stringify(appsHost.links)`)), &links)
+			return len(links) > 0
+		})
+		prefix := s.base + "/t/" + s.tenant + "/decisions/"
+		if len(links) != 1 || !strings.HasPrefix(links[0], prefix) || !strings.Contains(v.Text, links[0]) {
+			t.Fatalf("the view asked the host to open %q, want the decision page it shows, under %s", links, prefix)
+		}
+		if laneOf(t, owner, "T-5") != "backlog" {
+			t.Error("T-5 moved or went before a person decided")
+		}
+		person := signedIn(t, s)
+		person.open(strings.TrimPrefix(links[0], s.base))
+		person.submit("form#decide", nil, `button[name="decision"][value="approve"]`)
+		v = wp.waitState("the card after the person approved", func(v viewState) bool { return strings.Contains(v.Text, "Done: T-5 is deleted.") })
+		if strings.Contains(v.Text, "Decide in Taskwire") || strings.Contains(v.Text, "Restore task") {
+			t.Errorf("the card after the decision still offers a way to decide or to restore: %s", v.Text)
+		}
+		if res, err := owner.CallTool(context.Background(), &mcp.CallToolParams{Name: "tasks_get", Arguments: map[string]any{"ref": "T-5"}}); err != nil || !res.IsError {
+			t.Error("tasks_get T-5 still finds it after the person approved its deletion in the console")
+		}
+		if calls := strings.Join(wp.hostCalls(), " "); strings.Contains(calls, "tasks_delete") {
+			t.Errorf("the card called %s through the host, want no tasks_delete of its own", calls)
 		}
 	})
 }

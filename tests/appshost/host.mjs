@@ -31,6 +31,7 @@ async function mcp(method, params) {
 const host = {
   calls: [], // every tools/call the view made: {name, arguments, isError}
   modelContext: [], // every ui/update-model-context
+  links: [], // every URL the view asked the host to open (ui/open-link)
   messages: [], // every ui/message
   error: "",
   initialized: false,
@@ -61,7 +62,7 @@ async function show() {
 
   // A host takes the view's model context unless the test says
   // context=no; it always takes messages.
-  const caps = { serverTools: {}, message: { text: {} } };
+  const caps = { serverTools: {}, message: { text: {} }, openLinks: {} };
   if (q.get("context") !== "no") caps.updateModelContext = { text: {}, structuredContent: {} };
   const bridge = new AppBridge(
     null,
@@ -90,6 +91,12 @@ async function show() {
     host.messages.push(params);
     return {};
   };
+  // The host opens a link the view asks for, as a chat host opens one
+  // in the person's browser; the test reads which it was asked for.
+  bridge.onopenlink = async ({ url }) => {
+    host.links.push(url);
+    return {};
+  };
   bridge.onsizechange = ({ height }) => {
     if (height != null) frame.style.height = height + "px";
   };
@@ -100,7 +107,11 @@ async function show() {
   bridge.oninitialized = async () => {
     host.initialized = true;
     await bridge.sendToolInput({ arguments: args });
-    await bridge.sendToolResult(await callTool({ name: toolName, arguments: args }));
+    // A call waiting for a person's decision in Taskwire is shown to the
+    // view as it is (the URL-mode elicitation), and the view shows the
+    // person the way to the decision's page; its result follows.
+    const pending = (result) => bridge.sendToolResult(result);
+    await bridge.sendToolResult(await callTool({ name: toolName, arguments: args }, pending));
   };
   await bridge.connect(new PostMessageTransport(frame.contentWindow, frame.contentWindow));
 }
@@ -108,15 +119,39 @@ async function show() {
 // callTool calls a tool of Taskwire's. A call that needs the person's
 // answer first (a confirmation) gets it from the person, in the host's
 // own dialog, and is made again with the answers, as a 2026-07-28 client
-// does.
-async function callTool(params) {
+// does. A call that sends the person to a page (a URL-mode elicitation:
+// an assistant's call waiting for a person's decision in the console) is
+// handed to pending, if given, which shows the person the page's link;
+// the host calls again with the state until the decision is made, as a
+// client does once the person has been sent to the page.
+async function callTool(params, pending) {
   let result = await mcp("tools/call", params);
   while (result.resultType === "input_required") {
     const answers = {};
-    for (const [key, req] of Object.entries(result.inputRequests || {})) answers[key] = await ask(req);
+    const toPage = urlElicitation(result);
+    if (toPage && pending) {
+      await pending(result);
+      pending = null; // shown once; the same page comes back until decided
+    }
+    for (const [key, req] of Object.entries(result.inputRequests || {})) {
+      answers[key] = req === toPage ? await later({ action: "accept" }) : await ask(req);
+    }
     result = await mcp("tools/call", { ...params, inputResponses: answers, requestState: result.requestState });
   }
   return result;
+}
+
+// urlElicitation is the URL-mode elicitation result asks for, if any.
+function urlElicitation(result) {
+  return Object.values(result.inputRequests || {}).find(
+    (req) => req.method === "elicitation/create" && req.params.mode === "url",
+  );
+}
+
+// later resolves with answer after a moment: how long a host waits
+// before asking the server again whether the person has decided.
+function later(answer) {
+  return new Promise((resolve) => setTimeout(() => resolve(answer), 500));
 }
 
 // ask asks the person an elicitation of the server's in the host's own

@@ -5,12 +5,21 @@
 // shows the question, the task and the plan, and how it ended, in the
 // server's own words, and offers the way back (Restore after a delete,
 // Delete after a restore), a call through the host that is confirmed in
-// turn. What the person does here is told to the model.
+// turn. What the person does here is told to the model. An assistant's
+// call that waits for a person's decision comes first as the server's
+// URL-mode elicitation: the card shows it pending, with the way to the
+// decision's page in the console (ui/open-link), and how it ended once
+// the host's call ends. The card offers no way to decide in the chat:
+// its calls carry the same token as the model's.
 (function () {
   "use strict";
   var tool = ""; // the call the card is about
   var args = {};
   var task = null;
+  // asked is true once the call waited for a person's decision: the
+  // host calls as an assistant, whose way back would wait for one too,
+  // so the card offers none.
+  var asked = false;
 
   var questions = {
     tasks_delete: function (a) { return "Delete task " + a.ref + "?"; },
@@ -44,14 +53,54 @@
     return (res.content || []).filter(function (c) { return c.type === "text"; }).map(function (c) { return c.text; }).join(" ");
   }
 
+  // decisionPage is the page of the decision res waits for (a URL-mode
+  // elicitation of an input_required result), "" for none.
+  function decisionPage(res) {
+    if (res.resultType !== "input_required") return "";
+    var reqs = res.inputRequests || {};
+    for (var k in reqs) {
+      var r = reqs[k];
+      if (r && r.method === "elicitation/create" && r.params && r.params.mode === "url") return r.params.url || "";
+    }
+    return "";
+  }
+
+  // waiting shows that the call waits for a person's decision on page.
+  function waiting(page) {
+    asked = true;
+    $("#decision .outcome").textContent = "Waiting for a person's decision in Taskwire.";
+    $("#decision .waiting").hidden = false;
+    $("#decision .page").textContent = page;
+    $("#decide").dataset.url = page;
+    if (!task && args.ref) {
+      bridge.callTool("tasks_get", { ref: args.ref }).then(function (r) { showTask(r.task); }, function () {});
+    }
+    $("#decision").removeAttribute("aria-busy");
+  }
+
+  $("#decide").addEventListener("click", function () {
+    flash("");
+    var page = this.dataset.url;
+    bridge.request("ui/open-link", { url: page }).then(function (res) {
+      if (res && res.isError) flash("The chat did not open the page: open " + page + " yourself.");
+    }, function () { flash("The chat did not open the page: open " + page + " yourself."); });
+  });
+
   // ended shows how the call ended, and the way back when there is one.
   function ended(res) {
+    var page = decisionPage(res);
+    if (page) {
+      waiting(page);
+      return;
+    }
+    if (res.resultType === "input_required") return; // the host asks the person itself
+    $("#decision .waiting").hidden = true;
     var sc = res.structuredContent || {};
     // A failure in the server's own words; a success as a sentence (the
     // text of a success is its structuredContent as JSON, for the model).
     var done = { tasks_delete: " is deleted.", tasks_restore: " is restored.", work_approve: " is approved for assistants." }[tool];
     $("#decision .outcome").textContent = res.isError ? (text(res) || "Not done.") : "Done: " + (args.ref || "the task") + (done || ".");
-    var back = !res.isError && undo[tool];
+    var back = !res.isError && !asked && undo[tool];
     var button = $("#undo");
     button.hidden = !back;
     if (back) button.textContent = back[1];
