@@ -339,7 +339,8 @@ const hostile = `<img src=x onerror="document.title='pwned'">`
 // message); the view's CSP, applied
 // by the host from the resource's _meta.ui.csp, refuses a fetch to
 // another origin; a viewer's move is refused, and the view shows the
-// server's sentence. The task view comments and approves work; its delete
+// server's sentence. The task view shows the history in the console's
+// sentences, comments and approves work; its delete
 // is put to the person by the host (declined, then confirmed). The
 // decision card shows a delete the model asked for, and restores it; an
 // assistant's delete shows pending, with the way to the decision's page
@@ -468,9 +469,14 @@ func TestBrowserApps(t *testing.T) {
 
 	t.Run("task card", func(t *testing.T) {
 		tp := openApp(t, ctx, newAppsHost(t, s, h.Token), "What is T-1 about?", "tasks_get", map[string]any{"ref": "T-1"})
-		tp.waitState("T-1's card with its history", func(v viewState) bool {
-			return strings.Contains(v.Heading, "Write the launch plan") && strings.Contains(v.Text, "task moved")
+		// The history reads as the console's History does: its sentences,
+		// written once by the board (the entries' summary).
+		v := tp.waitState("T-1's card with its history", func(v viewState) bool {
+			return strings.Contains(v.Heading, "Write the launch plan") && strings.Contains(v.Text, "moved T-1 from backlog to doing")
 		})
+		if !strings.Contains(v.Text, "created T-1 in backlog") || strings.Contains(v.Text, "task moved") || strings.Contains(v.Text, "task.moved") {
+			t.Errorf("the task view's history reads %q, want the console's sentences (created T-1 in backlog, moved T-1 from backlog to doing), not the raw entries", v.Text)
+		}
 		const comment = "Outline agreed with the team."
 		var ok bool
 		tp.probe("fill", map[string]any{"selector": "#comment-body", "value": comment}, &ok)
@@ -491,7 +497,7 @@ func TestBrowserApps(t *testing.T) {
 		const plan = "Draft the plan in the doc; do not touch the budget; done when the team signs off."
 		tp.probe("fill", map[string]any{"selector": "#work-plan", "value": plan}, &ok)
 		tp.probe("click", map[string]any{"selector": "#work button"}, &ok)
-		v := tp.waitState("the work approved in the task view", func(v viewState) bool { return strings.Contains(v.Text, "Work on this task is ") })
+		v = tp.waitState("the work approved in the task view", func(v viewState) bool { return strings.Contains(v.Text, "Work on this task is ") })
 		task := nodetest.CallOK(t, owner, "tasks_get", map[string]any{"ref": "T-1"})["task"].(map[string]any)
 		if task["work_state"] == nil || task["work_state"] == "" || v.Flash != "" {
 			t.Errorf("after approving in the view: T-1's work_state %v, the view says %q; want the work approved", task["work_state"], v.Flash)

@@ -185,6 +185,7 @@ func TestGetTaskHistory(t *testing.T) {
 				{Name: "count", Value: "3"}, {Name: "from", Value: "next"}, {Name: "labels", Value: `["a","b"]`},
 				{Name: "none", Value: ""}, {Name: "ok", Value: "true"}, {Name: "ratio", Value: "0.5"}, {Name: "to", Value: "doing"},
 			},
+			Summary: "moved T-1 from next to doing",
 		}
 		if diff := cmp.Diff(want, got.History[0], protocmp.Transform()); diff != "" {
 			t.Errorf("GetTask(T-1) newest history entry (-want +got):\n%s", diff)

@@ -16,6 +16,7 @@ import (
 	"github.com/taskwire/taskwire/internal/ent/comment"
 	"github.com/taskwire/taskwire/internal/ent/task"
 	"github.com/taskwire/taskwire/internal/ent/tasklink"
+	"github.com/taskwire/taskwire/internal/historytext"
 )
 
 // What tasks_get returns at most of a task's comments and history: enough
@@ -109,6 +110,7 @@ func (s *Service) history(ctx context.Context, a actor, n names, t *ent.Task) ([
 			Detail: details(e.Detail),
 			Client: e.Client,
 		}
+		out[i].Summary = historytext.Sentence(Ref(t.Number), out[i])
 	}
 	return out, nil
 }

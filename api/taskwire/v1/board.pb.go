@@ -1220,7 +1220,9 @@ type HistoryEntry struct {
 	// What changed, e.g. [{"name": "from", "value": "next"}, {"name": "to", "value": "doing"}].
 	Detail []*Detail `protobuf:"bytes,4,rep,name=detail,proto3" json:"detail,omitempty"`
 	// The client the change came through, in the client's own words (its session label, e.g. "Claude Code"); empty for changes from the console or recorded before clients were named. Information only.
-	Client        string `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
+	Client string `protobuf:"bytes,5,opt,name=client,proto3" json:"client,omitempty"`
+	// What happened as a sentence a person reads, after the actor's name, e.g. "moved T-3 from next to doing": the console's words for the entry. Text written by members (titles, reasons) is in it as is.
+	Summary       string `protobuf:"bytes,6,opt,name=summary,proto3" json:"summary,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1286,6 +1288,13 @@ func (x *HistoryEntry) GetDetail() []*Detail {
 func (x *HistoryEntry) GetClient() string {
 	if x != nil {
 		return x.Client
+	}
+	return ""
+}
+
+func (x *HistoryEntry) GetSummary() string {
+	if x != nil {
+		return x.Summary
 	}
 	return ""
 }
@@ -4963,13 +4972,14 @@ const file_taskwire_v1_board_proto_rawDesc = "" +
 	"created_at\x18\x06 \x01(\v2\x1a.google.protobuf.TimestampR\tcreatedAt\x127\n" +
 	"\tedited_at\x18\a \x01(\v2\x1a.google.protobuf.TimestampR\beditedAt\x12\x18\n" +
 	"\aversion\x18\b \x01(\x05R\aversion\x12(\n" +
-	"\x05trust\x18\t \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"\xad\x01\n" +
+	"\x05trust\x18\t \x01(\x0e2\x12.taskwire.v1.TrustR\x05trust\"\xc7\x01\n" +
 	"\fHistoryEntry\x12\x16\n" +
 	"\x06action\x18\x01 \x01(\tR\x06action\x12\x14\n" +
 	"\x05actor\x18\x02 \x01(\tR\x05actor\x12*\n" +
 	"\x02at\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\x02at\x12+\n" +
 	"\x06detail\x18\x04 \x03(\v2\x13.taskwire.v1.DetailR\x06detail\x12\x16\n" +
-	"\x06client\x18\x05 \x01(\tR\x06client\"2\n" +
+	"\x06client\x18\x05 \x01(\tR\x06client\x12\x18\n" +
+	"\asummary\x18\x06 \x01(\tR\asummary\"2\n" +
 	"\x06Detail\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value\"\xc4\x01\n" +

@@ -31,10 +31,11 @@
     return d.toISOString().slice(0, 16).replace("T", " ") + " UTC";
   }
 
-  // sentence is a history entry as text: who, what, and its details.
+  // sentence is what a history entry says happened: its summary, the
+  // console's own sentence, which the board writes; an entry without one
+  // reads as its action.
   function sentence(h) {
-    var details = (h.detail || []).map(function (d) { return d.name + " " + d.value; }).join(", ");
-    return (h.action || "").replace(".", " ") + (details ? ": " + details : "");
+    return h.summary || (h.action || "").replace(".", " ");
   }
 
   function render(res) {
