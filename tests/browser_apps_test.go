@@ -344,7 +344,9 @@ const hostile = `<img src=x onerror="document.title='pwned'">`
 // is put to the person by the host (declined, then confirmed). The
 // decision card shows a delete the model asked for, and restores it; an
 // assistant's delete shows pending, with the way to the decision's page
-// (ui/open-link), and deleted once a person approved it in the console.
+// (ui/open-link), and deleted once a person approved it in the console;
+// an assistant's work shows its plan pending, and the person's reason
+// once they declined it there.
 func TestBrowserApps(t *testing.T) {
 	s, h := embeddedSite(t, nodetest.Setups()[0])
 	owner, _ := h.Client(t, h.Token, nil)
@@ -628,6 +630,33 @@ func TestBrowserApps(t *testing.T) {
 		}
 		if calls := strings.Join(wp.hostCalls(), " "); strings.Contains(calls, "tasks_delete") {
 			t.Errorf("the card called %s through the host, want no tasks_delete of its own", calls)
+		}
+
+		// The assistant proposes work on T-2; the person reads the plan in
+		// the card, declines on the decision's page, and the card says so
+		// with their reason.
+		const plan = "Compare three venues; book none."
+		ap := openApp(t, ctx, newAppsHost(t, s, botToken), "Find a venue for T-2.", "work_approve",
+			map[string]any{"ref": "T-2", "plan": plan, "lease_minutes": 20, "max_claims": 2})
+		v = ap.waitState("the pending work in the card", func(v viewState) bool { return strings.Contains(v.Text, "Decide in Taskwire") })
+		if v.Heading != "Approve T-2 for assistants?" || !strings.Contains(v.Text, plan) || !strings.Contains(v.Text, "Each claim lasts 20 minutes; it may be claimed 2 times in all.") {
+			t.Errorf("the pending work card shows %q: %s; want the question, the plan and the limits", v.Heading, v.Text)
+		}
+		ap.probe("click", map[string]any{"selector": "#decide"}, &ok)
+		poll.Until(t, pageWait, "the view to ask the host to open the decision's page", func() bool {
+			json.Unmarshal([]byte(ap.eval(`JSON.stringify(appsHost.links)`)), &links)
+			return len(links) == 1
+		})
+		const reason = "Not this sprint"
+		person.open(strings.TrimPrefix(links[0], s.base))
+		person.submit("form#decide", map[string]string{"reason": reason}, `button[name="decision"][value="decline"]`)
+		v = ap.waitState("the card after the person declined", func(v viewState) bool { return strings.Contains(v.Text, "Not done:") })
+		if !strings.Contains(v.Text, reason) || strings.Contains(v.Text, "Decide in Taskwire") {
+			t.Errorf("the card after the person declined says %s; want their reason %q and no way to decide", v.Text, reason)
+		}
+		task := nodetest.CallOK(t, owner, "tasks_get", map[string]any{"ref": "T-2"})["task"].(map[string]any)
+		if ws, _ := task["work_state"].(string); ws != "" {
+			t.Errorf("T-2's work_state = %q after the person declined the assistant's work, want none", ws)
 		}
 	})
 }
