@@ -59,16 +59,12 @@ func (x *exchange) appsDeclared() bool {
 	if x.legacy {
 		caps = x.ses.Capabilities
 	}
-	var c struct {
-		Extensions map[string]struct {
-			MIMETypes []string `json:"mimeTypes"`
-		} `json:"extensions"`
-	}
-	if json.Unmarshal(caps, &c) != nil {
+	settings, ok := mcp.Extension(caps, ExtensionApps)
+	var ui appsCapability
+	if !ok || json.Unmarshal(settings, &ui) != nil {
 		return false
 	}
-	ui, ok := c.Extensions[ExtensionApps]
-	return ok && slices.Contains(ui.MIMETypes, AppMIME)
+	return slices.Contains(ui.MIMETypes, AppMIME)
 }
 
 // withViews returns tools with _meta.ui.resourceUri set on those a view

@@ -46,12 +46,19 @@ type Task struct {
 
 // Declares tells whether the ClientCapabilities caps declare extension.
 func Declares(caps json.RawMessage, extension string) bool {
+	_, ok := Extension(caps, extension)
+	return ok
+}
+
+// Extension returns what the ClientCapabilities caps declare for
+// extension (its settings object), and whether they declare it at all.
+func Extension(caps json.RawMessage, extension string) (json.RawMessage, bool) {
 	var c struct {
 		Extensions map[string]json.RawMessage `json:"extensions"`
 	}
 	if json.Unmarshal(caps, &c) != nil {
-		return false
+		return nil, false
 	}
-	_, ok := c.Extensions[extension]
-	return ok
+	settings, ok := c.Extensions[extension]
+	return settings, ok
 }
