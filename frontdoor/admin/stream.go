@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"mime"
 	"net/http"
 
 	"google.golang.org/grpc"
@@ -43,11 +42,8 @@ func (e *Edge) reachable(ctx context.Context, m method, err error) error {
 }
 
 // serveFile answers a JSON call of the streaming method m with the file
-// its chunks make up, as an attachment. The first chunk is read before
-// anything is sent, so a refusal is a JSON error like any other; a
-// failure later aborts the response, so the client sees a transfer cut
-// short rather than a file that looks whole (and an importer would refuse
-// it anyway: its manifest is written last).
+// its chunks make up (SendExport). The first chunk is read before
+// anything is sent, so a refusal is a JSON error like any other.
 func (e *Edge) serveFile(w http.ResponseWriter, r *http.Request, p principal, m method, in proto.Message) {
 	ctx, cancel := context.WithCancel(r.Context())
 	defer cancel()
@@ -60,29 +56,13 @@ func (e *Edge) serveFile(w http.ResponseWriter, r *http.Request, p principal, m 
 		writeStatus(w, err)
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/zip")
-	h.Set("Cache-Control", "no-store")
-	h.Set("X-Content-Type-Options", "nosniff")
-	if first.GetFileName() != "" {
-		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": first.GetFileName()}))
-	}
-	if _, err := w.Write(first.GetData()); err != nil {
-		return
-	}
-	for {
+	next := func() (*adminv1.ExportTenantResponse, error) {
 		var chunk adminv1.ExportTenantResponse
-		err := cs.RecvMsg(&chunk)
-		if errors.Is(err, io.EOF) {
-			return
-		}
-		if err != nil {
-			e.log.WarnContext(ctx, "admin: a file's stream broke off", "method", m.name, "err", err)
-			panic(http.ErrAbortHandler)
-		}
-		if _, err := w.Write(chunk.GetData()); err != nil {
-			return
-		}
+		return &chunk, cs.RecvMsg(&chunk)
+	}
+	if err := SendExport(w, &first, next); err != nil {
+		e.log.WarnContext(ctx, "admin: a file's stream broke off", "method", m.name, "err", err)
+		panic(http.ErrAbortHandler)
 	}
 }
 
