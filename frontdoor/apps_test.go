@@ -161,11 +161,15 @@ func TestAppsReadView(t *testing.T) {
 func TestAppsLegacySessions(t *testing.T) {
 	h := newAppsHandler(t)
 	for _, version := range []string{"2025-11-25", "2025-06-18"} {
-		for _, declared := range []bool{true, false} {
-			caps := `{}`
-			if declared {
-				caps = `{"extensions":{"` + ExtensionApps + `":{"mimeTypes":["` + AppMIME + `"]}}}`
-			}
+		apps := `"extensions":{"` + ExtensionApps + `":{"mimeTypes":["` + AppMIME + `"]}}`
+		// A client may declare far more than Taskwire reads: the session
+		// keeps the declaration of Apps all the same.
+		large := `"experimental":{"notes":"` + strings.Repeat("x", 2*maxSessionCapabilities) + `"}`
+		for _, c := range []struct {
+			caps     string
+			declared bool
+		}{{`{}`, false}, {`{` + large + `}`, false}, {`{` + apps + `}`, true}, {`{` + large + `,` + apps + `}`, true}} {
+			caps, declared := c.caps, c.declared
 			init := legacyPost("", version, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"`+version+
 				`","capabilities":`+caps+`,"clientInfo":{"name":"host","version":"1"}}}`)
 			init.Header.Del(mcp.HeaderSessionID)

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/taskwire/taskwire/frontdoor/mcp"
 	"github.com/taskwire/taskwire/frontdoor/sealed"
 	"github.com/taskwire/taskwire/internal/caller/identity"
 )
@@ -30,6 +31,39 @@ const sessionLifetime = 24 * time.Hour
 // which travel in a header on every request.
 const maxSessionCapabilities = 512
 
+// keptCapabilities returns of the client capabilities caps those a
+// session keeps: all of them when they fit maxSessionCapabilities, else
+// only those Taskwire reads (elicitation, sampling, roots, and the
+// extensions it serves), so that a client declaring much else, such as a
+// large experimental object, does not lose elicitation or Apps with it;
+// nil when not even those fit or caps is no object.
+func keptCapabilities(caps json.RawMessage) json.RawMessage {
+	if !isObject(caps) {
+		return nil
+	}
+	if len(caps) <= maxSessionCapabilities {
+		return caps
+	}
+	var all map[string]json.RawMessage
+	if json.Unmarshal(caps, &all) != nil {
+		return nil
+	}
+	kept := map[string]json.RawMessage{}
+	for _, name := range []string{"elicitation", "sampling", "roots"} {
+		if v, ok := all[name]; ok {
+			kept[name] = v
+		}
+	}
+	if apps, ok := mcp.Extension(caps, ExtensionApps); ok {
+		kept["extensions"], _ = json.Marshal(map[string]json.RawMessage{ExtensionApps: apps})
+	}
+	out, err := json.Marshal(kept)
+	if err != nil || len(out) > maxSessionCapabilities {
+		return nil
+	}
+	return out
+}
+
 // session is what a sealed Mcp-Session-Id holds.
 type session struct {
 	Version string `json:"v"`
@@ -37,8 +71,9 @@ type session struct {
 	Member  int    `json:"m"`
 	Issued  int64  `json:"iat"` // unix seconds
 	Expires int64  `json:"exp"` // unix seconds
-	// Capabilities are those the client declared at initialize, when
-	// small: elicitation lets a call ask its person (legacy_elicit.go).
+	// Capabilities are those the client declared at initialize, those
+	// Taskwire reads (keptCapabilities): elicitation lets a call ask its
+	// person (legacy_elicit.go), the Apps extension shows views (apps.go).
 	Capabilities json.RawMessage `json:"caps,omitempty"`
 }
 
@@ -55,9 +90,7 @@ type sessions struct {
 
 // issue returns the id of a new session of version for c.
 func (s *sessions) issue(c identity.Caller, version string, caps json.RawMessage) (string, error) {
-	if len(caps) > maxSessionCapabilities || !isObject(caps) {
-		caps = nil
-	}
+	caps = keptCapabilities(caps)
 	now := s.now()
 	raw, err := json.Marshal(session{
 		Version: version, Tenant: c.Tenant, Member: c.Member,
